@@ -1,0 +1,126 @@
+import { KeyAdmin } from '../auth/apiKeys.js';
+import { loadConfig } from '../config.js';
+import { FileMetaStore } from '../meta/fileStore.js';
+import { MetaConflictError, MetaNotFoundError } from '../meta/types.js';
+import { UsageError, type Command } from './command.js';
+
+const DATA_DIR_OPTION = {
+  type: 'string',
+  valueName: 'DIR',
+  description: 'Data directory (default: $SVC_DATA_DIR or ./data).',
+} as const;
+const JSON_OPTION = { type: 'boolean', description: 'Print machine-readable JSON.' } as const;
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** withAdmin opens the metadata store of the chosen data directory for one CLI action. */
+async function withAdmin<T>(values: Values, fn: (admin: KeyAdmin, store: FileMetaStore) => Promise<T>): Promise<T> {
+  const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : loadConfig({ SVC_DATA_DIR: process.env.SVC_DATA_DIR }).dataDir;
+  const store = await FileMetaStore.open(dataDir);
+  try {
+    return await fn(new KeyAdmin(store), store);
+  } catch (err) {
+    if (err instanceof MetaConflictError || err instanceof MetaNotFoundError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    await store.close();
+  }
+}
+
+function print(values: Values, json: unknown, text: string): void {
+  process.stdout.write(values.json ? JSON.stringify(json, null, 2) + '\n' : text + '\n');
+}
+
+function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+export const orgsCreate: Command = {
+  name: 'orgs create',
+  summary: 'Create an org. Every API key, log line, metric and dashboard belongs to one org.',
+  usage: 'sluice orgs create --name NAME [--json] [--data-dir DIR]',
+  options: { name: { type: 'string', valueName: 'NAME', description: 'Org name (unique).' }, json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+  run: (values) =>
+    withAdmin(values, async (admin) => {
+      if (typeof values.name !== 'string') throw new UsageError('--name is required');
+      const org = await admin.createOrg(values.name);
+      print(values, org, `created org ${org.name}\n  id: ${org.id}`);
+      return 0;
+    }),
+};
+
+export const orgsList: Command = {
+  name: 'orgs list',
+  summary: 'List orgs.',
+  usage: 'sluice orgs list [--json] [--data-dir DIR]',
+  options: { json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+  run: (values) =>
+    withAdmin(values, async (_admin, store) => {
+      const orgs = await store.listOrgs();
+      print(values, orgs, table([['ID', 'NAME', 'CREATED'], ...orgs.map((o) => [o.id, o.name, o.createdAt])]));
+      return 0;
+    }),
+};
+
+export const keysCreate: Command = {
+  name: 'keys create',
+  summary: 'Create an API key for an org. The key is printed once and only its hash is stored.',
+  usage: 'sluice keys create --org ID [--name NAME] [--json] [--data-dir DIR]',
+  options: {
+    org: { type: 'string', valueName: 'ID', description: 'Org id the key belongs to (required).' },
+    name: { type: 'string', valueName: 'NAME', description: 'A label to recognise the key by (default "default").' },
+    json: JSON_OPTION,
+    'data-dir': DATA_DIR_OPTION,
+  },
+  run: (values) =>
+    withAdmin(values, async (admin) => {
+      if (typeof values.org !== 'string') throw new UsageError('--org is required');
+      const name = typeof values.name === 'string' ? values.name : 'default';
+      const { record, key } = await admin.createKey(values.org.toLowerCase(), name);
+      const { hash: _hash, ...shown } = record;
+      print(
+        values,
+        { ...shown, key },
+        `created API key ${record.id} for org ${record.orgId}\n  key: ${key}\nStore it now: it cannot be shown again.`,
+      );
+      return 0;
+    }),
+};
+
+export const keysList: Command = {
+  name: 'keys list',
+  summary: 'List API keys (never their secrets).',
+  usage: 'sluice keys list [--org ID] [--json] [--data-dir DIR]',
+  options: {
+    org: { type: 'string', valueName: 'ID', description: 'Only keys of this org.' },
+    json: JSON_OPTION,
+    'data-dir': DATA_DIR_OPTION,
+  },
+  run: (values) =>
+    withAdmin(values, async (_admin, store) => {
+      const keys = await store.listApiKeys(typeof values.org === 'string' ? { orgId: values.org.toLowerCase() } : {});
+      const shown = keys.map(({ hash: _hash, ...rest }) => rest);
+      const rows = shown.map((k) => [k.id, k.orgId, k.name, `${k.prefix}…`, k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : 'active']);
+      print(values, shown, table([['ID', 'ORG', 'NAME', 'PREFIX', 'CREATED', 'STATE'], ...rows]));
+      return 0;
+    }),
+};
+
+export const keysRevoke: Command = {
+  name: 'keys revoke',
+  summary: 'Revoke an API key. A running server rejects it within a second.',
+  usage: 'sluice keys revoke KEY_ID [--json] [--data-dir DIR]',
+  options: { json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+  run: (values, positionals) =>
+    withAdmin(values, async (admin) => {
+      const id = positionals[0];
+      if (id === undefined) throw new UsageError('the key id to revoke is required');
+      const record = await admin.revokeKey(id);
+      if (!record) throw new UsageError(`no API key with id ${id}`);
+      const { hash: _hash, ...shown } = record;
+      print(values, shown, `revoked API key ${record.id} (org ${record.orgId})`);
+      return 0;
+    }),
+};

@@ -1,0 +1,57 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/**
+ * Command describes one CLI subcommand. Options are declared once and drive both argument
+ * parsing and the `--help` text, so help never drifts from what is accepted.
+ */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  short?: string;
+  /** valueName is how help shows the value: `--org ID`. */
+  valueName?: string;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options: Record<string, OptionSpec>;
+  /** details is extra help text (for serve, the environment variables). */
+  details?: () => string;
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number>;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function commandHelp(cmd: Command): string {
+  const lines = [`Usage: ${cmd.usage}`, '', cmd.summary, '', 'Options:'];
+  const entries = Object.entries({ ...cmd.options, help: { type: 'boolean', description: 'Show this help.', short: 'h' } as OptionSpec });
+  const rendered = entries.map(([name, spec]) => {
+    const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ` ${spec.valueName ?? 'VALUE'}` : ''}`;
+    return [flag, spec.description] as const;
+  });
+  const width = Math.max(...rendered.map(([flag]) => flag.length)) + 2;
+  for (const [flag, description] of rendered) lines.push(`  ${flag.padEnd(width)}${description}`);
+  if (cmd.details) lines.push('', cmd.details());
+  return lines.join('\n');
+}
+
+/** parseCommandArgs parses argv for `cmd`, rejecting unknown options with a usage error. */
+export function parseCommandArgs(cmd: Command, argv: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const options: ParseArgsConfig['options'] = { help: { type: 'boolean', short: 'h' } };
+  for (const [name, spec] of Object.entries(cmd.options)) {
+    options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+  }
+  try {
+    const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

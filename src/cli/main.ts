@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+import { ConfigError } from '../config.js';
+import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList } from './admin.js';
+import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
+import { serve } from './serve.js';
+
+/** COMMANDS is the whole CLI; `sluice --help` lists it and each entry documents itself. */
+const COMMANDS: Command[] = [serve, orgsCreate, orgsList, keysCreate, keysList, keysRevoke];
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    'Usage: sluice <command> [options]',
+    '',
+    'Sluice stores logs and metrics, answers LogQL and PromQL queries as Server-Sent Events,',
+    'keeps dashboards and serves them to tools over the Model Context Protocol.',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary.split('. ')[0].replace(/\.$/, '')}`),
+    '',
+    "Run 'sluice <command> --help' for a command's options.",
+  ].join('\n');
+}
+
+/** findCommand matches the longest command name ("keys create") at the start of argv. */
+function findCommand(argv: string[]): { cmd: Command; rest: string[] } | undefined {
+  for (const cmd of COMMANDS) {
+    const words = cmd.name.split(' ');
+    if (words.every((w, i) => argv[i] === w)) return { cmd, rest: argv.slice(words.length) };
+  }
+  return undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(mainHelp() + '\n');
+    return argv.length === 0 ? 1 : 0;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `));
+    if (group.length > 0) {
+      process.stderr.write(`sluice ${argv[0]}: expected one of: ${group.map((c) => c.name.split(' ')[1]).join(', ')}\n`);
+    } else {
+      process.stderr.write(`sluice: unknown command "${argv[0]}"\n\n${mainHelp()}\n`);
+    }
+    return 2;
+  }
+  const { cmd, rest } = found;
+  try {
+    const { values, positionals } = parseCommandArgs(cmd, rest);
+    if (values.help) {
+      process.stdout.write(commandHelp(cmd) + '\n');
+      return 0;
+    }
+    return await cmd.run(values, positionals);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`sluice ${cmd.name}: ${err.message}\nRun 'sluice ${cmd.name} --help' for usage.\n`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`sluice ${cmd.name}: ${err.message}\n`);
+      return 78;
+    }
+    process.stderr.write(`sluice ${cmd.name}: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`sluice: ${String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

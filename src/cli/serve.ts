@@ -1,0 +1,34 @@
+import { loadConfig, settingsTable } from '../config.js';
+import { startService } from '../service.js';
+import type { Command } from './command.js';
+
+export const serve: Command = {
+  name: 'serve',
+  summary: 'Run the Sluice HTTP service.',
+  usage: 'sluice serve [--port N] [--host ADDR] [--data-dir DIR]',
+  options: {
+    port: { type: 'string', valueName: 'N', description: 'Port to listen on (overrides SVC_PORT).' },
+    host: { type: 'string', valueName: 'ADDR', description: 'Address to listen on (overrides SVC_HOST).' },
+    'data-dir': { type: 'string', valueName: 'DIR', description: 'Data directory (overrides SVC_DATA_DIR).' },
+  },
+  details: () => `Environment variables:\n${settingsTable()}`,
+  async run(values) {
+    const env = { ...process.env };
+    if (typeof values.port === 'string') env.SVC_PORT = values.port;
+    if (typeof values.host === 'string') env.SVC_HOST = values.host;
+    if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
+    const config = loadConfig(env);
+    const service = await startService(config);
+    await new Promise<void>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals): void => {
+        service.log.info({ signal }, 'shutting down');
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        void service.stop().then(resolve);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,227 @@
+import path from 'node:path';
+
+/**
+ * Configuration comes only from environment variables with the SVC_ prefix, so a container,
+ * a systemd unit and a laptop all configure Sluice the same way. SETTINGS is the single table
+ * of them: README's configuration table and `sluice serve --help` are generated from it, and
+ * loadConfig validates every value so a typo stops start-up with the variable's name instead
+ * of surfacing as odd behaviour later.
+ */
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: LogLevel;
+  maxBodyBytes: number;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  shutdownTimeoutMs: number;
+  mcpApiKey: string | undefined;
+  bootstrapOrg: string | undefined;
+  bootstrapApiKey: string | undefined;
+  metricsRequireKey: boolean;
+}
+
+class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+export { ConfigError };
+
+interface Setting<K extends keyof Config> {
+  env: string;
+  key: K;
+  /** defaultText is what README and --help show as the default. */
+  defaultText: string;
+  doc: string;
+  parse(raw: string | undefined, env: NodeJS.ProcessEnv): Config[K];
+}
+
+function integer(name: string, raw: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function number(name: string, raw: string, min: number): number {
+  const n = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`${name} must be a number, got "${raw}"`);
+  if (n < min) throw new ConfigError(`${name} must be at least ${min}, got ${n}`);
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** byteSize reads `1048576`, `512KiB`, `16MiB` or `10MB`. */
+function byteSize(name: string, raw: string): number {
+  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(raw);
+  const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
+  if (!m || unit === undefined) {
+    throw new ConfigError(`${name} must be a byte size such as 1048576, 512KiB or 16MiB, got "${raw}"`);
+  }
+  const n = Number(m[1]) * unit;
+  if (n < 1024) throw new ConfigError(`${name} must be at least 1KiB, got "${raw}"`);
+  return n;
+}
+
+function boolean(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function optionalSecret(raw: string | undefined): string | undefined {
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type AnySetting = { [K in keyof Config]: Setting<K> }[keyof Config];
+
+export const SETTINGS: AnySetting[] = [
+  {
+    env: 'SVC_PORT',
+    key: 'port',
+    defaultText: '8080',
+    doc: 'TCP port to listen on (0 picks a free port).',
+    parse: (raw) => (raw === undefined ? 8080 : integer('SVC_PORT', raw, 0, 65535)),
+  },
+  {
+    env: 'SVC_HOST',
+    key: 'host',
+    defaultText: '0.0.0.0',
+    doc: 'Address to listen on; 127.0.0.1 keeps the service local.',
+    parse: (raw) => {
+      const v = raw === undefined ? '0.0.0.0' : raw.trim();
+      if (v === '') throw new ConfigError('SVC_HOST must not be empty');
+      return v;
+    },
+  },
+  {
+    env: 'SVC_DATA_DIR',
+    key: 'dataDir',
+    defaultText: './data',
+    doc: 'Directory of the embedded storage: metadata (orgs, keys, dashboards), WAL and segments.',
+    parse: (raw) => path.resolve(raw === undefined || raw.trim() === '' ? 'data' : raw.trim()),
+  },
+  {
+    env: 'SVC_LOG_LEVEL',
+    key: 'logLevel',
+    defaultText: 'info',
+    doc: `Log level: ${LOG_LEVELS.join(', ')}.`,
+    parse: (raw) => {
+      const v = (raw ?? 'info').trim().toLowerCase();
+      if (!LOG_LEVELS.includes(v as LogLevel)) {
+        throw new ConfigError(`SVC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+      }
+      return v as LogLevel;
+    },
+  },
+  {
+    env: 'SVC_MAX_BODY_BYTES',
+    key: 'maxBodyBytes',
+    defaultText: '16MiB',
+    doc: 'Largest request body accepted (after decompression); larger ones get 413 PAYLOAD_TOO_LARGE.',
+    parse: (raw) => (raw === undefined ? 16 * 1024 * 1024 : byteSize('SVC_MAX_BODY_BYTES', raw)),
+  },
+  {
+    env: 'SVC_RATE_LIMIT_RPS',
+    key: 'rateLimitPerSecond',
+    defaultText: '0 (off)',
+    doc: 'Requests per second allowed per API key (token bucket); 0 disables rate limiting.',
+    parse: (raw) => (raw === undefined ? 0 : number('SVC_RATE_LIMIT_RPS', raw, 0)),
+  },
+  {
+    env: 'SVC_RATE_LIMIT_BURST',
+    key: 'rateLimitBurst',
+    defaultText: 'max(1, SVC_RATE_LIMIT_RPS)',
+    doc: 'Bucket size: how many requests a key may send at once before the rate applies.',
+    parse: (raw, env) => {
+      if (raw !== undefined) return integer('SVC_RATE_LIMIT_BURST', raw, 1, 1_000_000_000);
+      const rps = env.SVC_RATE_LIMIT_RPS === undefined ? 0 : Number(env.SVC_RATE_LIMIT_RPS);
+      return Math.max(1, Math.ceil(Number.isFinite(rps) ? rps : 1));
+    },
+  },
+  {
+    env: 'SVC_SHUTDOWN_TIMEOUT_MS',
+    key: 'shutdownTimeoutMs',
+    defaultText: '10000',
+    doc: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before exit.',
+    parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_SHUTDOWN_TIMEOUT_MS', raw, 0, 3_600_000)),
+  },
+  {
+    env: 'SVC_MCP_API_KEY',
+    key: 'mcpApiKey',
+    defaultText: '(unset: disabled)',
+    doc: 'System key with cross-org access for the tool gateway; treat as an admin token (32+ bytes of entropy).',
+    parse: (raw) => {
+      const v = optionalSecret(raw);
+      if (v !== undefined && v.length < 32) {
+        throw new ConfigError('SVC_MCP_API_KEY must be at least 32 characters long (use 32+ random bytes)');
+      }
+      return v;
+    },
+  },
+  {
+    env: 'SVC_BOOTSTRAP_ORG',
+    key: 'bootstrapOrg',
+    defaultText: '(unset)',
+    doc: 'Org that start-up ensures exists: a UUID is used as the org id, anything else as its name.',
+    parse: (raw) => optionalSecret(raw),
+  },
+  {
+    env: 'SVC_BOOTSTRAP_API_KEY',
+    key: 'bootstrapApiKey',
+    defaultText: '(unset)',
+    doc: 'API key that start-up ensures exists for SVC_BOOTSTRAP_ORG (32+ characters).',
+    parse: (raw, env) => {
+      const v = optionalSecret(raw);
+      if (v !== undefined && v.length < 32) {
+        throw new ConfigError('SVC_BOOTSTRAP_API_KEY must be at least 32 characters long');
+      }
+      if (v !== undefined && optionalSecret(env.SVC_BOOTSTRAP_ORG) === undefined) {
+        throw new ConfigError('SVC_BOOTSTRAP_API_KEY needs SVC_BOOTSTRAP_ORG to name its org');
+      }
+      return v;
+    },
+  },
+  {
+    env: 'SVC_METRICS_REQUIRE_KEY',
+    key: 'metricsRequireKey',
+    defaultText: 'false',
+    doc: 'When true, GET /metrics needs an API key like every other route.',
+    parse: (raw) => (raw === undefined ? false : boolean('SVC_METRICS_REQUIRE_KEY', raw)),
+  },
+];
+
+/**
+ * loadConfig reads every setting from `env`, collecting all problems so an operator fixes
+ * them in one go; throws ConfigError naming each bad variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Partial<Record<keyof Config, unknown>> = {};
+  const problems: string[] = [];
+  for (const setting of SETTINGS) {
+    try {
+      out[setting.key] = setting.parse(env[setting.env], env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return out as Config;
+}
+
+/** settingsTable renders SETTINGS as the Markdown table README embeds. */
+export function settingsTable(): string {
+  const rows = SETTINGS.map((s) => `| \`${s.env}\` | ${s.defaultText} | ${s.doc} |`);
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,91 @@
+import { EngineError } from '../engine/index.js';
+
+/**
+ * ERROR_STATUS is the one table from error code to HTTP status. Every error the service
+ * answers with goes through it, so the spec's error table lives in exactly one place.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  INVALID_EXPR: 400,
+  VALIDATION_FAILED: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  SSE_UNSUPPORTED: 406,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  COMPILE_ERROR: 422,
+  RATE_LIMITED: 429,
+  CLIENT_CLOSED: 499,
+  INTERNAL_ERROR: 500,
+  REWRITE_UNSUPPORTED: 501,
+  SERVICE_UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** ErrorBody is the JSON body of every error sent before a stream starts. */
+export interface ErrorBody {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  /** position is the offending range of an expression, for INVALID_EXPR and COMPILE_ERROR. */
+  position?: { start: number; end: number };
+}
+
+/**
+ * ApiError is what route handlers throw to answer with an error; the HTTP layer renders it.
+ * `headers` carries extras such as Retry-After or Allow.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly position: { start: number; end: number } | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { headers?: Record<string, string>; position?: { start: number; end: number } } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+    this.position = options.position;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { status: this.status, code: this.code, message: this.message };
+    if (this.position) body.position = this.position;
+    return body;
+  }
+}
+
+const ENGINE_TO_API: Record<EngineError['code'], ErrorCode> = {
+  INVALID_EXPR: 'INVALID_EXPR',
+  COMPILE_ERROR: 'COMPILE_ERROR',
+  REWRITE_UNSUPPORTED: 'REWRITE_UNSUPPORTED',
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  DEADLINE_EXCEEDED: 'DEADLINE_EXCEEDED',
+  RESOURCE_EXHAUSTED: 'VALIDATION_FAILED',
+  INTERNAL_ERROR: 'INTERNAL_ERROR',
+};
+
+/**
+ * toApiError turns anything thrown into an ApiError. Unknown failures become a generic
+ * INTERNAL_ERROR so internal details (paths, stack traces) never reach a client; the caller
+ * logs the original.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof EngineError) {
+    return new ApiError(ENGINE_TO_API[err.code], err.message, { position: err.position });
+  }
+  return new ApiError('INTERNAL_ERROR', 'internal server error');
+}

@@ -1,0 +1,95 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import { ApiError, type ErrorBody } from '../errors.js';
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  499: 'Client Closed Request',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** statusLine renders the `200 OK` form uWebSockets.js writes on the wire. */
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
+}
+
+/**
+ * Responder wraps one uWebSockets.js response. uWS forbids touching a response after the
+ * client went away and wants writes batched inside `cork`; Responder enforces both, adds the
+ * query id to every response, and reports the final status once so the access log and metrics
+ * see each request exactly once.
+ */
+export class Responder {
+  aborted = false;
+  /** finished is true once the response is complete (or the client is gone). */
+  finished = false;
+  status = 0;
+  private readonly abortHandlers: Array<() => void> = [];
+
+  constructor(
+    readonly raw: HttpResponse,
+    readonly queryId: string,
+    private readonly onFinish: (status: number) => void,
+  ) {}
+
+  /** markAborted is called from uWS' onAborted: the socket is gone and must not be touched. */
+  markAborted(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const wasFinished = this.finished;
+    this.finished = true;
+    for (const handler of this.abortHandlers.splice(0)) handler();
+    if (!wasFinished) this.onFinish(499);
+  }
+
+  /** onAbort registers cleanup for a client disconnect (cancelling work, releasing buffers). */
+  onAbort(handler: () => void): void {
+    if (this.aborted) handler();
+    else this.abortHandlers.push(handler);
+  }
+
+  /** send writes a complete response. Extra headers override nothing but add to the defaults. */
+  send(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string> = {}, closeConnection = false): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.status = status;
+    this.raw.cork(() => {
+      this.raw.writeStatus(statusLine(status));
+      this.raw.writeHeader('content-type', contentType);
+      this.raw.writeHeader('x-svc-query-id', this.queryId);
+      for (const [name, value] of Object.entries(headers)) this.raw.writeHeader(name, value);
+      this.raw.end(body, closeConnection);
+    });
+    this.onFinish(status);
+  }
+
+  json(status: number, value: unknown, headers?: Record<string, string>): void {
+    this.send(status, JSON.stringify(value), 'application/json', headers);
+  }
+
+  text(status: number, text: string, headers?: Record<string, string>): void {
+    this.send(status, text, 'text/plain; charset=utf-8', headers);
+  }
+
+  /** error renders the spec's JSON error body; `closeConnection` drops a half-read request body. */
+  error(err: ApiError, closeConnection = false): void {
+    const body: ErrorBody = err.toBody();
+    this.send(err.status, JSON.stringify(body), 'application/json', err.headers, closeConnection);
+  }
+}

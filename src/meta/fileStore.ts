@@ -1,0 +1,146 @@
+import { promises as fs, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic, withFileLock } from './atomicFile.js';
+import { MetaConflictError, MetaNotFoundError, type ApiKeyRecord, type MetaStore, type Org } from './types.js';
+
+/** MetaDocument is the on-disk shape of the embedded store; `version` allows later migrations. */
+interface MetaDocument {
+  version: 1;
+  orgs: Org[];
+  apiKeys: ApiKeyRecord[];
+}
+
+const EMPTY: MetaDocument = { version: 1, orgs: [], apiKeys: [] };
+
+/**
+ * FileMetaStore keeps metadata in one JSON document under `<dataDir>/meta/`. Every change is
+ * a locked read-modify-write with an atomic replace, so the CLI can manage keys while the
+ * server runs; the server notices such changes through a directory watch and reloads.
+ */
+export class FileMetaStore implements MetaStore {
+  private readonly dir: string;
+  private readonly file: string;
+  private readonly lockFile: string;
+  private doc: MetaDocument = EMPTY;
+  private readonly listeners = new Set<() => void>();
+  private watcher: FSWatcher | undefined;
+  private reloadTimer: NodeJS.Timeout | undefined;
+
+  private constructor(dataDir: string) {
+    this.dir = path.join(dataDir, 'meta');
+    this.file = path.join(this.dir, 'meta.json');
+    this.lockFile = path.join(this.dir, 'meta.lock');
+  }
+
+  /** open loads the store, creating its directory; `watchChanges` follows other processes' writes. */
+  static async open(dataDir: string, options: { watchChanges?: boolean } = {}): Promise<FileMetaStore> {
+    const store = new FileMetaStore(dataDir);
+    await fs.mkdir(store.dir, { recursive: true, mode: 0o700 });
+    store.doc = await store.read();
+    if (options.watchChanges) store.startWatching();
+    return store;
+  }
+
+  private async read(): Promise<MetaDocument> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, orgs: [], apiKeys: [] };
+      throw err;
+    }
+    const parsed = JSON.parse(text) as MetaDocument;
+    if (parsed.version !== 1) throw new Error(`${this.file}: unsupported metadata version ${String(parsed.version)}`);
+    return parsed;
+  }
+
+  private startWatching(): void {
+    this.watcher = watch(this.dir, (_event, name) => {
+      if (name !== path.basename(this.file)) return;
+      clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(() => void this.reload(), 20);
+    });
+    this.watcher.unref();
+  }
+
+  private async reload(): Promise<void> {
+    try {
+      const next = await this.read();
+      if (JSON.stringify(next) === JSON.stringify(this.doc)) return;
+      this.doc = next;
+      this.emit();
+    } catch {
+      // A half-visible write cannot happen (writes are atomic renames); a read error here is
+      // transient, and the next change event retries.
+    }
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** mutate applies `change` to the freshest document under the lock and persists the result. */
+  private async mutate<T>(change: (doc: MetaDocument) => T): Promise<T> {
+    const result = await withFileLock(this.lockFile, async () => {
+      const doc = await this.read();
+      const out = change(doc);
+      await writeFileAtomic(this.file, JSON.stringify(doc, null, 2) + '\n');
+      this.doc = doc;
+      return out;
+    });
+    this.emit();
+    return result;
+  }
+
+  async listOrgs(): Promise<Org[]> {
+    return this.doc.orgs.map((o) => ({ ...o }));
+  }
+
+  async getOrg(id: string): Promise<Org | undefined> {
+    const org = this.doc.orgs.find((o) => o.id === id);
+    return org && { ...org };
+  }
+
+  async createOrg(org: Org): Promise<Org> {
+    return this.mutate((doc) => {
+      if (doc.orgs.some((o) => o.id === org.id)) throw new MetaConflictError(`org ${org.id} already exists`);
+      if (doc.orgs.some((o) => o.name === org.name)) throw new MetaConflictError(`an org named "${org.name}" already exists`);
+      doc.orgs.push({ ...org });
+      return { ...org };
+    });
+  }
+
+  async listApiKeys(filter: { orgId?: string } = {}): Promise<ApiKeyRecord[]> {
+    return this.doc.apiKeys.filter((k) => filter.orgId === undefined || k.orgId === filter.orgId).map((k) => ({ ...k }));
+  }
+
+  async insertApiKey(record: ApiKeyRecord): Promise<void> {
+    await this.mutate((doc) => {
+      if (!doc.orgs.some((o) => o.id === record.orgId)) throw new MetaNotFoundError(`org ${record.orgId} does not exist`);
+      if (doc.apiKeys.some((k) => k.id === record.id || k.hash === record.hash)) {
+        throw new MetaConflictError('an identical API key already exists');
+      }
+      doc.apiKeys.push({ ...record });
+    });
+  }
+
+  async revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined> {
+    return this.mutate((doc) => {
+      const key = doc.apiKeys.find((k) => k.id === id);
+      if (!key) return undefined;
+      key.revokedAt ??= at;
+      return { ...key };
+    });
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.reloadTimer);
+    this.watcher?.close();
+    this.listeners.clear();
+  }
+}

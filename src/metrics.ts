@@ -1,0 +1,41 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * ServiceMetrics is the service's own telemetry, exposed at GET /metrics in the Prometheus
+ * text format. The route label is the route pattern, never the raw path, so a scan of random
+ * URLs cannot blow up the series count.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<'route' | 'method' | 'status'>;
+  readonly duration: Histogram<'route' | 'method'>;
+  readonly openStreams: Gauge;
+  readonly inFlight: Gauge;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
+    this.requests = new Counter({
+      name: 'sluice_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status (499: client went away).',
+      labelNames: ['route', 'method', 'status'],
+      registers: [this.registry],
+    });
+    this.duration = new Histogram({
+      name: 'sluice_http_request_duration_seconds',
+      help: 'Time from request arrival to the end of its response.',
+      labelNames: ['route', 'method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [this.registry],
+    });
+    this.openStreams = new Gauge({
+      name: 'sluice_open_streams',
+      help: 'Server-Sent Event query streams currently open.',
+      registers: [this.registry],
+    });
+    this.inFlight = new Gauge({
+      name: 'sluice_http_requests_in_flight',
+      help: 'Requests received and not yet answered.',
+      registers: [this.registry],
+    });
+  }
+}
