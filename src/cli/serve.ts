@@ -19,16 +19,18 @@ export const serve: Command = {
     if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
     const service = await startService(config);
-    await new Promise<void>((resolve) => {
+    await new Promise<void>(() => {
       const onSignal = (signal: NodeJS.Signals): void => {
         service.log.info({ signal }, 'shutting down');
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
-        void service.stop().then(resolve);
+        // Idle keep-alive connections would hold the event loop open for their whole timeout,
+        // so once in-flight work is done and the log is flushed the process exits outright.
+        void service.stop().then(() => service.log.flush(() => process.exit(0)));
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
     });
-    return 0;
+    return 0; // not reached: the signal handler exits the process
   },
 };

@@ -46,6 +46,8 @@ export class Responder {
     readonly raw: HttpResponse,
     readonly queryId: string,
     private readonly onFinish: (status: number) => void,
+    /** closeAfter asks keep-alive clients to disconnect, used while the server drains. */
+    private readonly closeAfter: boolean = false,
   ) {}
 
   /** markAborted is called from uWS' onAborted: the socket is gone and must not be touched. */
@@ -74,7 +76,7 @@ export class Responder {
       this.raw.writeHeader('content-type', contentType);
       this.raw.writeHeader('x-svc-query-id', this.queryId);
       for (const [name, value] of Object.entries(headers)) this.raw.writeHeader(name, value);
-      this.raw.end(body, closeConnection);
+      this.raw.end(body, closeConnection || this.closeAfter);
     });
     this.onFinish(status);
   }

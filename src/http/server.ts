@@ -110,7 +110,7 @@ export class HttpServer {
       else if (status >= 500) log.error(line, 'request failed');
       else log.info(line, 'request');
       this.requestDone();
-    });
+    }, this.draining);
     res.onAborted(() => responder.markAborted());
 
     try {

@@ -1,0 +1,53 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+
+/** CLI is the compiled entry point, the same file the package's `sluice` bin runs. */
+export const CLI = path.resolve('dist/src/cli/main.js');
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
+  const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+export interface ChildServer {
+  proc: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** exit resolves with the exit code once the process ends. */
+  exit: Promise<number | null>;
+}
+
+/** startChildServer runs `sluice serve` as its own process and waits until it listens. */
+export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
+  const proc = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const m = /"port":(\d+)[^\n]*sluice listening/.exec(out);
+    if (m) return { proc, url: `http://127.0.0.1:${m[1]}`, stdout: () => out, stderr: () => err, exit };
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`server did not start:\n${out}\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
