@@ -32,7 +32,8 @@ describe('authentication', () => {
   });
 
   it('answers 401 UNAUTHORIZED in the JSON error shape when the key is missing or wrong', async () => {
-    for (const headers of [{}, { 'x-svc-api-key': 'slk_wrong' }, { 'x-svc-api-key': '' }, { Authorization: 'Basic !!!' }]) {
+    const cases: Array<Record<string, string>> = [{}, { 'x-svc-api-key': 'slk_wrong' }, { 'x-svc-api-key': '' }, { Authorization: 'Basic !!!' }];
+    for (const headers of cases) {
       const res = await ping(headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toBe('application/json');
@@ -86,7 +87,8 @@ describe('authentication', () => {
 
 describe('system key disabled', () => {
   it('treats SVC_MCP_API_KEY unset or empty as no system key', async () => {
-    for (const env of [{}, { SVC_MCP_API_KEY: '' }]) {
+    const envs: Array<Record<string, string>> = [{}, { SVC_MCP_API_KEY: '' }];
+    for (const env of envs) {
       const srv = await startTestServer(env);
       try {
         const res = await fetch(`${srv.url}/api/v1/ping`, { headers: { 'x-svc-api-key': '' } });
