@@ -41,6 +41,9 @@ export class Responder {
   finished = false;
   status = 0;
   private readonly abortHandlers: Array<() => void> = [];
+  private reported = false;
+  /** started is true once a streaming response has written its status and headers. */
+  started = false;
 
   constructor(
     readonly raw: HttpResponse,
@@ -57,7 +60,7 @@ export class Responder {
     const wasFinished = this.finished;
     this.finished = true;
     for (const handler of this.abortHandlers.splice(0)) handler();
-    if (!wasFinished) this.onFinish(499);
+    if (!wasFinished) this.reportFinished(499);
   }
 
   /** onAbort registers cleanup for a client disconnect (cancelling work, releasing buffers). */
@@ -66,9 +69,22 @@ export class Responder {
     else this.abortHandlers.push(handler);
   }
 
+  /**
+   * reportFinished records the final status of a response that was written directly (a
+   * stream), so access logs and metrics still see it exactly once.
+   */
+  reportFinished(status: number): void {
+    this.finished = true;
+    this.status = status;
+    if (!this.reported) {
+      this.reported = true;
+      this.onFinish(status);
+    }
+  }
+
   /** send writes a complete response. Extra headers override nothing but add to the defaults. */
   send(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string> = {}, closeConnection = false): void {
-    if (this.finished) return;
+    if (this.finished || this.started) return;
     this.finished = true;
     this.status = status;
     this.raw.cork(() => {
@@ -78,7 +94,7 @@ export class Responder {
       for (const [name, value] of Object.entries(headers)) this.raw.writeHeader(name, value);
       this.raw.end(body, closeConnection || this.closeAfter);
     });
-    this.onFinish(status);
+    this.reportFinished(status);
   }
 
   json(status: number, value: unknown, headers?: Record<string, string>): void {
