@@ -1,0 +1,98 @@
+/**
+ * The LogQL front end: parse a query into a typed tree, check it against Loki's semantic
+ * rules, and print it back canonically. The evaluator and the planner consume the tree
+ * types exported here; nothing outside this directory needs the lexer or the cursor.
+ */
+export { parseLogQL, MAX_QUERY_LENGTH } from './parser.js';
+export { checkLogQL, EMPTY_MATCHER_ERROR } from './checker.js';
+export type { CheckOptions } from './checker.js';
+export { printLogQL, printStage, printLabelFilter } from './printer.js';
+export { queryKind, isLogQuery, isMetricQuery, walkExpr, RANGE_AGGREGATION_OPS, VECTOR_AGGREGATION_OPS } from './ast.js';
+export type {
+  ArithmeticOp,
+  BinaryExpr,
+  BinaryLabelFilter,
+  BinaryOp,
+  BytesLabelFilter,
+  ComparisonBinaryOp,
+  ComparisonOp,
+  DecolorizeStage,
+  DropLabelsStage,
+  DurationLabelFilter,
+  Expr,
+  Grouping,
+  IpLabelFilter,
+  JsonExtraction,
+  JsonParserStage,
+  KeepLabelsStage,
+  LabelFilterExpr,
+  LabelFilterStage,
+  LabelFormatStage,
+  LabelMatcher,
+  LabelName,
+  LabelRename,
+  LabelReplaceExpr,
+  LabelTemplate,
+  LineFilterIp,
+  LineFilterLiteral,
+  LineFilterOp,
+  LineFilterStage,
+  LineFilterValue,
+  LineFormatStage,
+  LogfmtExtraction,
+  LogfmtParserStage,
+  LogRangeExpr,
+  LogSelectorExpr,
+  MatchCardinality,
+  MatchOp,
+  NumberLiteral,
+  NumericLabelFilter,
+  PatternParserStage,
+  PipelineStage,
+  QueryKind,
+  RangeAggregationExpr,
+  RangeAggregationOp,
+  RegexpParserStage,
+  SampleExpr,
+  SetOp,
+  StringLabelFilter,
+  UnpackParserStage,
+  UnwrapConversion,
+  UnwrapExpr,
+  VectorAggregationExpr,
+  VectorAggregationOp,
+  VectorExpr,
+  VectorMatching,
+} from './ast.js';
+export { parseTemplate } from './template.js';
+export type {
+  Template,
+  TemplateAction,
+  TemplateBool,
+  TemplateBranch,
+  TemplateCommand,
+  TemplateDot,
+  TemplateField,
+  TemplateFunction,
+  TemplateLoopControl,
+  TemplateNil,
+  TemplateNode,
+  TemplateNumber,
+  TemplateOperand,
+  TemplatePipeline,
+  TemplateResult,
+  TemplateString,
+  TemplateSubPipeline,
+  TemplateText,
+  TemplateVariable,
+} from './template.js';
+export { TEMPLATE_FUNCTIONS, GO_TEMPLATE_BUILTINS, LOKI_TEMPLATE_FUNCTIONS } from './template-functions.js';
+export { parsePattern, UNNAMED_CAPTURE } from './pattern.js';
+export type { PatternCapture, PatternExpr, PatternLiteral, PatternMode, PatternPart, PatternResult } from './pattern.js';
+export { parseIpPattern, parseIpAddress, compareIpAddresses } from './ip-pattern.js';
+export type { IpAddress, IpPattern } from './ip-pattern.js';
+export { parseJsonPath } from './json-path.js';
+export type { JsonPathResult, JsonPathSegment } from './json-path.js';
+export { checkRegexSyntax, regexMatchesEmpty } from './regex-syntax.js';
+export type { RegexSyntaxResult } from './regex-syntax.js';
+export { parseByteSize, parseGoFloat, formatLogQLDuration } from './units.js';
