@@ -1,0 +1,155 @@
+import { GrowableBigInt64, GrowableUint32 } from './growable.js';
+import { labelsKey, sortLabels, type Labels } from './labels.js';
+import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
+
+/** LogRecord is one log line as stored: `message` and `level` are columns, everything else a tag. */
+export interface LogRecord {
+  timestampNs: bigint;
+  message: string;
+  level: string;
+  tags: Record<string, string>;
+}
+
+/**
+ * LogStreamData is a run of log lines sharing one full tag set (level included), in time
+ * order: the unit a LogQL pipeline processes, as a Loki stream is.
+ */
+export interface LogStreamData {
+  tags: Labels;
+  timestampsNs: BigInt64Array;
+  messages: string[];
+}
+
+export interface LogReader {
+  /** select returns matching lines in [minNs, maxNs], grouped by tag set, each group oldest first. */
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[];
+}
+
+/** DEFAULT_INDEXED_TAGS are the tags that form a stream and prune segments, per the architecture. */
+export const DEFAULT_INDEXED_TAGS: readonly string[] = [
+  'service_name',
+  'service_namespace',
+  'deployment_environment',
+  'k8s_namespace_name',
+  'k8s_pod_name',
+  'k8s_container_name',
+  'k8s_deployment_name',
+  'k8s_node_name',
+  'host_name',
+  'job',
+  'app',
+  'env',
+];
+
+interface Stream {
+  id: number;
+  tags: Labels;
+}
+
+/**
+ * LogHead holds one org's recent log lines. A line's indexed tags pick its stream (few,
+ * stable, shared by many lines); its other tags are kept per line as a canonical JSON string,
+ * so lines with the same attributes share one string and matchers on attributes run once per
+ * distinct attribute set, not once per line.
+ */
+export class LogHead implements LogReader {
+  private readonly streams = new Map<string, Stream>();
+  private readonly streamList: Stream[] = [];
+  private readonly timestamps = new GrowableBigInt64(1024);
+  private readonly streamIds = new GrowableUint32(1024);
+  private readonly levels: string[] = [];
+  private readonly messages: string[] = [];
+  private readonly attributes: string[] = [];
+  private readonly attributeCache = new Map<string, string>();
+  minNs: bigint | undefined;
+  maxNs: bigint | undefined;
+  bytes = 0;
+
+  constructor(private readonly indexedTags: ReadonlySet<string> = new Set(DEFAULT_INDEXED_TAGS)) {}
+
+  get rowCount(): number {
+    return this.messages.length;
+  }
+
+  append(records: readonly LogRecord[]): void {
+    for (const r of records) {
+      const indexed: Record<string, string> = {};
+      const rest: Record<string, string> = {};
+      for (const k in r.tags) {
+        if (this.indexedTags.has(k)) indexed[k] = r.tags[k];
+        else rest[k] = r.tags[k];
+      }
+      const streamTags = sortLabels(indexed);
+      const key = labelsKey(streamTags);
+      let stream = this.streams.get(key);
+      if (!stream) {
+        stream = { id: this.streamList.length, tags: streamTags };
+        this.streams.set(key, stream);
+        this.streamList.push(stream);
+      }
+      const attrJson = JSON.stringify(sortLabels(rest));
+      let shared = this.attributeCache.get(attrJson);
+      if (shared === undefined) this.attributeCache.set(attrJson, (shared = attrJson));
+      this.timestamps.push(r.timestampNs);
+      this.streamIds.push(stream.id);
+      this.levels.push(r.level);
+      this.messages.push(r.message);
+      this.attributes.push(shared);
+      this.bytes += r.message.length;
+      if (this.minNs === undefined || r.timestampNs < this.minNs) this.minNs = r.timestampNs;
+      if (this.maxNs === undefined || r.timestampNs > this.maxNs) this.maxNs = r.timestampNs;
+    }
+  }
+
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
+    const compiled = compileMatchers(matchers);
+    const ts = this.timestamps.view();
+    const sids = this.streamIds.view();
+    // Decisions are cached per stream and per (stream, level, attributes) group.
+    const groups = new Map<string, { tags: Labels; rows: number[] | undefined }>();
+    const streamOk = new Map<number, boolean>();
+    const indexedMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
+    for (let i = 0; i < ts.length; i++) {
+      const t = ts[i];
+      if (t < minNs || t > maxNs) continue;
+      const sid = sids[i];
+      let ok = streamOk.get(sid);
+      if (ok === undefined) streamOk.set(sid, (ok = matchesAll(this.streamList[sid].tags, indexedMatchers)));
+      if (!ok) continue;
+      const groupKey = `${sid}\x00${this.levels[i]}\x00${this.attributes[i]}`;
+      let group = groups.get(groupKey);
+      if (group === undefined) {
+        const tags = this.fullTags(sid, this.levels[i], this.attributes[i]);
+        group = { tags, rows: matchesAll(tags, compiled) ? [] : undefined };
+        groups.set(groupKey, group);
+      }
+      if (group.rows) group.rows.push(i);
+    }
+    const merged = new Map<string, { tags: Labels; rows: number[] }>();
+    for (const g of groups.values()) {
+      if (!g.rows) continue;
+      const key = labelsKey(g.tags);
+      const existing = merged.get(key);
+      if (existing) existing.rows.push(...g.rows);
+      else merged.set(key, { tags: g.tags, rows: g.rows });
+    }
+    const out: LogStreamData[] = [];
+    for (const { tags, rows } of merged.values()) {
+      rows.sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : a - b));
+      const timestampsNs = new BigInt64Array(rows.length);
+      const messages = new Array<string>(rows.length);
+      for (let j = 0; j < rows.length; j++) {
+        timestampsNs[j] = ts[rows[j]];
+        messages[j] = this.messages[rows[j]];
+      }
+      out.push({ tags, timestampsNs, messages });
+    }
+    return out;
+  }
+
+  private fullTags(streamId: number, level: string, attributes: string): Labels {
+    const all: Record<string, string> = { ...this.streamList[streamId].tags, ...(JSON.parse(attributes) as Record<string, string>) };
+    if (level !== '') all.level = level;
+    return sortLabels(all);
+  }
+}

@@ -1,0 +1,194 @@
+import { GrowableFloat64 } from './growable.js';
+import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
+import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
+import { STALE_HI, STALE_LO, bitsOf, isStale } from './staleness.js';
+
+/** SeriesData is one series' samples in a time range: timestamps in ms, ascending and unique. */
+export interface SeriesData {
+  labels: Labels;
+  timestampsMs: Float64Array;
+  values: Float64Array;
+}
+
+/**
+ * MetricQuerier is how the PromQL engine reads samples: select series by matchers over a time
+ * range. The head, segments and the conformance loader all answer through it.
+ */
+export interface MetricQuerier {
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[];
+  labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
+  labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
+}
+
+/** MetricSample input for appends: parallel arrays, with an optional staleness flag per sample. */
+export interface MetricAppend {
+  labels: Record<string, string>;
+  timestampsMs: Float64Array;
+  values: Float64Array;
+  stale?: Uint8Array;
+}
+
+class HeadSeries {
+  readonly timestamps = new GrowableFloat64(8);
+  readonly values = new GrowableFloat64(8);
+  /** sorted is false after an out-of-order append, until the next read sorts the samples. */
+  sorted = true;
+
+  constructor(
+    readonly ref: number,
+    readonly labels: Labels,
+  ) {}
+
+  append(ts: number, value: number, stale: boolean): void {
+    const n = this.timestamps.length;
+    if (n > 0 && ts <= this.timestamps.view()[n - 1]) this.sorted = false;
+    this.timestamps.push(ts);
+    if (stale) this.values.pushBits(STALE_LO, STALE_HI);
+    else this.values.push(value);
+  }
+
+  /**
+   * normalize sorts samples by time with arrival order breaking ties, then keeps the last
+   * sample per timestamp: a later write of the same timestamp wins, and a replayed duplicate
+   * (same timestamp, same value) collapses into one sample.
+   */
+  normalize(): void {
+    if (this.sorted) return;
+    const ts = this.timestamps.view();
+    const vals = this.values.view();
+    const order = Array.from({ length: ts.length }, (_, i) => i).sort((a, b) => ts[a] - ts[b] || a - b);
+    const outTs = new Float64Array(ts.length);
+    const outVals = new Float64Array(ts.length);
+    const inBits = bitsOf(vals);
+    const outBits = bitsOf(outVals);
+    let n = 0;
+    for (const i of order) {
+      if (n > 0 && outTs[n - 1] === ts[i]) n--;
+      outTs[n] = ts[i];
+      outBits[2 * n] = inBits[2 * i];
+      outBits[2 * n + 1] = inBits[2 * i + 1];
+      n++;
+    }
+    this.timestamps.replace(outTs.slice(0, n));
+    this.values.replace(outVals.slice(0, n));
+    this.sorted = true;
+  }
+}
+
+/** lowerBound is the first index whose timestamp is >= t. */
+export function lowerBound(ts: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** upperBound is the first index whose timestamp is > t. */
+export function upperBound(ts: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * MetricHead holds one org's recent samples in memory, appendable and queryable at once.
+ * Series are found through a postings map from metric name, so a selector with a name
+ * (nearly all of them) looks only at that metric's series.
+ */
+export class MetricHead implements MetricQuerier {
+  private readonly series = new Map<string, HeadSeries>();
+  private readonly byName = new Map<string, HeadSeries[]>();
+  private nextRef = 1;
+  sampleCount = 0;
+  minMs = Infinity;
+  maxMs = -Infinity;
+
+  append(input: MetricAppend): void {
+    const labels = sortLabels(input.labels);
+    const key = labelsKey(labels);
+    let s = this.series.get(key);
+    if (!s) {
+      s = new HeadSeries(this.nextRef++, labels);
+      this.series.set(key, s);
+      const name = labels[METRIC_NAME] ?? '';
+      const list = this.byName.get(name);
+      if (list) list.push(s);
+      else this.byName.set(name, [s]);
+    }
+    const { timestampsMs, values, stale } = input;
+    for (let i = 0; i < timestampsMs.length; i++) {
+      const t = timestampsMs[i];
+      s.append(t, values[i], stale !== undefined && stale[i] === 1);
+      if (t < this.minMs) this.minMs = t;
+      if (t > this.maxMs) this.maxMs = t;
+    }
+    this.sampleCount += timestampsMs.length;
+  }
+
+  get seriesCount(): number {
+    return this.series.size;
+  }
+
+  private candidates(matchers: readonly LabelMatcher[]): Iterable<HeadSeries> {
+    const byName = matchers.find((m) => m.name === METRIC_NAME && m.type === '=');
+    if (byName) return this.byName.get(byName.value) ?? [];
+    return this.series.values();
+  }
+
+  private matching(matchers: readonly LabelMatcher[]): HeadSeries[] {
+    const compiled = compileMatchers(matchers);
+    const out: HeadSeries[] = [];
+    for (const s of this.candidates(matchers)) if (matchesAll(s.labels, compiled)) out.push(s);
+    return out;
+  }
+
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
+    const out: SeriesData[] = [];
+    for (const s of this.matching(matchers)) {
+      s.normalize();
+      const ts = s.timestamps.view();
+      const from = lowerBound(ts, minMs);
+      const end = upperBound(ts, maxMs);
+      if (end <= from) continue;
+      // slice copies: readers (and worker threads) get stable arrays while appends continue.
+      out.push({ labels: s.labels, timestampsMs: ts.slice(from, end), values: s.values.view().slice(from, end) });
+    }
+    return out;
+  }
+
+  labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const names = new Set<string>();
+    for (const s of this.select(matchers, minMs, maxMs)) for (const n in s.labels) names.add(n);
+    return [...names].sort();
+  }
+
+  labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const values = new Set<string>();
+    for (const s of this.select(matchers, minMs, maxMs)) {
+      const v = s.labels[name];
+      if (v !== undefined) values.add(v);
+    }
+    return [...values].sort();
+  }
+
+  /** allSeries lists every series with all its samples, for cutting the head into a segment. */
+  allSeries(): SeriesData[] {
+    const out: SeriesData[] = [];
+    for (const s of this.series.values()) {
+      s.normalize();
+      out.push({ labels: s.labels, timestampsMs: s.timestamps.view().slice(), values: s.values.view().slice() });
+    }
+    return out;
+  }
+}
+
+export { isStale, bitsOf };

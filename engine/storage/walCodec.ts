@@ -1,0 +1,99 @@
+import { Packr } from 'msgpackr';
+import type { LogRecord } from './logHead.js';
+import type { MetricAppend } from './metricHead.js';
+
+/** MetricMetadataRecord is what is kept per metric name: type, unit and help. */
+export interface MetricMetadataRecord {
+  name: string;
+  type: string;
+  unit: string;
+  help: string;
+}
+
+/** WalEntry is one acknowledged write: a batch of log lines or of metric series, for one org. */
+export type WalEntry =
+  | { kind: 'logs'; org: string; records: LogRecord[] }
+  | { kind: 'metrics'; org: string; series: MetricAppend[]; metadata: MetricMetadataRecord[] };
+
+const packr = new Packr({ useRecords: false, moreTypes: false });
+
+/** bytesOf views a typed array's bytes without copying, so packing writes them as one binary field. */
+function bytesOf(a: ArrayBufferView): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** float64From copies bytes into a fresh, aligned Float64Array (bit-exact, so staleness markers survive). */
+function float64From(bytes: Uint8Array): Float64Array {
+  const out = new Float64Array(bytes.byteLength / 8);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+export function encodeWalEntry(entry: WalEntry): Buffer {
+  if (entry.kind === 'logs') {
+    const ts = new BigInt64Array(entry.records.length);
+    entry.records.forEach((r, i) => (ts[i] = r.timestampNs));
+    return packr.pack({
+      k: 'l',
+      o: entry.org,
+      t: bytesOf(ts),
+      m: entry.records.map((r) => r.message),
+      l: entry.records.map((r) => r.level),
+      g: entry.records.map((r) => r.tags),
+    });
+  }
+  return packr.pack({
+    k: 'm',
+    o: entry.org,
+    s: entry.series.map((s) => ({
+      l: s.labels,
+      t: bytesOf(s.timestampsMs),
+      v: bytesOf(s.values),
+      x: s.stale === undefined ? undefined : bytesOf(s.stale),
+    })),
+    d: entry.metadata,
+  });
+}
+
+interface PackedLogs {
+  k: 'l';
+  o: string;
+  t: Uint8Array;
+  m: string[];
+  l: string[];
+  g: Array<Record<string, string>>;
+}
+
+interface PackedMetrics {
+  k: 'm';
+  o: string;
+  s: Array<{ l: Record<string, string>; t: Uint8Array; v: Uint8Array; x?: Uint8Array }>;
+  d: MetricMetadataRecord[];
+}
+
+export function decodeWalEntry(payload: Uint8Array): WalEntry {
+  const value = packr.unpack(payload) as PackedLogs | PackedMetrics;
+  if (value.k === 'l') {
+    const ts = new BigInt64Array(value.m.length);
+    new Uint8Array(ts.buffer).set(value.t);
+    return {
+      kind: 'logs',
+      org: value.o,
+      records: value.m.map((message, i) => ({ timestampNs: ts[i], message, level: value.l[i], tags: value.g[i] })),
+    };
+  }
+  if (value.k === 'm') {
+    return {
+      kind: 'metrics',
+      org: value.o,
+      series: value.s.map((s) => ({
+        labels: s.l,
+        timestampsMs: float64From(s.t),
+        values: float64From(s.v),
+        stale: s.x === undefined || s.x === null ? undefined : new Uint8Array(s.x),
+      })),
+      metadata: value.d,
+    };
+  }
+  throw new Error(`unknown WAL entry kind ${String((value as { k: unknown }).k)}`);
+}
