@@ -1,0 +1,285 @@
+/**
+ * Loki push API (`/loki/api/v1/push`): JSON (`{"streams":[{"stream":{...},"values":[[ts, line,
+ * {metadata}]]}]}`) or a snappy-compressed protobuf `logproto.PushRequest` whose streams carry
+ * their labels as a selector string (parsed strictly by lokiSelector.ts).
+ *
+ * Stream labels and structured metadata both become tags (dots replaced by underscores);
+ * metadata, being per entry, wins over a stream label of the same name. The level is taken
+ * from the first of the `level`, `detected_level` and `severity` tags that names a known
+ * severity (that tag is then not repeated in `tags`), else it is 'unknown': the line itself
+ * is never parsed. A stream whose labels cannot be parsed is rejected with all its entries.
+ */
+import { bodyFormat } from './contentType.js';
+import { badRequest, withContext } from './errors.js';
+import { asArray, asObject, parseJsonBody } from './jsonFields.js';
+import { setLabel } from './labelObject.js';
+import { checkLabelSet, checkLogLine, describeLabels, futureMessage, Rejections, resolveLimits } from './limits.js';
+import { parseStreamSelector } from './lokiSelector.js';
+import { tagKey } from './otlpValue.js';
+import { ProtoReader, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag, scanMessage } from './protobuf.js';
+import { levelFromText, UNKNOWN_LEVEL } from './severity.js';
+import { snappyDecompress } from './snappy.js';
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from './types.js';
+import type { DecodeOptions, DecodeResult, IngestLimits, LogEntry } from './types.js';
+import { decodeUtf8 } from './utf8.js';
+
+/** LEVEL_TAGS are the tags a level is read from, in order of preference. */
+const LEVEL_TAGS = ['level', 'detected_level', 'severity'] as const;
+
+const REQUEST_STREAMS = fieldTag(1, WIRE_LENGTH_DELIMITED);
+const STREAM_LABELS = 1;
+const STREAM_ENTRIES = 2;
+const ENTRY_TIMESTAMP = fieldTag(1, WIRE_LENGTH_DELIMITED);
+const ENTRY_LINE = fieldTag(2, WIRE_LENGTH_DELIMITED);
+const ENTRY_METADATA = fieldTag(3, WIRE_LENGTH_DELIMITED);
+const TIMESTAMP_SECONDS = fieldTag(1, WIRE_VARINT);
+const TIMESTAMP_NANOS = fieldTag(2, WIRE_VARINT);
+const PAIR_NAME = fieldTag(1, WIRE_LENGTH_DELIMITED);
+const PAIR_VALUE = fieldTag(2, WIRE_LENGTH_DELIMITED);
+
+const NS_PER_SECOND = 1_000_000_000n;
+const DIGITS = /^\d+$/;
+
+/**
+ * decodeLokiPush decodes a Loki push body. JSON is chosen by an `application/json`
+ * Content-Type; otherwise (protobuf or no Content-Type, as Loki does) the body is a snappy
+ * block holding a PushRequest.
+ */
+export function decodeLokiPush(body: Uint8Array, contentType: string | undefined, opts: DecodeOptions): DecodeResult<LogEntry> {
+  const format = bodyFormat(contentType, 'Loki push', () => 'protobuf');
+  if (format === 'json') return withContext('invalid Loki push JSON', () => decodeLokiPushJson(body, opts));
+  const maxBytes = opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
+  const raw = withContext('invalid Loki push body', () => snappyDecompress(body, maxBytes));
+  return decodePushRequest(raw, opts);
+}
+
+/** decodePushRequest decodes an uncompressed `logproto.PushRequest` protobuf. */
+export function decodePushRequest(raw: Uint8Array, opts: DecodeOptions): DecodeResult<LogEntry> {
+  return withContext('invalid Loki PushRequest protobuf', () => {
+    const r = new ProtoReader(raw);
+    const out = new LokiAssembler(opts);
+    let si = 0;
+    while (r.pos < r.limit) {
+      const tag = r.tag();
+      if (tag === REQUEST_STREAMS) readStream(r, r.messageEnd(), out, si++);
+      else r.skip(tag);
+    }
+    return out.result();
+  });
+}
+
+function readStream(r: ProtoReader, end: number, out: LokiAssembler, si: number): void {
+  const spans = scanMessage(r, end, [STREAM_LABELS, STREAM_ENTRIES]);
+  let labelsText = '';
+  for (const span of spans.get(STREAM_LABELS)!) labelsText = decodeUtf8(r.buf, span.start, span.end);
+  const entries = spans.get(STREAM_ENTRIES)!;
+  r.pos = end;
+  const parsed = parseStreamSelector(labelsText);
+  if (!parsed.ok) {
+    out.rejectStream(entries.length, `stream ${si} labels ${JSON.stringify(labelsText)}: ${parsed.message}`);
+    return;
+  }
+  if (!out.setStream(parsed.labels, si, entries.length)) return;
+  for (let ei = 0; ei < entries.length; ei++) {
+    r.pos = entries[ei].start;
+    readEntry(r, entries[ei].end, out, si, ei);
+  }
+  r.pos = end;
+}
+
+function readEntry(r: ProtoReader, end: number, out: LokiAssembler, si: number, ei: number): void {
+  let seconds = 0;
+  let nanos = 0;
+  let line = '';
+  let metadata: Array<[string, string]> | null = null;
+  while (r.pos < end) {
+    const tag = r.tag();
+    if (tag === ENTRY_TIMESTAMP) {
+      const tsEnd = r.messageEnd();
+      while (r.pos < tsEnd) {
+        const t = r.tag();
+        if (t === TIMESTAMP_SECONDS) seconds = r.int64Number();
+        else if (t === TIMESTAMP_NANOS) nanos = r.int32();
+        else r.skip(t);
+      }
+      r.checkEnd(tsEnd);
+    } else if (tag === ENTRY_LINE) {
+      line = r.string();
+    } else if (tag === ENTRY_METADATA) {
+      const pairEnd = r.messageEnd();
+      let name = '';
+      let value = '';
+      while (r.pos < pairEnd) {
+        const t = r.tag();
+        if (t === PAIR_NAME) name = r.string();
+        else if (t === PAIR_VALUE) value = r.string();
+        else r.skip(t);
+      }
+      r.checkEnd(pairEnd);
+      (metadata ??= []).push([name, value]);
+    } else {
+      r.skip(tag);
+    }
+  }
+  r.checkEnd(end);
+  if (nanos < 0 || nanos >= 1e9 || seconds < 0) {
+    out.rejectEntry(si, ei, `invalid timestamp (seconds=${seconds}, nanos=${nanos})`);
+    return;
+  }
+  const timestampNs = BigInt(seconds) * NS_PER_SECOND + BigInt(nanos);
+  out.addEntry(timestampNs, seconds * 1000 + Math.floor(nanos / 1e6), line, metadata, si, ei);
+}
+
+/** decodeLokiPushJson decodes a Loki push JSON body. */
+export function decodeLokiPushJson(body: Uint8Array, opts: DecodeOptions): DecodeResult<LogEntry> {
+  const root = parseJsonBody(body);
+  const out = new LokiAssembler(opts);
+  const streams = asArray(root.streams, 'streams');
+  for (let si = 0; si < streams.length; si++) {
+    const sPath = `streams[${si}]`;
+    const stream = asObject(streams[si], sPath) ?? {};
+    const labelsObj = asObject(stream.stream, `${sPath}.stream`) ?? {};
+    const labels: Array<[string, string]> = [];
+    for (const name of Object.keys(labelsObj)) {
+      const value = labelsObj[name];
+      if (typeof value !== 'string') throw badRequest(`${sPath}.stream.${name}: expected a string label value`);
+      labels.push([name, value]);
+    }
+    const values = asArray(stream.values, `${sPath}.values`);
+    if (!out.setStream(labels, si, values.length)) continue;
+    for (let ei = 0; ei < values.length; ei++) {
+      const ePath = `${sPath}.values[${ei}]`;
+      const entry = values[ei];
+      if (!Array.isArray(entry) || entry.length < 2 || entry.length > 3) {
+        throw badRequest(`${ePath}: expected [timestamp, line] or [timestamp, line, metadata]`);
+      }
+      const [ts, line, meta] = entry as [unknown, unknown, unknown];
+      if (typeof ts !== 'string' || !DIGITS.test(ts)) {
+        throw badRequest(`${ePath}[0]: expected the timestamp as a string of Unix epoch nanoseconds`);
+      }
+      if (typeof line !== 'string') throw badRequest(`${ePath}[1]: expected the log line as a string`);
+      let metadata: Array<[string, string]> | null = null;
+      const metaObj = asObject(meta, `${ePath}[2]`);
+      if (metaObj !== undefined) {
+        metadata = [];
+        for (const name of Object.keys(metaObj)) {
+          const value = metaObj[name];
+          if (typeof value !== 'string') throw badRequest(`${ePath}[2].${name}: expected a string metadata value`);
+          metadata.push([name, value]);
+        }
+      }
+      const ms = ts.length <= 6 ? 0 : Number(ts.slice(0, -6));
+      out.addEntry(BigInt(ts), ms, line, metadata, si, ei);
+    }
+  }
+  return out.result();
+}
+
+/** LokiAssembler applies the mapping and the limits to streams and entries. */
+class LokiAssembler {
+  private readonly limits: IngestLimits;
+  private readonly nowMs: number;
+  private readonly maxTimeMs: number;
+  private readonly records: LogEntry[] = [];
+  private readonly rejections = new Rejections();
+  /** every label of the current stream */
+  private streamTags: Record<string, string> = {};
+  /** the stream's labels without the one its level was read from, copied for each entry */
+  private streamBase: Record<string, string> = {};
+  private streamLevel = UNKNOWN_LEVEL;
+
+  constructor(opts: DecodeOptions) {
+    this.limits = resolveLimits(opts.limits);
+    this.nowMs = opts.nowMs;
+    this.maxTimeMs = opts.nowMs + this.limits.maxFutureSkewMs;
+  }
+
+  /** setStream starts a stream; false (after rejecting its entries) when its labels are invalid. */
+  setStream(labels: Array<[string, string]>, si: number, entryCount: number): boolean {
+    const tags: Record<string, string> = {};
+    for (const [name, value] of labels) setLabel(tags, tagKey(name), value);
+    this.streamTags = tags;
+    const problem = labels.length === 0 ? 'a stream needs at least one label' : checkLabelSet(tags, this.limits, 'labels');
+    if (problem !== undefined) {
+      this.rejectStream(entryCount, `stream ${si} ${describeLabels(tags)}: ${problem}`);
+      return false;
+    }
+    const { level, key } = findLevel(tags, null);
+    this.streamLevel = level;
+    this.streamBase = key === undefined ? tags : without(tags, key);
+    return true;
+  }
+
+  rejectStream(entryCount: number, message: string): void {
+    if (entryCount > 0) this.rejections.reject(entryCount, message);
+  }
+
+  rejectEntry(si: number, ei: number, problem: string): void {
+    this.rejections.reject(1, `stream ${si} ${describeLabels(this.streamTags)} entry ${ei}: ${problem}`);
+  }
+
+  addEntry(
+    timestampNs: bigint,
+    timestampMs: number,
+    line: string,
+    metadata: Array<[string, string]> | null,
+    si: number,
+    ei: number,
+  ): void {
+    let tags: Record<string, string>;
+    let level: string;
+    let problem = checkLogLine(line, this.limits);
+    if (metadata === null) {
+      // The stream's labels were validated once in setStream.
+      tags = { ...this.streamBase };
+      level = this.streamLevel;
+    } else {
+      const named = metadata.map(([name, value]): [string, string] => [tagKey(name), value]);
+      const found = findLevel(this.streamTags, named);
+      level = found.level;
+      tags = {};
+      for (const name in this.streamTags) if (name !== found.key) setLabel(tags, name, this.streamTags[name]);
+      for (const [name, value] of named) if (name !== found.key) setLabel(tags, name, value);
+      problem ??= checkLabelSet(tags, this.limits, 'tags');
+    }
+    if (problem === undefined && timestampMs > this.maxTimeMs) {
+      problem = futureMessage(timestampMs, this.nowMs, this.limits);
+    }
+    if (problem !== undefined) {
+      this.rejectEntry(si, ei, problem);
+      return;
+    }
+    this.records.push({ timestampNs, message: line, level, tags });
+  }
+
+  result(): DecodeResult<LogEntry> {
+    return { records: this.records, rejected: this.rejections.count, errors: this.rejections.errors() };
+  }
+}
+
+/**
+ * findLevel reads the level from the first of LEVEL_TAGS that names a known severity, looking
+ * at the entry's metadata before the stream's labels, and says which tag it came from.
+ */
+function findLevel(
+  streamTags: Record<string, string>,
+  metadata: Array<[string, string]> | null,
+): { level: string; key: string | undefined } {
+  for (const key of LEVEL_TAGS) {
+    let text: string | undefined;
+    if (metadata !== null) {
+      for (let i = metadata.length - 1; i >= 0 && text === undefined; i--) if (metadata[i][0] === key) text = metadata[i][1];
+    }
+    if (text === undefined && Object.hasOwn(streamTags, key)) text = streamTags[key];
+    const level = text === undefined ? undefined : levelFromText(text);
+    if (level !== undefined) return { level, key };
+  }
+  return { level: UNKNOWN_LEVEL, key: undefined };
+}
+
+/** without copies tags leaving one name out (a copy, never `delete`, keeps objects fast). */
+function without(tags: Record<string, string>, leftOut: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in tags) if (name !== leftOut) setLabel(out, name, tags[name]);
+  return out;
+}

@@ -1,0 +1,98 @@
+/**
+ * SeriesCollector groups the samples a metrics request produces by series, so that a request
+ * carrying several points of the same series (or the many `_bucket` series of a histogram over
+ * several points) yields one MetricSeries each, with typed arrays in time order. Labels are
+ * kept as sorted name/value pairs until the end, when each series' label object is built once.
+ */
+import { setLabel } from './labelObject.js';
+import type { MetricSeries } from './types.js';
+
+/** LabelPairs is a label set as [name, value] pairs sorted by name. */
+export type LabelPairs = Array<[string, string]>;
+
+interface SeriesBuffer {
+  labels: LabelPairs;
+  times: number[];
+  values: number[];
+  stale: number[] | null;
+}
+
+/** labelPairsKey renders sorted pairs as a map key that cannot collide across label sets. */
+export function labelPairsKey(pairs: LabelPairs): string {
+  let key = '';
+  for (let i = 0; i < pairs.length; i++) key += pairs[i][0] + '\xff' + pairs[i][1] + '\xfe';
+  return key;
+}
+
+/** pairsToObject builds the label object of a series, in the pairs' (sorted) order. */
+export function pairsToObject(pairs: LabelPairs): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < pairs.length; i++) setLabel(out, pairs[i][0], pairs[i][1]);
+  return out;
+}
+
+/** withLabel returns a copy of sorted `pairs` with (name, value) set in its sorted place. */
+export function withLabel(pairs: LabelPairs, name: string, value: string): LabelPairs {
+  const out: LabelPairs = [];
+  let placed = false;
+  for (let i = 0; i < pairs.length; i++) {
+    const n = pairs[i][0];
+    if (!placed && n >= name) {
+      out.push([name, value]);
+      placed = true;
+      if (n === name) continue;
+    }
+    out.push(pairs[i]);
+  }
+  if (!placed) out.push([name, value]);
+  return out;
+}
+
+/** SeriesCollector accumulates samples per series key for one request. */
+export class SeriesCollector {
+  private readonly series = new Map<string, SeriesBuffer>();
+
+  /**
+   * add appends one sample. `key` must identify the label set (name included); `labels` is
+   * only read the first time the key is seen.
+   */
+  add(key: string, labels: () => LabelPairs, timeMs: number, value: number, stale: boolean): void {
+    let buf = this.series.get(key);
+    if (buf === undefined) {
+      buf = { labels: labels(), times: [], values: [], stale: null };
+      this.series.set(key, buf);
+    }
+    if (stale && buf.stale === null) buf.stale = new Array<number>(buf.times.length).fill(0);
+    buf.times.push(timeMs);
+    buf.values.push(stale ? NaN : value);
+    if (buf.stale !== null) buf.stale.push(stale ? 1 : 0);
+  }
+
+  /** finish returns every series with its samples sorted by time (stable for equal times). */
+  finish(): MetricSeries[] {
+    const out: MetricSeries[] = [];
+    for (const buf of this.series.values()) {
+      const n = buf.times.length;
+      let order: number[] | null = null;
+      for (let i = 1; i < n; i++) {
+        if (buf.times[i] < buf.times[i - 1]) {
+          order = Array.from({ length: n }, (_, k) => k).sort((a, b) => buf.times[a] - buf.times[b] || a - b);
+          break;
+        }
+      }
+      const timestampsMs = new Float64Array(n);
+      const values = new Float64Array(n);
+      const stale = buf.stale === null ? undefined : new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        const from = order === null ? i : order[i];
+        timestampsMs[i] = buf.times[from];
+        values[i] = buf.values[from];
+        if (stale !== undefined) stale[i] = buf.stale![from];
+      }
+      const series: MetricSeries = { labels: pairsToObject(buf.labels), timestampsMs, values };
+      if (stale !== undefined) series.stale = stale;
+      out.push(series);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,221 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import {
+  decodeContentEncoding,
+  decodeLokiPush,
+  IngestError,
+  parseStreamSelector,
+  snappyCompress,
+} from '../../../engine/ingest/index.js';
+import { pbEncode, PushRequest } from './protoTypes.js';
+
+const NOW_MS = Date.UTC(2024, 4, 1, 12, 0, 0);
+const SECONDS = Math.floor(NOW_MS / 1000) - 60;
+const PROTO = 'application/x-protobuf';
+
+describe('parseStreamSelector', () => {
+  it('parses equality selectors with spacing, escapes, raw strings and quoted names', () => {
+    expect(parseStreamSelector('{app="api", env="prod"}')).toEqual({ ok: true, labels: [['app', 'api'], ['env', 'prod']] });
+    expect(parseStreamSelector(' { a = "x\\"y\\n" ,b=`raw\\n`, } ')).toEqual({
+      ok: true,
+      labels: [['a', 'x"y\n'], ['b', 'raw\\n']],
+    });
+    expect(parseStreamSelector('{"service.name"="checkout"}')).toEqual({ ok: true, labels: [['service.name', 'checkout']] });
+    expect(parseStreamSelector('{_x1="é"}')).toEqual({ ok: true, labels: [['_x1', 'é']] });
+  });
+
+  it('rejects anything that is not a plain label set, saying where', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['app="api"', /offset 0: expected "\{"/],
+      ['{app="api"', /unexpected end of selector/],
+      ['{app=~"api"}', /offset 4: expected "=" after label name "app"/],
+      ['{app!="api"}', /offset 4: expected "=" after label name "app"/],
+      ['{app=="api"}', /expected "=", found "=="/],
+      ['{app="api" env="x"}', /offset 11: expected "," or "\}" after label value/],
+      ['{app="a", app="b"}', /offset 10: duplicate label name "app"/],
+      ['{}', /offset 0: a stream needs at least one label/],
+      ['{1app="x"}', /offset 1: expected a label name/],
+      ['{app=api}', /offset 5: expected a quoted string/],
+      ['{app="unterminated}', /unterminated string/],
+      ['{app="x"} trailing', /unexpected text after "\}"/],
+      ['{app="\\q"}', /unknown escape sequence/],
+      ['{""="x"}', /empty label name/],
+    ];
+    for (const [text, pattern] of cases) {
+      const result = parseStreamSelector(text);
+      expect(result.ok, text).toBe(false);
+      if (!result.ok) expect(result.message, text).toMatch(pattern);
+    }
+  });
+});
+
+function realisticPush(): Record<string, unknown> {
+  return {
+    streams: [
+      {
+        labels: '{app="checkout", env="prod", level="warn"}',
+        entries: [
+          { timestamp: { seconds: SECONDS, nanos: 123456789 }, line: 'first line' },
+          {
+            timestamp: { seconds: SECONDS + 1, nanos: 0 },
+            line: 'level=error msg="db down"',
+            structuredMetadata: [
+              { name: 'trace.id', value: 'abc123' },
+              { name: 'level', value: 'ERROR' },
+            ],
+          },
+        ],
+      },
+      {
+        labels: '{app="cart", detected_level="Info"}',
+        entries: [{ timestamp: { seconds: SECONDS, nanos: 5 }, line: 'ERROR but the line is not parsed' }],
+      },
+      {
+        labels: '{app="batch", severity="loud"}',
+        entries: [{ timestamp: { seconds: SECONDS, nanos: 0 }, line: '' }],
+      },
+      {
+        labels: '{app="broken" env="x"}',
+        entries: [
+          { timestamp: { seconds: SECONDS, nanos: 0 }, line: 'a' },
+          { timestamp: { seconds: SECONDS, nanos: 0 }, line: 'b' },
+        ],
+      },
+    ],
+  };
+}
+
+const sec = (s: number, n = 0) => BigInt(s) * 1_000_000_000n + BigInt(n);
+
+describe('decodeLokiPush protobuf', () => {
+  it('decodes a snappy PushRequest encoded by protobufjs', () => {
+    const body = snappyCompress(pbEncode(PushRequest, realisticPush()));
+    const result = decodeLokiPush(body, PROTO, { nowMs: NOW_MS });
+    expect(result.records).toEqual([
+      { timestampNs: sec(SECONDS, 123456789), message: 'first line', level: 'warn', tags: { app: 'checkout', env: 'prod' } },
+      {
+        timestampNs: sec(SECONDS + 1),
+        message: 'level=error msg="db down"',
+        level: 'error',
+        tags: { app: 'checkout', env: 'prod', trace_id: 'abc123' },
+      },
+      { timestampNs: sec(SECONDS, 5), message: 'ERROR but the line is not parsed', level: 'info', tags: { app: 'cart' } },
+      { timestampNs: sec(SECONDS), message: '', level: 'unknown', tags: { app: 'batch', severity: 'loud' } },
+    ]);
+    expect(result.rejected).toBe(2);
+    expect(result.errors).toEqual([
+      'stream 3 labels "{app=\\"broken\\" env=\\"x\\"}": parse error at offset 14: expected "," or "}" after label value',
+    ]);
+  });
+
+  it('treats a missing Content-Type as protobuf, as Loki does', () => {
+    const body = snappyCompress(pbEncode(PushRequest, realisticPush()));
+    expect(decodeLokiPush(body, undefined, { nowMs: NOW_MS }).records).toHaveLength(4);
+  });
+
+  it('rejects entries with future timestamps, over-long lines or too many tags', () => {
+    const body = snappyCompress(
+      pbEncode(PushRequest, {
+        streams: [
+          {
+            labels: '{app="x"}',
+            entries: [
+              { timestamp: { seconds: SECONDS, nanos: 0 }, line: 'ok' },
+              { timestamp: { seconds: SECONDS + 3600, nanos: 0 }, line: 'future' },
+              { timestamp: { seconds: SECONDS, nanos: 0 }, line: 'y'.repeat(300_000) },
+              {
+                timestamp: { seconds: SECONDS, nanos: 0 },
+                line: 'tags',
+                structuredMetadata: Array.from({ length: 64 }, (_, i) => ({ name: `m${i}`, value: 'v' })),
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const result = decodeLokiPush(body, PROTO, { nowMs: NOW_MS });
+    expect(result.records.map((r) => r.message)).toEqual(['ok']);
+    expect(result.rejected).toBe(3);
+    expect(result.errors).toEqual([
+      'stream 0 {app="x"} entry 1: timestamp 2024-05-01T12:59:00.000Z is 3540s in the future, over the allowed skew of 600s',
+      'stream 0 {app="x"} entry 2: log line of 300000 bytes exceeds the limit of 262144 bytes',
+      'stream 0 {app="x"} entry 3: 65 tags, over the limit of 64',
+    ]);
+  });
+
+  it('throws BAD_REQUEST for an unsnappied or truncated body', () => {
+    const raw = pbEncode(PushRequest, realisticPush());
+    expect(() => decodeLokiPush(raw, PROTO, { nowMs: NOW_MS })).toThrow(/^invalid Loki push body: snappy: /);
+    try {
+      decodeLokiPush(snappyCompress(raw.subarray(0, 30)), PROTO, { nowMs: NOW_MS });
+      throw new Error('expected failure');
+    } catch (err) {
+      expect(err).toBeInstanceOf(IngestError);
+      expect((err as Error).message).toMatch(/^invalid Loki PushRequest protobuf: protobuf: /);
+    }
+  });
+});
+
+describe('decodeLokiPush JSON', () => {
+  const json = {
+    streams: [
+      {
+        stream: { app: 'checkout', 'k8s.pod': 'p1' },
+        values: [
+          ['1714564740123456789', 'plain line'],
+          ['1714564741000000000', 'with metadata', { trace_id: 't1', detected_level: 'warning' }],
+        ],
+      },
+      { stream: { app: 'empty' }, values: [] },
+    ],
+  };
+
+  it('decodes streams, values and structured metadata', () => {
+    const result = decodeLokiPush(new TextEncoder().encode(JSON.stringify(json)), 'application/json', { nowMs: NOW_MS });
+    expect(result.rejected).toBe(0);
+    expect(result.records).toEqual([
+      { timestampNs: 1714564740123456789n, message: 'plain line', level: 'unknown', tags: { app: 'checkout', k8s_pod: 'p1' } },
+      {
+        timestampNs: 1714564741000000000n,
+        message: 'with metadata',
+        level: 'warn',
+        tags: { app: 'checkout', k8s_pod: 'p1', trace_id: 't1' },
+      },
+    ]);
+  });
+
+  it('decodes gzip JSON bodies', () => {
+    const body = decodeContentEncoding(gzipSync(JSON.stringify(json)), 'gzip', 1 << 20);
+    expect(decodeLokiPush(body, 'application/json', { nowMs: NOW_MS }).records).toHaveLength(2);
+  });
+
+  it('names the field at fault in malformed JSON', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ streams: [{ stream: { a: 'b' }, values: [[1714564740123456789, 'x']] }] }, /streams\[0\]\.values\[0\]\[0\]: expected the timestamp as a string/],
+      [{ streams: [{ stream: { a: 'b' }, values: [['1', 5]] }] }, /streams\[0\]\.values\[0\]\[1\]: expected the log line as a string/],
+      [{ streams: [{ stream: { a: 1 }, values: [] }] }, /streams\[0\]\.stream\.a: expected a string label value/],
+      [{ streams: [{ stream: { a: 'b' }, values: [['1', 'x', { k: 2 }]] }] }, /values\[0\]\[2\]\.k: expected a string metadata value/],
+      [{ streams: [{ stream: { a: 'b' }, values: [['1']] }] }, /values\[0\]: expected \[timestamp, line\]/],
+      [{ streams: {} }, /streams: expected an array/],
+    ];
+    for (const [body, pattern] of cases) {
+      expect(() => decodeLokiPush(new TextEncoder().encode(JSON.stringify(body)), 'application/json', { nowMs: NOW_MS })).toThrow(
+        pattern,
+      );
+    }
+  });
+
+  it('rejects a stream with an empty label name or no labels, with all its entries', () => {
+    const body = {
+      streams: [
+        { stream: { '': 'x' }, values: [['1', 'a'], ['2', 'b']] },
+        { values: [['3', 'c']] },
+        { stream: { ok: 'yes' }, values: [['4', 'd']] },
+      ],
+    };
+    const result = decodeLokiPush(new TextEncoder().encode(JSON.stringify(body)), 'application/json', { nowMs: NOW_MS });
+    expect(result.records.map((r) => r.message)).toEqual(['d']);
+    expect(result.rejected).toBe(3);
+    expect(result.errors).toEqual(['stream 0 {="x"}: empty label name', 'stream 1 {}: a stream needs at least one label']);
+  });
+});
