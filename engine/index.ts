@@ -10,3 +10,28 @@ export {
   syntaxError,
 } from './errors.js';
 export type { EngineErrorCode, LineCol, ParseErrorDetail, PositionRange } from './errors.js';
+
+export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType } from './promql/index.js';
+export type { Expr as PromQLExpr } from './promql/index.js';
+
+export { parseLogQL, checkLogQL, printLogQL, queryKind as logqlQueryKind } from './logql/index.js';
+export type { Expr as LogQLExpr } from './logql/index.js';
+
+export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
+export { DEFAULT_INDEXED_TAGS, type LogRecord, type LogReader, type LogStreamData } from './storage/logHead.js';
+export type { MetricQuerier, SeriesData, MetricAppend } from './storage/metricHead.js';
+export type { LabelMatcher } from './storage/matchers.js';
+export type { Labels } from './storage/labels.js';
+
+export {
+  DeltaAccumulator,
+  IngestError,
+  decodeContentEncoding,
+  decodeLokiPush,
+  decodeOtlpLogs,
+  decodeOtlpMetrics,
+  decodeRemoteWrite,
+  encodeExportResponse,
+  exportResponseJson,
+} from './ingest/index.js';
+export type { DecodeResult, IngestLimits } from './ingest/index.js';

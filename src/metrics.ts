@@ -11,6 +11,8 @@ export class ServiceMetrics {
   readonly duration: Histogram<'route' | 'method'>;
   readonly openStreams: Gauge;
   readonly inFlight: Gauge;
+  readonly ingested: Counter<'signal'>;
+  readonly ingestRejected: Counter<'signal'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -35,6 +37,18 @@ export class ServiceMetrics {
     this.inFlight = new Gauge({
       name: 'sluice_http_requests_in_flight',
       help: 'Requests received and not yet answered.',
+      registers: [this.registry],
+    });
+    this.ingested = new Counter({
+      name: 'sluice_ingested_records_total',
+      help: 'Records stored by the ingest endpoints: log lines for logs, samples for metrics.',
+      labelNames: ['signal'],
+      registers: [this.registry],
+    });
+    this.ingestRejected = new Counter({
+      name: 'sluice_ingest_rejected_records_total',
+      help: 'Records dropped by ingest validation (limits, malformed series).',
+      labelNames: ['signal'],
       registers: [this.registry],
     });
   }

@@ -1,4 +1,5 @@
 import type { DestinationStream, Logger } from 'pino';
+import { Storage } from '../engine/index.js';
 import { KeyAdmin } from './auth/apiKeys.js';
 import { KeyIndex } from './auth/keyIndex.js';
 import { RateLimiter } from './auth/rateLimit.js';
@@ -10,6 +11,8 @@ import { FileMetaStore } from './meta/fileStore.js';
 import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
+import { ingestRoutes } from './routes/ingest.js';
+import { validateRoutes } from './routes/validate.js';
 
 export interface StartOptions {
   /** logDestination replaces stdout for the JSON log (tests capture it). */
@@ -22,6 +25,7 @@ export interface RunningService {
   port: number;
   log: Logger;
   store: MetaStore;
+  storage: Storage;
   server: HttpServer;
   metrics: ServiceMetrics;
   /** stop drains in-flight requests (up to the configured timeout) and closes the stores. */
@@ -66,9 +70,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const store = await FileMetaStore.open(config.dataDir, { watchChanges: true });
   await bootstrapAccess(config, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);
+  const storage = await Storage.open({
+    dir: config.dataDir,
+    onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
+  });
   const metrics = new ServiceMetrics();
   const router = new Router();
-  const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey)];
+  const routes: RouteSpec[] = [
+    ...healthRoutes(metrics, config.metricsRequireKey),
+    ...validateRoutes(),
+    ...ingestRoutes({ storage, metrics, maxBodyBytes: config.maxBodyBytes }),
+  ];
   for (const route of routes) router.add(route);
   const server = new HttpServer({
     router,
@@ -88,9 +100,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       const idle = await server.waitIdle(config.shutdownTimeoutMs);
       if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached with requests still in flight');
       keyIndex.close();
+      await storage.close();
       await store.close();
       log.info('sluice stopped');
       log.flush();
     })());
-  return { port, log, store, server, metrics, stop };
+  return { port, log, store, storage, server, metrics, stop };
 }

@@ -1,0 +1,21 @@
+import { ApiError } from '../errors.js';
+
+/**
+ * requireObject insists on a JSON object body: arrays, strings and null are a malformed
+ * request, not an expression problem.
+ */
+export function requireObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('BAD_REQUEST', 'request body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** requireQueryText returns the `q` field, the one field every query and validate body needs. */
+export function requireQueryText(body: Record<string, unknown>): string {
+  const q = body.q;
+  if (q === undefined || q === null) throw new ApiError('BAD_REQUEST', 'missing q: the expression to evaluate');
+  if (typeof q !== 'string') throw new ApiError('BAD_REQUEST', 'q must be a string');
+  if (q.trim() === '') throw new ApiError('BAD_REQUEST', 'q must not be empty');
+  return q;
+}
