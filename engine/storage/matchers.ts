@@ -10,7 +10,11 @@ export interface LabelMatcher {
 /** ValueTest decides a matcher for one label value; an absent label is the empty string, as in Prometheus. */
 export type ValueTest = (value: string) => boolean;
 
-/** compileMatcher builds the test once so scans over many series do no per-series set-up. */
+/**
+ * compileMatcher builds the test once so scans over many series do no per-series set-up.
+ * Regex matchers are anchored and let `.` match newlines, as Prometheus and Loki compile them
+ * (`^(?s:pattern)$`).
+ */
 export function compileMatcher(m: LabelMatcher): ValueTest {
   switch (m.type) {
     case '=':
@@ -18,11 +22,11 @@ export function compileMatcher(m: LabelMatcher): ValueTest {
     case '!=':
       return (v) => v !== m.value;
     case '=~': {
-      const re = compileRegex(m.value, { anchored: true });
+      const re = compileRegex(`(?s:${m.value})`, { anchored: true });
       return (v) => re.test(v);
     }
     case '!~': {
-      const re = compileRegex(m.value, { anchored: true });
+      const re = compileRegex(`(?s:${m.value})`, { anchored: true });
       return (v) => !re.test(v);
     }
   }

@@ -1,0 +1,231 @@
+/**
+ * The selecting aggregations: topk, bottomk, limitk and limit_ratio. They output input series
+ * unchanged, so they keep their members; selection runs per step with the same binary heap
+ * Prometheus uses (Go's container/heap), which also fixes the order of an instant result.
+ */
+import type { AggregateExpr } from '../ast.js';
+import type { EvalContext } from './context.js';
+import { evalError } from './context.js';
+import { formatGoG } from './goFloat.js';
+import type { StepGrid } from './grid.js';
+import { Grouper } from './grouping.js';
+import type { Labels } from './labelset.js';
+import { labelsHash } from './xxhash.js';
+import { paramExtremes } from './aggregate.js';
+import { materialize, type SeriesStream, type StepSeries } from './series.js';
+
+const MIN_INT64 = -9223372036854775808;
+const MAX_INT64 = 9223372036854775807;
+
+/**
+ * ValueHeap is Go's container/heap over (series index, value) entries with the ordering of
+ * Prometheus' vectorByValueHeap (ascending, NaN lowest) or its reverse (descending, NaN first).
+ */
+class ValueHeap {
+  readonly idx: number[] = [];
+  readonly val: number[] = [];
+
+  constructor(private readonly descending: boolean) {}
+
+  get length(): number {
+    return this.idx.length;
+  }
+
+  less(i: number, j: number): boolean {
+    const a = this.val[i];
+    const b = this.val[j];
+    if (a !== a) return true;
+    return this.descending ? a > b : a < b;
+  }
+
+  swap(i: number, j: number): void {
+    const ti = this.idx[i];
+    this.idx[i] = this.idx[j];
+    this.idx[j] = ti;
+    const tv = this.val[i];
+    this.val[i] = this.val[j];
+    this.val[j] = tv;
+  }
+
+  private up(j: number): void {
+    for (;;) {
+      const i = Math.trunc((j - 1) / 2);
+      if (i === j || !this.less(j, i)) break;
+      this.swap(i, j);
+      j = i;
+    }
+  }
+
+  private down(i0: number, n: number): boolean {
+    let i = i0;
+    for (;;) {
+      const j1 = 2 * i + 1;
+      if (j1 >= n) break;
+      let j = j1;
+      const j2 = j1 + 1;
+      if (j2 < n && this.less(j2, j1)) j = j2;
+      if (!this.less(j, i)) break;
+      this.swap(i, j);
+      i = j;
+    }
+    return i > i0;
+  }
+
+  push(index: number, value: number): void {
+    this.idx.push(index);
+    this.val.push(value);
+    this.up(this.idx.length - 1);
+  }
+
+  /** replaceTop overwrites the root and restores the heap, as heap.Fix(h, 0). */
+  replaceTop(index: number, value: number): void {
+    this.idx[0] = index;
+    this.val[0] = value;
+    if (!this.down(0, this.idx.length)) this.up(0);
+  }
+
+  /**
+   * sortReversed orders the entries as Go's sort.Sort(sort.Reverse(heap)): insertion sort for
+   * small heaps (what Go does up to 12 elements), a stable merge otherwise.
+   */
+  sortReversed(): number[] {
+    const n = this.idx.length;
+    const order = Array.from({ length: n }, (_, i) => i);
+    const lessRev = (a: number, b: number): boolean => {
+      const va = this.val[b];
+      const vb = this.val[a];
+      if (va !== va) return true;
+      return this.descending ? va > vb : va < vb;
+    };
+    if (n <= 12) {
+      for (let i = 1; i < n; i++) {
+        for (let j = i; j > 0 && lessRev(order[j], order[j - 1]); j--) {
+          const t = order[j];
+          order[j] = order[j - 1];
+          order[j - 1] = t;
+        }
+      }
+    } else {
+      order.sort((a, b) => (lessRev(a, b) ? -1 : lessRev(b, a) ? 1 : 0));
+    }
+    return order.map((i) => this.idx[i]);
+  }
+}
+
+/** MAX_UINT64 is 2^64 - 1 as a float, the divisor Prometheus normalises label hashes by. */
+const MAX_UINT64 = Number((1n << 64n) - 1n);
+
+/**
+ * ratioOffset maps a label set to a fraction in [0, 1) from Prometheus' label hash, so that
+ * limit_ratio picks the same series Prometheus picks.
+ */
+function ratioOffset(labels: Labels): number {
+  return Number(labelsHash(labels)) / MAX_UINT64;
+}
+
+/** ratioAdmits tells whether a series with `offset` is sampled at ratio `r` in [-1, 1]. */
+function ratioAdmits(r: number, offset: number): boolean {
+  return (r >= 0 && offset < r) || (r < 0 && offset >= 1 + r);
+}
+
+/** validateParam applies Prometheus' checks on the k or ratio parameter; false means "no result". */
+function validateParam(ctx: EvalContext, node: AggregateExpr, param: Float64Array): boolean {
+  const { min, max, hasNaN } = paramExtremes(param);
+  if (node.op === 'limit_ratio') {
+    if (!hasNaN && max === 0 && min === 0) return false;
+    if (hasNaN) throw evalError('Ratio value is NaN');
+    if (max > 1) ctx.annotations.warn(`ratio value should be between -1 and 1, got ${formatGoG(max)}, capping to 1`, node.param!.pos);
+    if (min < -1) ctx.annotations.warn(`ratio value should be between -1 and 1, got ${formatGoG(min)}, capping to -1`, node.param!.pos);
+    return true;
+  }
+  if (!hasNaN && max < 1) return false;
+  if (hasNaN) throw evalError('Parameter value is NaN');
+  if (min <= MIN_INT64) throw evalError(`Scalar value ${formatGoG(min)} underflows int64`);
+  if (max >= MAX_INT64) throw evalError(`Scalar value ${formatGoG(max)} overflows int64`);
+  return true;
+}
+
+/**
+ * aggregateSelect evaluates topk, bottomk, limitk and limit_ratio. An instant result lists each
+ * group's selection in Prometheus' order (topk descending, bottomk ascending).
+ */
+export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: SeriesStream, grid: StepGrid, param: Float64Array): StepSeries[] {
+  const input = materialize(stream);
+  if (!validateParam(ctx, node, param)) return [];
+  const op = node.op;
+  const grouper = new Grouper(node.grouping, node.without);
+  const groupOf = new Int32Array(input.length);
+  const groupIds = new Map<string, number>();
+  for (let s = 0; s < input.length; s++) {
+    const key = grouper.key(input[s].labels);
+    let id = groupIds.get(key);
+    if (id === undefined) {
+      id = groupIds.size;
+      groupIds.set(key, id);
+    }
+    groupOf[s] = id;
+  }
+  const offsets = op === 'limit_ratio' ? input.map((s) => ratioOffset(s.labels)) : null;
+  const outputs = new Map<number, StepSeries>();
+  const ordered: StepSeries[] = [];
+  const emit = (s: number, step: number): void => {
+    let out = outputs.get(s);
+    if (out === undefined) {
+      out = { labels: input[s].labels, values: new Float64Array(grid.count), present: new Uint8Array(grid.count), dropName: input[s].dropName };
+      outputs.set(s, out);
+      if (grid.count > 1) ordered.push(out);
+    }
+    out.values[step] = input[s].values[step];
+    out.present[step] = 1;
+    if (grid.count === 1) ordered.push(out);
+  };
+  for (let step = 0; step < grid.count; step++) {
+    ctx.checkAbort();
+    const p = param[step];
+    let k = 0;
+    let ratio = 0;
+    if (op === 'limit_ratio') {
+      if (p === 0) continue;
+      ratio = Math.max(-1, Math.min(1, p));
+    } else {
+      k = Math.min(Math.trunc(p), input.length);
+      if (k < 1) continue;
+    }
+    const heaps: (ValueHeap | undefined)[] = new Array(groupIds.size);
+    for (let s = 0; s < input.length; s++) {
+      const series = input[s];
+      if (series.present[step] === 0) continue;
+      const v = series.values[step];
+      const g = groupOf[s];
+      let heap = heaps[g];
+      if (heap === undefined) heaps[g] = heap = new ValueHeap(op === 'bottomk');
+      switch (op) {
+        case 'topk':
+        case 'bottomk': {
+          if (heap.length < k) {
+            heap.push(s, v);
+            break;
+          }
+          const top = heap.val[0];
+          const replace = (op === 'topk' ? top < v : top > v) || (top !== top && v === v);
+          if (replace) heap.replaceTop(s, v);
+          break;
+        }
+        case 'limitk':
+          if (heap.length < k) heap.push(s, v);
+          break;
+        case 'limit_ratio':
+          if (ratioAdmits(ratio, offsets![s])) heap.push(s, v);
+          break;
+        default:
+          throw new Error(`aggregateSelect: unexpected aggregation ${op}`);
+      }
+    }
+    for (const heap of heaps) {
+      if (heap === undefined) continue;
+      const members = op === 'topk' || op === 'bottomk' ? heap.sortReversed() : heap.idx;
+      for (const s of members) emit(s, step);
+    }
+  }
+  return ordered;
+}

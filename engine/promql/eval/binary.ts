@@ -1,0 +1,367 @@
+/**
+ * Binary operators. Scalar/scalar and vector/scalar operations are element-wise and stream.
+ * Vector/vector operations match series by signature (`on`/`ignoring`), once per series, then
+ * walk the steps pairing the series present at each step, with Prometheus' cardinality checks
+ * ("found duplicate series for the match group", "multiple matches for labels") and its rules
+ * for the result's labels (`group_left`/`group_right` include labels, name dropping).
+ */
+import type { BinaryExpr, BinaryOp, VectorMatching } from '../ast.js';
+import { isComparisonOp } from '../ast.js';
+import type { EvalContext } from './context.js';
+import { evalError } from './context.js';
+import { DUPLICATE_LABELSET } from './dedupe.js';
+import type { StepGrid } from './grid.js';
+import {
+  METRIC_NAME,
+  dropMetricName,
+  formatLabelsGo,
+  keepLabels,
+  labelsKey,
+  removeLabels,
+  signatureOn,
+  signatureWithout,
+  withLabel,
+  type Labels,
+} from './labelset.js';
+import { countPresent, type SeriesStream, type StepSeries } from './series.js';
+
+/** changesMetricSchema tells whether the operator's result no longer measures the input metric. */
+export function changesMetricSchema(op: BinaryOp): boolean {
+  return op === '+' || op === '-' || op === '*' || op === '/' || op === '^' || op === '%' || op === 'atan2';
+}
+
+/** goMod is Go's math.Mod: the remainder with the dividend's sign (JavaScript's % already is). */
+function goMod(a: number, b: number): number {
+  return a % b;
+}
+
+/** goPow is Go's math.Pow, which differs from JavaScript for 1 and -1 raised to ±Inf or NaN. */
+function goPow(a: number, b: number): number {
+  if (a === 1) return 1;
+  if (b === 0) return 1;
+  if (a === -1 && (b === Infinity || b === -Infinity)) return 1;
+  return Math.pow(a, b);
+}
+
+/** arithmetic applies an arithmetic operator. */
+export function arithmetic(op: BinaryOp, a: number, b: number): number {
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    case '%':
+      return goMod(a, b);
+    case '^':
+      return goPow(a, b);
+    case 'atan2':
+      return Math.atan2(a, b);
+    default:
+      throw new Error(`arithmetic: not an arithmetic operator: ${op}`);
+  }
+}
+
+/** compare applies a comparison operator. */
+export function compare(op: BinaryOp, a: number, b: number): boolean {
+  switch (op) {
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '>':
+      return a > b;
+    case '<':
+      return a < b;
+    case '>=':
+      return a >= b;
+    case '<=':
+      return a <= b;
+    default:
+      throw new Error(`compare: not a comparison operator: ${op}`);
+  }
+}
+
+/** isTrimOp tells whether `op` trims native histogram buckets, which floats do not support. */
+function isTrimOp(op: BinaryOp): boolean {
+  return op === '</' || op === '>/';
+}
+
+/** noteTrimOnFloats records the info Prometheus gives for a trim operator between floats. */
+function noteTrimOnFloats(ctx: EvalContext, node: BinaryExpr): void {
+  ctx.annotations.info(`incompatible sample types encountered for binary operator "${node.op}": float ${node.op} float`, node.pos);
+}
+
+/** scalarScalar evaluates an operator between two scalars, step by step. */
+export function scalarScalar(op: BinaryOp, lhs: Float64Array, rhs: Float64Array): Float64Array {
+  const out = new Float64Array(lhs.length);
+  const comparison = isComparisonOp(op);
+  for (let i = 0; i < lhs.length; i++) out[i] = comparison ? (compare(op, lhs[i], rhs[i]) ? 1 : 0) : arithmetic(op, lhs[i], rhs[i]);
+  return out;
+}
+
+/** nameDropped applies metric-name removal: eagerly, or as a flag under delayed removal. */
+function nameDropped(ctx: EvalContext, series: StepSeries): { labels: Labels; dropName: boolean } {
+  if (ctx.delayedNameRemoval) return { labels: series.labels, dropName: true };
+  return { labels: dropMetricName(series.labels), dropName: true };
+}
+
+/**
+ * vectorScalar evaluates an operator between each vector element and a scalar. Comparisons
+ * keep the vector's value (whichever side it is on) and filter; `bool` turns them into 0/1.
+ */
+export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: SeriesStream, scalar: Float64Array, scalarOnLeft: boolean): Generator<StepSeries> {
+  const op = node.op;
+  if (isTrimOp(op)) {
+    for (const series of vector) if (countPresent(series) > 0) noteTrimOnFloats(ctx, node);
+    return;
+  }
+  const comparison = isComparisonOp(op);
+  const dropsName = changesMetricSchema(op) || node.returnBool;
+  for (const series of vector) {
+    ctx.checkAbort();
+    const n = series.present.length;
+    const values = new Float64Array(n);
+    const present = new Uint8Array(n);
+    let points = 0;
+    for (let i = 0; i < n; i++) {
+      if (series.present[i] === 0) continue;
+      const v = series.values[i];
+      const s = scalar[i];
+      const a = scalarOnLeft ? s : v;
+      const b = scalarOnLeft ? v : s;
+      if (comparison) {
+        const keep = compare(op, a, b);
+        if (node.returnBool) values[i] = keep ? 1 : 0;
+        else if (keep) values[i] = v;
+        else continue;
+      } else {
+        values[i] = arithmetic(op, a, b);
+      }
+      present[i] = 1;
+      points++;
+    }
+    ctx.releaseSamples(countPresent(series));
+    if (points === 0) continue;
+    ctx.holdSamples(points);
+    const named = dropsName ? nameDropped(ctx, series) : { labels: series.labels, dropName: series.dropName };
+    yield { labels: named.labels, values, present, dropName: named.dropName };
+  }
+}
+
+/** signatureFunction builds the match signature of `on(...)` or `ignoring(...)`. */
+function signatureFunction(matching: VectorMatching): (labels: Labels) => string {
+  if (matching.on) {
+    const names = [...new Set(matching.labels)].sort();
+    return (labels) => signatureOn(labels, names);
+  }
+  const names = new Set([...matching.labels, METRIC_NAME]);
+  return (labels) => signatureWithout(labels, names);
+}
+
+/** OutputCollector gathers result series by label set, rejecting two values for one labels at one step. */
+class OutputCollector {
+  private readonly byKey = new Map<string, StepSeries>();
+  readonly series: StepSeries[] = [];
+
+  constructor(private readonly count: number) {}
+
+  target(labels: Labels, dropName: boolean): StepSeries {
+    const key = labelsKey(labels);
+    let out = this.byKey.get(key);
+    if (out === undefined) {
+      out = { labels, values: new Float64Array(this.count), present: new Uint8Array(this.count), dropName };
+      this.byKey.set(key, out);
+      this.series.push(out);
+    }
+    return out;
+  }
+
+  write(out: StepSeries, step: number, value: number): void {
+    if (out.present[step] !== 0) throw evalError(DUPLICATE_LABELSET);
+    out.present[step] = 1;
+    out.values[step] = value;
+  }
+
+  /** nonEmpty drops series that never received a value. */
+  nonEmpty(): StepSeries[] {
+    return this.series.filter((s) => countPresent(s) > 0);
+  }
+}
+
+/** ordinals numbers the distinct signatures of both sides, shared so equal signatures get equal numbers. */
+function ordinals(sig: (labels: Labels) => string, lhs: StepSeries[], rhs: StepSeries[]): { left: Int32Array; right: Int32Array; count: number } {
+  const ids = new Map<string, number>();
+  const number = (series: StepSeries[]): Int32Array => {
+    const out = new Int32Array(series.length);
+    for (let i = 0; i < series.length; i++) {
+      const key = sig(series[i].labels);
+      let id = ids.get(key);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(key, id);
+      }
+      out[i] = id;
+    }
+    return out;
+  };
+  const left = number(lhs);
+  const right = number(rhs);
+  return { left, right, count: ids.size };
+}
+
+/**
+ * setOperation evaluates `and`, `or` and `unless`: per step, a left series is kept or dropped by
+ * whether any right series with its signature is present; `or` adds the right series whose
+ * signature no left series has at that step.
+ */
+export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: StepSeries[], rhs: StepSeries[], grid: StepGrid): StepSeries[] {
+  const sig = signatureFunction(node.matching);
+  const { left, right, count } = ordinals(sig, lhs, rhs);
+  const collector = new OutputCollector(grid.count);
+  const leftOut = lhs.map((s) => collector.target(s.labels, s.dropName));
+  const rightOut = node.op === 'or' ? rhs.map((s) => collector.target(s.labels, s.dropName)) : [];
+  const mark = new Uint8Array(count);
+  for (let step = 0; step < grid.count; step++) {
+    ctx.checkAbort();
+    mark.fill(0);
+    if (node.op === 'or') {
+      for (let l = 0; l < lhs.length; l++) {
+        if (lhs[l].present[step] === 0) continue;
+        mark[left[l]] = 1;
+        collector.write(leftOut[l], step, lhs[l].values[step]);
+      }
+      for (let r = 0; r < rhs.length; r++) {
+        if (rhs[r].present[step] === 0 || mark[right[r]] !== 0) continue;
+        collector.write(rightOut[r], step, rhs[r].values[step]);
+      }
+      continue;
+    }
+    for (let r = 0; r < rhs.length; r++) if (rhs[r].present[step] !== 0) mark[right[r]] = 1;
+    const wantMatch = node.op === 'and';
+    for (let l = 0; l < lhs.length; l++) {
+      if (lhs[l].present[step] === 0) continue;
+      if ((mark[left[l]] !== 0) !== wantMatch) continue;
+      collector.write(leftOut[l], step, lhs[l].values[step]);
+    }
+  }
+  return settle(ctx, collector.nonEmpty(), lhs, rhs);
+}
+
+/** matchGroupLabels is the label set a match group is reported with in errors. */
+function matchGroupLabels(labels: Labels, matching: VectorMatching): Labels {
+  const names = new Set(matching.labels);
+  return matching.on ? keepLabels(labels, names) : removeLabels(labels, names);
+}
+
+/**
+ * vectorVector evaluates an arithmetic or comparison operator between two vectors under
+ * one-to-one, many-to-one (group_left) or one-to-many (group_right) matching.
+ */
+export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: StepSeries[], rhsIn: StepSeries[], grid: StepGrid): StepSeries[] {
+  const op = node.op;
+  const matching = node.matching;
+  if (isTrimOp(op)) {
+    if (lhsIn.length > 0 && rhsIn.length > 0) noteTrimOnFloats(ctx, node);
+    return [];
+  }
+  const swapped = matching.card === 'one-to-many';
+  // After the swap "many" is the side whose labels the result keeps, "one" the matched side.
+  const many = swapped ? rhsIn : lhsIn;
+  const one = swapped ? lhsIn : rhsIn;
+  const sig = signatureFunction(matching);
+  const { left: manySig, right: oneSig, count } = ordinals(sig, many, one);
+  const comparison = isComparisonOp(op);
+  const dropName = !ctx.delayedNameRemoval && node.returnBool;
+  const schemaChange = changesMetricSchema(op);
+  const include = matching.include;
+  const keepNames = new Set(matching.labels);
+  const resultCache = new Map<number, StepSeries>();
+  const collector = new OutputCollector(grid.count);
+
+  /** resultSeries is the output series of one (many, one) pair, built once. */
+  const resultSeries = (m: number, o: number): StepSeries => {
+    const cacheKey = m * one.length + o;
+    let out = resultCache.get(cacheKey);
+    if (out !== undefined) return out;
+    let labels = many[m].labels;
+    if (dropName || schemaChange) labels = dropMetricName(labels);
+    if (matching.card === 'one-to-one') labels = matching.on ? keepLabels(labels, keepNames) : removeLabels(labels, keepNames);
+    for (const name of include) labels = withLabel(labels, name, one[o].labels[name] ?? '');
+    out = collector.target(labels, node.returnBool);
+    resultCache.set(cacheKey, out);
+    return out;
+  };
+
+  const oneAt = new Int32Array(count);
+  const matchedOnce = new Uint8Array(count);
+  const matchedResults: (Set<StepSeries> | undefined)[] = new Array(count);
+  for (let step = 0; step < grid.count; step++) {
+    ctx.checkAbort();
+    oneAt.fill(-1);
+    for (let o = 0; o < one.length; o++) {
+      if (one[o].present[step] === 0) continue;
+      const s = oneSig[o];
+      const prior = oneAt[s];
+      if (prior >= 0) {
+        const side = swapped ? 'left' : 'right';
+        const group = formatLabelsGo(matchGroupLabels(one[o].labels, matching));
+        let first = formatLabelsGo(one[o].labels);
+        let second = formatLabelsGo(one[prior].labels);
+        if (first > second) [first, second] = [second, first];
+        throw evalError(
+          `found duplicate series for the match group ${group} on the ${side} hand-side of the operation: [${first}, ${second}]` +
+            ';many-to-many matching not allowed: matching labels must be unique on one side',
+        );
+      }
+      oneAt[s] = o;
+    }
+    matchedOnce.fill(0);
+    matchedResults.fill(undefined);
+    for (let m = 0; m < many.length; m++) {
+      if (many[m].present[step] === 0) continue;
+      const s = manySig[m];
+      const o = oneAt[s];
+      if (o < 0) continue;
+      const manyValue = many[m].values[step];
+      const oneValue = one[o].values[step];
+      const a = swapped ? oneValue : manyValue;
+      const b = swapped ? manyValue : oneValue;
+      let value: number;
+      let keep = true;
+      if (comparison) {
+        keep = compare(op, a, b);
+        value = node.returnBool ? (keep ? 1 : 0) : a;
+      } else {
+        value = arithmetic(op, a, b);
+      }
+      const out = resultSeries(m, o);
+      if (matching.card === 'one-to-one') {
+        if (matchedOnce[s] !== 0) throw evalError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
+        matchedOnce[s] = 1;
+      } else {
+        let seen = matchedResults[s];
+        if (seen === undefined) matchedResults[s] = seen = new Set();
+        if (seen.has(out)) throw evalError('multiple matches for labels: grouping labels must ensure unique matches');
+        seen.add(out);
+      }
+      if (!keep && !node.returnBool) continue;
+      collector.write(out, step, value);
+    }
+  }
+  return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);
+}
+
+/** settle accounts for an operator's output replacing its inputs in memory. */
+function settle(ctx: EvalContext, result: StepSeries[], lhs: StepSeries[], rhs: StepSeries[]): StepSeries[] {
+  let points = 0;
+  for (const s of result) points += countPresent(s);
+  for (const s of lhs) points -= countPresent(s);
+  for (const s of rhs) points -= countPresent(s);
+  if (points > 0) ctx.holdSamples(points);
+  else ctx.releaseSamples(-points);
+  return result;
+}

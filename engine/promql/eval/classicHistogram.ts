@@ -1,0 +1,299 @@
+/**
+ * histogram_quantile and histogram_fraction over classic histograms: series that share every
+ * label but `le` form one histogram whose buckets are cumulative counts up to `le`. The bucket
+ * rules are Prometheus': buckets sorted by bound and coalesced, tiny float drifts ignored,
+ * decreasing counts forced monotonic (with an info note), +Inf bucket required, linear
+ * interpolation with a natural lower bound of 0.
+ */
+import { quoteGoString } from '../../common/quote.js';
+import type { PositionRange } from '../../errors.js';
+import { almostEqual } from './almost.js';
+import type { EvalContext } from './context.js';
+import { formatGoG } from './goFloat.js';
+import { stepTime, type StepGrid } from './grid.js';
+import { evalError } from './context.js';
+import { DUPLICATE_LABELSET } from './dedupe.js';
+import { dropMetricName, labelsKey, metricNameOf, removeLabels, withLabel, type Labels } from './labelset.js';
+import type { StepSeries } from './series.js';
+
+/** SMALL_DELTA_TOLERANCE is the relative difference between buckets treated as float noise. */
+const SMALL_DELTA_TOLERANCE = 1e-12;
+
+const LE_ONLY: ReadonlySet<string> = new Set(['le']);
+
+/** parseGoFloat reads a number the way Go's strconv.ParseFloat does, or returns null. */
+export function parseGoFloat(text: string): number | null {
+  const lower = text.toLowerCase();
+  const unsigned = lower.startsWith('+') || lower.startsWith('-') ? lower.slice(1) : lower;
+  const negative = lower.startsWith('-');
+  if (unsigned === 'inf' || unsigned === 'infinity') return negative ? -Infinity : Infinity;
+  if (unsigned === 'nan') return NaN;
+  if (/^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(unsigned)) {
+    const value = Number(unsigned);
+    if (!Number.isFinite(value)) return null;
+    return negative ? -value : value;
+  }
+  const hex = /^0x([0-9a-f]*)\.?([0-9a-f]*)p([+-]?\d+)$/.exec(unsigned);
+  if (hex !== null && (hex[1] !== '' || hex[2] !== '')) {
+    const mantissa = parseInt(hex[1] || '0', 16) + (hex[2] === '' ? 0 : parseInt(hex[2], 16) / 16 ** hex[2].length);
+    const value = mantissa * 2 ** Number(hex[3]);
+    return negative ? -value : value;
+  }
+  return null;
+}
+
+/** Buckets are parallel arrays of upper bounds and cumulative counts. */
+interface Buckets {
+  bounds: number[];
+  counts: number[];
+}
+
+/** sortAndCoalesce orders buckets by bound and merges equal bounds. */
+function sortAndCoalesce(b: Buckets): Buckets {
+  const order = b.bounds.map((_, i) => i).sort((x, y) => (b.bounds[x] < b.bounds[y] ? -1 : b.bounds[x] > b.bounds[y] ? 1 : 0));
+  const bounds: number[] = [];
+  const counts: number[] = [];
+  for (const i of order) {
+    const last = bounds.length - 1;
+    if (last >= 0 && bounds[last] === b.bounds[i]) counts[last] += b.counts[i];
+    else {
+      bounds.push(b.bounds[i]);
+      counts.push(b.counts[i]);
+    }
+  }
+  return { bounds, counts };
+}
+
+/** Monotonicity describes the repairs ensureMonotonic made. */
+interface Monotonicity {
+  forced: boolean;
+  minBucket: number;
+  maxBucket: number;
+  maxDiff: number;
+}
+
+/** ensureMonotonic irons out float noise and decreasing counts in place. */
+function ensureMonotonic(b: Buckets): Monotonicity {
+  const result: Monotonicity = { forced: false, minBucket: Infinity, maxBucket: -Infinity, maxDiff: 0 };
+  let prev = b.counts[0];
+  for (let i = 1; i < b.counts.length; i++) {
+    const curr = b.counts[i];
+    if (curr === prev) continue;
+    if (almostEqual(prev, curr, SMALL_DELTA_TOLERANCE)) {
+      b.counts[i] = prev;
+      continue;
+    }
+    if (curr < prev) {
+      b.counts[i] = prev;
+      result.forced = true;
+      result.minBucket = Math.min(result.minBucket, b.bounds[i]);
+      result.maxBucket = Math.max(result.maxBucket, b.bounds[i]);
+      result.maxDiff = Math.max(result.maxDiff, prev - curr);
+      continue;
+    }
+    prev = curr;
+  }
+  return result;
+}
+
+/** bucketQuantile is Prometheus' BucketQuantile over unsorted buckets. */
+export function bucketQuantile(q: number, raw: Buckets): { value: number; monotonicity: Monotonicity | null } {
+  if (q !== q) return { value: NaN, monotonicity: null };
+  if (q < 0) return { value: -Infinity, monotonicity: null };
+  if (q > 1) return { value: Infinity, monotonicity: null };
+  const b = sortAndCoalesce(raw);
+  if (b.bounds[b.bounds.length - 1] !== Infinity) return { value: NaN, monotonicity: null };
+  const monotonicity = ensureMonotonic(b);
+  const n = b.bounds.length;
+  if (n < 2) return { value: NaN, monotonicity };
+  const observations = b.counts[n - 1];
+  if (observations === 0) return { value: NaN, monotonicity };
+  let rank = q * observations;
+  let idx = 0;
+  let hiIdx = n - 1;
+  while (idx < hiIdx) {
+    const m = (idx + hiIdx) >>> 1;
+    if (b.counts[m] >= rank) hiIdx = m;
+    else idx = m + 1;
+  }
+  if (idx === n - 1) return { value: b.bounds[n - 2], monotonicity };
+  if (idx === 0 && b.bounds[0] <= 0) return { value: b.bounds[0], monotonicity };
+  let bucketStart = 0;
+  const bucketEnd = b.bounds[idx];
+  let count = b.counts[idx];
+  if (idx > 0) {
+    bucketStart = b.bounds[idx - 1];
+    count -= b.counts[idx - 1];
+    rank -= b.counts[idx - 1];
+  }
+  return { value: bucketStart + (bucketEnd - bucketStart) * (rank / count), monotonicity };
+}
+
+/** bucketFraction is Prometheus' BucketFraction: the share of observations in [lower, upper]. */
+export function bucketFraction(lower: number, upper: number, raw: Buckets): number {
+  const b = sortAndCoalesce(raw);
+  const n = b.bounds.length;
+  if (b.bounds[n - 1] !== Infinity) return NaN;
+  const count = b.counts[n - 1];
+  if (count === 0 || lower !== lower || upper !== upper) return NaN;
+  if (lower >= upper) return 0;
+  let rank = 0;
+  let lowerRank = 0;
+  let upperRank = 0;
+  let lowerSet = false;
+  let upperSet = false;
+  let lowerBound = b.bounds[0] <= 0 ? -Infinity : 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) lowerBound = b.bounds[i - 1];
+    const upperBound = b.bounds[i];
+    const bucketCount = b.counts[i];
+    const interpolate = (v: number): number =>
+      lowerBound === -Infinity ? bucketCount : rank + ((bucketCount - rank) * (v - lowerBound)) / (upperBound - lowerBound);
+    if (!lowerSet && lowerBound >= lower) {
+      lowerRank = rank;
+      lowerSet = true;
+    }
+    if (!upperSet && lowerBound >= upper) {
+      upperRank = rank;
+      upperSet = true;
+    }
+    if (lowerSet && upperSet) break;
+    if (!lowerSet && lowerBound < lower && upperBound > lower) {
+      lowerRank = interpolate(lower);
+      lowerSet = true;
+    }
+    if (!upperSet && lowerBound < upper && upperBound > upper) {
+      upperRank = interpolate(upper);
+      upperSet = true;
+    }
+    if (lowerSet && upperSet) break;
+    rank = bucketCount;
+  }
+  if (!lowerSet || lowerRank > count) lowerRank = count;
+  if (!upperSet || upperRank > count) upperRank = count;
+  return (upperRank - lowerRank) / count;
+}
+
+/** HistogramGroup is one classic histogram: its member bucket series and their bounds. */
+interface HistogramGroup {
+  labels: Labels;
+  name: string;
+  members: number[];
+  bounds: number[];
+}
+
+/**
+ * ClassicHistogramFn is what to compute per histogram and step: a quantile q, or the fraction
+ * between two bounds.
+ */
+export type ClassicHistogramFn =
+  | { kind: 'quantile'; q: Float64Array }
+  | { kind: 'quantiles'; label: string; qs: Float64Array[] }
+  | { kind: 'fraction'; lower: Float64Array; upper: Float64Array };
+
+/** formatOpenMetricsFloat renders a quantile for histogram_quantiles' label: Go's %g, with ".0" on integers. */
+export function formatOpenMetricsFloat(v: number): string {
+  const text = formatGoG(v);
+  if (Number.isNaN(v) || !Number.isFinite(v)) return text;
+  return /[e.]/.test(text) ? text : `${text}.0`;
+}
+
+/**
+ * classicHistogram groups bucket series into histograms (every label but `le` equal) and
+ * evaluates the quantile or fraction of each at every step where it has buckets.
+ */
+export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input: StepSeries[], grid: StepGrid, vectorPos: PositionRange): StepSeries[] {
+  const groups = new Map<string, HistogramGroup>();
+  const order: HistogramGroup[] = [];
+  const bounds: number[] = new Array(input.length);
+  const badBucket: boolean[] = new Array(input.length).fill(false);
+  for (let s = 0; s < input.length; s++) {
+    const labels = input[s].labels;
+    const le = parseGoFloat(labels.le ?? '');
+    if (le === null) {
+      badBucket[s] = true;
+      continue;
+    }
+    bounds[s] = le;
+    const withoutLe = removeLabels(labels, LE_ONLY);
+    const key = labelsKey(withoutLe);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { labels: withoutLe, name: metricNameOf(labels), members: [], bounds: [] };
+      groups.set(key, group);
+      order.push(group);
+    }
+    group.members.push(s);
+    group.bounds.push(le);
+  }
+  for (let s = 0; s < input.length; s++) {
+    if (!badBucket[s]) continue;
+    let present = false;
+    for (let i = 0; i < grid.count && !present; i++) present = input[s].present[i] !== 0;
+    if (!present) continue;
+    const name = ctx.delayedNameRemoval ? metricNameOf(input[s].labels) : '';
+    const le = input[s].labels.le ?? '';
+    let message = `bucket label "le" is missing or has a malformed value of ${quoteGoString(le)}`;
+    if (name !== '') message += ` for metric name ${quoteGoString(name)}`;
+    ctx.annotations.warn(message, vectorPos);
+  }
+  const outputs = new Map<string, StepSeries>();
+  const out: StepSeries[] = [];
+  /** write stores one result, failing if two histograms produce the same labels at a step. */
+  const write = (labels: Labels, step: number, value: number): void => {
+    const key = labelsKey(labels);
+    let series = outputs.get(key);
+    if (series === undefined) {
+      series = { labels, values: new Float64Array(grid.count), present: new Uint8Array(grid.count), dropName: true };
+      outputs.set(key, series);
+      out.push(series);
+      ctx.holdSamples(grid.count);
+    }
+    if (series.present[step] !== 0) throw evalError(DUPLICATE_LABELSET);
+    series.values[step] = value;
+    series.present[step] = 1;
+  };
+  const quantile = (group: HistogramGroup, q: number, step: number, buckets: Buckets): number => {
+    const { value, monotonicity } = bucketQuantile(q, buckets);
+    if (monotonicity !== null && monotonicity.forced) {
+      const name = ctx.delayedNameRemoval ? group.name : '';
+      ctx.annotations.forcedMonotonicity(name, vectorPos, stepTime(grid, step), monotonicity.minBucket, monotonicity.maxBucket, monotonicity.maxDiff);
+    }
+    return value;
+  };
+  const qCount = fn.kind === 'quantiles' ? fn.qs.length : 1;
+  for (let qi = 0; qi < qCount; qi++) {
+    for (const group of order) {
+      const labels = ctx.delayedNameRemoval ? group.labels : dropMetricName(group.labels);
+      for (let i = 0; i < grid.count; i++) {
+        const buckets: Buckets = { bounds: [], counts: [] };
+        for (let k = 0; k < group.members.length; k++) {
+          const member = input[group.members[k]];
+          if (member.present[i] === 0) continue;
+          buckets.bounds.push(group.bounds[k]);
+          buckets.counts.push(member.values[i]);
+        }
+        if (buckets.bounds.length === 0) continue;
+        switch (fn.kind) {
+          case 'quantile':
+            write(labels, i, quantile(group, fn.q[i], i, buckets));
+            break;
+          case 'quantiles': {
+            const q = fn.qs[qi][i];
+            write(withLabel(labels, fn.label, formatOpenMetricsFloat(q)), i, quantile(group, q, i, buckets));
+            break;
+          }
+          case 'fraction':
+            write(labels, i, bucketFraction(fn.lower[i], fn.upper[i], buckets));
+            break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** quantileWarning is the annotation for a quantile outside [0, 1]. */
+export function quantileWarning(q: number): string {
+  return `quantile value should be between 0 and 1, got ${formatGoG(q)}`;
+}

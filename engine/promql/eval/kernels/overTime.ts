@@ -1,0 +1,318 @@
+/**
+ * The aggregating `*_over_time` kernels and deriv/predict_linear. Each is written twice: a
+ * direct computation that reproduces Prometheus' arithmetic exactly (used whenever a window
+ * shares no samples with the previous one, which covers instant queries and steps at least as
+ * long as the range), and a sliding structure for overlapping windows. A sliding result that is
+ * not finite is recomputed directly, so infinities and NaNs follow Prometheus' rules exactly.
+ */
+import { kahanCompensation, kahanInc } from './kahan.js';
+import { better, SlidingExtreme, SlidingRegression, SlidingSum, SlidingVariance, type ExtremeMode } from './sliding.js';
+import { nextOverlaps, type KernelInput, type KernelOutput, type RangeKernel } from './types.js';
+
+/** Sliding is the per-kernel sliding state: move to a window, then read the value of step i. */
+interface Sliding {
+  reset(pos: number): void;
+  advance(lo: number, hi: number): void;
+  value(step: number): number;
+}
+
+/**
+ * runWindows drives a kernel over all steps: directly for windows that do not overlap the
+ * previous one, through `sliding` (created on first need) while consecutive windows overlap.
+ */
+function runWindows(
+  input: KernelInput,
+  out: KernelOutput,
+  direct: (lo: number, hi: number, step: number) => number,
+  makeSliding: () => Sliding,
+  accept: (lo: number, hi: number) => boolean = (lo, hi) => hi > lo,
+): void {
+  const { lo, hi } = input;
+  let sliding: Sliding | null = null;
+  let active = false;
+  for (let i = 0; i < lo.length; i++) {
+    const a = lo[i];
+    const b = hi[i];
+    if (!accept(a, b)) {
+      active = false;
+      continue;
+    }
+    let value: number;
+    if (active && sliding !== null && i > 0 && a < hi[i - 1]) {
+      sliding.advance(a, b);
+      value = sliding.value(i);
+      if (!Number.isFinite(value)) value = direct(a, b, i);
+    } else {
+      value = direct(a, b, i);
+      active = false;
+      if (nextOverlaps(input, i)) {
+        sliding ??= makeSliding();
+        sliding.reset(a);
+        sliding.advance(a, b);
+        active = true;
+      }
+    }
+    out.values[i] = value;
+    out.present[i] = 1;
+  }
+}
+
+/** directSum is sum_over_time's Kahan-Neumaier sum of vals[lo..hi). */
+function directSum(vals: Float64Array, lo: number, hi: number): number {
+  let sum = 0;
+  let c = 0;
+  for (let j = lo; j < hi; j++) {
+    sum = kahanInc(vals[j], sum, c);
+    c = kahanCompensation();
+  }
+  return sum === Infinity || sum === -Infinity ? sum : sum + c;
+}
+
+/**
+ * directAvg is avg_over_time as Prometheus computes it: a compensated sum divided by the count,
+ * switching to an incremental mean from the point where the sum would overflow.
+ */
+function directAvg(vals: Float64Array, lo: number, hi: number): number {
+  let sum = vals[lo];
+  let count = 1;
+  let mean = 0;
+  let c = 0;
+  let incremental = false;
+  for (let j = lo + 1; j < hi; j++) {
+    const f = vals[j];
+    count = j - lo + 1;
+    if (!incremental) {
+      const newSum = kahanInc(f, sum, c);
+      const newC = kahanCompensation();
+      if (newSum !== Infinity && newSum !== -Infinity) {
+        sum = newSum;
+        c = newC;
+        continue;
+      }
+      incremental = true;
+      mean = sum / (count - 1);
+      c /= count - 1;
+    }
+    const q = (count - 1) / count;
+    mean = kahanInc(f / count, q * mean, q * c);
+    c = kahanCompensation();
+  }
+  if (incremental) return mean + c;
+  return sum / count + c / count;
+}
+
+/** sumOverTimeKernel is each window's compensated sum. */
+export const sumOverTimeKernel: RangeKernel = (input, out) => {
+  const vals = input.vals;
+  runWindows(
+    input,
+    out,
+    (lo, hi) => directSum(vals, lo, hi),
+    () => {
+      const w = new SlidingSum(vals);
+      return {
+        reset: (p) => w.reset(p),
+        advance: (a, b) => w.advance(a, b),
+        value: () => {
+          const s = w.sum();
+          return s === Infinity || s === -Infinity ? s : s + w.compensation;
+        },
+      };
+    },
+  );
+};
+
+/** avgOverTimeKernel is each window's mean, overflow-safe as in Prometheus. */
+export const avgOverTimeKernel: RangeKernel = (input, out) => {
+  const vals = input.vals;
+  runWindows(
+    input,
+    out,
+    (lo, hi) => directAvg(vals, lo, hi),
+    () => {
+      const w = new SlidingSum(vals);
+      return {
+        reset: (p) => w.reset(p),
+        advance: (a, b) => w.advance(a, b),
+        value: () => {
+          const s = w.sum();
+          const n = w.count();
+          return s / n + w.compensation / n;
+        },
+      };
+    },
+  );
+};
+
+/** directVariance is stdvar_over_time's compensated Welford variance of vals[lo..hi). */
+function directVariance(vals: Float64Array, lo: number, hi: number): number {
+  let count = 0;
+  let mean = 0;
+  let cMean = 0;
+  let aux = 0;
+  let cAux = 0;
+  for (let j = lo; j < hi; j++) {
+    const f = vals[j];
+    count++;
+    const delta = f - (mean + cMean);
+    mean = kahanInc(delta / count, mean, cMean);
+    cMean = kahanCompensation();
+    aux = kahanInc(delta * (f - (mean + cMean)), aux, cAux);
+    cAux = kahanCompensation();
+  }
+  return (aux + cAux) / count;
+}
+
+/** varianceKernel builds stdvar_over_time and stddev_over_time. */
+function varianceKernel(finish: (variance: number) => number): RangeKernel {
+  return (input, out) => {
+    const vals = input.vals;
+    runWindows(
+      input,
+      out,
+      (lo, hi) => finish(directVariance(vals, lo, hi)),
+      () => {
+        const w = new SlidingVariance(vals);
+        return { reset: (p) => w.reset(p), advance: (a, b) => w.advance(a, b), value: () => finish(w.variance()) };
+      },
+    );
+  };
+}
+
+/** stdvarOverTimeKernel and stddevOverTimeKernel are each window's population variance and deviation. */
+export const stdvarOverTimeKernel = varianceKernel((v) => v);
+export const stddevOverTimeKernel = varianceKernel(Math.sqrt);
+
+/** directExtremeIndex is the index of the extreme sample of vals[lo..hi) under `mode`. */
+function directExtremeIndex(vals: Float64Array, lo: number, hi: number, mode: ExtremeMode): number {
+  let best = lo;
+  for (let j = lo + 1; j < hi; j++) if (better(mode, vals[j], vals[best])) best = j;
+  return best;
+}
+
+/** extremeKernel builds min/max_over_time (the value) and ts_of_min/max_over_time (its time). */
+function extremeKernel(mode: ExtremeMode, timestamp: boolean): RangeKernel {
+  return (input, out) => {
+    const { ts, vals } = input;
+    const pick = (j: number): number => (timestamp ? ts[j] / 1000 : vals[j]);
+    runWindows(
+      input,
+      out,
+      (lo, hi) => pick(directExtremeIndex(vals, lo, hi, mode)),
+      () => {
+        const w = new SlidingExtreme(vals, mode);
+        return { reset: (p) => w.reset(p), advance: (a, b) => w.advance(a, b), value: () => pick(w.extremeIndex()) };
+      },
+    );
+  };
+}
+
+/** maxOverTimeKernel, minOverTimeKernel and the ts_of_ variants pick each window's extreme (or its time). */
+export const maxOverTimeKernel = extremeKernel('>', false);
+export const minOverTimeKernel = extremeKernel('<', false);
+export const tsOfMaxOverTimeKernel = extremeKernel('>=', true);
+export const tsOfMinOverTimeKernel = extremeKernel('<=', true);
+
+/** RegressionFit is a least-squares line: its slope, and its value at the intercept time. */
+interface RegressionFit {
+  slope: number;
+  intercept: number;
+}
+
+const fitScratch: RegressionFit = { slope: 0, intercept: 0 };
+
+/**
+ * directRegression fits vals[lo..hi) against time relative to `interceptMs`, with compensated
+ * sums, exactly as Prometheus' linearRegression does (constant series are special-cased).
+ */
+function directRegression(ts: Float64Array, vals: Float64Array, lo: number, hi: number, interceptMs: number): RegressionFit {
+  let n = 0;
+  let sumX = 0;
+  let cX = 0;
+  let sumY = 0;
+  let cY = 0;
+  let sumXY = 0;
+  let cXY = 0;
+  let sumX2 = 0;
+  let cX2 = 0;
+  const initY = vals[lo];
+  let constY = true;
+  for (let j = lo; j < hi; j++) {
+    const y = vals[j];
+    if (constY && j > lo && y !== initY) constY = false;
+    n += 1;
+    const x = (ts[j] - interceptMs) / 1e3;
+    sumX = kahanInc(x, sumX, cX);
+    cX = kahanCompensation();
+    sumY = kahanInc(y, sumY, cY);
+    cY = kahanCompensation();
+    sumXY = kahanInc(x * y, sumXY, cXY);
+    cXY = kahanCompensation();
+    sumX2 = kahanInc(x * x, sumX2, cX2);
+    cX2 = kahanCompensation();
+  }
+  if (constY) {
+    if (initY === Infinity || initY === -Infinity) {
+      fitScratch.slope = NaN;
+      fitScratch.intercept = NaN;
+    } else {
+      fitScratch.slope = 0;
+      fitScratch.intercept = initY;
+    }
+    return fitScratch;
+  }
+  sumX += cX;
+  sumY += cY;
+  sumXY += cXY;
+  sumX2 += cX2;
+  const covXY = sumXY - (sumX * sumY) / n;
+  const varX = sumX2 - (sumX * sumX) / n;
+  const slope = covXY / varX;
+  fitScratch.slope = slope;
+  fitScratch.intercept = sumY / n - (slope * sumX) / n;
+  return fitScratch;
+}
+
+/**
+ * regressionKernel builds deriv (slope per second) and predict_linear (value `params[0]`
+ * seconds after the evaluation time). Windows need at least two samples.
+ */
+function regressionKernel(predict: boolean): RangeKernel {
+  return (input, out) => {
+    const { ts, vals, stepTimes } = input;
+    const horizon = predict ? input.params[0] : null;
+    const origin = ts.length > 0 ? ts[0] : 0;
+    const direct = (lo: number, hi: number, step: number): number => {
+      const fit = directRegression(ts, vals, lo, hi, predict ? stepTimes[step] : ts[lo]);
+      return horizon === null ? fit.slope : fit.slope * horizon[step] + fit.intercept;
+    };
+    runWindows(
+      input,
+      out,
+      direct,
+      () => {
+        const xs = new Float64Array(ts.length);
+        for (let j = 0; j < ts.length; j++) xs[j] = (ts[j] - origin) / 1e3;
+        const w = new SlidingRegression(xs, vals);
+        return {
+          reset: (p) => w.reset(p),
+          advance: (a, b) => w.advance(a, b),
+          value: (step) => {
+            w.fit();
+            // A constant series has no slope to fit; its exact answer comes from the direct path.
+            if (w.sxy === 0 || !(w.sxx > 0)) return NaN;
+            const slope = w.sxy / w.sxx;
+            if (horizon === null) return slope;
+            const x0 = (stepTimes[step] - origin) / 1e3;
+            return slope * horizon[step] + w.meanY + slope * (x0 - w.meanX);
+          },
+        };
+      },
+      (lo, hi) => hi - lo >= 2,
+    );
+  };
+}
+
+/** derivKernel and predictLinearKernel fit a least-squares line per window. */
+export const derivKernel = regressionKernel(false);
+export const predictLinearKernel = regressionKernel(true);

@@ -1,0 +1,85 @@
+/**
+ * rate, increase, delta (with Prometheus' extrapolation to the window edges) and irate, idelta
+ * (from the last two samples). Every window needs only its first and last samples plus, for
+ * counters, the resets inside it; the resets are indexed once per series and walked with a
+ * forward pointer, so a range query does O(1) work per step beyond the resets it meets.
+ */
+import type { KernelInput, KernelOutput, RangeKernel } from './types.js';
+
+/** resetPositions lists every index j whose value dropped below its predecessor's (a counter reset). */
+function resetPositions(vals: Float64Array): Int32Array {
+  let count = 0;
+  for (let j = 1; j < vals.length; j++) if (vals[j] < vals[j - 1]) count++;
+  const out = new Int32Array(count);
+  let k = 0;
+  for (let j = 1; j < vals.length; j++) if (vals[j] < vals[j - 1]) out[k++] = j;
+  return out;
+}
+
+/**
+ * extrapolatedRate implements rate (counter, per second), increase (counter) and delta (gauge):
+ * the change over the window, corrected for counter resets, extrapolated towards the window
+ * edges unless the series seems to start or end inside the window, and never extrapolated
+ * below zero for counters.
+ */
+function extrapolatedRate(input: KernelInput, out: KernelOutput, isCounter: boolean, isRate: boolean): void {
+  const { ts, vals, lo, hi, refs, rangeMs } = input;
+  const resets = isCounter ? resetPositions(vals) : new Int32Array(0);
+  const rangeSeconds = rangeMs / 1000;
+  let r = 0;
+  for (let i = 0; i < lo.length; i++) {
+    const first = lo[i];
+    const last = hi[i] - 1;
+    if (last - first < 1) continue;
+    let result = vals[last] - vals[first];
+    if (isCounter) {
+      while (r < resets.length && resets[r] <= first) r++;
+      for (let k = r; k < resets.length && resets[k] <= last; k++) result += vals[resets[k] - 1];
+    }
+    const rangeEnd = refs[i];
+    const rangeStart = rangeEnd - rangeMs;
+    const firstT = ts[first];
+    const lastT = ts[last];
+    let durationToStart = (firstT - rangeStart) / 1000;
+    let durationToEnd = (rangeEnd - lastT) / 1000;
+    const sampledInterval = (lastT - firstT) / 1000;
+    const averageDurationBetweenSamples = sampledInterval / (last - first);
+    const extrapolationThreshold = averageDurationBetweenSamples * 1.1;
+    if (durationToStart >= extrapolationThreshold) durationToStart = averageDurationBetweenSamples / 2;
+    if (isCounter) {
+      let durationToZero = durationToStart;
+      if (result > 0 && vals[first] >= 0) durationToZero = sampledInterval * (vals[first] / result);
+      if (durationToZero < durationToStart) durationToStart = durationToZero;
+    }
+    if (durationToEnd >= extrapolationThreshold) durationToEnd = averageDurationBetweenSamples / 2;
+    let factor = 1;
+    if (sampledInterval !== 0) factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval;
+    if (isRate) factor /= rangeSeconds;
+    out.values[i] = result * factor;
+    out.present[i] = 1;
+  }
+}
+
+/** instantValue implements irate (per-second, reset-aware) and idelta from a window's last two samples. */
+function instantValue(input: KernelInput, out: KernelOutput, isRate: boolean): void {
+  const { ts, vals, lo, hi } = input;
+  for (let i = 0; i < lo.length; i++) {
+    const last = hi[i] - 1;
+    if (last - lo[i] < 1) continue;
+    const interval = ts[last] - ts[last - 1];
+    if (interval === 0) continue;
+    const previous = vals[last - 1];
+    const current = vals[last];
+    let result = isRate && current < previous ? current : current - previous;
+    if (isRate) result /= interval / 1000;
+    out.values[i] = result;
+    out.present[i] = 1;
+  }
+}
+
+/** rateKernel, increaseKernel and deltaKernel extrapolate; irateKernel and ideltaKernel use the last two samples. */
+export const rateKernel: RangeKernel = (input, out) => extrapolatedRate(input, out, true, true);
+export const increaseKernel: RangeKernel = (input, out) => extrapolatedRate(input, out, true, false);
+export const deltaKernel: RangeKernel = (input, out) => extrapolatedRate(input, out, false, false);
+export const irateKernel: RangeKernel = (input, out) => instantValue(input, out, true);
+export const ideltaKernel: RangeKernel = (input, out) => instantValue(input, out, false);

@@ -1,0 +1,143 @@
+/**
+ * Reading series from storage for selectors. An instant vector selector picks, at each step,
+ * the latest sample within the lookback window `(t - lookback, t]` unless it is a staleness
+ * marker; a range selector returns the samples of `(t - range, t]` without markers. Both read
+ * storage once per selector for the whole grid and then walk each series with a forward-only
+ * pointer, so a range query costs one pass over the samples however many steps it has.
+ */
+import type { AtModifier, LabelMatcher as AstMatcher, VectorSelector } from '../ast.js';
+import type { LabelMatcher as StorageMatcher } from '../../storage/matchers.js';
+import type { SeriesData } from '../../storage/metricHead.js';
+import { bitsOf, isStale } from '../../storage/staleness.js';
+import type { EvalContext } from './context.js';
+import { stepTime, type StepGrid } from './grid.js';
+import { sortByLabels } from './labelset.js';
+import type { RawSeries, StepSeries } from './series.js';
+
+/**
+ * toStorageMatchers converts the syntax tree's matchers to the storage's shape (the storage
+ * compiles regexes the way Prometheus 3 does: anchored, `.` matching newlines).
+ */
+export function toStorageMatchers(matchers: readonly AstMatcher[]): StorageMatcher[] {
+  return matchers.map((m) => ({ name: m.name, type: m.op, value: m.value }));
+}
+
+/** resolveAt turns an `@` modifier into milliseconds; start() and end() mean the outer query's. */
+export function resolveAt(ctx: EvalContext, at: AtModifier): number {
+  switch (at.kind) {
+    case 'timestamp':
+      return at.ms;
+    case 'start':
+      return ctx.queryStartMs;
+    case 'end':
+      return ctx.queryEndMs;
+  }
+}
+
+/**
+ * referenceTimes computes, per step, the time a selector looks at: the step time (or the `@`
+ * time) minus the offset. The result is non-decreasing, which the forward-only scans rely on.
+ */
+export function referenceTimes(ctx: EvalContext, grid: StepGrid, at: AtModifier | null, offsetMs: number): Float64Array {
+  const out = new Float64Array(grid.count);
+  if (at !== null) {
+    out.fill(resolveAt(ctx, at) - offsetMs);
+    return out;
+  }
+  for (let i = 0; i < grid.count; i++) out[i] = stepTime(grid, i) - offsetMs;
+  return out;
+}
+
+/** sortedSelect reads storage and orders the series by labels, as Prometheus' storage returns them. */
+function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesData[] {
+  return sortByLabels(ctx.querier.select(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
+}
+
+/**
+ * selectInstant evaluates an instant vector selector over the grid, yielding series one at a
+ * time in label order. With `timestamps` set the value at each step is the chosen sample's
+ * timestamp in seconds (what timestamp() needs) rather than its value.
+ */
+export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false): Generator<StepSeries> {
+  const refs = referenceTimes(ctx, grid, vs.at, vs.offsetMs);
+  const count = grid.count;
+  const lookback = ctx.lookbackDeltaMs;
+  const data = sortedSelect(ctx, vs, refs[0] - lookback + 1, refs[count - 1]);
+  for (const series of data) {
+    ctx.checkAbort();
+    const ts = series.timestampsMs;
+    const vals = series.values;
+    const words = bitsOf(vals);
+    const values = new Float64Array(count);
+    const present = new Uint8Array(count);
+    let j = -1;
+    let points = 0;
+    for (let i = 0; i < count; i++) {
+      const ref = refs[i];
+      while (j + 1 < ts.length && ts[j + 1] <= ref) j++;
+      if (j < 0 || ts[j] <= ref - lookback || isStale(words, j)) continue;
+      values[i] = timestamps ? ts[j] / 1000 : vals[j];
+      present[i] = 1;
+      points++;
+    }
+    if (points === 0) continue;
+    ctx.holdSamples(points);
+    yield { labels: series.labels, values, present, dropName: false };
+  }
+}
+
+/** withoutStaleMarkers copies out a series' non-marker samples, or returns the arrays as they are. */
+function withoutStaleMarkers(ts: Float64Array, vals: Float64Array): { ts: Float64Array; vals: Float64Array } {
+  const words = bitsOf(vals);
+  let stale = 0;
+  for (let i = 0; i < vals.length; i++) if (isStale(words, i)) stale++;
+  if (stale === 0) return { ts, vals };
+  const outTs = new Float64Array(ts.length - stale);
+  const outVals = new Float64Array(ts.length - stale);
+  let n = 0;
+  for (let i = 0; i < vals.length; i++) {
+    if (isStale(words, i)) continue;
+    outTs[n] = ts[i];
+    outVals[n] = vals[i];
+    n++;
+  }
+  return { ts: outTs, vals: outVals };
+}
+
+/**
+ * selectRange reads the samples a range selector needs for every window `(ref - range, ref]`
+ * over the given reference times, staleness markers removed.
+ */
+export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: number, refs: Float64Array): RawSeries[] {
+  const data = sortedSelect(ctx, vs, refs[0] - rangeMs + 1, refs[refs.length - 1]);
+  const out: RawSeries[] = [];
+  for (const series of data) {
+    const { ts, vals } = withoutStaleMarkers(series.timestampsMs, series.values);
+    if (ts.length === 0) continue;
+    out.push({ labels: series.labels, ts, vals, dropName: false });
+  }
+  return out;
+}
+
+/**
+ * windowBounds fills `lo`/`hi` with the sample index range `[lo, hi)` of each window
+ * `(ref - range, ref]`, advancing two pointers once over the samples, and returns the largest
+ * window's sample count.
+ */
+export function windowBounds(ts: Float64Array, refs: Float64Array, rangeMs: number, lo: Int32Array, hi: Int32Array): number {
+  let a = 0;
+  let b = 0;
+  let largest = 0;
+  const n = ts.length;
+  for (let i = 0; i < refs.length; i++) {
+    const end = refs[i];
+    const start = end - rangeMs;
+    while (a < n && ts[a] <= start) a++;
+    if (b < a) b = a;
+    while (b < n && ts[b] <= end) b++;
+    lo[i] = a;
+    hi[i] = b;
+    if (b - a > largest) largest = b - a;
+  }
+  return largest;
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { byLabels, headWith, key, range, regular, scalarOf, STALE, vectorOf } from './helpers.js';
+
+const head = headWith([
+  { labels: { __name__: 'node_cpu', instance: 'a', mode: 'idle', job: 'node' }, samples: [[0, 10]] },
+  { labels: { __name__: 'node_cpu', instance: 'a', mode: 'user', job: 'node' }, samples: [[0, 30]] },
+  { labels: { __name__: 'node_cpu', instance: 'b', mode: 'idle', job: 'node' }, samples: [[0, 40]] },
+  { labels: { __name__: 'node_role', instance: 'a', role: 'db' }, samples: [[0, 1]] },
+  { labels: { __name__: 'node_role', instance: 'b', role: 'web' }, samples: [[0, 1]] },
+  { labels: { __name__: 'dup', label: 'alpha', k: 'x' }, samples: [[0, 1]] },
+  { labels: { __name__: 'dup', label: 'beta', k: 'x' }, samples: [[0, 2]] },
+  { labels: { __name__: 'one', k: 'x' }, samples: [[0, 5]] },
+]);
+
+describe('vector matching', () => {
+  it('matches one-to-one on all labels but the name', () => {
+    const h = headWith([
+      { labels: { __name__: 'a', x: '1' }, samples: [[0, 3]] },
+      { labels: { __name__: 'b', x: '1' }, samples: [[0, 4]] },
+      { labels: { __name__: 'b', x: '2' }, samples: [[0, 5]] },
+    ]);
+    expect(byLabels(vectorOf(h, 'a + b', 0))).toEqual({ [key({ x: '1' })]: 7 });
+    expect(byLabels(vectorOf(h, 'a < b', 0))).toEqual({ [key({ __name__: 'a', x: '1' })]: 3 });
+    expect(byLabels(vectorOf(h, 'a > bool b', 0))).toEqual({ [key({ x: '1' })]: 0 });
+  });
+
+  it('group_left copies the included labels from the one side', () => {
+    expect(byLabels(vectorOf(head, 'node_cpu * on (instance) group_left (role) node_role', 0))).toEqual({
+      [key({ instance: 'a', mode: 'idle', job: 'node', role: 'db' })]: 10,
+      [key({ instance: 'a', mode: 'user', job: 'node', role: 'db' })]: 30,
+      [key({ instance: 'b', mode: 'idle', job: 'node', role: 'web' })]: 40,
+    });
+    expect(byLabels(vectorOf(head, 'node_role * on (instance) group_right (role) node_cpu', 0))).toEqual({
+      [key({ instance: 'a', mode: 'idle', job: 'node', role: 'db' })]: 10,
+      [key({ instance: 'a', mode: 'user', job: 'node', role: 'db' })]: 30,
+      [key({ instance: 'b', mode: 'idle', job: 'node', role: 'web' })]: 40,
+    });
+  });
+
+  it('keeps only the on() labels in one-to-one results', () => {
+    expect(byLabels(vectorOf(head, 'sum by (instance, job) (node_cpu) / on (instance) node_role', 0))).toEqual({
+      [key({ instance: 'a' })]: 40,
+      [key({ instance: 'b' })]: 40,
+    });
+  });
+
+  it('reports duplicate series on the one side', () => {
+    expect(() => vectorOf(head, 'one + on (k) dup', 0)).toThrow(
+      'found duplicate series for the match group {k="x"} on the right hand-side of the operation: ' +
+        '[{__name__="dup", k="x", label="alpha"}, {__name__="dup", k="x", label="beta"}]' +
+        ';many-to-many matching not allowed: matching labels must be unique on one side',
+    );
+    expect(() => vectorOf(head, 'dup + on (k) group_right one', 0)).toThrow('on the left hand-side of the operation');
+  });
+
+  it('requires explicit grouping for many-to-one matches', () => {
+    expect(() => vectorOf(head, 'node_cpu + on (instance) node_role', 0)).toThrow(
+      'multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)',
+    );
+  });
+
+  it('set operators filter per step', () => {
+    const h = headWith([
+      { labels: { __name__: 'a', x: '1' }, samples: regular(60e3, [1, 1, 1]) },
+      { labels: { __name__: 'a', x: '2' }, samples: regular(60e3, [2, 2, 2]) },
+      { labels: { __name__: 'b', x: '1' }, samples: [[60e3, 9], [120e3, STALE]] },
+    ]);
+    const and = range(h, 'a and b', 0, 120e3, 60e3);
+    expect(and.series.map((s) => [s.labels.x, Array.from(s.timestampsMs)])).toEqual([['1', [60e3]]]);
+    const unless = range(h, 'a unless on (x) b', 0, 120e3, 60e3);
+    expect(unless.series.map((s) => [s.labels.x, Array.from(s.timestampsMs)])).toEqual([
+      ['1', [0, 120e3]],
+      ['2', [0, 60e3, 120e3]],
+    ]);
+    const or = range(h, 'b or a', 0, 120e3, 60e3);
+    expect(or.series.map((s) => [s.labels.__name__, s.labels.x, Array.from(s.values)])).toEqual([
+      ['a', '1', [1, 1]],
+      ['a', '2', [2, 2, 2]],
+      ['b', '1', [9]],
+    ]);
+  });
+});
+
+describe('scalar and vector/scalar operators', () => {
+  it('follows Go float rules', () => {
+    expect(scalarOf(head, '1 % 0', 0)).toBeNaN();
+    expect(scalarOf(head, '-7 % 3', 0)).toBe(-1);
+    expect(scalarOf(head, '1 ^ NaN', 0)).toBe(1);
+    expect(scalarOf(head, '2 ^ 3 ^ 2', 0)).toBe(512);
+    expect(scalarOf(head, '10 atan2 20', 0)).toBeCloseTo(Math.atan2(10, 20), 15);
+    expect(scalarOf(head, '1 < bool 2', 0)).toBe(1);
+  });
+
+  it('comparisons keep the vector value whichever side it is on', () => {
+    expect(byLabels(vectorOf(head, '20 < node_cpu', 0))).toEqual({
+      [key({ __name__: 'node_cpu', instance: 'a', mode: 'user', job: 'node' })]: 30,
+      [key({ __name__: 'node_cpu', instance: 'b', mode: 'idle', job: 'node' })]: 40,
+    });
+    expect(vectorOf(head, 'node_role == bool 1', 0).map((s) => s.labels.__name__)).toEqual([undefined, undefined]);
+  });
+
+  it('fails when dropping the name makes two series equal', () => {
+    const h = headWith([
+      { labels: { __name__: 'm1', a: 'x' }, samples: [[0, 1]] },
+      { labels: { __name__: 'm2', a: 'x' }, samples: [[0, 2]] },
+    ]);
+    expect(() => vectorOf(h, '{a="x"} * 2', 0)).toThrow('vector cannot contain metrics with the same labelset');
+    // Under delayed name removal the clash is only detected on the final result.
+    expect(() => vectorOf(h, '{a="x"} * 2', 0, { delayedNameRemoval: true })).toThrow('vector cannot contain metrics with the same labelset');
+    expect(byLabels(vectorOf(h, 'label_replace({a="x"} * 2, "n", "$1", "__name__", "(.*)")', 0, { delayedNameRemoval: true }))).toEqual({
+      [key({ a: 'x', n: 'm1' })]: 2,
+      [key({ a: 'x', n: 'm2' })]: 4,
+    });
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { deltaKernel, ideltaKernel, increaseKernel, irateKernel, rateKernel } from '../../../../engine/promql/eval/kernels/rate.js';
+import type { KernelInput, KernelOutput, RangeKernel } from '../../../../engine/promql/eval/kernels/types.js';
+import { byLabels, headWith, key, range, regular, vectorOf } from './helpers.js';
+
+/** runKernel applies a kernel to samples for one window ending at `endMs`. */
+function runKernel(kernel: RangeKernel, ts: number[], vals: number[], endMs: number, rangeMs: number): number | undefined {
+  const t = Float64Array.from(ts);
+  let lo = 0;
+  while (lo < t.length && t[lo] <= endMs - rangeMs) lo++;
+  let hi = lo;
+  while (hi < t.length && t[hi] <= endMs) hi++;
+  const input: KernelInput = {
+    ts: t,
+    vals: Float64Array.from(vals),
+    lo: Int32Array.of(lo),
+    hi: Int32Array.of(hi),
+    refs: Float64Array.of(endMs),
+    rangeMs,
+    stepTimes: Float64Array.of(endMs),
+    params: [],
+  };
+  const out: KernelOutput = { values: new Float64Array(1), present: new Uint8Array(1) };
+  kernel(input, out);
+  return out.present[0] === 1 ? out.values[0] : undefined;
+}
+
+describe('rate/increase extrapolation', () => {
+  it('covers the whole window when samples reach its start', () => {
+    // 1/s counter sampled every 15s; window (0s, 60s] holds 15..60.
+    expect(runKernel(rateKernel, [15e3, 30e3, 45e3, 60e3], [15, 30, 45, 60], 60e3, 60e3)).toBeCloseTo(1, 12);
+    expect(runKernel(increaseKernel, [15e3, 30e3, 45e3, 60e3], [15, 30, 45, 60], 60e3, 60e3)).toBeCloseTo(60, 12);
+  });
+
+  it('extrapolates only half an interval when the series starts inside the window', () => {
+    // First sample 30s after the window start (> 1.1 average intervals): extend by 7.5s.
+    expect(runKernel(increaseKernel, [30e3, 45e3, 60e3], [100, 115, 130], 60e3, 60e3)).toBeCloseTo(37.5, 12);
+    expect(runKernel(rateKernel, [30e3, 45e3, 60e3], [100, 115, 130], 60e3, 60e3)).toBeCloseTo(0.625, 12);
+  });
+
+  it('never extrapolates a counter below zero', () => {
+    // Slope 1/s from value 1: the counter was zero 1s before the first sample.
+    expect(runKernel(increaseKernel, [30e3, 45e3, 60e3], [1, 16, 31], 60e3, 60e3)).toBeCloseTo(31, 12);
+  });
+
+  it('adds the pre-reset value at each counter reset', () => {
+    // 10 -> 20 -> reset -> 5 -> 15: raw increase 5 + 20 = 25, scaled by 60/45.
+    expect(runKernel(increaseKernel, [15e3, 30e3, 45e3, 60e3], [10, 20, 5, 15], 60e3, 60e3)).toBeCloseTo((25 * 60) / 45, 12);
+    // delta() treats the same samples as a gauge: 15 - 10, scaled.
+    expect(runKernel(deltaKernel, [15e3, 30e3, 45e3, 60e3], [10, 20, 5, 15], 60e3, 60e3)).toBeCloseTo((5 * 60) / 45, 12);
+  });
+
+  it('needs two samples', () => {
+    expect(runKernel(rateKernel, [60e3], [5], 60e3, 60e3)).toBeUndefined();
+    expect(runKernel(rateKernel, [], [], 60e3, 60e3)).toBeUndefined();
+  });
+
+  it('irate and idelta use the last two samples', () => {
+    expect(runKernel(irateKernel, [15e3, 30e3, 45e3, 60e3], [10, 20, 5, 15], 60e3, 60e3)).toBeCloseTo(10 / 15, 12);
+    // At a reset irate takes the new value as the increase.
+    expect(runKernel(irateKernel, [15e3, 30e3, 45e3], [10, 20, 5], 45e3, 60e3)).toBeCloseTo(5 / 15, 12);
+    expect(runKernel(ideltaKernel, [15e3, 30e3, 45e3], [10, 20, 5], 45e3, 60e3)).toBe(-15);
+  });
+
+  it('the left edge of a window is open', () => {
+    // A sample exactly at end - range is outside the window.
+    expect(runKernel(increaseKernel, [0, 60e3], [0, 60], 60e3, 60e3)).toBeUndefined();
+  });
+});
+
+describe('rate() through the evaluator', () => {
+  const head = headWith([
+    { labels: { __name__: 'req_total', job: 'a' }, samples: regular(15e3, Array.from({ length: 41 }, (_, i) => i * 15)) },
+    { labels: { __name__: 'req_total', job: 'b' }, samples: regular(15e3, Array.from({ length: 41 }, (_, i) => i * 30)) },
+    { labels: { __name__: 'reset_total', job: 'c' }, samples: regular(15e3, Array.from({ length: 41 }, (_, i) => (i < 20 ? i * 30 : (i - 20) * 30))) },
+    { labels: { __name__: 'temperature', job: 'a' }, samples: regular(15e3, Array.from({ length: 41 }, () => 20)) },
+  ]);
+
+  it('drops the metric name and flags non-counter names', () => {
+    const result = byLabels(vectorOf(head, 'rate(req_total[1m])', 300e3));
+    expect(Object.keys(result).sort()).toEqual([key({ job: 'a' }), key({ job: 'b' })]);
+    expect(result[key({ job: 'a' })]).toBeCloseTo(1, 12);
+    expect(result[key({ job: 'b' })]).toBeCloseTo(2, 12);
+    const info = vectorOf(head, 'rate(temperature[1m])', 300e3);
+    expect(info).toHaveLength(1);
+  });
+
+  it('reports a possible non-counter as an info annotation', () => {
+    const r = range(head, 'rate(temperature[1m])', 60e3, 120e3, 30e3);
+    expect(r.annotations.map((a) => a.message)).toEqual([
+      'PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: "temperature"',
+    ]);
+  });
+
+  it('gives the same answer in a range query at every step', () => {
+    const r = range(head, 'rate({__name__=~".*_total"}[2m])', 120e3, 600e3, 15e3);
+    expect(r.series).toHaveLength(3);
+    for (const series of r.series) {
+      for (let i = 0; i < series.timestampsMs.length; i++) {
+        const v = vectorOf(head, 'rate({__name__=~".*_total"}[2m])', series.timestampsMs[i]).find((s) => s.labels.job === series.labels.job);
+        expect(v?.value).toBeCloseTo(series.values[i], 12);
+      }
+    }
+  });
+});
