@@ -35,3 +35,9 @@ export {
   exportResponseJson,
 } from './ingest/index.js';
 export type { DecodeResult, IngestLimits } from './ingest/index.js';
+
+export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
+export { packSeries, unpackSeries, transferablesOf, type PackedSeries, type SeriesColumns } from './query/packing.js';
+export { gatherSeries } from './query/gather.js';
+export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
+export { formatLabels, labelsKey } from './storage/labels.js';

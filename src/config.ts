@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -23,6 +24,14 @@ export interface Config {
   bootstrapOrg: string | undefined;
   bootstrapApiKey: string | undefined;
   metricsRequireKey: boolean;
+  queryTimeoutMs: number;
+  heartbeatMs: number;
+  queryWorkers: number;
+  maxQueriesPerOrg: number;
+  defaultMaxDataPoints: number;
+  maxPointsPerSeries: number;
+  maxSamples: number;
+  defaultLogLimit: number;
 }
 
 class ConfigError extends Error {
@@ -198,6 +207,62 @@ export const SETTINGS: AnySetting[] = [
     defaultText: 'false',
     doc: 'When true, GET /metrics needs an API key like every other route.',
     parse: (raw) => (raw === undefined ? false : boolean('SVC_METRICS_REQUIRE_KEY', raw)),
+  },
+  {
+    env: 'SVC_QUERY_TIMEOUT_MS',
+    key: 'queryTimeoutMs',
+    defaultText: '60000',
+    doc: 'Per-query deadline: 504 DEADLINE_EXCEEDED before the stream starts, `done` with status error after.',
+    parse: (raw) => (raw === undefined ? 60_000 : integer('SVC_QUERY_TIMEOUT_MS', raw, 1, 3_600_000)),
+  },
+  {
+    env: 'SVC_HEARTBEAT_MS',
+    key: 'heartbeatMs',
+    defaultText: '15000',
+    doc: 'Silence after which a query stream sends a heartbeat event.',
+    parse: (raw) => (raw === undefined ? 15_000 : integer('SVC_HEARTBEAT_MS', raw, 10, 600_000)),
+  },
+  {
+    env: 'SVC_QUERY_WORKERS',
+    key: 'queryWorkers',
+    defaultText: 'number of CPU cores',
+    doc: 'Worker threads that evaluate query slices in parallel.',
+    parse: (raw) => (raw === undefined ? Math.max(1, os.availableParallelism()) : integer('SVC_QUERY_WORKERS', raw, 1, 256)),
+  },
+  {
+    env: 'SVC_MAX_QUERIES_PER_ORG',
+    key: 'maxQueriesPerOrg',
+    defaultText: '16',
+    doc: 'Queries one org may run at once; more get 429 RATE_LIMITED.',
+    parse: (raw) => (raw === undefined ? 16 : integer('SVC_MAX_QUERIES_PER_ORG', raw, 1, 100_000)),
+  },
+  {
+    env: 'SVC_DEFAULT_MAX_DATA_POINTS',
+    key: 'defaultMaxDataPoints',
+    defaultText: '1000',
+    doc: 'Points per series an automatic step aims at when the request gives no maxDataPoints.',
+    parse: (raw) => (raw === undefined ? 1000 : integer('SVC_DEFAULT_MAX_DATA_POINTS', raw, 2, 1_000_000)),
+  },
+  {
+    env: 'SVC_MAX_POINTS_PER_SERIES',
+    key: 'maxPointsPerSeries',
+    defaultText: '11000',
+    doc: 'Largest number of steps a query may have (as Prometheus limits resolution); more is 400 VALIDATION_FAILED.',
+    parse: (raw) => (raw === undefined ? 11_000 : integer('SVC_MAX_POINTS_PER_SERIES', raw, 2, 10_000_000)),
+  },
+  {
+    env: 'SVC_MAX_SAMPLES',
+    key: 'maxSamples',
+    defaultText: '50000000',
+    doc: 'Samples one query slice may hold in memory; beyond it the query fails cleanly.',
+    parse: (raw) => (raw === undefined ? 50_000_000 : integer('SVC_MAX_SAMPLES', raw, 1000, 2_000_000_000)),
+  },
+  {
+    env: 'SVC_DEFAULT_LOG_LIMIT',
+    key: 'defaultLogLimit',
+    defaultText: '1000',
+    doc: 'Rows a raw log query returns when the request says limit 0 or none.',
+    parse: (raw) => (raw === undefined ? 1000 : integer('SVC_DEFAULT_LOG_LIMIT', raw, 1, 10_000_000)),
   },
 ];
 

@@ -13,6 +13,8 @@ export class ServiceMetrics {
   readonly inFlight: Gauge;
   readonly ingested: Counter<'signal'>;
   readonly ingestRejected: Counter<'signal'>;
+  readonly queryTasks: Counter<'outcome'>;
+  readonly queries: Counter<'endpoint' | 'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -43,6 +45,18 @@ export class ServiceMetrics {
       name: 'sluice_ingested_records_total',
       help: 'Records stored by the ingest endpoints: log lines for logs, samples for metrics.',
       labelNames: ['signal'],
+      registers: [this.registry],
+    });
+    this.queryTasks = new Counter({
+      name: 'sluice_query_tasks_total',
+      help: 'Query slices run on worker threads, by outcome: completed, failed, or aborted (client gone, deadline, limit reached).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.queries = new Counter({
+      name: 'sluice_queries_total',
+      help: 'Query requests by endpoint and outcome (ok, error, client_closed, deadline, rejected).',
+      labelNames: ['endpoint', 'outcome'],
       registers: [this.registry],
     });
     this.ingestRejected = new Counter({

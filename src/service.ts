@@ -12,6 +12,9 @@ import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { queryRoutes } from './routes/query.js';
+import { QueryPool } from './query/pool.js';
+import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
 
 export interface StartOptions {
@@ -75,11 +78,24 @@ export async function startService(config: Config, options: StartOptions = {}): 
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   const metrics = new ServiceMetrics();
+  const pool = new QueryPool(config.queryWorkers, metrics);
   const router = new Router();
   const routes: RouteSpec[] = [
     ...healthRoutes(metrics, config.metricsRequireKey),
     ...validateRoutes(),
     ...ingestRoutes({ storage, metrics, maxBodyBytes: config.maxBodyBytes }),
+    ...queryRoutes({
+      storage,
+      pool,
+      metrics,
+      gate: new OrgGate(config.maxQueriesPerOrg),
+      heartbeatMs: config.heartbeatMs,
+      timeoutMs: config.queryTimeoutMs,
+      defaultMaxDataPoints: config.defaultMaxDataPoints,
+      maxPointsPerSeries: config.maxPointsPerSeries,
+      maxSamples: config.maxSamples,
+      lookbackMs: 5 * 60_000,
+    }),
   ];
   for (const route of routes) router.add(route);
   const server = new HttpServer({
@@ -100,6 +116,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       const idle = await server.waitIdle(config.shutdownTimeoutMs);
       if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached with requests still in flight');
       keyIndex.close();
+      await pool.close();
       await storage.close();
       await store.close();
       log.info('sluice stopped');

@@ -1,0 +1,115 @@
+import type { Expr, VectorSelector } from '../promql/ast.js';
+import type { LabelMatcher } from '../storage/matchers.js';
+
+/**
+ * Selection is one selector's data need for an evaluation window: which series, and the
+ * time range of samples the evaluator may read. The planner fetches exactly these before a
+ * slice is shipped to a worker, so a worker never needs the whole store.
+ */
+export interface Selection {
+  matchers: LabelMatcher[];
+  minMs: number;
+  maxMs: number;
+}
+
+export interface WindowContext {
+  /** queryStartMs and queryEndMs are what `@ start()` and `@ end()` refer to. */
+  queryStartMs: number;
+  queryEndMs: number;
+  lookbackMs: number;
+  /** defaultSubqueryStepMs is the step of a subquery written without one. */
+  defaultSubqueryStepMs: number;
+}
+
+function atTime(at: { kind: 'timestamp'; ms: number } | { kind: 'start' } | { kind: 'end' }, ctx: WindowContext): number {
+  return at.kind === 'timestamp' ? at.ms : at.kind === 'start' ? ctx.queryStartMs : ctx.queryEndMs;
+}
+
+function matchersOf(sel: VectorSelector): LabelMatcher[] {
+  return sel.matchers.map((m) => ({ name: m.name, type: m.op, value: m.value }));
+}
+
+/**
+ * selectionsFor walks `expr` as evaluated over [startMs, endMs] and returns every selector with
+ * the sample range it can touch: offsets shift the window, `@` pins it, ranges and the lookback
+ * widen it, and a subquery evaluates its inner expression over its own range (plus one step of
+ * alignment slack). Over-fetching a little is harmless; missing a sample is not.
+ */
+export function selectionsFor(expr: Expr, startMs: number, endMs: number, ctx: WindowContext): Selection[] {
+  const out: Selection[] = [];
+  const visit = (node: Expr, s: number, e: number): void => {
+    switch (node.type) {
+      case 'VectorSelector': {
+        const [from, to] = node.at ? [atTime(node.at, ctx), atTime(node.at, ctx)] : [s, e];
+        out.push({ matchers: matchersOf(node), minMs: from - node.offsetMs - ctx.lookbackMs, maxMs: to - node.offsetMs });
+        return;
+      }
+      case 'MatrixSelector': {
+        const sel = node.selector;
+        const [from, to] = sel.at ? [atTime(sel.at, ctx), atTime(sel.at, ctx)] : [s, e];
+        out.push({ matchers: matchersOf(sel), minMs: from - sel.offsetMs - node.rangeMs - ctx.lookbackMs, maxMs: to - sel.offsetMs });
+        return;
+      }
+      case 'SubqueryExpr': {
+        const [from, to] = node.at ? [atTime(node.at, ctx), atTime(node.at, ctx)] : [s, e];
+        const step = node.stepMs ?? ctx.defaultSubqueryStepMs;
+        visit(node.expr, from - node.offsetMs - node.rangeMs - step, to - node.offsetMs);
+        return;
+      }
+      default:
+        for (const child of childrenOfAny(node)) visit(child, s, e);
+    }
+  };
+  visit(expr, startMs, endMs);
+  return out;
+}
+
+/** childrenOfAny lists sub-expressions generically, so new node kinds are walked without changes here. */
+function childrenOfAny(node: Expr): Expr[] {
+  const kids: Expr[] = [];
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) {
+      for (const v of value) if (isExpr(v)) kids.push(v);
+    } else if (isExpr(value)) {
+      kids.push(value);
+    }
+  }
+  return kids;
+}
+
+function isExpr(value: unknown): value is Expr {
+  return typeof value === 'object' && value !== null && 'type' in value && 'pos' in value && 'valueType' in value;
+}
+
+/**
+ * refersToQueryWindow tells whether the query uses `@ start()` or `@ end()`; such a query
+ * cannot be cut into time slices, because each slice would resolve them to its own bounds.
+ */
+export function refersToQueryWindow(expr: Expr): boolean {
+  let found = false;
+  const visit = (node: Expr): void => {
+    if (found) return;
+    if ((node.type === 'VectorSelector' || node.type === 'SubqueryExpr') && node.at && node.at.kind !== 'timestamp') found = true;
+    if (node.type === 'MatrixSelector' && node.selector.at && node.selector.at.kind !== 'timestamp') found = true;
+    for (const child of childrenOfAny(node)) visit(child);
+  };
+  visit(expr);
+  return found;
+}
+
+/**
+ * planSlices cuts the steps of a range query into contiguous, step-aligned slices so that
+ * workers evaluate them independently; each slice has at least `minStepsPerSlice` steps so the
+ * per-task overhead stays small, and there are at most `maxSlices`.
+ */
+export function planSlices(startMs: number, endMs: number, stepMs: number, maxSlices: number, minStepsPerSlice: number): Array<{ startMs: number; endMs: number }> {
+  const steps = Math.floor((endMs - startMs) / stepMs) + 1;
+  const count = Math.max(1, Math.min(maxSlices, Math.floor(steps / minStepsPerSlice)));
+  const per = Math.ceil(steps / count);
+  const slices: Array<{ startMs: number; endMs: number }> = [];
+  for (let first = 0; first < steps; first += per) {
+    const last = Math.min(steps - 1, first + per - 1);
+    slices.push({ startMs: startMs + first * stepMs, endMs: startMs + last * stepMs });
+  }
+  return slices;
+}

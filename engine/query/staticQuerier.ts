@@ -1,0 +1,36 @@
+import { lowerBound, upperBound, type MetricQuerier, type SeriesData } from '../storage/metricHead.js';
+import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
+import type { SeriesColumns } from './packing.js';
+
+/**
+ * StaticQuerier answers the evaluator's reads from series shipped with a task. The planner
+ * already fetched everything the query's selectors can touch, so this only filters by matchers
+ * and narrows each series to the requested range with zero-copy views.
+ */
+export class StaticQuerier implements MetricQuerier {
+  constructor(private readonly series: readonly SeriesColumns[]) {}
+
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
+    const compiled = compileMatchers(matchers);
+    const out: SeriesData[] = [];
+    for (const s of this.series) {
+      if (!matchesAll(s.labels, compiled)) continue;
+      const from = lowerBound(s.timestampsMs, minMs);
+      const to = upperBound(s.timestampsMs, maxMs);
+      if (to > from) out.push({ labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) });
+    }
+    return out;
+  }
+
+  labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const names = new Set<string>();
+    for (const s of this.select(matchers, minMs, maxMs)) for (const n in s.labels) names.add(n);
+    return [...names].sort();
+  }
+
+  labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const values = new Set<string>();
+    for (const s of this.select(matchers, minMs, maxMs)) if (s.labels[name] !== undefined) values.add(s.labels[name]);
+    return [...values].sort();
+  }
+}

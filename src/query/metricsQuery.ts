@@ -1,0 +1,119 @@
+import {
+  gatherSeries,
+  packSeries,
+  parseAndCheckPromQL,
+  planSlices,
+  promqlValueType,
+  refersToQueryWindow,
+  selectionsFor,
+  unpackSeries,
+  EngineError,
+  type SeriesColumns,
+  type Storage,
+} from '../../engine/index.js';
+import { ApiError } from '../errors.js';
+import { parseJsonBody } from '../http/body.js';
+import type { RequestContext } from '../http/router.js';
+import type { ServiceMetrics } from '../metrics.js';
+import { requireEventStream } from './accept.js';
+import { SeriesRenderer } from './events.js';
+import type { QueryPool } from './pool.js';
+import { requireObject, requireQueryText } from './request.js';
+import { OrgGate, QueryStream, runOrdered } from './stream.js';
+import { SummaryAccumulator } from './summary.js';
+import { resolveWindow } from './timeRange.js';
+
+export interface QueryDeps {
+  storage: Storage;
+  pool: QueryPool;
+  metrics: ServiceMetrics;
+  gate: OrgGate;
+  heartbeatMs: number;
+  timeoutMs: number;
+  defaultMaxDataPoints: number;
+  maxPointsPerSeries: number;
+  maxSamples: number;
+  lookbackMs: number;
+}
+
+/** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
+const MIN_STEPS_PER_SLICE = 30;
+
+export function orgOf(ctx: RequestContext): string {
+  const p = ctx.principal;
+  if (p?.kind !== 'org') throw new ApiError('FORBIDDEN', 'queries need an org API key; the system key has no org');
+  return p.orgId;
+}
+
+export function optionalBoolean(value: unknown, field: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new ApiError('BAD_REQUEST', `${field} must be a boolean`);
+  return value;
+}
+
+/**
+ * metricsQuery serves POST /api/v1/metrics/query. Everything that can be checked before a
+ * byte is streamed is checked first (body, window, parse, types, Accept, org concurrency), so
+ * those failures are JSON errors with their status. Then the steps are cut into slices, each
+ * slice's samples gathered from storage and shipped to a worker, and the results streamed in
+ * slice order as points, or folded into one summary per series.
+ */
+export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promise<void> {
+  const body = requireObject(parseJsonBody(ctx.body!));
+  const q = requireQueryText(body);
+  const summary = optionalBoolean(body.summary, 'summary');
+  const window = resolveWindow(body, { defaultMaxDataPoints: deps.defaultMaxDataPoints, maxPointsPerSeries: deps.maxPointsPerSeries });
+  const expr = parseAndCheckPromQL(q);
+  const type = promqlValueType(expr);
+  if (type !== 'vector' && type !== 'scalar') {
+    throw new ApiError('COMPILE_ERROR', `a metrics query must yield an instant vector or a scalar, not a ${type === 'matrix' ? 'range vector' : type}`, {
+      position: expr.pos,
+    });
+  }
+  requireEventStream(ctx.headers.accept);
+  const org = orgOf(ctx);
+  const release = deps.gate.acquire(org);
+  const stream = new QueryStream(ctx, {
+    endpoint: 'metrics',
+    heartbeatMs: deps.heartbeatMs,
+    timeoutMs: deps.timeoutMs,
+    metrics: deps.metrics,
+    release,
+    terminalErrorEvent: summary,
+  });
+  const slices = refersToQueryWindow(expr)
+    ? [{ startMs: window.startMs, endMs: window.endMs }]
+    : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
+  const querier = deps.storage.metrics(org);
+  const renderer = new SeriesRenderer();
+  const stats = summary ? new SummaryAccumulator() : undefined;
+  const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
+
+  const runSlice = async (i: number, signal: AbortSignal): Promise<SeriesColumns[]> => {
+    const slice = slices[i];
+    const data = packSeries(gatherSeries(querier, selectionsFor(expr, slice.startMs, slice.endMs, planCtx)));
+    const result = await deps.pool.run(
+      { kind: 'promql-range', query: q, startMs: slice.startMs, endMs: slice.endMs, stepMs: window.stepMs, lookbackMs: deps.lookbackMs, maxSamples: deps.maxSamples, data },
+      signal,
+    );
+    if ('failed' in result) throw new EngineError(result.code, result.message);
+    return unpackSeries(result.series);
+  };
+
+  try {
+    await runOrdered(
+      slices.length,
+      deps.pool.threads,
+      runSlice,
+      async (_i, series) => {
+        if (stats) stats.add(series);
+        else await stream.emit(renderer.pointEvents(series));
+      },
+      stream.signal,
+    );
+    if (stats) await stream.emit(stats.events(renderer));
+    stream.finish();
+  } catch (err) {
+    stream.fail(err);
+  }
+}

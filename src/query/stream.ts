@@ -1,0 +1,182 @@
+import { ApiError, toApiError } from '../errors.js';
+import type { RequestContext } from '../http/router.js';
+import { SseStream, type SseEvent } from '../http/sse.js';
+import type { ServiceMetrics } from '../metrics.js';
+
+/** OrgGate bounds how many queries one org runs at once, so one org cannot starve the others. */
+export class OrgGate {
+  private readonly running = new Map<string, number>();
+
+  constructor(private readonly limit: number) {}
+
+  /** acquire reserves a slot or throws 429; the returned function releases it (idempotent). */
+  acquire(org: string): () => void {
+    const n = this.running.get(org) ?? 0;
+    if (n >= this.limit) {
+      throw new ApiError('RATE_LIMITED', `too many concurrent queries for this org (limit ${this.limit}); retry shortly`, {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    this.running.set(org, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.running.get(org) ?? 1) - 1;
+      if (left <= 0) this.running.delete(org);
+      else this.running.set(org, left);
+    };
+  }
+}
+
+export interface QueryStreamOptions {
+  endpoint: string;
+  heartbeatMs: number;
+  timeoutMs: number;
+  metrics: ServiceMetrics;
+  /** release frees the org's concurrency slot when the stream ends. */
+  release: () => void;
+  /** terminalErrorEvent: the summary path reports mid-stream failures with an `error` event. */
+  terminalErrorEvent?: boolean;
+}
+
+/**
+ * QueryStream is one query's response. It opens the event stream lazily, on the first event
+ * or when a heartbeat falls due, so failures that happen early (a deadline, an evaluation
+ * error in the first slice) still get a proper JSON error with its status. Afterwards they end
+ * the stream with `done` status error (or `error` on the summary path). Its `signal` aborts on
+ * client disconnect and on deadline, which cancels every task still running for the query.
+ */
+export class QueryStream {
+  private readonly controller = new AbortController();
+  private readonly sse: SseStream;
+  private opened = false;
+  private ended = false;
+  private readonly openTimer: NodeJS.Timeout;
+  private readonly deadline: NodeJS.Timeout;
+  private abortReason: 'client' | 'deadline' | undefined;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly options: QueryStreamOptions,
+  ) {
+    this.sse = new SseStream(ctx.res, { heartbeatMs: options.heartbeatMs, onClose: () => this.cleanUp() });
+    ctx.res.onAbort(() => {
+      this.abortReason ??= 'client';
+      this.controller.abort(new ApiError('CLIENT_CLOSED', 'client closed the connection'));
+    });
+    this.openTimer = setTimeout(() => {
+      this.ensureOpen();
+      this.sse.send({ type: 'heartbeat', data: { status: 'waiting' } });
+    }, options.heartbeatMs);
+    this.deadline = setTimeout(() => {
+      this.abortReason ??= 'deadline';
+      this.controller.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    options.metrics.openStreams.inc();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** stop aborts outstanding work without an error (for example once `limit` rows are out). */
+  stop(): void {
+    this.controller.abort(new Error('query complete'));
+  }
+
+  private ensureOpen(): void {
+    if (this.opened || this.ended) return;
+    this.opened = true;
+    clearTimeout(this.openTimer);
+    this.sse.open();
+  }
+
+  /** emit sends events and waits while the client is behind, so producers pause with it. */
+  async emit(events: SseEvent[]): Promise<void> {
+    if (this.ended || this.sse.closed) return;
+    this.ensureOpen();
+    if (!this.sse.send(events)) await this.sse.drained();
+  }
+
+  /** finish ends a successful stream with `done` status ok. */
+  finish(): void {
+    if (this.ended) return;
+    this.ensureOpen();
+    this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome: 'ok' });
+    this.sse.end({ type: 'done', data: { status: 'ok' } });
+  }
+
+  /**
+   * fail ends the query after an error: a JSON error response when nothing was sent yet, else
+   * the terminal event the spec gives for this path. A client that left gets nothing (499 is
+   * already recorded).
+   */
+  fail(err: unknown): void {
+    if (this.ended) return;
+    const apiError = this.abortReason === 'deadline' ? new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.options.timeoutMs} ms`) : toApiError(err);
+    const outcome = this.abortReason === 'client' ? 'client_closed' : this.abortReason === 'deadline' ? 'deadline' : 'error';
+    this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome });
+    if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED') this.ctx.log.error({ err }, 'query failed');
+    if (this.ctx.res.aborted) {
+      this.cleanUp();
+      return;
+    }
+    if (!this.opened) {
+      this.ended = true;
+      this.ctx.res.error(apiError);
+      this.cleanUp();
+      return;
+    }
+    const terminal: SseEvent = this.options.terminalErrorEvent
+      ? { type: 'error', data: { message: apiError.message, code: apiError.code } }
+      : { type: 'done', data: { status: 'error', message: apiError.message, code: apiError.code } };
+    this.sse.end(terminal);
+  }
+
+  private cleaned = false;
+
+  private cleanUp(): void {
+    if (this.cleaned) return;
+    this.cleaned = true;
+    this.ended = true;
+    clearTimeout(this.openTimer);
+    clearTimeout(this.deadline);
+    this.options.metrics.openStreams.dec();
+    this.options.release();
+    if (!this.controller.signal.aborted) this.controller.abort(new Error('query ended'));
+  }
+}
+
+/**
+ * runOrdered runs `count` slices with up to `concurrency` in flight and hands results to
+ * `consume` strictly in slice order, so the stream is ordered however the workers finish.
+ * A new slice starts only after `consume` of an earlier one returned, which is where the
+ * client's backpressure is felt: a slow reader stops dispatch for its own query only.
+ */
+export async function runOrdered<T>(
+  count: number,
+  concurrency: number,
+  start: (index: number, signal: AbortSignal) => Promise<T>,
+  consume: (index: number, result: T) => Promise<boolean | void>,
+  signal: AbortSignal,
+): Promise<void> {
+  const inFlight = new Map<number, Promise<T>>();
+  let next = 0;
+  const launch = (): void => {
+    while (next < count && inFlight.size < concurrency && !signal.aborted) {
+      const promise = start(next, signal);
+      promise.catch(() => {});
+      inFlight.set(next, promise);
+      next++;
+    }
+  };
+  launch();
+  for (let i = 0; i < count; i++) {
+    if (signal.aborted) throw signal.reason;
+    const result = await inFlight.get(i)!;
+    inFlight.delete(i);
+    if ((await consume(i, result)) === false) return;
+    launch();
+  }
+}

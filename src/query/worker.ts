@@ -1,0 +1,24 @@
+import { Piscina } from 'piscina';
+import { runTask, type QueryTask } from '../../engine/index.js';
+
+/**
+ * The Piscina worker entry: evaluate one task and move the result buffers back to the main
+ * thread (a transfer, not a copy). Everything else about evaluation lives in the engine.
+ */
+class TransferredResult {
+  constructor(
+    private readonly value: unknown,
+    private readonly buffers: ArrayBuffer[],
+  ) {}
+  get [Piscina.transferableSymbol](): ArrayBuffer[] {
+    return this.buffers;
+  }
+  get [Piscina.valueSymbol](): unknown {
+    return this.value;
+  }
+}
+
+export default function run(task: QueryTask): unknown {
+  const { result, transfer } = runTask(task);
+  return Piscina.move(new TransferredResult(result, transfer) as unknown as ArrayBuffer);
+}
