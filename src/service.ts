@@ -11,6 +11,7 @@ import { FileMetaStore } from './meta/fileStore.js';
 import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
+import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
@@ -96,6 +97,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       maxSamples: config.maxSamples,
       lookbackMs: 5 * 60_000,
     }),
+    ...helperRoutes({ storage }),
   ];
   for (const route of routes) router.add(route);
   const server = new HttpServer({

@@ -25,6 +25,21 @@ export interface LogReader {
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[];
 }
 
+/**
+ * TagSetVisitor receives one distinct tag set; returning false stops the scan, so a caller
+ * that only needs the first few answers (a listing with a limit) does not pay for the rest.
+ */
+export type TagSetVisitor = (tags: Labels) => boolean | void;
+
+/**
+ * LogTagSetReader lists the tag sets of log lines without their messages: what label
+ * browsers need, at a fraction of the cost of `select`, which copies every matching line.
+ */
+export interface LogTagSetReader {
+  /** forEachTagSet visits each distinct full tag set (level included) with lines in [minNs, maxNs] matching `matchers`. */
+  forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void;
+}
+
 /** DEFAULT_INDEXED_TAGS are the tags that form a stream and prune segments, per the architecture. */
 export const DEFAULT_INDEXED_TAGS: readonly string[] = [
   'service_name',
@@ -52,7 +67,7 @@ interface Stream {
  * so lines with the same attributes share one string and matchers on attributes run once per
  * distinct attribute set, not once per line.
  */
-export class LogHead implements LogReader {
+export class LogHead implements LogReader, LogTagSetReader {
   private readonly streams = new Map<string, Stream>();
   private readonly streamList: Stream[] = [];
   private readonly timestamps = new GrowableBigInt64(1024);
@@ -145,6 +160,45 @@ export class LogHead implements LogReader {
       out.push({ tags, timestampsNs, messages });
     }
     return out;
+  }
+
+  /**
+   * forEachTagSet scans the rows once, deciding each stream and each (stream, level,
+   * attributes) group the first time it appears; attribute strings are shared per distinct
+   * set, so the per-row work is a few map lookups and allocates nothing. Groups that render to
+   * the same tag set (a `level` attribute shadowed by the level column) are visited once.
+   */
+  forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {
+    const compiled = compileMatchers(matchers);
+    const indexedMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
+    const ts = this.timestamps.view();
+    const sids = this.streamIds.view();
+    // 0: stream not yet decided, 1: its stream tags match, 2: they do not.
+    const streamState = new Uint8Array(this.streamList.length);
+    const seen: Array<Map<string, Set<string>> | undefined> = new Array(this.streamList.length);
+    const visited = new Set<string>();
+    for (let i = 0; i < ts.length; i++) {
+      const t = ts[i];
+      if (t < minNs || t > maxNs) continue;
+      const sid = sids[i];
+      let state = streamState[sid];
+      if (state === 0) streamState[sid] = state = matchesAll(this.streamList[sid].tags, indexedMatchers) ? 1 : 2;
+      if (state === 2) continue;
+      const level = this.levels[i];
+      const attributes = this.attributes[i];
+      let byLevel = seen[sid];
+      if (byLevel === undefined) seen[sid] = byLevel = new Map();
+      let attributeSets = byLevel.get(level);
+      if (attributeSets === undefined) byLevel.set(level, (attributeSets = new Set()));
+      if (attributeSets.has(attributes)) continue;
+      attributeSets.add(attributes);
+      const tags = this.fullTags(sid, level, attributes);
+      if (!matchesAll(tags, compiled)) continue;
+      const key = labelsKey(tags);
+      if (visited.has(key)) continue;
+      visited.add(key);
+      if (visit(tags) === false) return;
+    }
   }
 
   private fullTags(streamId: number, level: string, attributes: string): Labels {

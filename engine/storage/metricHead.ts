@@ -20,6 +20,21 @@ export interface MetricQuerier {
   labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
 }
 
+/**
+ * LabelSetVisitor receives one series' label set; returning false stops the scan, so a
+ * listing with a limit stops as soon as it has its answer.
+ */
+export type LabelSetVisitor = (labels: Labels) => boolean | void;
+
+/**
+ * SeriesLabelReader lists series label sets without touching their samples: label browsers
+ * need only which series exist in a window, not copies of their values as `select` makes.
+ */
+export interface SeriesLabelReader {
+  /** forEachLabelSet visits each series matching `matchers` that has a sample in [minMs, maxMs]. */
+  forEachLabelSet(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, visit: LabelSetVisitor): void;
+}
+
 /** MetricSample input for appends: parallel arrays, with an optional staleness flag per sample. */
 export interface MetricAppend {
   labels: Record<string, string>;
@@ -104,7 +119,7 @@ export function upperBound(ts: Float64Array, t: number): number {
  * Series are found through a postings map from metric name, so a selector with a name
  * (nearly all of them) looks only at that metric's series.
  */
-export class MetricHead implements MetricQuerier {
+export class MetricHead implements MetricQuerier, SeriesLabelReader {
   private readonly series = new Map<string, HeadSeries>();
   private readonly byName = new Map<string, HeadSeries[]>();
   private nextRef = 1;
@@ -178,6 +193,22 @@ export class MetricHead implements MetricQuerier {
       if (v !== undefined) values.add(v);
     }
     return [...values].sort();
+  }
+
+  /**
+   * forEachLabelSet checks each candidate series' window with two binary searches and hands
+   * out the series' own label object, so the scan copies no samples and allocates nothing per
+   * series.
+   */
+  forEachLabelSet(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, visit: LabelSetVisitor): void {
+    const compiled = compileMatchers(matchers);
+    for (const s of this.candidates(matchers)) {
+      if (!matchesAll(s.labels, compiled)) continue;
+      s.normalize();
+      const ts = s.timestamps.view();
+      if (upperBound(ts, maxMs) <= lowerBound(ts, minMs)) continue;
+      if (visit(s.labels) === false) return;
+    }
   }
 
   /** allSeries lists every series with all its samples, for cutting the head into a segment. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { LogHead, DEFAULT_INDEXED_TAGS, type LogReader, type LogRecord } from './logHead.js';
-import { MetricHead, type MetricAppend, type MetricQuerier } from './metricHead.js';
+import { LogHead, DEFAULT_INDEXED_TAGS, type LogReader, type LogRecord, type LogTagSetReader } from './logHead.js';
+import { MetricHead, type MetricAppend, type MetricQuerier, type SeriesLabelReader } from './metricHead.js';
 import { Wal, type WalCorruption } from './wal.js';
 import { decodeWalEntry, encodeWalEntry, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
 
@@ -103,6 +103,16 @@ export class Storage {
   }
 
   logs(org: string): LogReader {
+    return this.org(org).logs;
+  }
+
+  /** metricLabelSets is the org's series listing without samples, for label and series browsers. */
+  metricLabelSets(org: string): SeriesLabelReader {
+    return this.org(org).metrics;
+  }
+
+  /** logTagSets is the org's log tag-set listing without messages, for label and series browsers. */
+  logTagSets(org: string): LogTagSetReader {
     return this.org(org).logs;
   }
 

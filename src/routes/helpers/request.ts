@@ -1,0 +1,90 @@
+import { ApiError } from '../../errors.js';
+import { parseJsonBody } from '../../http/body.js';
+import type { RequestContext } from '../../http/router.js';
+import { requireObject } from '../../query/request.js';
+import { resolveWindow } from '../../query/timeRange.js';
+
+/**
+ * The helper endpoints share one request shape, so a client can build one body and send it to
+ * any of them; each endpoint reads the fields it needs and ignores the rest:
+ *
+ *   {"s": "now-1h", "e": "now", "match": "<selector>", "limit": 1000, "key": "job", "value": "api", "metric": "up"}
+ */
+
+/** DEFAULT_HELPER_LIMIT is the listing size when `limit` is absent or 0, as for raw log queries. */
+export const DEFAULT_HELPER_LIMIT = 1000;
+
+/** MAX_HELPER_LIMIT caps `limit`; larger values are lowered to it and `truncated` still tells the truth. */
+export const MAX_HELPER_LIMIT = 100_000;
+
+/** HelperWindow is the resolved `[s, e]` of a helper request, in milliseconds since the epoch, both ends inclusive. */
+export interface HelperWindow {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * WINDOW_LIMITS lets `resolveWindow` resolve s and e without its step checks: listings have no
+ * step, so one point per window can never exceed the budget.
+ */
+const WINDOW_LIMITS = { defaultMaxDataPoints: 1, maxPointsPerSeries: Number.POSITIVE_INFINITY };
+
+/**
+ * readHelperBody parses the JSON body as an object. An empty body means "all defaults", so
+ * `curl -X POST .../logs/tags` works without `-d '{}'`.
+ */
+export function readHelperBody(ctx: RequestContext): Record<string, unknown> {
+  const raw = ctx.body;
+  if (raw === undefined || raw.toString('utf8').trim() === '') return {};
+  return requireObject(parseJsonBody(raw));
+}
+
+/** requireOrg returns the caller's org; the system key has none, and listing needs one. */
+export function requireOrg(ctx: RequestContext): string {
+  const p = ctx.principal;
+  if (p?.kind !== 'org') throw new ApiError('FORBIDDEN', 'listing labels needs an org API key; the system key has no org to read from');
+  return p.orgId;
+}
+
+/**
+ * helperWindow resolves `s` and `e` with the query endpoints' formats and defaults (e = now,
+ * s = e-1h); a reversed window is VALIDATION_FAILED.
+ */
+export function helperWindow(body: Record<string, unknown>, nowMs: number = Date.now()): HelperWindow {
+  const { startMs, endMs } = resolveWindow({ s: body.s, e: body.e }, WINDOW_LIMITS, nowMs);
+  return { startMs, endMs };
+}
+
+/**
+ * helperLimit reads `limit`: a non-negative integer (a numeric string is accepted for query
+ * strings), 0 or absent for the default, capped at MAX_HELPER_LIMIT.
+ */
+export function helperLimit(value: unknown): number {
+  if (value === undefined || value === null || value === '') return DEFAULT_HELPER_LIMIT;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+    throw new ApiError('BAD_REQUEST', 'limit must be a non-negative integer (0 means the default of 1000)');
+  }
+  if (n === 0) return DEFAULT_HELPER_LIMIT;
+  return Math.min(n, MAX_HELPER_LIMIT);
+}
+
+/** requireString returns a mandatory, non-empty string field, naming it in the error. */
+export function requireString(body: Record<string, unknown>, field: string, purpose: string): string {
+  const value = optionalString(body, field);
+  if (value === undefined) throw new ApiError('BAD_REQUEST', `missing ${field}: ${purpose}`);
+  return value;
+}
+
+/** optionalString returns a string field, or undefined when it is absent, null or empty. */
+export function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ApiError('BAD_REQUEST', `${field} must be a string`);
+  return value;
+}
+
+/** msToNs converts a window bound to the nanosecond timestamps logs are stored with. */
+export function msToNs(ms: number): bigint {
+  return BigInt(Math.floor(ms)) * 1_000_000n;
+}

@@ -1,0 +1,64 @@
+import type { Storage } from '../../../engine/index.js';
+import type { RouteSpec } from '../../http/router.js';
+import type { Listing } from './listing.js';
+import { helperLimit, helperWindow, msToNs, requireOrg } from './request.js';
+
+/**
+ * The services listing names what an org's telemetry comes from, per signal:
+ * - logs: the values of `service_name` (OTLP `service.name`; Loki pushes carry it as a label);
+ * - metrics: a series' `service_name` label when it has one, otherwise its `job` label (OTLP
+ *   conversion and Prometheus scrapes both name the service in `job`).
+ * A name seen in both signals is one entry with both. It is a GET, so `s`, `e` and `limit` come
+ * from the query string; there is no `match` since it would need a selector per signal.
+ */
+
+/** Service is one entry of the listing. */
+export interface Service {
+  name: string;
+  signals: Array<'logs' | 'metrics'>;
+}
+
+/** LOGS and METRICS are bits of the per-name signal mask, so marking a name allocates nothing. */
+const LOGS = 1;
+const METRICS = 2;
+
+/** serviceRoutes builds GET /api/v1/services over both signals of the org. */
+export function serviceRoutes(storage: Storage): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/services',
+      auth: 'key',
+      handler: (ctx) => {
+        const org = requireOrg(ctx);
+        const params = ctx.query;
+        const { startMs, endMs } = helperWindow({ s: params.get('s') ?? undefined, e: params.get('e') ?? undefined });
+        const limit = helperLimit(params.get('limit') ?? undefined);
+        // Services are few, so both signals are scanned in full and every entry's signals are exact.
+        const signals = new Map<string, number>();
+        const mark = (name: string, signal: number): void => {
+          signals.set(name, (signals.get(name) ?? 0) | signal);
+        };
+        storage
+          .logTagSets(org)
+          .forEachTagSet([{ name: 'service_name', type: '!=', value: '' }], msToNs(startMs), msToNs(endMs), (tags) => mark(tags.service_name, LOGS));
+        storage.metricLabelSets(org).forEachLabelSet([], startMs, endMs, (labels) => {
+          const name = labels.service_name ?? labels.job;
+          if (name !== undefined) mark(name, METRICS);
+        });
+        const names = [...signals.keys()].sort();
+        const body: Listing<Service> = {
+          data: names.slice(0, limit).map((name) => {
+            const bits = signals.get(name) ?? 0;
+            const list: Service['signals'] = [];
+            if (bits & LOGS) list.push('logs');
+            if (bits & METRICS) list.push('metrics');
+            return { name, signals: list };
+          }),
+          truncated: names.length > limit,
+        };
+        ctx.res.json(200, body);
+      },
+    },
+  ];
+}
