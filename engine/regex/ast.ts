@@ -97,6 +97,7 @@ export interface AlternateNode {
   pos: PositionRange;
 }
 
+/** RegexNode is any node of the tree; switch on `kind`. */
 export type RegexNode =
   | EmptyNode
   | NoMatchNode

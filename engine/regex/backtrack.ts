@@ -32,6 +32,7 @@ export const MAX_VISITED_BITS = 32 * 1024 * 1024;
 const JOB_EXPLORE = 0;
 const JOB_RESTORE = 1;
 
+/** Backtracker runs one program; like PikeVM it owns its scratch and is not reentrant. */
 export class Backtracker {
   private readonly prog: Program;
   private readonly slots: number;

@@ -13,12 +13,34 @@
  * Characters are first mapped to equivalence classes (code points every instruction treats
  * alike), which keeps the transition table narrow: `error|warn` needs 7 columns, not 65536.
  */
-import { isWordUnit, OP_ANY, OP_ANY_NOT_NL, OP_ASSERT, OP_CHAR, OP_CLASS, OP_MATCH, OP_NOP, OP_SAVE, OP_SPLIT, EMPTY_BEGIN_LINE, EMPTY_BEGIN_TEXT, EMPTY_END_LINE, EMPTY_END_TEXT, EMPTY_NO_WORD_BOUNDARY, EMPTY_WORD_BOUNDARY, instAccepts, isConsuming, type Program } from './program.js';
+import {
+  EMPTY_BEGIN_LINE,
+  EMPTY_BEGIN_TEXT,
+  EMPTY_END_LINE,
+  EMPTY_END_TEXT,
+  EMPTY_NO_WORD_BOUNDARY,
+  EMPTY_WORD_BOUNDARY,
+  OP_ANY,
+  OP_ANY_NOT_NL,
+  OP_ASSERT,
+  OP_CHAR,
+  OP_CLASS,
+  OP_MATCH,
+  OP_NOP,
+  OP_SAVE,
+  OP_SPLIT,
+  instAccepts,
+  isConsuming,
+  isWordUnit,
+  type Program,
+} from './program.js';
 
 /** Transition table sentinels; real state ids are >= 0. */
 const UNKNOWN = -1;
 const MATCH = -2;
 const DEAD = -3;
+/** Table entries at or below START_BASE encode start states; see LazyDFA.encode. */
+const START_BASE = -4;
 
 /** Bits describing the character before a state's position. */
 const PREV_WORD = 1;
@@ -318,7 +340,7 @@ export class LazyDFA {
         if (this.epoch !== epoch) return result;
       }
     }
-    this.trans[state * this.stride + column] = result;
+    this.trans[state * this.stride + column] = this.encode(result);
     return result;
   }
 
@@ -335,27 +357,51 @@ export class LazyDFA {
     return this.classes.intervalClass[lo];
   }
 
+  /**
+   * encode turns a transition result into its table entry: a state's row offset (id × stride,
+   * saving a multiply per character), a sentinel, or — for start states when indexOf skipping
+   * is on — a negative value below the sentinels, so the hot loop leaves for the skip with the
+   * single `< 0` test it already makes.
+   */
+  private encode(result: number): number {
+    if (result < 0) return result;
+    const row = result * this.stride;
+    return this.prefix.length > 0 && this.stateIsStart[result] === 1 ? START_BASE - row : row;
+  }
+
   /** test reports whether the program matches anywhere in `s` (or at its start, if anchored). */
   test(s: string): boolean {
     if (this.startMatches) return true;
-    let st = this.startState(-1);
     const n = s.length;
-    const ascii = this.classes.ascii;
     const stride = this.stride;
+    const ascii = this.classes.ascii;
     const prefix = this.prefix;
-    const skip = prefix.length > 0;
     let trans = this.trans;
+    let row = this.startState(-1) * stride;
+    let atStart = prefix.length > 0;
     let i = 0;
-    while (i < n) {
-      if (skip && this.stateIsStart[st] === 1) {
+    for (;;) {
+      if (atStart) {
         const at = s.indexOf(prefix, i);
         if (at < 0) return false;
         if (at > i) {
           i = at;
-          st = this.startState(s.charCodeAt(i - 1));
+          row = this.startState(s.charCodeAt(i - 1)) * stride;
           trans = this.trans;
         }
+        atStart = false;
       }
+      // Hot loop: ASCII characters over cached transitions.
+      while (i < n) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        const next = trans[row + ascii[c]];
+        if (next < 0) break;
+        row = next;
+        i++;
+      }
+      if (i >= n) break;
+      // One character the hot loop could not take: non-ASCII, uncached, final or a start state.
       let c = s.charCodeAt(i++);
       let column: number;
       if (c < 0x80) {
@@ -370,19 +416,22 @@ export class LazyDFA {
         }
         column = this.columnOf(c);
       }
-      let next = trans[st * stride + column];
-      if (next < 0) {
-        if (next === UNKNOWN) {
-          next = this.computeTransition(st, column);
-          trans = this.trans;
-        }
-        if (next === MATCH) return true;
-        if (next === DEAD) return false;
+      let next = trans[row + column];
+      if (next === UNKNOWN) {
+        next = this.encode(this.computeTransition(row / stride, column));
+        trans = this.trans;
       }
-      st = next;
+      if (next === MATCH) return true;
+      if (next === DEAD) return false;
+      if (next <= START_BASE) {
+        row = START_BASE - next;
+        atStart = true;
+      } else {
+        row = next;
+      }
     }
-    let last = trans[st * stride + this.eot];
-    if (last === UNKNOWN) last = this.computeTransition(st, this.eot);
+    let last = trans[row + this.eot];
+    if (last === UNKNOWN) last = this.computeTransition(row / stride, this.eot);
     return last === MATCH;
   }
 }

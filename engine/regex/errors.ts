@@ -21,6 +21,7 @@ export type RegexErrorCode =
   | 'expression nests too deeply'
   | 'expression too large';
 
+/** RegexSyntaxError: see the module comment. */
 export class RegexSyntaxError extends Error {
   /** code is Go's ErrorCode text, stable enough to branch on. */
   readonly code: RegexErrorCode;

@@ -6,6 +6,9 @@
  * A reference to a missing group expands to the empty string; a malformed `$` stays literal.
  */
 
+/** NON_ASCII_NAME_CHAR matches the letters and digits beyond ASCII that Go allows in names. */
+const NON_ASCII_NAME_CHAR = /^[\p{L}\p{Nd}]$/u;
+
 /** isNameChar mirrors Go's test: a Unicode letter or digit, or `_`. */
 function isNameChar(ch: string): boolean {
   const c = ch.charCodeAt(0);
@@ -14,8 +17,6 @@ function isNameChar(ch: string): boolean {
   }
   return NON_ASCII_NAME_CHAR.test(ch);
 }
-
-const NON_ASCII_NAME_CHAR = /^[\p{L}\p{Nd}]$/u;
 
 /** Reference is a parsed `$…` reference: a group number (>= 0) or a name. */
 interface Reference {

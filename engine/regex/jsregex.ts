@@ -3,10 +3,12 @@
  * it is provably equivalent and provably fast:
  *
  * - Equivalent: the translation spells out every class as explicit code point ranges under the
- *   `u` flag (no `i`, `m` or `s` flags, whose JavaScript meanings differ from RE2's), and
- *   rewrites `^ $ \b \B` in their RE2 sense with one-character lookarounds. Only the existence
- *   of a match is used, which a backtracking search and an automaton agree on for these
- *   regular constructs; which match is found (and its groups) is never taken from here.
+ *   `u` flag (no `i`, `m` or `s` flags, whose JavaScript meanings differ from RE2's); text
+ *   anchors map to `^` and `$` without the `m` flag. Line anchors and word boundaries would
+ *   need lookarounds, which V8 evaluates oddly next to surrogate pairs, so patterns using them
+ *   are not translated. Only the existence of a match is used, which a backtracking search and
+ *   an automaton agree on for these regular constructs; which match is found (and its groups)
+ *   is never taken from here.
  * - Fast: the tree has no unbounded repetition and a small bound on its backtracking paths, so
  *   the work per start position is bounded by a constant of the pattern and the whole search is
  *   linear in the input. Anything else — `a+`, `(x+x+)+y`, `.*foo` — stays with the automaton.
@@ -18,8 +20,6 @@ import { foldOrbit } from './casefold.js';
 /** MAX_PATHS bounds the backtracking paths per start position a delegated pattern may have. */
 export const MAX_PATHS = 64;
 
-const WORD = '[0-9A-Za-z_]';
-
 /** pathBound is an upper bound on the distinct paths a backtracking matcher can try. */
 function pathBound(node: RegexNode): number {
   switch (node.kind) {
@@ -30,7 +30,7 @@ function pathBound(node: RegexNode): number {
     case 'anyChar':
       return 1;
     case 'assert':
-      return node.assertion === 'wordBoundary' || node.assertion === 'noWordBoundary' ? 2 : 1;
+      return node.assertion === 'beginText' || node.assertion === 'endText' ? 1 : Infinity;
     case 'capture':
       return pathBound(node.sub);
     case 'repeat': {
@@ -98,21 +98,8 @@ function source(node: RegexNode): string {
     case 'anyChar':
       return node.matchNewline ? '[\\u{0}-\\u{10ffff}]' : '[^\\n]';
     case 'assert':
-      switch (node.assertion) {
-        case 'beginText':
-          return '^';
-        case 'endText':
-          return '$';
-        case 'beginLine':
-          return '(?<![^\\n])';
-        case 'endLine':
-          return '(?![^\\n])';
-        case 'wordBoundary':
-          return `(?:(?<=${WORD})(?!${WORD})|(?<!${WORD})(?=${WORD}))`;
-        case 'noWordBoundary':
-          return `(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`;
-      }
-      break;
+      // Only text anchors reach here; pathBound rejects the others.
+      return node.assertion === 'beginText' ? '^' : '$';
     case 'capture':
       return `(?:${source(node.sub)})`;
     case 'repeat':

@@ -137,7 +137,7 @@ function product(a: readonly string[], b: readonly string[], limit: number): str
 /**
  * stripEdgeAnchors removes a leading `^`/`\A` and a trailing `$`/`\z` (per alternative, through
  * groups). Under full-string matching they always hold, so the remaining tree describes the
- * same set of fully matched strings. Returns undefined if an anchor sits anywhere else.
+ * same set of fully matched strings. Anchors anywhere else are left in place.
  */
 export function stripEdgeAnchors(node: RegexNode): RegexNode {
   return stripEnd(stripBegin(node));

@@ -1,10 +1,12 @@
 /**
- * The compiled form shared by the Pike VM and the lazy DFA: a Thompson NFA as parallel typed
+ * The compiled form shared by the Pike VM, the backtracker and the lazy DFA: a Thompson NFA as parallel typed
  * arrays (opcode, successor, argument) so both matchers walk it without allocating.
  */
 
 /** Instruction opcodes. */
+/** OP_FAIL ends a thread (instruction 0, the target of failed fragments). */
 export const OP_FAIL = 0;
+/** OP_MATCH reports a match ending at the current position. */
 export const OP_MATCH = 1;
 /** OP_CHAR consumes one code point equal to `arg`. */
 export const OP_CHAR = 2;
@@ -20,14 +22,21 @@ export const OP_SPLIT = 6;
 export const OP_SAVE = 7;
 /** OP_ASSERT continues only if every empty-width condition in `arg` holds here. */
 export const OP_ASSERT = 8;
+/** OP_NOP continues at `out`; the compiler removes the hops through it. */
 export const OP_NOP = 9;
 
-/** Empty-width conditions, as bits of an OP_ASSERT argument and of a position's context. */
+/** EMPTY_BEGIN_LINE and the other EMPTY_ bits are empty-width conditions, as bits of an
+ * OP_ASSERT argument and of a position's context: `(?m)^`, `(?m)$`, `\A`, `\z`, `\b`, `\B`. */
 export const EMPTY_BEGIN_LINE = 1;
+/** EMPTY_END_LINE: before `\n` or at the end. */
 export const EMPTY_END_LINE = 2;
+/** EMPTY_BEGIN_TEXT: at offset 0. */
 export const EMPTY_BEGIN_TEXT = 4;
+/** EMPTY_END_TEXT: at the end. */
 export const EMPTY_END_TEXT = 8;
+/** EMPTY_WORD_BOUNDARY: between an ASCII word character and something else. */
 export const EMPTY_WORD_BOUNDARY = 16;
+/** EMPTY_NO_WORD_BOUNDARY: not at a word boundary. */
 export const EMPTY_NO_WORD_BOUNDARY = 32;
 
 /** Program is a compiled pattern; see the module comment. */

@@ -51,7 +51,7 @@ export type RegexStrategy = 'never' | 'always' | 'literal' | 'set' | 'glob' | 'j
 const MAX_BACKTRACK_PROGRAM = 5000;
 
 /** MAX_LITERAL_SET is the largest finite language reported as literalSet. */
-export const MAX_LITERAL_SET = 256;
+export const MAX_LITERAL_SET = 4096;
 
 /**
  * globTest matches `.*`-joined literals. Leftmost placement of each literal is optimal, so one
@@ -88,6 +88,7 @@ function globTest(s: string, pieces: readonly GlobPiece[], anchored: boolean): b
   return true;
 }
 
+/** Regex is a compiled pattern; see the module comment. Construct it with compileRegex. */
 export class Regex {
   /** source is the pattern as given. */
   readonly source: string;

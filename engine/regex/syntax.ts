@@ -338,7 +338,7 @@ class Parser {
     return { min, max };
   }
 
-  /** enterGroup parses a group body after its opening syntax, restoring flags afterwards. */
+  /** parseGroupBody parses a group body after its opening syntax, restoring flags afterwards. */
   private parseGroupBody(openAt: number): RegexNode {
     if (++this.depth > MAX_DEPTH) throw this.fail('expression nests too deeply', this.src, openAt);
     const saved = { ...this.flags };

@@ -73,6 +73,7 @@ function canonicalName(name: string): string {
 
 let lookupTable: Map<string, UnicodeClassSource> | undefined;
 
+/** buildLookup indexes every accepted name by its canonical form. */
 function buildLookup(): Map<string, UnicodeClassSource> {
   const table = new Map<string, UnicodeClassSource>();
   for (const script of SCRIPTS) table.set(canonicalName(script), { kind: 'script', name: script });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { compileRegex } from '../../../engine/regex/index.js';
+import { compileRegex, parseRegex } from '../../../engine/regex/index.js';
+import { Backtracker } from '../../../engine/regex/backtrack.js';
+import { compileProgram } from '../../../engine/regex/compile.js';
+import { PikeVM } from '../../../engine/regex/pike.js';
 
 /** mulberry32 is a small deterministic generator so failures reproduce. */
 function generator(seed: number): (n: number) => number {
@@ -66,6 +69,28 @@ describe('the matchers agree with each other', () => {
       s += round === 0 ? 'a'.repeat(16) : 'b'.repeat(16);
       expect(re.test(s)).toBe(nfa.test(s));
       expect(re.test(s)).toBe(round === 0);
+    }
+  });
+
+  it('the backtracker and the Pike VM extract the same submatches', () => {
+    const rnd = generator(99);
+    for (let i = 0; i < 300; i++) {
+      const pattern = randomPattern(rnd, 4);
+      const parsed = parseRegex(pattern);
+      const prog = compileProgram(parsed.root, parsed.numGroups, pattern);
+      const slots = prog.numSlots;
+      const vm = new PikeVM(prog, slots);
+      const bt = new Backtracker(prog, slots);
+      for (let j = 0; j < 5; j++) {
+        const input = randomInput(rnd);
+        for (const from of [0, Math.min(2, input.length)]) {
+          const a = new Int32Array(slots).fill(-1);
+          const b = new Int32Array(slots).fill(-1);
+          const context = `${pattern} on ${JSON.stringify(input)} from ${from}`;
+          expect(bt.search(input, from, b, ''), context).toBe(vm.search(input, from, a, ''));
+          expect(Array.from(b), context).toEqual(Array.from(a));
+        }
+      }
     }
   });
 });

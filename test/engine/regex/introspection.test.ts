@@ -93,12 +93,17 @@ describe('matcher selection', () => {
     expect(compileRegex('(a|a)(a|a)(a|a)b').strategy).toBe('literal');
   });
 
-  it('keeps RE2 meanings in the JavaScript translation', () => {
-    // JavaScript's \s, ., ^ under m, and i-mode \b differ from RE2's.
+  it('keeps RE2 meanings where JavaScript differs', () => {
+    // JavaScript's \s and ., ^ under its m flag, and i-mode \b differ from RE2's.
+    expect(compileRegex('a\\sb').strategy).toBe('js');
     expect(compileRegex('a\\sb').test('a\u00a0b')).toBe(false);
     expect(compileRegex('a.b').test('a\rb')).toBe(true);
     expect(compileRegex('(?m)^b').test('a\rb')).toBe(false);
     expect(compileRegex('(?i)\\bx').test('\u212ax')).toBe(true);
     expect(compileRegex('(?i)k\\b').test('k\u017f')).toBe(true);
+    // Zero-width checks beside a surrogate pair are answered by the automaton.
+    expect(compileRegex('(?m)(?i:\\B^)').strategy).toBe('dfa');
+    expect(compileRegex('(?m)(?i:\\B^)').test('1😀 Abb_')).toBe(false);
+    expect(compileRegex('\\berror\\b').strategy).toBe('dfa');
   });
 });
