@@ -1,15 +1,17 @@
 import { loadConfig, settingsTable } from '../config.js';
+import { startDemo } from '../gen/demo.js';
 import { startService } from '../service.js';
 import type { Command } from './command.js';
 
 export const serve: Command = {
   name: 'serve',
   summary: 'Run the Sluice HTTP service.',
-  usage: 'sluice serve [--port N] [--host ADDR] [--data-dir DIR]',
+  usage: 'sluice serve [--port N] [--host ADDR] [--data-dir DIR] [--demo]',
   options: {
     port: { type: 'string', valueName: 'N', description: 'Port to listen on (overrides SVC_PORT).' },
     host: { type: 'string', valueName: 'ADDR', description: 'Address to listen on (overrides SVC_HOST).' },
     'data-dir': { type: 'string', valueName: 'DIR', description: 'Data directory (overrides SVC_DATA_DIR).' },
+    demo: { type: 'boolean', description: 'Feed the first org with generated demo data: the last hour at once, then live.' },
   },
   details: () => `Environment variables:\n${settingsTable()}`,
   async run(values) {
@@ -19,6 +21,7 @@ export const serve: Command = {
     if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
     const service = await startService(config);
+    const stopDemo = values.demo ? await startDemo(service, config.host) : async () => {};
     await new Promise<void>(() => {
       const onSignal = (signal: NodeJS.Signals): void => {
         service.log.info({ signal }, 'shutting down');
@@ -26,7 +29,9 @@ export const serve: Command = {
         process.off('SIGINT', onSignal);
         // Idle keep-alive connections would hold the event loop open for their whole timeout,
         // so once in-flight work is done and the log is flushed the process exits outright.
-        void service.stop().then(() => service.log.flush(() => process.exit(0)));
+        void stopDemo()
+          .then(() => service.stop())
+          .then(() => service.log.flush(() => process.exit(0)));
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
