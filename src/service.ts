@@ -96,6 +96,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
       maxPointsPerSeries: config.maxPointsPerSeries,
       maxSamples: config.maxSamples,
       lookbackMs: 5 * 60_000,
+      defaultLogLimit: config.defaultLogLimit,
+      maxLogLimit: 100_000,
+      maxSeries: 100_000,
     }),
     ...helperRoutes({ storage }),
   ];

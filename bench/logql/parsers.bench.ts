@@ -1,0 +1,71 @@
+/**
+ * Parser throughput in lines per second on one core: `| json`, `| logfmt`, their extraction
+ * forms, `| regexp` and `| pattern`, each run through a stream pipeline exactly as queries run
+ * them (label builder reset per line, labels finished into a series key).
+ *
+ * Run: npx tsc -p tsconfig.json && node dist/bench/logql/parsers.bench.js
+ */
+import { pathToFileURL } from 'node:url';
+import { Bench } from 'tinybench';
+import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
+import type { LogSelectorExpr } from '../../engine/logql/index.js';
+import { CompiledPipeline, LabelCache } from '../../engine/logql/eval/index.js';
+import { Random, fmtRate, jsonLine, logfmtLine, textLine } from './data.js';
+
+const LINES = 20_000;
+
+function runner(stages: string, lines: readonly string[]): () => number {
+  const query = `{app="bench"} ${stages}`;
+  const expr = parseLogQL(query) as LogSelectorExpr;
+  checkLogQL(expr, query);
+  const pipeline = new CompiledPipeline(expr.pipeline);
+  const sp = pipeline.forStream({ app: 'bench' }, new LabelCache());
+  return () => {
+    let kept = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if (sp.process(lines[i]) === null) continue;
+      sp.labels.result();
+      kept++;
+    }
+    return kept;
+  };
+}
+
+/** main runs the parsers and prints lines per second. */
+export async function main(): Promise<void> {
+  const r = new Random(7);
+  const json = Array.from({ length: LINES }, () => jsonLine(r));
+  const logfmt = Array.from({ length: LINES }, () => logfmtLine(r));
+  const text = Array.from({ length: LINES }, (_, i) => textLine(r, i));
+  const cases: Array<[string, string, readonly string[]]> = [
+    ['json', '| json', json],
+    ['json extraction', '| json status="http.status", path="http.path"', json],
+    ['logfmt', '| logfmt', logfmt],
+    ['logfmt extraction', '| logfmt level, status', logfmt],
+    ['regexp', '| regexp `(?P<level>[A-Z]+) (?P<service>\\w+) (?P<method>[A-Z]+) (?P<path>\\S+)`', text],
+    ['pattern', '| pattern `<ts> <level> <service> <method> <path> <_>`', text],
+    ['logfmt + label filter', '| logfmt | status >= 500', logfmt],
+  ];
+  const bench = new Bench({ time: 1500, warmupTime: 300 });
+  for (const [name, stages, lines] of cases) {
+    const run = runner(stages, lines);
+    if (run() === 0 && !name.includes('filter')) throw new Error(`${name}: no line survived`);
+    bench.add(name, () => void run());
+  }
+  await bench.run();
+  console.log('\nParser throughput (one core)');
+  for (const [name] of cases) {
+    const result = bench.getTask(name)!.result;
+    if (result.state !== 'completed') throw new Error(`${name} did not complete`);
+    console.log(`  ${name.padEnd(24)} ${fmtRate(result.throughput.mean * LINES).padStart(8)} lines/s`);
+  }
+  console.log('');
+  console.table(bench.table());
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

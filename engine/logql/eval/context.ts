@@ -1,0 +1,65 @@
+/**
+ * EvalContext is what one evaluation shares: the reader, the abort signal, the limits and
+ * the count of samples held, so operators never share mutable state across queries.
+ */
+import { EngineError } from '../../errors.js';
+import type { LogReader } from '../../storage/logHead.js';
+import { LabelCache } from './labels-builder.js';
+import { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES, type EvalOptions } from './types.js';
+
+/** TOO_MANY_SAMPLES is the message of a query over its sample budget. */
+export const TOO_MANY_SAMPLES = 'query processing would load too many samples into memory in query execution';
+
+/** evalError builds the error of a query that cannot be answered over the data it meets. */
+export function evalError(message: string): EngineError {
+  return new EngineError('COMPILE_ERROR', message);
+}
+
+/** checkSignal throws once `signal` has fired. */
+export function checkSignal(signal: AbortSignal | undefined): void {
+  if (signal === undefined || !signal.aborted) return;
+  const reason: unknown = signal.reason;
+  if (reason instanceof EngineError) throw reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    throw new EngineError('DEADLINE_EXCEEDED', 'query timed out in expression evaluation');
+  }
+  if (reason instanceof Error) throw reason;
+  throw new EngineError('DEADLINE_EXCEEDED', 'query was canceled in expression evaluation');
+}
+
+export class EvalContext {
+  readonly maxSeries: number;
+  readonly maxSamples: number;
+  readonly labelCache = new LabelCache();
+  private held = 0;
+
+  constructor(
+    readonly reader: LogReader,
+    private readonly options: EvalOptions,
+  ) {
+    this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
+    this.maxSamples = options.maxSamples ?? DEFAULT_MAX_SAMPLES;
+  }
+
+  checkAbort(): void {
+    checkSignal(this.options.signal);
+  }
+
+  /** holdSamples accounts for `n` more samples, failing beyond the budget. */
+  holdSamples(n: number): void {
+    this.held += n;
+    if (this.held > this.maxSamples) throw new EngineError('RESOURCE_EXHAUSTED', TOO_MANY_SAMPLES);
+  }
+
+  /** releaseSamples returns `n` samples to the budget. */
+  releaseSamples(n: number): void {
+    this.held -= n;
+  }
+
+  /** checkSeries fails when `count` series exceed the limit. */
+  checkSeries(count: number): void {
+    if (count > this.maxSeries) {
+      throw new EngineError('RESOURCE_EXHAUSTED', `maximum number of series (${this.maxSeries}) reached for a single query`);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Label values converted the way Loki converts them, with the same error text, because that
+ * text becomes `__error_details__` and users match on it: Go's strconv.ParseFloat for numbers,
+ * time.ParseDuration for durations and go-humanize's ParseBytes for sizes. Values come back
+ * as plain numbers (durations in nanoseconds).
+ */
+import { parseGoDuration } from '../../common/duration.js';
+import { quoteGoString } from '../../common/quote.js';
+import { parseByteSize, parseGoFloat } from '../units.js';
+
+/** Converted is a converted value, or the error message Loki would report. */
+export type Converted = { ok: true; value: number } | { ok: false; message: string };
+
+const SPECIAL_FLOATS: Record<string, number> = {
+  inf: Infinity,
+  infinity: Infinity,
+  nan: NaN,
+};
+
+/** parseFloatValue reads a label value like strconv.ParseFloat(v, 64). */
+export function parseFloatValue(text: string): Converted {
+  let body = text;
+  let sign = 1;
+  if (body.startsWith('+') || body.startsWith('-')) {
+    if (body[0] === '-') sign = -1;
+    body = body.slice(1);
+  }
+  const special = SPECIAL_FLOATS[body.toLowerCase()];
+  if (special !== undefined && body.length > 0) return { ok: true, value: sign * special };
+  const parsed = parseGoFloat(body);
+  if (parsed.ok) return { ok: true, value: sign * parsed.value };
+  const kind = parsed.message.endsWith('value out of range') ? 'value out of range' : 'invalid syntax';
+  return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(text)}: ${kind}` };
+}
+
+const DURATION_UNITS = new Set(['ns', 'us', 'µs', 'μs', 'ms', 's', 'm', 'h']);
+
+function isDigit(c: string | undefined): boolean {
+  return c !== undefined && c >= '0' && c <= '9';
+}
+
+/**
+ * durationError explains why `text` is not a Go duration, checking in the order
+ * time.ParseDuration does so the first problem it would report is the one named.
+ */
+function durationError(text: string): string {
+  const quoted = quoteGoString(text);
+  const invalid = `time: invalid duration ${quoted}`;
+  let i = 0;
+  if (text[i] === '-' || text[i] === '+') i++;
+  if (i >= text.length) return invalid;
+  while (i < text.length) {
+    if (!(text[i] === '.' || isDigit(text[i]))) return invalid;
+    const numStart = i;
+    let digitsBefore = 0;
+    while (isDigit(text[i])) {
+      i++;
+      digitsBefore++;
+    }
+    let digitsAfter = 0;
+    if (text[i] === '.') {
+      i++;
+      while (isDigit(text[i])) {
+        i++;
+        digitsAfter++;
+      }
+    }
+    if (digitsBefore === 0 && digitsAfter === 0) return invalid;
+    const unitStart = i;
+    while (i < text.length && text[i] !== '.' && !isDigit(text[i])) i++;
+    if (i === unitStart) return `time: missing unit in duration ${quoted}`;
+    const unit = text.slice(unitStart, i);
+    if (!DURATION_UNITS.has(unit)) return `time: unknown unit ${quoteGoString(unit)} in duration ${quoted}`;
+    if (numStart === i) return invalid;
+  }
+  return invalid;
+}
+
+/** parseDurationValue reads a label value like time.ParseDuration; the value is in nanoseconds. */
+export function parseDurationValue(text: string): Converted {
+  const ns = parseGoDuration(text);
+  if (ns !== undefined) return { ok: true, value: ns };
+  return { ok: false, message: durationError(text) };
+}
+
+/** parseBytesValue reads a label value like humanize.ParseBytes. */
+export function parseBytesValue(text: string): Converted {
+  const bytes = parseByteSize(text);
+  if (bytes !== undefined) return { ok: true, value: bytes };
+  let end = 0;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    if ((c >= 48 && c <= 57) || c === 46 || c === 44) end++;
+    else break;
+  }
+  const numberText = text.slice(0, end).replace(/,/g, '');
+  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(numberText)) {
+    return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(numberText)}: invalid syntax` };
+  }
+  const extra = text.slice(end).trim().toLowerCase();
+  if (parseByteSize(`1${extra}`) === undefined) return { ok: false, message: `unhandled size name: ${extra}` };
+  return { ok: false, message: `too large: ${text}` };
+}

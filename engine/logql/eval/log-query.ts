@@ -1,0 +1,146 @@
+/**
+ * Raw log queries: a stream selector and its pipeline, returning lines with their labels.
+ * The query walks its time range in slices in output order (oldest first, or newest first
+ * backward) so a caller can stream results, stop at the limit, or run slices one at a time;
+ * pipelines are built once per stream and reused across slices.
+ */
+import type { Expr, LogSelectorExpr } from '../ast.js';
+import { EngineError } from '../../errors.js';
+import type { Labels } from '../../storage/labels.js';
+import type { LogReader } from '../../storage/logHead.js';
+import { checkSignal } from './context.js';
+import { labelsKeyOf } from './label-set.js';
+import { LabelCache, sortParallel } from './labels-builder.js';
+import { matcherOf } from './matchers.js';
+import { CompiledPipeline, type StreamPipeline } from './pipeline/pipeline.js';
+import type { LogDirection, LogQueryOptions, LogRow } from './types.js';
+
+/** MESSAGE_TAG is the tag holding a row's line. */
+export const MESSAGE_TAG = 'message';
+
+/** BATCH is how many lines are processed between abort checks. */
+const BATCH = 8192;
+
+interface Candidate {
+  ts: bigint;
+  streamKey: string;
+  seq: number;
+  row: LogRow;
+}
+
+/**
+ * LogQuery is a prepared raw query. slice() evaluates one time range; iterate() walks the
+ * query's whole range slice by slice.
+ */
+export class LogQuery {
+  private readonly pipeline: CompiledPipeline;
+  private readonly streams = new Map<string, StreamPipeline>();
+  private readonly cache = new LabelCache();
+  private readonly fields: ReadonlySet<string> | undefined;
+  readonly direction: LogDirection;
+
+  constructor(
+    readonly expr: LogSelectorExpr,
+    options: Pick<LogQueryOptions, 'direction' | 'fields'> = {},
+  ) {
+    this.pipeline = new CompiledPipeline(expr.pipeline);
+    this.direction = options.direction ?? 'forward';
+    this.fields = options.fields === undefined ? undefined : new Set(options.fields);
+  }
+
+  private streamPipeline(tags: Labels): StreamPipeline {
+    const key = labelsKeyOf(tags);
+    let sp = this.streams.get(key);
+    if (sp === undefined) {
+      sp = this.pipeline.forStream(tags, this.cache);
+      this.streams.set(key, sp);
+    }
+    return sp;
+  }
+
+  private rowTags(sp: StreamPipeline, line: string): Labels {
+    const { names, values } = sp.labels.entries();
+    // A parsed `message` label loses its name to the line itself, as any parsed name that
+    // collides with a stored tag does.
+    const at = names.indexOf(MESSAGE_TAG);
+    if (at >= 0) names[at] = `${MESSAGE_TAG}_extracted`;
+    names.push(MESSAGE_TAG);
+    values.push(line);
+    sortParallel(names, values);
+    const out: Record<string, string> = {};
+    const fields = this.fields;
+    for (let i = 0; i < names.length; i++) {
+      if (fields === undefined || fields.has(names[i])) out[names[i]] = values[i];
+    }
+    return out;
+  }
+
+  /**
+   * slice returns the rows in [fromNs, toNs] (inclusive) in the query's direction, at most
+   * `limit` of them (0: all).
+   */
+  slice(reader: LogReader, fromNs: bigint, toNs: bigint, limit = 0, signal?: AbortSignal): LogRow[] {
+    checkSignal(signal);
+    const data = reader.select(this.expr.matchers.map(matcherOf), fromNs, toNs);
+    const candidates: Candidate[] = [];
+    let processed = 0;
+    for (const stream of data) {
+      const sp = this.streamPipeline(stream.tags);
+      const streamKey = labelsKeyOf(stream.tags);
+      const { timestampsNs, messages } = stream;
+      for (let i = 0; i < messages.length; i++) {
+        if (++processed % BATCH === 0) checkSignal(signal);
+        const ts = timestampsNs[i];
+        if (this.pipeline.usesTimestamps) this.pipeline.context.timestampNs = ts;
+        const line = sp.process(messages[i]);
+        if (line === null) continue;
+        candidates.push({ ts, streamKey, seq: i, row: { timestampNs: ts, tags: this.rowTags(sp, line), line } });
+      }
+    }
+    const sign = this.direction === 'forward' ? 1 : -1;
+    candidates.sort((a, b) => {
+      if (a.ts !== b.ts) return a.ts < b.ts ? -sign : sign;
+      if (a.streamKey !== b.streamKey) return a.streamKey < b.streamKey ? -sign : sign;
+      return (a.seq - b.seq) * sign;
+    });
+    const n = limit > 0 ? Math.min(limit, candidates.length) : candidates.length;
+    const rows = new Array<LogRow>(n);
+    for (let i = 0; i < n; i++) rows[i] = candidates[i].row;
+    return rows;
+  }
+
+  /** iterate yields the rows of [startNs, endNs] slice by slice, stopping at the limit. */
+  *iterate(reader: LogReader, options: LogQueryOptions): Generator<LogRow[], void, undefined> {
+    const { startNs, endNs } = options;
+    if (endNs < startNs) return;
+    const width = options.sliceNs !== undefined && options.sliceNs > 0n ? options.sliceNs : endNs - startNs + 1n;
+    let remaining = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+    const forward = this.direction === 'forward';
+    let cursor = forward ? startNs : endNs;
+    while (remaining > 0 && (forward ? cursor <= endNs : cursor >= startNs)) {
+      const from = forward ? cursor : cursor - width + 1n < startNs ? startNs : cursor - width + 1n;
+      const to = forward ? (cursor + width - 1n > endNs ? endNs : cursor + width - 1n) : cursor;
+      const rows = this.slice(reader, from, to, remaining === Infinity ? 0 : remaining, options.signal);
+      remaining -= rows.length;
+      if (rows.length > 0) yield rows;
+      cursor = forward ? to + 1n : from - 1n;
+    }
+  }
+}
+
+function selectorOf(expr: Expr): LogSelectorExpr {
+  if (expr.kind !== 'LogSelector') throw new EngineError('COMPILE_ERROR', 'metric queries are not log queries; use evaluateLogQLRange', expr.pos);
+  return expr;
+}
+
+/** iterateLogQuery walks a raw log query slice by slice (see LogQuery.iterate). */
+export function iterateLogQuery(expr: Expr, reader: LogReader, options: LogQueryOptions): Generator<LogRow[], void, undefined> {
+  return new LogQuery(selectorOf(expr), options).iterate(reader, options);
+}
+
+/** evaluateLogQuery returns every row of a raw log query, in order, up to the limit. */
+export function evaluateLogQuery(expr: Expr, reader: LogReader, options: LogQueryOptions): LogRow[] {
+  const rows: LogRow[] = [];
+  for (const batch of iterateLogQuery(expr, reader, options)) rows.push(...batch);
+  return rows;
+}

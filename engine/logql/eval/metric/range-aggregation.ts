@@ -1,0 +1,123 @@
+/**
+ * Range aggregations (`count_over_time`, `rate`, `quantile_over_time(…) by (…)`, …): extract
+ * the samples of the log range once for the whole query, then slide every step's window
+ * (t - offset - range, t - offset] over each series in one pass. Series still carrying
+ * `__error__` fail the query, as in Loki; `absent_over_time` reports the steps with no data.
+ */
+import type { Grouping, LabelMatcher, RangeAggregationExpr } from '../../ast.js';
+import type { EvalContext } from '../context.js';
+import type { GroupingSpec } from '../labels-builder.js';
+import { ERROR_LABEL } from '../labels-builder.js';
+import { requiredLabelNames } from '../pipeline/pipeline.js';
+import { filterLabelNames } from '../pipeline/label-filter.js';
+import { extractSamples, type ExtractionPlan, type ValueSource } from './extract.js';
+import { isFailedSeries, pipelineError } from './pipeline-error.js';
+import { slideWindows, type Windows } from './range-kernels.js';
+import { msToNs } from './relative-time.js';
+import { newSeries, type Grid, type StepMatrix, type StepSeries } from './step-matrix.js';
+
+function valueSource(expr: RangeAggregationExpr): ValueSource {
+  if (expr.range.unwrap !== undefined) return 'unwrap';
+  return expr.op === 'bytes_over_time' || expr.op === 'bytes_rate' ? 'bytes' : 'count';
+}
+
+/**
+ * extractionPlan decides the grouping applied while extracting and Loki's parser hints: with
+ * unwrap the unwrapped label leaves the series; a singleton grouping (`sum(…)` pushed down, or
+ * absent_over_time) lets parsers skip lines when no stage reads a label.
+ */
+function extractionPlan(expr: RangeAggregationExpr, pushedDown: Grouping | undefined): ExtractionPlan {
+  const grouping = expr.grouping ?? pushedDown;
+  const source = valueSource(expr);
+  const unwrap = expr.range.unwrap;
+  let spec: GroupingSpec | undefined;
+  let noLabels = false;
+  if (grouping !== undefined) {
+    spec = { without: grouping.without, names: [...grouping.labels].sort() };
+    noLabels = !grouping.without && grouping.labels.length === 0;
+  }
+  if (unwrap !== undefined && (spec === undefined || spec.without)) {
+    spec = { without: true, names: [...(spec?.names ?? []), unwrap.label].sort() };
+  }
+  if (expr.op === 'absent_over_time') noLabels = true;
+  if (noLabels) {
+    const hints = requiredLabelNames(expr.range.selector.pipeline);
+    if (unwrap !== undefined) {
+      hints.add(unwrap.label);
+      for (const f of unwrap.postFilters) filterLabelNames(f, hints);
+    }
+    if (grouping !== undefined) for (const g of grouping.labels) hints.add(g);
+    if (hints.size > 0) noLabels = false;
+  }
+  const preserveError = grouping !== undefined && !grouping.without && grouping.labels.includes(ERROR_LABEL);
+  const plan: ExtractionPlan = { range: expr.range, source, noLabels, preserveError };
+  if (spec !== undefined) plan.grouping = spec;
+  return plan;
+}
+
+/** absentLabels are the labels absent_over_time reports: the selector's equality matchers. */
+function absentLabels(matchers: readonly LabelMatcher[]): Array<[string, string]> {
+  const kept = new Map<string, string>();
+  const dropped = new Set<string>();
+  for (const m of matchers) {
+    if (m.op === '=' && !kept.has(m.name)) kept.set(m.name, m.value);
+    else dropped.add(m.name);
+  }
+  for (const name of dropped) kept.delete(name);
+  return [...kept.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** evaluateRangeAggregation evaluates one range aggregation over the grid. */
+export function evaluateRangeAggregation(ctx: EvalContext, expr: RangeAggregationExpr, grid: Grid, pushedDown?: Grouping): StepMatrix {
+  const rangeNs = Math.round(expr.range.rangeMs * 1e6);
+  const offsetNs = Math.round(expr.range.offsetMs * 1e6);
+  const baseNs = msToNs(grid.startMs) - BigInt(offsetNs) - BigInt(rangeNs);
+  const maxNs = msToNs(grid.endMs) - BigInt(offsetNs);
+  const plan = extractionPlan(expr, pushedDown);
+  const samples = extractSamples(ctx, plan, baseNs, baseNs + 1n, maxNs);
+  const ends = new Float64Array(grid.steps);
+  for (let j = 0; j < grid.steps; j++) ends[j] = Math.round(j * grid.stepMs * 1e6) + rangeNs;
+  const windows: Windows = { ends, rangeNs };
+  const param = expr.param?.value ?? 0;
+  const hasUnwrap = expr.range.unwrap !== undefined;
+
+  const series: StepSeries[] = [];
+  let failed: { step: number; series: StepSeries } | undefined;
+  for (const s of samples) {
+    ctx.checkAbort();
+    const out = newSeries(s.labels, grid.steps);
+    if (!slideWindows(expr.op, s, windows, param, hasUnwrap, out)) continue;
+    if (isFailedSeries(s.labels.labels)) {
+      const first = out.present.indexOf(1);
+      if (failed === undefined || first < failed.step || (first === failed.step && s.labels.key < failed.series.labels.key)) {
+        failed = { step: first, series: out };
+      }
+    }
+    series.push(out);
+  }
+  let held = 0;
+  for (const s of samples) held += s.length;
+  ctx.releaseSamples(held);
+  if (failed !== undefined) throw pipelineError(failed.series.labels.labels);
+
+  if (expr.op === 'absent_over_time') {
+    const entries = absentLabels(expr.range.selector.matchers);
+    const absent = newSeries(
+      ctx.labelCache.intern(
+        entries.map((e) => e[0]),
+        entries.map((e) => e[1]),
+      ),
+      grid.steps,
+    );
+    let any = false;
+    for (let j = 0; j < grid.steps; j++) {
+      if (series.some((s) => s.present[j] === 1)) continue;
+      absent.present[j] = 1;
+      absent.values[j] = 1;
+      any = true;
+    }
+    return { kind: 'matrix', series: any ? [absent] : [] };
+  }
+  ctx.checkSeries(series.length);
+  return { kind: 'matrix', series };
+}

@@ -1,0 +1,44 @@
+/**
+ * `| drop a, b="v"`: names are always removed, `name op "value"` only where the value
+ * matches. Dropping `__error__` or `__error_details__` clears the line's error, which is how
+ * a query deliberately ignores failures.
+ */
+import type { LabelMatcher, LabelName } from '../../ast.js';
+import type { LabelsBuilder } from '../labels-builder.js';
+import { ERROR_DETAILS_LABEL, ERROR_LABEL } from '../labels-builder.js';
+import { stringValueTest } from './label-filter.js';
+import type { Stage } from './stage.js';
+
+interface DropSpec {
+  name: string;
+  test?: (value: string) => boolean;
+}
+
+/** DropLabels removes labels. */
+export class DropLabels implements Stage {
+  private readonly specs: DropSpec[];
+
+  constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
+    this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
+  }
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    for (const { name, test } of this.specs) {
+      if (name === ERROR_LABEL) {
+        if (test === undefined || test(labels.error())) labels.clearError();
+        continue;
+      }
+      if (name === ERROR_DETAILS_LABEL) {
+        if (test === undefined || test(labels.errorDetails())) labels.clearErrorDetails();
+        continue;
+      }
+      const value = labels.get(name);
+      if (test === undefined) {
+        if (value !== undefined) labels.del(name);
+      } else if (test(value ?? '')) {
+        labels.del(name);
+      }
+    }
+    return line;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * `| json`: without arguments every scalar field of the line's JSON object becomes a label,
+ * nested objects flattened with `_` (`{"a":{"b":1}}` gives `a_b="1"`), arrays and nulls
+ * skipped; with arguments (`| json who="user.id", tag="tags[0]"`) only the named paths are
+ * read, a missing path giving an empty label. A line that is not JSON gets
+ * `__error__="JSONParserErr"` and keeps its labels so far.
+ */
+import type { JsonExtraction } from '../../ast.js';
+import type { JsonPathSegment } from '../../json-path.js';
+import type { LabelsBuilder } from '../labels-builder.js';
+import { DUPLICATE_SUFFIX } from '../labels-builder.js';
+import {
+  JsonScanError,
+  MALFORMED_JSON,
+  MALFORMED_OBJECT,
+  decodeString,
+  forEachMember,
+  scanValue,
+  scannedKind,
+  skipWhitespace,
+  stringEnd,
+  stringValue,
+  wasEscaped,
+  type JsonKind,
+} from './json-scan.js';
+import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
+import type { Stage } from './stage.js';
+
+/** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
+export const JSON_PARSER_ERROR = 'JSONParserErr';
+
+function scalarValue(line: string, start: number, end: number, kind: JsonKind): string {
+  if (kind === 'string') return replaceInvalidUtf8(stringValue(line, start, end));
+  return line.slice(start, end);
+}
+
+/** JsonParser extracts every field. */
+export class JsonParser implements Stage {
+  private readonly keys = new KeyCache();
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    if (labels.noLabels) return line;
+    try {
+      const start = skipWhitespace(line, 0);
+      if (start >= line.length || line.charCodeAt(start) !== 123) {
+        throw new JsonScanError("Value looks like object, but can't find closing '}' symbol");
+      }
+      this.walkObject(line, start, '', labels);
+    } catch (err) {
+      if (!(err instanceof JsonScanError)) throw err;
+      labels.setParserError(JSON_PARSER_ERROR, err.message);
+    }
+    return line;
+  }
+
+  /**
+   * walkObject extracts the members of the object at `at` (its `{`) in one pass, descending
+   * into nested objects with the flattened prefix, and returns the index after the object.
+   */
+  private walkObject(line: string, at: number, prefix: string, labels: LabelsBuilder): number {
+    const n = line.length;
+    let i = skipWhitespace(line, at + 1);
+    if (i < n && line.charCodeAt(i) === 125) return i + 1;
+    while (i < n) {
+      if (line.charCodeAt(i) !== 34) throw new JsonScanError(MALFORMED_JSON);
+      const keyEnd = stringEnd(line, i + 1);
+      const key = wasEscaped() ? (decodeString(line, i + 1, keyEnd) ?? line.slice(i + 1, keyEnd)) : line.slice(i + 1, keyEnd);
+      i = skipWhitespace(line, keyEnd + 1);
+      if (line.charCodeAt(i) !== 58) throw new JsonScanError(MALFORMED_JSON);
+      i = skipWhitespace(line, i + 1);
+      if (i >= n) throw new JsonScanError(MALFORMED_OBJECT);
+      if (line.charCodeAt(i) === 123) {
+        i = this.walkObject(line, i, prefix === '' ? this.keys.get(key) : appendSanitizedKey(prefix, key), labels);
+      } else {
+        const end = scanValue(line, i);
+        const kind = scannedKind();
+        if (kind !== 'array' && kind !== 'null') {
+          let name = prefix === '' ? this.keys.get(key) : appendSanitizedKey(prefix, key);
+          if (name !== '') {
+            if (labels.baseHas(name)) name += DUPLICATE_SUFFIX;
+            if (!labels.isExtracted(name)) labels.set(name, scalarValue(line, i, end, kind));
+          }
+        }
+        i = end;
+      }
+      i = skipWhitespace(line, i);
+      const c = line.charCodeAt(i);
+      if (c === 125) return i + 1;
+      if (c !== 44) throw new JsonScanError(MALFORMED_OBJECT);
+      i = skipWhitespace(line, i + 1);
+    }
+    throw new JsonScanError(MALFORMED_OBJECT);
+  }
+}
+
+/** lookupPath finds the value at `path` in the JSON document at `start`, or undefined. */
+function lookupPath(line: string, start: number, path: readonly JsonPathSegment[]): { start: number; end: number; kind: JsonKind } | undefined {
+  let at = start;
+  let end = scanValue(line, at);
+  let kind = scannedKind();
+  for (const segment of path) {
+    if (typeof segment === 'string') {
+      if (kind !== 'object') return undefined;
+      let found: { start: number; end: number; kind: JsonKind } | undefined;
+      forEachMember(line, at, (key, vs, ve, k) => {
+        if (found === undefined && key === segment) found = { start: vs, end: ve, kind: k };
+      });
+      if (found === undefined) return undefined;
+      ({ start: at, end, kind } = found);
+    } else {
+      if (kind !== 'array') return undefined;
+      let i = skipWhitespace(line, at + 1);
+      let index = 0;
+      let found = false;
+      while (i < end - 1) {
+        const ve = scanValue(line, i);
+        if (index === segment) {
+          at = i;
+          end = ve;
+          kind = scannedKind();
+          found = true;
+          break;
+        }
+        index++;
+        i = skipWhitespace(line, ve);
+        if (line.charCodeAt(i) === 44) i = skipWhitespace(line, i + 1);
+      }
+      if (!found) return undefined;
+    }
+  }
+  return { start: at, end, kind };
+}
+
+/** JsonExpressionParser extracts only the named paths. */
+export class JsonExpressionParser implements Stage {
+  constructor(private readonly extractions: readonly JsonExtraction[]) {}
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    if (line.length === 0 || labels.noLabels) return line;
+    const first = line.charCodeAt(0);
+    if (first !== 34 && first !== 123 && first !== 91) {
+      labels.setParserError(JSON_PARSER_ERROR);
+      return line;
+    }
+    let matched = 0;
+    try {
+      for (const extraction of this.extractions) {
+        const found = lookupPath(line, 0, extraction.path);
+        if (found === undefined) continue;
+        const name = labels.baseHas(extraction.name) ? extraction.name + DUPLICATE_SUFFIX : extraction.name;
+        let value: string;
+        if (found.kind === 'null') value = '';
+        else if (found.kind === 'string') value = replaceInvalidUtf8(stringValue(line, found.start, found.end));
+        else value = line.slice(found.start, found.end);
+        labels.set(name, value);
+        matched++;
+      }
+    } catch (err) {
+      if (!(err instanceof JsonScanError)) throw err;
+      labels.setParserError(JSON_PARSER_ERROR, err.message);
+    }
+    if (matched < this.extractions.length) {
+      for (const extraction of this.extractions) {
+        if (labels.get(extraction.name) === undefined) labels.set(extraction.name, '');
+      }
+    }
+    return line;
+  }
+}

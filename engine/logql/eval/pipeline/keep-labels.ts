@@ -1,0 +1,42 @@
+/**
+ * `| keep a, b="v"`: every label not listed (or whose value does not match) is removed.
+ * The error labels are never removed by keep, so a failure still surfaces.
+ */
+import type { LabelMatcher, LabelName } from '../../ast.js';
+import type { LabelsBuilder } from '../labels-builder.js';
+import { ERROR_DETAILS_LABEL, ERROR_LABEL, PRESERVE_ERROR_LABEL } from '../labels-builder.js';
+import { stringValueTest } from './label-filter.js';
+import type { Stage } from './stage.js';
+
+interface KeepSpec {
+  name: string;
+  test?: (value: string) => boolean;
+}
+
+/** KeepLabels removes every label it is not told to keep. */
+export class KeepLabels implements Stage {
+  private readonly specs: KeepSpec[];
+
+  constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
+    this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
+  }
+
+  private keeps(name: string, value: string): boolean {
+    for (const spec of this.specs) {
+      if (spec.name !== name) continue;
+      if (spec.test === undefined || spec.test(value)) return true;
+    }
+    return false;
+  }
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    if (this.specs.length === 0) return line;
+    const { names, values } = labels.entries();
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (name === ERROR_LABEL || name === ERROR_DETAILS_LABEL || name === PRESERVE_ERROR_LABEL) continue;
+      if (!this.keeps(name, values[i])) labels.del(name);
+    }
+    return line;
+  }
+}

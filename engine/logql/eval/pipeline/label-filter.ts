@@ -1,0 +1,131 @@
+/**
+ * Label filters: string matchers, numeric, duration and byte-size comparisons, `ip()`, and
+ * their `and`/`or` combinations. As in Loki a converting filter that cannot read its label's
+ * value keeps the line and marks it `__error__="LabelFilterErr"` (unless an earlier error is
+ * there), so the failure shows instead of silently dropping data; a missing label drops the
+ * line. `and` evaluates both sides; `or` stops at the first that keeps the line.
+ */
+import type { ComparisonOp, LabelFilterExpr, StringLabelFilter } from '../../ast.js';
+import { compileRegex } from '../../../regex/index.js';
+import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
+import type { LabelsBuilder } from '../labels-builder.js';
+import { ERROR_LABEL } from '../labels-builder.js';
+import { textContainsIp } from './ip-search.js';
+import type { Stage } from './stage.js';
+
+/** LABEL_FILTER_ERROR is the `__error__` value of a failed conversion. */
+export const LABEL_FILTER_ERROR = 'LabelFilterErr';
+
+/** LabelPredicate decides one line from its labels (and may record an error on them). */
+export type LabelPredicate = (labels: LabelsBuilder) => boolean;
+
+function compare(op: ComparisonOp, a: number, b: number): boolean {
+  switch (op) {
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+  }
+}
+
+function converting(name: string, op: ComparisonOp, target: number, convert: (v: string) => Converted): LabelPredicate {
+  return (labels) => {
+    const raw = labels.get(name);
+    if (raw === undefined) return false;
+    const value = convert(raw);
+    if (!value.ok) {
+      if (!labels.hasError()) labels.setError(LABEL_FILTER_ERROR, value.message);
+      return true;
+    }
+    return compare(op, value.value, target);
+  };
+}
+
+function durationNs(text: string): Converted {
+  const v = parseDurationValue(text);
+  return v.ok ? { ok: true, value: Math.round(v.value) } : v;
+}
+
+/** stringMatcher compiles `name op "value"` into a value test. */
+export function stringValueTest(filter: Pick<StringLabelFilter, 'op' | 'value'>): (value: string) => boolean {
+  const { op, value } = filter;
+  switch (op) {
+    case '=':
+      return (v) => v === value;
+    case '!=':
+      return (v) => v !== value;
+    case '=~': {
+      const re = compileRegex(value, { anchored: true });
+      return (v) => re.test(v);
+    }
+    case '!~': {
+      const re = compileRegex(value, { anchored: true });
+      return (v) => !re.test(v);
+    }
+  }
+}
+
+/** compileLabelPredicate compiles a label filter expression. */
+export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
+  switch (filter.kind) {
+    case 'StringLabelFilter': {
+      const test = stringValueTest(filter);
+      const name = filter.name;
+      if (name === ERROR_LABEL) return (labels) => test(labels.error());
+      return (labels) => test(labels.get(name) ?? '');
+    }
+    case 'NumericLabelFilter':
+      return converting(filter.name, filter.op, filter.value, parseFloatValue);
+    case 'DurationLabelFilter':
+      return converting(filter.name, filter.op, Math.round(filter.durationMs * 1e6), durationNs);
+    case 'BytesLabelFilter':
+      return converting(filter.name, filter.op, filter.bytes, parseBytesValue);
+    case 'IpLabelFilter': {
+      const { name, ip } = filter;
+      const negate = filter.op === '!=';
+      return (labels) => {
+        if (labels.hasError()) return true;
+        const v = labels.get(name);
+        if (v === undefined) return false;
+        return textContainsIp(v, ip) !== negate;
+      };
+    }
+    case 'BinaryLabelFilter': {
+      const left = compileLabelPredicate(filter.left);
+      const right = compileLabelPredicate(filter.right);
+      if (filter.op === 'or') return (labels) => left(labels) || right(labels);
+      return (labels) => {
+        const l = left(labels);
+        const r = right(labels);
+        return l && r;
+      };
+    }
+  }
+}
+
+/** requiredLabelNames lists the labels a filter reads, for the parser hints. */
+export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
+  if (filter.kind === 'BinaryLabelFilter') {
+    filterLabelNames(filter.left, out);
+    filterLabelNames(filter.right, out);
+  } else {
+    out.add(filter.name);
+  }
+}
+
+/** LabelFilter is a label filter stage. */
+export class LabelFilter implements Stage {
+  constructor(private readonly predicate: LabelPredicate) {}
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    return this.predicate(labels) ? line : null;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * `| logfmt`: every `key=value` pair becomes a label (keys sanitised, the first occurrence
+ * of a key winning, empty values dropped unless `--keep-empty`); with arguments
+ * (`| logfmt level, code="status"`) only the named keys are read. Malformed pairs are
+ * skipped, or with `--strict` end the parse and set `__error__="LogfmtParserErr"`.
+ */
+import type { LogfmtExtraction } from '../../ast.js';
+import type { LabelsBuilder } from '../labels-builder.js';
+import { DUPLICATE_SUFFIX } from '../labels-builder.js';
+import { LogfmtDecoder } from './logfmt-decoder.js';
+import { KeyCache, replaceInvalidUtf8 } from './sanitize.js';
+import type { Stage } from './stage.js';
+
+/** LOGFMT_PARSER_ERROR is the `__error__` value of a logfmt failure. */
+export const LOGFMT_PARSER_ERROR = 'LogfmtParserErr';
+
+/** LogfmtParser extracts every pair. */
+export class LogfmtParser implements Stage {
+  private readonly decoder = new LogfmtDecoder();
+  private readonly keys = new KeyCache();
+
+  constructor(
+    private readonly strict: boolean,
+    private readonly keepEmpty: boolean,
+  ) {}
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    if (labels.noLabels) return line;
+    const dec = this.decoder;
+    dec.reset(line);
+    while (!dec.eol()) {
+      if (!dec.scan()) {
+        if (this.strict) break;
+        continue;
+      }
+      let name = this.keys.get(dec.key);
+      if (name === '') continue;
+      if (labels.baseHas(name)) name += DUPLICATE_SUFFIX;
+      if (labels.isExtracted(name)) continue;
+      const value = replaceInvalidUtf8(dec.value);
+      if (!this.keepEmpty && value === '') continue;
+      labels.set(name, value);
+    }
+    if (this.strict && dec.error !== '') labels.setParserError(LOGFMT_PARSER_ERROR, dec.error);
+    return line;
+  }
+}
+
+/** LogfmtExpressionParser extracts the named keys, each under its chosen label name. */
+export class LogfmtExpressionParser implements Stage {
+  private readonly decoder = new LogfmtDecoder();
+  private readonly keys = new KeyCache();
+  /** byKey maps a logfmt key to the label names reading it. */
+  private readonly byKey = new Map<string, string[]>();
+  private readonly names: ReadonlySet<string>;
+
+  constructor(
+    private readonly extractions: readonly LogfmtExtraction[],
+    private readonly strict: boolean,
+  ) {
+    for (const e of extractions) {
+      const list = this.byKey.get(e.key) ?? [];
+      list.push(e.name);
+      this.byKey.set(e.key, list);
+    }
+    this.names = new Set(extractions.map((e) => e.name));
+  }
+
+  process(line: string, labels: LabelsBuilder): string | null {
+    if (labels.noLabels) return line;
+    for (const e of this.extractions) {
+      if (!labels.baseHas(e.name)) labels.set(e.name, '');
+    }
+    const dec = this.decoder;
+    dec.reset(line);
+    while (!dec.eol()) {
+      if (!dec.scan()) {
+        if (this.strict) break;
+        continue;
+      }
+      const key = this.keys.get(dec.key);
+      if (key === '') continue;
+      const value = dec.value.indexOf('\ufffd') >= 0 ? '' : dec.value;
+      const targets = this.byKey.get(key) ?? (this.names.has(key) ? [key] : undefined);
+      if (targets === undefined) continue;
+      for (const target of targets) {
+        const name = labels.baseHas(target) ? target + DUPLICATE_SUFFIX : target;
+        labels.set(name, value);
+      }
+    }
+    if (this.strict && dec.error !== '') labels.setParserError(LOGFMT_PARSER_ERROR, dec.error);
+    return line;
+  }
+}
