@@ -41,3 +41,7 @@ export { packSeries, unpackSeries, transferablesOf, type PackedSeries, type Seri
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
+export { unpackRowTags, taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
+export { packLogStreams, type PackedLogs } from './query/logPacking.js';
+export { gatherLogStreams } from './query/gather.js';
+export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';

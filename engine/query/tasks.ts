@@ -1,7 +1,12 @@
+import { Packr } from 'msgpackr';
 import { EngineError } from '../errors.js';
 import { evaluateRange, formatAnnotation } from '../promql/eval/index.js';
 import { parseAndCheckPromQL } from '../promql/index.js';
+import { evaluateLogQLRange, iterateLogQuery } from '../logql/eval/index.js';
+import { checkLogQL, parseLogQL } from '../logql/index.js';
+import { logTransferables, unpackLogStreams, type PackedLogs } from './logPacking.js';
 import { packSeries, transferablesOf, unpackSeries, type PackedSeries } from './packing.js';
+import { StaticLogReader } from './staticLogReader.js';
 import { StaticQuerier } from './staticQuerier.js';
 
 /**
@@ -20,11 +25,40 @@ export interface PromQLRangeTask {
   data: PackedSeries;
 }
 
-export type QueryTask = PromQLRangeTask;
+/** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
+export interface LogQLRangeTask {
+  kind: 'logql-range';
+  query: string;
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  maxSamples: number;
+  maxSeries: number;
+  data: PackedLogs;
+}
+
+/** LogQLRawTask runs a raw log query over one time slice, returning at most `limit` rows. */
+export interface LogQLRawTask {
+  kind: 'logql-raw';
+  query: string;
+  startNs: bigint;
+  endNs: bigint;
+  limit: number;
+  direction: 'forward' | 'backward';
+  fields?: string[];
+  data: PackedLogs;
+}
+
+export type QueryTask = PromQLRangeTask | LogQLRangeTask | LogQLRawTask;
 
 export interface QueryTaskOutput {
   series: PackedSeries;
   annotations: string[];
+}
+
+/** LogRowsOutput is a raw query's rows: timestamps in one array, tag sets packed once. */
+export interface LogRowsOutput {
+  rows: { timestampsNs: BigInt64Array; tags: Uint8Array };
 }
 
 /** TaskFailure carries an EngineError across the thread boundary, where classes are lost. */
@@ -34,11 +68,13 @@ export interface TaskFailure {
   message: string;
 }
 
-export type TaskResult = QueryTaskOutput | TaskFailure;
+export type TaskResult = QueryTaskOutput | LogRowsOutput | TaskFailure;
 
 /** runTask evaluates one task; `transfer` lists the result buffers to move back to the caller. */
 export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   try {
+    if (task.kind === 'logql-range') return runLogQLRange(task);
+    if (task.kind === 'logql-raw') return runLogQLRaw(task);
     const expr = parseAndCheckPromQL(task.query);
     const querier = new StaticQuerier(unpackSeries(task.data));
     const out = evaluateRange(expr, querier, task.startMs, task.endMs, task.stepMs, {
@@ -54,4 +90,42 @@ export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayB
     if (err instanceof EngineError) return { result: { failed: true, code: err.code, message: err.message }, transfer: [] };
     return { result: { failed: true, code: 'INTERNAL_ERROR', message: String((err as Error)?.message ?? err) }, transfer: [] };
   }
+}
+
+function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
+  const expr = parseLogQL(task.query);
+  checkLogQL(expr, task.query, { rangeQuery: true });
+  const reader = new StaticLogReader(unpackLogStreams(task.data));
+  const out = evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, { maxSamples: task.maxSamples, maxSeries: task.maxSeries });
+  const series = packSeries(out.series);
+  return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
+}
+
+const rowPackr = new Packr({ useRecords: false });
+
+function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayBuffer[] } {
+  const expr = parseLogQL(task.query);
+  checkLogQL(expr, task.query);
+  const reader = new StaticLogReader(unpackLogStreams(task.data));
+  const timestamps: bigint[] = [];
+  const tags: Array<Record<string, string>> = [];
+  for (const batch of iterateLogQuery(expr, reader, { startNs: task.startNs, endNs: task.endNs, limit: task.limit, direction: task.direction, fields: task.fields })) {
+    for (const row of batch) {
+      timestamps.push(row.timestampNs);
+      tags.push(row.tags);
+    }
+  }
+  const packedTags = rowPackr.pack(tags);
+  const rows = { timestampsNs: BigInt64Array.from(timestamps), tags: new Uint8Array(packedTags.buffer, packedTags.byteOffset, packedTags.byteLength) };
+  return { result: { rows }, transfer: [rows.timestampsNs.buffer as ArrayBuffer, rows.tags.buffer as ArrayBuffer] };
+}
+
+/** unpackRowTags decodes the tag sets of a raw query's rows on the receiving thread. */
+export function unpackRowTags(packed: Uint8Array): Array<Record<string, string>> {
+  return rowPackr.unpack(packed) as Array<Record<string, string>>;
+}
+
+/** taskTransferables lists a task's buffers to move to the worker. */
+export function taskTransferables(task: QueryTask): ArrayBuffer[] {
+  return task.kind === 'promql-range' ? transferablesOf(task.data) : logTransferables(task.data);
 }

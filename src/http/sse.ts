@@ -5,6 +5,16 @@ import { statusLine } from './responder.js';
 export interface SseEvent {
   type: string;
   data: unknown;
+  /**
+   * json, when set, is `data` already serialised; used where JSON.stringify cannot express a
+   * value, such as nanosecond timestamps written as exact integers beyond 2^53.
+   */
+  json?: string;
+}
+
+/** frame renders one event in the spec's framing: a data line and a blank line. */
+export function frame(e: SseEvent): string {
+  return `data: {"type":${JSON.stringify(e.type)},"data":${e.json ?? JSON.stringify(e.data)}}\n\n`;
 }
 
 export interface SseOptions {
@@ -67,7 +77,7 @@ export class SseStream {
     const list = Array.isArray(events) ? events : [events];
     if (list.length === 0) return this.writableNow;
     let chunk = '';
-    for (const e of list) chunk += `data: ${JSON.stringify({ type: e.type, data: e.data })}\n\n`;
+    for (const e of list) chunk += frame(e);
     this.eventsSent += list.length;
     let ok = true;
     this.res.raw.cork(() => {
@@ -97,7 +107,7 @@ export class SseStream {
   /** end sends the terminal event and finishes the response. */
   end(terminal: SseEvent): void {
     if (this.closed) return;
-    const chunk = `data: ${JSON.stringify({ type: terminal.type, data: terminal.data })}\n\n`;
+    const chunk = frame(terminal);
     this.eventsSent++;
     this.res.finished = true;
     this.res.raw.cork(() => this.res.raw.end(chunk));

@@ -1,26 +1,13 @@
-import {
-  gatherSeries,
-  packSeries,
-  parseAndCheckPromQL,
-  planSlices,
-  promqlValueType,
-  refersToQueryWindow,
-  selectionsFor,
-  unpackSeries,
-  EngineError,
-  type SeriesColumns,
-  type Storage,
-} from '../../engine/index.js';
+import { gatherSeries, packSeries, parseAndCheckPromQL, planSlices, promqlValueType, refersToQueryWindow, selectionsFor, type Storage } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { requireEventStream } from './accept.js';
-import { SeriesRenderer } from './events.js';
 import type { QueryPool } from './pool.js';
 import { requireObject, requireQueryText } from './request.js';
-import { OrgGate, QueryStream, runOrdered } from './stream.js';
-import { SummaryAccumulator } from './summary.js';
+import { streamSeriesSlices } from './seriesStream.js';
+import { OrgGate, QueryStream } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
 export interface QueryDeps {
@@ -37,7 +24,7 @@ export interface QueryDeps {
 }
 
 /** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
-const MIN_STEPS_PER_SLICE = 30;
+export const MIN_STEPS_PER_SLICE = 30;
 
 export function orgOf(ctx: RequestContext): string {
   const p = ctx.principal;
@@ -85,35 +72,21 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     ? [{ startMs: window.startMs, endMs: window.endMs }]
     : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
   const querier = deps.storage.metrics(org);
-  const renderer = new SeriesRenderer();
-  const stats = summary ? new SummaryAccumulator() : undefined;
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
-
-  const runSlice = async (i: number, signal: AbortSignal): Promise<SeriesColumns[]> => {
-    const slice = slices[i];
-    const data = packSeries(gatherSeries(querier, selectionsFor(expr, slice.startMs, slice.endMs, planCtx)));
-    const result = await deps.pool.run(
-      { kind: 'promql-range', query: q, startMs: slice.startMs, endMs: slice.endMs, stepMs: window.stepMs, lookbackMs: deps.lookbackMs, maxSamples: deps.maxSamples, data },
-      signal,
-    );
-    if ('failed' in result) throw new EngineError(result.code, result.message);
-    return unpackSeries(result.series);
-  };
-
-  try {
-    await runOrdered(
-      slices.length,
-      deps.pool.threads,
-      runSlice,
-      async (_i, series) => {
-        if (stats) stats.add(series);
-        else await stream.emit(renderer.pointEvents(series));
-      },
-      stream.signal,
-    );
-    if (stats) await stream.emit(stats.events(renderer));
-    stream.finish();
-  } catch (err) {
-    stream.fail(err);
-  }
+  await streamSeriesSlices(
+    stream,
+    deps.pool,
+    slices,
+    (slice) => ({
+      kind: 'promql-range',
+      query: q,
+      startMs: slice.startMs,
+      endMs: slice.endMs,
+      stepMs: window.stepMs,
+      lookbackMs: deps.lookbackMs,
+      maxSamples: deps.maxSamples,
+      data: packSeries(gatherSeries(querier, selectionsFor(expr, slice.startMs, slice.endMs, planCtx))),
+    }),
+    summary,
+  );
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { transferablesOf, type QueryTask, type TaskResult } from '../../engine/index.js';
+import { taskTransferables, type QueryTask, type TaskResult } from '../../engine/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 
@@ -26,7 +26,7 @@ export class QueryPool {
 
   async run(task: QueryTask, signal: AbortSignal): Promise<TaskResult> {
     try {
-      const result = (await this.piscina.run(task, { signal, transferList: transferablesOf(task.data) })) as TaskResult;
+      const result = (await this.piscina.run(task, { signal, transferList: taskTransferables(task) })) as TaskResult;
       this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
       return result;
     } catch (err) {

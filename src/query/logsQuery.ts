@@ -1,0 +1,165 @@
+import {
+  checkLogQL,
+  gatherLogStreams,
+  logSelectionsFor,
+  logqlQueryKind,
+  packLogStreams,
+  parseLogQL,
+  planSlices,
+  unpackRowTags,
+  EngineError,
+  type LogQLExpr,
+} from '../../engine/index.js';
+import { ApiError } from '../errors.js';
+import { parseJsonBody } from '../http/body.js';
+import type { RequestContext } from '../http/router.js';
+import type { SseEvent } from '../http/sse.js';
+import { requireEventStream } from './accept.js';
+import { MIN_STEPS_PER_SLICE, optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
+import { requireObject, requireQueryText } from './request.js';
+import { streamSeriesSlices } from './seriesStream.js';
+import { QueryStream, runOrdered } from './stream.js';
+import { resolveWindow, type QueryWindow } from './timeRange.js';
+
+export interface LogsQueryDeps extends QueryDeps {
+  defaultLogLimit: number;
+  /** maxLogLimit caps what a client may ask for, so one request cannot ask for everything. */
+  maxLogLimit: number;
+  maxSeries: number;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+function optionalLimit(value: unknown, deps: LogsQueryDeps): number {
+  if (value === undefined || value === null || value === 0) return deps.defaultLogLimit;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ApiError('BAD_REQUEST', 'limit must be a non-negative integer');
+  if (value > deps.maxLogLimit) throw new ApiError('VALIDATION_FAILED', `limit may be at most ${deps.maxLogLimit}`);
+  return value;
+}
+
+function optionalFields(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((f) => typeof f !== 'string')) throw new ApiError('BAD_REQUEST', 'fields must be an array of strings');
+  return value as string[];
+}
+
+/**
+ * rawEvent renders one log row. `timestamp_ns` exceeds 2^53, so the payload is written by
+ * hand to keep it an exact JSON integer; tags keep their string values (a log line's
+ * `message` of "200" stays a string).
+ */
+function rawEvent(timestampNs: bigint, tags: Record<string, string>): SseEvent {
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(tags).sort()) sorted[key] = tags[key];
+  const json = `{"timestamp":${timestampNs / NS_PER_MS},"timestamp_ns":${timestampNs},"tags":${JSON.stringify(sorted)}}`;
+  return { type: 'result', data: undefined, json };
+}
+
+/**
+ * logsQuery serves POST /api/v1/logs/query. The shape of q picks the path: a selector with a
+ * pipeline streams rows (raw), anything that reduces to series streams points like a metrics
+ * query (aggregate). Raw queries walk time slices in output order, several at once on the
+ * pool, and stop dispatching and abort what is running once `limit` rows are out.
+ */
+export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promise<void> {
+  const body = requireObject(parseJsonBody(ctx.body!));
+  const q = requireQueryText(body);
+  const window = resolveWindow(body, { defaultMaxDataPoints: deps.defaultMaxDataPoints, maxPointsPerSeries: deps.maxPointsPerSeries });
+  const expr = parseLogQL(q);
+  checkLogQL(expr, q, { rangeQuery: true });
+  const raw = logqlQueryKind(expr) === 'log';
+  const limit = raw ? optionalLimit(body.limit, deps) : 0;
+  const reverse = optionalBoolean(body.reverse, 'reverse');
+  const fields = optionalFields(body.fields);
+  if (body.summary !== undefined && body.summary !== false) throw new ApiError('BAD_REQUEST', 'summary applies to metrics queries only');
+  requireEventStream(ctx.headers.accept);
+  const org = orgOf(ctx);
+  const release = deps.gate.acquire(org);
+  const stream = new QueryStream(ctx, { endpoint: raw ? 'logs_raw' : 'logs_aggregate', heartbeatMs: deps.heartbeatMs, timeoutMs: deps.timeoutMs, metrics: deps.metrics, release });
+  const reader = deps.storage.logs(org);
+  if (!raw) {
+    const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
+    await streamSeriesSlices(
+      stream,
+      deps.pool,
+      slices,
+      (slice) => ({
+        kind: 'logql-range',
+        query: q,
+        startMs: slice.startMs,
+        endMs: slice.endMs,
+        stepMs: window.stepMs,
+        maxSamples: deps.maxSamples,
+        maxSeries: deps.maxSeries,
+        data: packLogStreams(gatherLogStreams(reader, logSelectionsFor(expr, slice.startMs, slice.endMs))),
+      }),
+      false,
+    );
+    return;
+  }
+  await streamRawLogs(stream, deps, expr, q, window, { limit, reverse, fields }, reader);
+}
+
+interface RawOptions {
+  limit: number;
+  reverse: boolean;
+  fields: string[] | undefined;
+}
+
+/** rawSlices cuts [s, e] into time slices in output order (newest first when reversed). */
+function rawSlices(window: QueryWindow, count: number, reverse: boolean): Array<{ startNs: bigint; endNs: bigint }> {
+  const startNs = BigInt(window.startMs) * NS_PER_MS;
+  const endNs = BigInt(window.endMs) * NS_PER_MS + (NS_PER_MS - 1n);
+  const width = (endNs - startNs + 1n + BigInt(count) - 1n) / BigInt(count);
+  const slices: Array<{ startNs: bigint; endNs: bigint }> = [];
+  for (let from = startNs; from <= endNs; from += width) {
+    const to = from + width - 1n < endNs ? from + width - 1n : endNs;
+    slices.push({ startNs: from, endNs: to });
+  }
+  return reverse ? slices.reverse() : slices;
+}
+
+async function streamRawLogs(
+  stream: QueryStream,
+  deps: LogsQueryDeps,
+  expr: LogQLExpr,
+  q: string,
+  window: QueryWindow,
+  options: RawOptions,
+  reader: ReturnType<LogsQueryDeps['storage']['logs']>,
+): Promise<void> {
+  const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
+  const selection = logSelectionsFor(expr, window.startMs, window.endMs)[0];
+  let emitted = 0;
+  try {
+    await runOrdered(
+      slices.length,
+      deps.pool.threads,
+      async (i, signal) => {
+        const slice = slices[i];
+        const data = packLogStreams(gatherLogStreams(reader, [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }]));
+        const result = await deps.pool.run(
+          { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, direction: options.reverse ? 'backward' : 'forward', fields: options.fields, data },
+          signal,
+        );
+        if ('failed' in result) throw new EngineError(result.code, result.message);
+        if (!('rows' in result)) throw new Error('worker answered a raw task with series');
+        return result.rows;
+      },
+      async (_i, rows) => {
+        const tags = unpackRowTags(rows.tags);
+        const take = Math.min(tags.length, options.limit - emitted);
+        const events: SseEvent[] = new Array(take);
+        for (let j = 0; j < take; j++) events[j] = rawEvent(rows.timestampsNs[j], tags[j]);
+        emitted += take;
+        await stream.emit(events);
+        return emitted < options.limit;
+      },
+      stream.signal,
+    );
+    stream.stop();
+    stream.finish();
+  } catch (err) {
+    stream.fail(err);
+  }
+}
