@@ -1,0 +1,133 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { startTestServer, waitFor, type TestServer } from '../support/server.js';
+import { query, readSse } from '../support/sse.js';
+
+const NOW = Math.floor(Date.now() / 1000) * 1000;
+/** SLOW_QUERY costs about two seconds of CPU: a median-absolute-deviation over a day of 1 s samples, at every second of an hour. */
+const SLOW_QUERY = { q: 'mad_over_time(busy[1d])', s: String(NOW - 3_600_000), e: String(NOW), step: 1 };
+
+async function writeBusySeries(srv: TestServer): Promise<void> {
+  const n = 100_000;
+  const samples = Array.from({ length: n }, (_, i) => ({ value: Math.sin(i / 100), timestamp: NOW - (n - i) * 1000 }));
+  const res = await fetch(`${srv.url}/api/v1/write`, {
+    method: 'POST',
+    body: encodeRemoteWriteBody({ timeseries: [{ labels: [{ name: '__name__', value: 'busy' }], samples }] }),
+    headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
+  });
+  expect(res.status).toBe(204);
+}
+
+async function metricValue(srv: TestServer, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`${srv.url}/metrics`)).text();
+  const m = pattern.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+describe('query streams over time', () => {
+  let srv: TestServer | undefined;
+  afterEach(async () => {
+    await srv?.stop();
+    srv = undefined;
+  });
+
+  it('sends heartbeats while a query is still working', async () => {
+    srv = await startTestServer({ SVC_HEARTBEAT_MS: '50', SVC_QUERY_WORKERS: '1' });
+    await writeBusySeries(srv);
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY));
+    expect(res.status).toBe(200);
+    const types = res.events.map((e) => e.type);
+    expect(types[0]).toBe('heartbeat');
+    expect(res.events[0]).toEqual({ type: 'heartbeat', data: { status: 'waiting' } });
+    expect(types).toContain('result');
+    expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
+  });
+
+  it('answers 504 DEADLINE_EXCEEDED when the deadline passes before the stream starts', async () => {
+    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '100', SVC_QUERY_WORKERS: '1' });
+    await writeBusySeries(srv);
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY));
+    expect(res.status).toBe(504);
+    expect(res.body).toMatchObject({ status: 504, code: 'DEADLINE_EXCEEDED' });
+  });
+
+  it('ends with done status error when the deadline passes mid-stream, keeping earlier results', async () => {
+    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '1500', SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '1' });
+    await writeBusySeries(srv);
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY));
+    expect(res.status).toBe(200);
+    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'error', code: 'DEADLINE_EXCEEDED' } });
+    expect(res.events.filter((e) => e.type === 'result').length).toBeGreaterThan(0);
+    expect(await metricValue(srv, /sluice_queries_total\{endpoint="metrics",outcome="deadline"\} (\d+)/)).toBe(1);
+  });
+
+  it('aborts the worker tasks of a query whose client disconnects, and records 499', async () => {
+    srv = await startTestServer({ SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '2' });
+    await writeBusySeries(srv);
+    const controller = new AbortController();
+    const res = await fetch(`${srv.url}/api/v1/metrics/query`, {
+      method: 'POST',
+      body: JSON.stringify(SLOW_QUERY),
+      headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' },
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const s = srv;
+    await waitFor(async () => (await metricValue(s, /sluice_query_tasks_total\{outcome="aborted"\} (\d+)/)) > 0, 5000);
+    await waitFor(async () => (await metricValue(s, /sluice_http_requests_total\{route="\/api\/v1\/metrics\/query",method="POST",status="499"\} (\d+)/)) === 1, 5000);
+    expect(await metricValue(srv, /sluice_open_streams (\d+)/)).toBe(0);
+    expect(srv.logs.text()).toContain('client closed request');
+  });
+
+  it('limits concurrent queries per org with 429, leaving other orgs alone', async () => {
+    srv = await startTestServer({ SVC_MAX_QUERIES_PER_ORG: '1', SVC_QUERY_WORKERS: '1' });
+    await writeBusySeries(srv);
+    const first = query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY);
+    const s = srv;
+    await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 1);
+    const second = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q: 'busy' }));
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ code: 'RATE_LIMITED' });
+    const other = await srv.admin.createOrg('other');
+    const { key } = await srv.admin.createKey(other.id);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await readSse(await query(srv.url, '/api/v1/metrics/query', key, { q: 'vector(1)' }))).status).toBe(200);
+    expect((await readSse(await first)).status).toBe(200);
+  });
+
+  it('pauses dispatch for a client that stops reading, while other clients are served', async () => {
+    srv = await startTestServer({ SVC_QUERY_WORKERS: '2' });
+    const line = 'x'.repeat(400);
+    const base = BigInt(NOW - 3_000_000) * 1_000_000n;
+    for (let batch = 0; batch < 5; batch++) {
+      const values = Array.from({ length: 10_000 }, (_, i) => [String(base + BigInt((batch * 10_000 + i) * 50) * 1_000_000n), `${line} ${batch}-${i}`]);
+      const res = await fetch(`${srv.url}/loki/api/v1/push`, {
+        method: 'POST',
+        body: JSON.stringify({ streams: [{ stream: { service_name: 'bulk' }, values }] }),
+        headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(204);
+    }
+    const url = new URL(srv.url);
+    const body = JSON.stringify({ q: '{service_name="bulk"}', s: String(NOW - 3_600_000), e: String(NOW), limit: 50_000 });
+    const socket = net.connect(Number(url.port), url.hostname);
+    await new Promise((r) => socket.once('connect', r));
+    socket.pause();
+    socket.write(`POST /api/v1/logs/query HTTP/1.1\r\nHost: x\r\nx-svc-api-key: ${srv.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const s = srv;
+    await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 1);
+    await new Promise((r) => setTimeout(r, 1000));
+    const completedWhileStalled = await metricValue(srv, /sluice_query_tasks_total\{outcome="completed"\} (\d+)/);
+    // 8 slices exist; a stalled client lets only the first few through before dispatch stops.
+    expect(completedWhileStalled).toBeLessThan(8);
+    const started = Date.now();
+    const other = await readSse(await query(srv.url, '/api/v1/logs/query', srv.key, { q: '{service_name="bulk"} |= "0-1"', limit: 5 }));
+    expect(other.events.filter((e) => e.type === 'result')).toHaveLength(5);
+    expect(Date.now() - started).toBeLessThan(3000);
+    socket.destroy();
+    await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 0, 5000);
+  });
+});
