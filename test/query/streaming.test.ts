@@ -126,7 +126,8 @@ describe('query streams over time', () => {
     const started = Date.now();
     const other = await readSse(await query(srv.url, '/api/v1/logs/query', srv.key, { q: '{service_name="bulk"} |= "0-1"', limit: 5 }));
     expect(other.events.filter((e) => e.type === 'result')).toHaveLength(5);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Blocked behind the stalled client it would never finish; generous so machine load cannot fail it.
+    expect(Date.now() - started).toBeLessThan(15_000);
     socket.destroy();
     await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 0, 5000);
   });

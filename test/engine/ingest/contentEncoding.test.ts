@@ -40,7 +40,7 @@ describe('decodeContentEncoding', () => {
     expect(bomb.length).toBeLessThan(100_000);
     const started = performance.now();
     expect(codeOf(() => decodeContentEncoding(bomb, 'gzip', 1024 * 1024))).toBe('PAYLOAD_TOO_LARGE');
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(3000);
     expect(codeOf(() => gunzipIfNeeded(bomb, 1024 * 1024))).toBe('PAYLOAD_TOO_LARGE');
     expect(codeOf(() => decodeContentEncoding(deflateSync(new Uint8Array(8 << 20)), 'deflate', 1 << 20))).toBe(
       'PAYLOAD_TOO_LARGE',
