@@ -10,10 +10,46 @@ interface SeriesStats {
   count: number;
 }
 
+const PERCENTILES: ReadonlyArray<readonly [string, number]> = [
+  ['p50', 0.5],
+  ['p90', 0.9],
+  ['p95', 0.95],
+  ['p99', 0.99],
+];
+
 /**
- * SummaryAccumulator folds a query's points into per-series statistics as slices arrive, so
- * a summary over a long window never holds the points themselves. NaN and infinities are
+ * bucketQuantile is the quantile of a classic histogram given each bucket's upper bound and
+ * its cumulative total, interpolating linearly inside the bucket as Prometheus'
+ * histogram_quantile does; a rank in the +Inf bucket answers the highest finite bound.
+ */
+export function bucketQuantile(q: number, buckets: ReadonlyArray<{ le: number; total: number }>): number | undefined {
+  const sorted = [...buckets].sort((a, b) => a.le - b.le);
+  const last = sorted.at(-1);
+  if (!last || last.le !== Infinity || sorted.length < 2) return undefined;
+  // Cumulative totals must not decrease; fix small inconsistencies as Prometheus does.
+  for (let i = 1; i < sorted.length; i++) if (sorted[i].total < sorted[i - 1].total) sorted[i] = { ...sorted[i], total: sorted[i - 1].total };
+  const observations = last.total;
+  if (!(observations > 0)) return undefined;
+  const rank = q * observations;
+  let i = sorted.findIndex((b) => b.total >= rank);
+  if (i === sorted.length - 1) return sorted[sorted.length - 2].le;
+  if (i < 0) i = sorted.length - 1;
+  const lower = i === 0 ? (sorted[0].le > 0 ? 0 : sorted[0].le) : sorted[i - 1].le;
+  const below = i === 0 ? 0 : sorted[i - 1].total;
+  const inBucket = sorted[i].total - below;
+  if (inBucket === 0) return sorted[i].le;
+  return lower + (sorted[i].le - lower) * ((rank - below) / inBucket);
+}
+
+/**
+ * SummaryAccumulator folds a query's points into per-series statistics as slices arrive, so a
+ * summary over a long window never holds the points themselves. NaN and infinities are
  * skipped, as they are never emitted as points either.
+ *
+ * Series that differ only by `le` are a classic histogram: they are summarised together, once,
+ * under their labels without `le`. Their percentiles come from the bucket totals over the
+ * window (meaningful for the usual `rate(..._bucket[...])` or `increase` queries), and the
+ * plain statistics describe the `+Inf` bucket, i.e. the observation count per step.
  */
 export class SummaryAccumulator {
   private readonly stats = new Map<string, SeriesStats>();
@@ -35,14 +71,48 @@ export class SummaryAccumulator {
     }
   }
 
-  /** events renders one result per series that had at least one finite point. */
   events(renderer: SeriesRenderer): SseEvent[] {
-    const out: SseEvent[] = [];
+    const histograms = new Map<string, { labels: Labels; buckets: Array<{ le: number; stats: SeriesStats }> }>();
+    const plain: SeriesStats[] = [];
     for (const st of this.stats.values()) {
-      if (st.count === 0) continue;
-      const { tags, label } = renderer.of(st.labels);
-      out.push({ type: 'result', data: { label, tags, min: st.min, max: st.max, avg: st.sum / st.count, sum: st.sum, count: st.count } });
+      const le = st.labels.le;
+      const bound = le === undefined ? NaN : le === '+Inf' ? Infinity : Number(le);
+      if (Number.isNaN(bound)) {
+        plain.push(st);
+        continue;
+      }
+      const { le: _le, ...rest } = st.labels;
+      const key = labelsKey(rest);
+      let group = histograms.get(key);
+      if (!group) histograms.set(key, (group = { labels: rest, buckets: [] }));
+      group.buckets.push({ le: bound, stats: st });
+    }
+    const out: SseEvent[] = [];
+    for (const group of histograms.values()) {
+      const inf = group.buckets.find((b) => b.le === Infinity);
+      if (!inf || group.buckets.length < 2) {
+        plain.push(...group.buckets.map((b) => b.stats));
+        continue;
+      }
+      const event = statsEvent(renderer, group.labels, inf.stats);
+      if (!event) continue;
+      const totals = group.buckets.map((b) => ({ le: b.le, total: b.stats.sum }));
+      for (const [name, q] of PERCENTILES) {
+        const value = bucketQuantile(q, totals);
+        if (value !== undefined && Number.isFinite(value)) (event.data as Record<string, unknown>)[name] = value;
+      }
+      out.push(event);
+    }
+    for (const st of plain) {
+      const event = statsEvent(renderer, st.labels, st);
+      if (event) out.push(event);
     }
     return out;
   }
+}
+
+function statsEvent(renderer: SeriesRenderer, labels: Labels, st: SeriesStats): SseEvent | undefined {
+  if (st.count === 0) return undefined;
+  const { tags, label } = renderer.of(labels);
+  return { type: 'result', data: { label, tags, min: st.min, max: st.max, avg: st.sum / st.count, sum: st.sum, count: st.count } };
 }

@@ -34,6 +34,13 @@ async function writeDemoSeries(srv: TestServer): Promise<void> {
       }
     }
   }
+  // A latency histogram: per minute, 60 observations at or below 0.1 s, 30 up to 0.5 s, 10 up to 1 s.
+  const perStep: Record<string, number> = { '0.1': 60, '0.5': 90, '1': 100, '+Inf': 100 };
+  for (const [le, inc] of Object.entries(perStep)) {
+    const samples = [];
+    for (let t = START_MS, i = 0; t <= END_MS; t += 60_000, i++) samples.push({ value: inc * i, timestamp: t });
+    timeseries.push({ labels: [{ name: '__name__', value: 'latency_seconds_bucket' }, { name: 'job', value: 'api' }, { name: 'le', value: le }], samples });
+  }
   timeseries.push({ labels: [{ name: '__name__', value: 'temperature' }], samples: [{ value: 21.5, timestamp: END_MS - 60_000 }, { value: 22.5, timestamp: END_MS }] });
   const res = await fetch(`${srv.url}/api/v1/write`, {
     method: 'POST',
@@ -116,6 +123,22 @@ describe('POST /api/v1/metrics/query', () => {
     expect(results).toHaveLength(1);
     expect(results[0].data).toEqual({ label: 'temperature', tags: { __name__: 'temperature' }, min: 21.5, max: 22.5, avg: 22, sum: 44, count: 2 });
     expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
+  });
+
+  it('adds percentiles to the summary of a histogram, from its bucket distribution', async () => {
+    const res = await run({ q: 'latency_seconds_bucket - latency_seconds_bucket offset 1m', s: String(END_MS - 30 * 60_000), e: String(END_MS), step: 60, summary: true });
+    const results = res.events.filter((e) => e.type === 'result');
+    expect(results).toHaveLength(1);
+    const data = results[0].data as Record<string, number | Record<string, unknown>>;
+    expect(data.tags).toEqual({ job: 'api' });
+    // Median: rank 50 of 100 lies in the first bucket (60 of 100 at or below 0.1 s).
+    expect(data.p50).toBeCloseTo((0.1 * 50) / 60, 9);
+    // 90th: rank 90 is the top of the 0.5 s bucket; 95th and 99th fall in (0.5, 1].
+    expect(data.p90).toBeCloseTo(0.5, 9);
+    expect(data.p95).toBeCloseTo(0.75, 9);
+    expect(data.p99).toBeCloseTo(0.95, 9);
+    expect(data.min).toBe(100);
+    expect(data.max).toBe(100);
   });
 
   it('answers the error table before the stream starts', async () => {
