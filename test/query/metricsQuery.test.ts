@@ -96,6 +96,39 @@ describe('POST /api/v1/metrics/query', () => {
     }
   });
 
+  it('matches a single evaluation for random queries, windows and steps (property)', async () => {
+    let seed = 12345;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+    const queries = [
+      'sum by (job) (rate(http_requests_total[5m]))',
+      'avg_over_time(http_requests_total{code="200"}[10m])',
+      'max by (instance) (irate(http_requests_total[2m]))',
+      'http_requests_total{job="web"} > bool 500',
+      'count_over_time(temperature[30m])',
+      'deriv(http_requests_total{instance="b"}[15m])',
+      'sum(rate(http_requests_total[5m])) by (code) / ignoring(code) group_left sum(rate(http_requests_total[5m]))',
+      'histogram_quantile(0.9, sum by (le) (rate(latency_seconds_bucket[5m])))',
+      'max_over_time(rate(http_requests_total{job="api", code="500"}[5m])[10m:1m])',
+    ];
+    for (let i = 0; i < 25; i++) {
+      const q = pick(queries);
+      const stepS = pick([15, 30, 45, 60, 120, 300]);
+      const startMs = START_MS + Math.floor(rand() * 40) * 60_000 + Math.floor(rand() * 60) * 1000;
+      const endMs = Math.min(END_MS, startMs + Math.floor(rand() * 50 + 1) * 60_000);
+      const res = await run({ q, s: String(startMs), e: String(endMs), step: stepS });
+      expect(res.status, q).toBe(200);
+      const got = new Map<string, number>();
+      for (const e of res.events.filter((x) => x.type === 'result')) got.set(`${e.data.label as string}@${e.data.timestamp as number}`, e.data.value as number);
+      const direct = evaluateRange(parseAndCheckPromQL(q), srv.service.storage.metrics(srv.orgId), startMs, endMs, stepS * 1000);
+      const want = new Map<string, number>();
+      for (const s of direct.series) s.timestampsMs.forEach((t, j) => Number.isFinite(s.values[j]) && want.set(`${formatLabels(s.labels)}@${t}`, s.values[j]));
+      const context = `${q} [${startMs}, ${endMs}] step ${stepS}`;
+      expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
+      for (const [k, v] of want) expect(got.get(k), `${context} ${k}`).toBeCloseTo(v, 9);
+    }
+  });
+
   it('sorts tag keys, writes integer tag values as JSON integers, and drops NaN and infinities', async () => {
     const res = await run({ q: 'http_requests_total{job="api", instance="a", code="200"}', s: String(END_MS - 60_000), e: String(END_MS), step: 60 });
     const tags = res.events[0].data.tags as Record<string, unknown>;
