@@ -35,6 +35,8 @@ export interface ErrorBody {
   message: string;
   /** position is the offending range of an expression, for INVALID_EXPR and COMPILE_ERROR. */
   position?: { start: number; end: number };
+  /** details carries what a client acts on for some errors: validation findings, the current version on 412. */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -46,11 +48,12 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly position: { start: number; end: number } | undefined;
+  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { headers?: Record<string, string>; position?: { start: number; end: number } } = {},
+    options: { headers?: Record<string, string>; position?: { start: number; end: number }; details?: Record<string, unknown> } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -58,11 +61,13 @@ export class ApiError extends Error {
     this.status = ERROR_STATUS[code];
     this.headers = options.headers ?? {};
     this.position = options.position;
+    this.details = options.details;
   }
 
   toBody(): ErrorBody {
     const body: ErrorBody = { status: this.status, code: this.code, message: this.message };
     if (this.position) body.position = this.position;
+    if (this.details) body.details = this.details;
     return body;
   }
 }

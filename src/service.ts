@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { Router, type RouteSpec } from './http/router.js';
 import { HttpServer } from './http/server.js';
 import { createLogger } from './log.js';
+import { dashboardRoutes } from './dashboards/index.js';
 import { FileMetaStore } from './meta/fileStore.js';
 import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
@@ -101,6 +102,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       maxSeries: 100_000,
     }),
     ...helperRoutes({ storage }),
+    ...dashboardRoutes({ store }),
   ];
   for (const route of routes) router.add(route);
   const server = new HttpServer({

@@ -1,7 +1,19 @@
 import { promises as fs, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic, withFileLock } from './atomicFile.js';
-import { MetaConflictError, MetaNotFoundError, type ApiKeyRecord, type MetaStore, type Org } from './types.js';
+import { DashboardFiles } from './dashboardFiles.js';
+import {
+  MetaConflictError,
+  MetaNotFoundError,
+  type ApiKeyRecord,
+  type DashboardChange,
+  type DashboardListQuery,
+  type DashboardPage,
+  type DashboardRecord,
+  type MetaStore,
+  type NewDashboard,
+  type Org,
+} from './types.js';
 
 /** MetaDocument is the on-disk shape of the embedded store; `version` allows later migrations. */
 interface MetaDocument {
@@ -13,9 +25,10 @@ interface MetaDocument {
 const EMPTY: MetaDocument = { version: 1, orgs: [], apiKeys: [] };
 
 /**
- * FileMetaStore keeps metadata in one JSON document under `<dataDir>/meta/`. Every change is
- * a locked read-modify-write with an atomic replace, so the CLI can manage keys while the
- * server runs; the server notices such changes through a directory watch and reloads.
+ * FileMetaStore keeps orgs and keys in one JSON document under `<dataDir>/meta/`, and each
+ * org's dashboards in its own file under `<dataDir>/meta/dashboards/`. Every change is a locked
+ * read-modify-write with an atomic replace, so the CLI can manage keys while the server runs;
+ * the server notices such changes through a directory watch and reloads.
  */
 export class FileMetaStore implements MetaStore {
   private readonly dir: string;
@@ -25,17 +38,20 @@ export class FileMetaStore implements MetaStore {
   private readonly listeners = new Set<() => void>();
   private watcher: FSWatcher | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
+  private readonly dashboards: DashboardFiles;
 
   private constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'meta');
     this.file = path.join(this.dir, 'meta.json');
     this.lockFile = path.join(this.dir, 'meta.lock');
+    this.dashboards = new DashboardFiles(path.join(this.dir, 'dashboards'));
   }
 
   /** open loads the store, creating its directory; `watchChanges` follows other processes' writes. */
   static async open(dataDir: string, options: { watchChanges?: boolean } = {}): Promise<FileMetaStore> {
     const store = new FileMetaStore(dataDir);
     await fs.mkdir(store.dir, { recursive: true, mode: 0o700 });
+    await store.dashboards.open();
     store.doc = await store.read();
     if (options.watchChanges) store.startWatching();
     return store;
@@ -131,6 +147,35 @@ export class FileMetaStore implements MetaStore {
       key.revokedAt ??= at;
       return { ...key };
     });
+  }
+
+  async listDashboards(orgId: string, query: DashboardListQuery): Promise<DashboardPage> {
+    return this.dashboards.list(orgId, query);
+  }
+
+  async getDashboard(orgId: string, id: string): Promise<DashboardRecord | undefined> {
+    return this.dashboards.get(orgId, id);
+  }
+
+  async createDashboard(dashboard: NewDashboard, at: string): Promise<DashboardRecord> {
+    // The cached document may predate an org the CLI just created; the file is the truth.
+    const known = this.doc.orgs.some((o) => o.id === dashboard.orgId) || (await this.read()).orgs.some((o) => o.id === dashboard.orgId);
+    if (!known) throw new MetaNotFoundError(`org ${dashboard.orgId} does not exist`);
+    return this.dashboards.create(dashboard, at);
+  }
+
+  async replaceDashboard(
+    orgId: string,
+    id: string,
+    change: DashboardChange,
+    at: string,
+    expectedVersion?: number,
+  ): Promise<DashboardRecord | undefined> {
+    return this.dashboards.replace(orgId, id, change, at, expectedVersion);
+  }
+
+  async deleteDashboard(orgId: string, id: string, expectedVersion?: number): Promise<DashboardRecord | undefined> {
+    return this.dashboards.remove(orgId, id, expectedVersion);
   }
 
   onChange(listener: () => void): () => void {

@@ -1,6 +1,6 @@
 /**
- * The metadata store holds the small, precious records of an installation: orgs and API
- * keys now, dashboards later. It is an interface so a single laptop keeps them in files under
+ * The metadata store holds the small, precious records of an installation: orgs, API keys
+ * and dashboards. It is an interface so a single laptop keeps them in files under
  * the data directory while a scaled-out deployment keeps them in PostgreSQL.
  */
 
@@ -23,10 +23,71 @@ export interface ApiKeyRecord {
   revokedAt?: string;
 }
 
+/**
+ * DashboardRecord is a stored dashboard: the spec as accepted plus what the service adds. The
+ * store treats the spec as opaque JSON; `category` is copied out of it at write time so
+ * listings can filter without reading specs.
+ */
+export interface DashboardRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  category: string;
+  /** version starts at 1 and grows by one on every replace; it is the ETag of optimistic concurrency. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  spec: Record<string, unknown>;
+}
+
+/** DashboardSummary is a listing row: the record without its spec. */
+export type DashboardSummary = Omit<DashboardRecord, 'spec'>;
+
+/** NewDashboard is what create needs; the store sets version, createdAt and updatedAt. */
+export interface NewDashboard {
+  id: string;
+  orgId: string;
+  name: string;
+  category: string;
+  spec: Record<string, unknown>;
+}
+
+/** DashboardChange is what replace writes; the id, org and creation time stay. */
+export interface DashboardChange {
+  /** name undefined keeps the current name. */
+  name?: string;
+  category: string;
+  spec: Record<string, unknown>;
+}
+
+/** DashboardListQuery filters and pages a listing, sorted by name (case-insensitive), then id. */
+export interface DashboardListQuery {
+  /** name keeps dashboards whose name contains it, ignoring case. */
+  name?: string;
+  /** category keeps dashboards in this category, ignoring case. */
+  category?: string;
+  offset: number;
+  limit: number;
+}
+
+export interface DashboardPage {
+  /** total counts every match, not only this page. */
+  total: number;
+  items: DashboardSummary[];
+}
+
 export class MetaConflictError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'MetaConflictError';
+  }
+}
+
+/** MetaVersionConflictError reports a write whose expected version is stale; it carries the current one. */
+export class MetaVersionConflictError extends Error {
+  constructor(readonly currentVersion: number) {
+    super(`the stored version is ${currentVersion}`);
+    this.name = 'MetaVersionConflictError';
   }
 }
 
@@ -47,9 +108,23 @@ export interface MetaStore {
   insertApiKey(record: ApiKeyRecord): Promise<void>;
   /** revokeApiKey marks the key revoked and returns it; undefined when no such key exists. */
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
+  /** listDashboards pages through one org's dashboards. */
+  listDashboards(orgId: string, query: DashboardListQuery): Promise<DashboardPage>;
+  getDashboard(orgId: string, id: string): Promise<DashboardRecord | undefined>;
+  /** createDashboard fails with MetaNotFoundError for an unknown org, MetaConflictError when the id is taken. */
+  createDashboard(dashboard: NewDashboard, at: string): Promise<DashboardRecord>;
   /**
-   * onChange registers a listener called after any change, including changes made by another
-   * process (the CLI beside a running server). Returns a function that unregisters it.
+   * replaceDashboard writes a new version and returns it; undefined when no such dashboard
+   * exists. With `expectedVersion`, a different stored version fails with MetaVersionConflictError
+   * and nothing is written: the check and the write are one atomic step.
+   */
+  replaceDashboard(orgId: string, id: string, change: DashboardChange, at: string, expectedVersion?: number): Promise<DashboardRecord | undefined>;
+  /** deleteDashboard removes and returns the dashboard; undefined when none exists. `expectedVersion` as for replace. */
+  deleteDashboard(orgId: string, id: string, expectedVersion?: number): Promise<DashboardRecord | undefined>;
+  /**
+   * onChange registers a listener called after any change to orgs or keys, including changes
+   * made by another process (the CLI beside a running server). Dashboard writes do not call
+   * it: nothing caches them. Returns a function that unregisters it.
    */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;

@@ -1,0 +1,14 @@
+/**
+ * Dashboards: the spec's types, its validation (schema, then lint) and the HTTP routes that
+ * store dashboards in the metadata store.
+ */
+export { dashboardRoutes, type DashboardRouteDeps } from './routes.js';
+export { createDashboardValidator, type DashboardValidator } from './validate.js';
+export { compileDashboardSchema, dashboardSchemaPath, loadDashboardSchema, type LoadedSchema, type SchemaCheck } from './schema.js';
+export { LINT_RULES, lintDashboard, type LintOptions, type LintRule, type LintRuleId } from './lint.js';
+export { formatPath, formatPointer, type DashboardIssue, type DashboardValidation, type IssueSeverity } from './issues.js';
+export { findVariableReferences, substitutePlaceholders, VARIABLE_NAME, type VariableReference } from './variables.js';
+export { checkQuery, type QueryLanguage, type QueryShape, type QueryProblem } from './queryCheck.js';
+export { etagOf, parseIfMatch, type IfMatch } from './preconditions.js';
+export type * from './types.js';
+export { DEFAULT_CATEGORY, GRID_COLUMNS, PANEL_KINDS } from './types.js';
