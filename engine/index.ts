@@ -45,3 +45,9 @@ export { unpackRowTags, taskTransferables, type LogQLRangeTask, type LogQLRawTas
 export { packLogStreams, type PackedLogs } from './query/logPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
+export { parsePromDuration, formatPromDuration } from './common/duration.js';
+export { encodeExportLogsServiceRequest, encodeRemoteWriteBody, encodeLokiPushBody } from './ingest/index.js';
+export type { ExportLogsServiceRequestInput, LogRecordInput } from './ingest/encode/otlpModel.js';
+export type { TimeSeriesInput, WriteRequestInput } from './ingest/encode/remoteWrite.js';
+export * as promqlConformance from './conformance/promql/index.js';
+export * as logqlConformance from './conformance/logql/index.js';

@@ -1,34 +1,46 @@
-import { formatFailures, formatSummary, runScriptFiles, summarize } from '../../engine/conformance/promql/index.js';
+import { logqlConformance, promqlConformance } from '../../engine/index.js';
 import { UsageError, type Command } from './command.js';
 
+/** ConformanceSuite is what each language's conformance module provides, under the same names. */
+interface ConformanceSuite<O, S> {
+  runScriptFiles(paths: string[]): O[];
+  summarize(outcomes: O[]): S;
+  formatFailures(outcomes: O[]): string;
+  formatSummary(summary: S): string;
+}
+
 /**
- * conformancePromql runs Prometheus' PromQL test scripts against the engine and prints how
- * many evals pass, per file and per category (float, native histogram, experimental). It exits
- * 0 once the run completes, whatever the counts: they are the result, and a baseline test
- * guards against regressions.
+ * conformanceCommand builds `sluice conformance <language>`: run the upstream test scripts
+ * against the engine and print pass counts per file (and, for PromQL, per category). It exits
+ * 0 once the run completes, whatever the counts: they are the result, and baseline tests guard
+ * against regressions.
  */
-export const conformancePromql: Command = {
-  name: 'conformance promql',
-  summary: "Run Prometheus' PromQL conformance scripts (*.test) against the engine and report pass rates.",
-  usage: 'sluice conformance promql <files or dir> [--verbose] [--json]',
-  options: {
-    verbose: { type: 'boolean', description: 'Print every failed eval with what was expected and what came back.' },
-    json: { type: 'boolean', description: 'Print the summary (and with --verbose, every outcome) as JSON.' },
-  },
-  run: async (values, positionals) => {
-    if (positionals.length === 0) throw new UsageError('expected at least one .test file or directory');
-    const outcomes = runScriptFiles(positionals);
-    const summary = summarize(outcomes);
-    if (values.json) {
-      const body = values.verbose ? { ...summary, outcomes } : summary;
-      process.stdout.write(JSON.stringify(body, null, 2) + '\n');
+function conformanceCommand<O, S>(language: string, origin: string, extension: string, suite: ConformanceSuite<O, S>): Command {
+  return {
+    name: `conformance ${language}`,
+    summary: `Run ${origin} conformance scripts (*${extension}) against the engine and report pass rates.`,
+    usage: `sluice conformance ${language} <files or dir> [--verbose] [--json]`,
+    options: {
+      verbose: { type: 'boolean', description: 'Print every eval that did not pass, with what was expected and what came back.' },
+      json: { type: 'boolean', description: 'Print the summary (and with --verbose, every outcome) as JSON.' },
+    },
+    run: async (values, positionals) => {
+      if (positionals.length === 0) throw new UsageError(`expected at least one ${extension} file or directory`);
+      const outcomes = suite.runScriptFiles(positionals);
+      const summary = suite.summarize(outcomes);
+      if (values.json) {
+        process.stdout.write(JSON.stringify(values.verbose ? { ...(summary as object), outcomes } : summary, null, 2) + '\n');
+        return 0;
+      }
+      if (values.verbose) {
+        const failures = suite.formatFailures(outcomes);
+        if (failures !== '') process.stdout.write(failures + '\n\n');
+      }
+      process.stdout.write(suite.formatSummary(summary) + '\n');
       return 0;
-    }
-    if (values.verbose) {
-      const failures = formatFailures(outcomes);
-      if (failures !== '') process.stdout.write(failures + '\n\n');
-    }
-    process.stdout.write(formatSummary(summary) + '\n');
-    return 0;
-  },
-};
+    },
+  };
+}
+
+export const conformancePromql = conformanceCommand('promql', "Prometheus' PromQL", '.test', promqlConformance);
+export const conformanceLogql = conformanceCommand('logql', "Loki's LogQL", '.logqltest', logqlConformance);

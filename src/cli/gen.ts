@@ -1,4 +1,4 @@
-import { parsePromDuration } from '../../engine/common/duration.js';
+import { parsePromDuration } from '../../engine/index.js';
 import { Generator } from '../gen/generator.js';
 import { Sender, backfill, live } from '../gen/sender.js';
 import { UsageError, type Command } from './command.js';

@@ -2,8 +2,7 @@
 import { ConfigError } from '../config.js';
 import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList } from './admin.js';
 import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
-import { conformancePromql } from './conformance.js';
-import { conformanceLogql } from './conformanceLogql.js';
+import { conformanceLogql, conformancePromql } from './conformance.js';
 import { gen } from './gen.js';
 import { serve } from './serve.js';
 

@@ -1,5 +1,4 @@
-import type { ExportLogsServiceRequestInput, LogRecordInput } from '../../engine/ingest/encode/otlpModel.js';
-import type { TimeSeriesInput, WriteRequestInput } from '../../engine/ingest/encode/remoteWrite.js';
+import type { ExportLogsServiceRequestInput, LogRecordInput, TimeSeriesInput, WriteRequestInput } from '../../engine/index.js';
 import { INSTANCES, LATENCY_BUCKETS_S, SERVICES, incidentFactor, mulberry32, renderLog, sampleLatency, trafficFactor, type RequestEvent } from './model.js';
 
 export const SCRAPE_INTERVAL_MS = 15_000;

@@ -1,5 +1,4 @@
-import { encodeExportLogsServiceRequest } from '../../engine/ingest/encode/otlpLogs.js';
-import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { encodeExportLogsServiceRequest, encodeRemoteWriteBody } from '../../engine/index.js';
 import { Generator, SCRAPE_INTERVAL_MS, type Batch } from './generator.js';
 
 /**
