@@ -74,7 +74,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   if (body.summary !== undefined && body.summary !== false) throw new ApiError('BAD_REQUEST', 'summary applies to metrics queries only');
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
-  const release = deps.gate.acquire(org);
+  const release = deps.gate.acquire(org, deps.pool.overloaded);
   const stream = new QueryStream(ctx, { endpoint: raw ? 'logs_raw' : 'logs_aggregate', heartbeatMs: deps.heartbeatMs, timeoutMs: deps.timeoutMs, metrics: deps.metrics, release });
   const reader = deps.storage.logs(org);
   if (!raw) {

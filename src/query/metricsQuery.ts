@@ -59,7 +59,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   }
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
-  const release = deps.gate.acquire(org);
+  const release = deps.gate.acquire(org, deps.pool.overloaded);
   const stream = new QueryStream(ctx, {
     endpoint: 'metrics',
     heartbeatMs: deps.heartbeatMs,

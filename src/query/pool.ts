@@ -40,6 +40,14 @@ export class QueryPool {
     return this.piscina.queueSize;
   }
 
+  /**
+   * overloaded tells the front to refuse new queries: past this many waiting tasks a new query
+   * would only wait behind work that is already late, so answering 429 early is kinder.
+   */
+  get overloaded(): boolean {
+    return this.piscina.queueSize >= this.threads * 64;
+  }
+
   async close(): Promise<void> {
     await this.piscina.destroy();
   }

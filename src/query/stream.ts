@@ -10,7 +10,10 @@ export class OrgGate {
   constructor(private readonly limit: number) {}
 
   /** acquire reserves a slot or throws 429; the returned function releases it (idempotent). */
-  acquire(org: string): () => void {
+  acquire(org: string, overloaded = false): () => void {
+    if (overloaded) {
+      throw new ApiError('RATE_LIMITED', 'the query workers are saturated; retry shortly', { headers: { 'retry-after': '2' } });
+    }
     const n = this.running.get(org) ?? 0;
     if (n >= this.limit) {
       throw new ApiError('RATE_LIMITED', `too many concurrent queries for this org (limit ${this.limit}); retry shortly`, {
