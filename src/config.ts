@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_INDEXED_TAGS } from '../engine/index.js';
 
 /**
  * Configuration comes only from environment variables with the SVC_ prefix, so a container,
@@ -32,6 +33,12 @@ export interface Config {
   maxPointsPerSeries: number;
   maxSamples: number;
   defaultLogLimit: number;
+  headMaxBytes: number;
+  headMaxAgeMs: number;
+  segmentTargetBytes: number;
+  segmentCacheBytes: number;
+  retentionDays: number;
+  indexedTags: string[];
 }
 
 class ConfigError extends Error {
@@ -84,6 +91,18 @@ function boolean(name: string, raw: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** LABEL_NAME is what a tag name must look like to be indexed (the Prometheus label name rule). */
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** tagList reads a comma-separated list of tag names. */
+function tagList(name: string, raw: string): string[] {
+  const tags = raw.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  if (tags.length === 0) throw new ConfigError(`${name} must list at least one tag name`);
+  const bad = tags.filter((t) => !LABEL_NAME.test(t));
+  if (bad.length > 0) throw new ConfigError(`${name} has invalid tag names: ${bad.join(', ')}`);
+  return [...new Set(tags)];
 }
 
 function optionalSecret(raw: string | undefined): string | undefined {
@@ -263,6 +282,53 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '1000',
     doc: 'Rows a raw log query returns when the request says limit 0 or none.',
     parse: (raw) => (raw === undefined ? 1000 : integer('SVC_DEFAULT_LOG_LIMIT', raw, 1, 10_000_000)),
+  },
+  {
+    env: 'SVC_HEAD_MAX_BYTES',
+    key: 'headMaxBytes',
+    defaultText: '64MiB',
+    doc: 'Estimated in-memory size of recent data (all orgs) at which it is cut into immutable segment files.',
+    parse: (raw) => (raw === undefined ? 64 * 1024 * 1024 : byteSize('SVC_HEAD_MAX_BYTES', raw)),
+  },
+  {
+    env: 'SVC_HEAD_MAX_AGE_MS',
+    key: 'headMaxAgeMs',
+    defaultText: '7200000 (2 h)',
+    doc: 'Longest time data stays in memory (and the WAL) before it is cut into segments, however small.',
+    parse: (raw) => (raw === undefined ? 7_200_000 : integer('SVC_HEAD_MAX_AGE_MS', raw, 1000, 7 * 86_400_000)),
+  },
+  {
+    env: 'SVC_SEGMENT_TARGET_BYTES',
+    key: 'segmentTargetBytes',
+    defaultText: '256MiB',
+    doc: 'Size the background compactor merges small adjacent segments of an org up to.',
+    parse: (raw) => {
+      if (raw === undefined) return 256 * 1024 * 1024;
+      const n = byteSize('SVC_SEGMENT_TARGET_BYTES', raw);
+      if (n > 1024 ** 3) throw new ConfigError(`SVC_SEGMENT_TARGET_BYTES must be at most 1GiB, got "${raw}"`);
+      return n;
+    },
+  },
+  {
+    env: 'SVC_SEGMENT_CACHE_BYTES',
+    key: 'segmentCacheBytes',
+    defaultText: '256MiB',
+    doc: 'Memory for segment files kept open between queries (least recently used are dropped first).',
+    parse: (raw) => (raw === undefined ? 256 * 1024 * 1024 : byteSize('SVC_SEGMENT_CACHE_BYTES', raw)),
+  },
+  {
+    env: 'SVC_RETENTION_DAYS',
+    key: 'retentionDays',
+    defaultText: '30',
+    doc: 'Days of data kept per org; older segments are deleted in the background. 0 keeps data forever.',
+    parse: (raw) => (raw === undefined ? 30 : integer('SVC_RETENTION_DAYS', raw, 0, 36_500)),
+  },
+  {
+    env: 'SVC_INDEXED_TAGS',
+    key: 'indexedTags',
+    defaultText: DEFAULT_INDEXED_TAGS.join(','),
+    doc: 'Comma-separated log tags that form streams and whose values the segment catalog records, so queries skip segments without them.',
+    parse: (raw) => (raw === undefined ? [...DEFAULT_INDEXED_TAGS] : tagList('SVC_INDEXED_TAGS', raw)),
   },
 ];
 

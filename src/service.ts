@@ -77,6 +77,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);
   const storage = await Storage.open({
     dir: config.dataDir,
+    indexedTags: config.indexedTags,
+    headMaxBytes: config.headMaxBytes,
+    headMaxAgeMs: config.headMaxAgeMs,
+    segmentTargetBytes: config.segmentTargetBytes,
+    segmentCacheBytes: config.segmentCacheBytes,
+    retentionMs: config.retentionDays * 86_400_000,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   const metrics = new ServiceMetrics();

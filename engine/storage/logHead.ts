@@ -202,8 +202,54 @@ export class LogHead implements LogReader, LogTagSetReader {
   }
 
   private fullTags(streamId: number, level: string, attributes: string): Labels {
-    const all: Record<string, string> = { ...this.streamList[streamId].tags, ...(JSON.parse(attributes) as Record<string, string>) };
-    if (level !== '') all.level = level;
-    return sortLabels(all);
+    return composeTags(this.streamList[streamId].tags, level, attributes);
   }
+
+  /** estimatedBytes approximates the head's memory, to decide when it is worth cutting into a segment. */
+  get estimatedBytes(): number {
+    return this.bytes + this.messages.length * ROW_OVERHEAD_BYTES;
+  }
+
+  /**
+   * columns exposes the head's rows as columns, in arrival order, for writing a segment. The
+   * arrays are the head's own: callers read them only once the head takes no more appends.
+   */
+  columns(): LogColumns {
+    return {
+      timestampsNs: this.timestamps.view(),
+      streams: this.streamIds.view(),
+      streamTags: this.streamList.map((s) => s.tags),
+      levels: this.levels,
+      messages: this.messages,
+      attributes: this.attributes,
+    };
+  }
+}
+
+/** ROW_OVERHEAD_BYTES is the per-line memory beyond the message text: timestamp, ids and array slots. */
+const ROW_OVERHEAD_BYTES = 48;
+
+/**
+ * LogColumns is a batch of log rows as parallel columns: the form segments are written from.
+ * `streams[i]` indexes `streamTags`; `attributes[i]` is the canonical JSON of the line's
+ * non-indexed tags.
+ */
+export interface LogColumns {
+  timestampsNs: BigInt64Array;
+  streams: Uint32Array;
+  streamTags: readonly Labels[];
+  levels: readonly string[];
+  messages: readonly string[];
+  attributes: readonly string[];
+}
+
+/**
+ * composeTags builds a line's full tag set from its stream tags, level and attribute JSON; the
+ * level column wins over an attribute of the same name. Shared by the head and segments, so a
+ * line shows the same tags wherever it is stored.
+ */
+export function composeTags(streamTags: Labels, level: string, attributes: string): Labels {
+  const all: Record<string, string> = { ...streamTags, ...(JSON.parse(attributes) as Record<string, string>) };
+  if (level !== '') all.level = level;
+  return sortLabels(all);
 }

@@ -43,6 +43,9 @@ export interface MetricAppend {
   stale?: Uint8Array;
 }
 
+/** SERIES_OVERHEAD_BYTES is a series' memory beyond its samples: labels, key and map entries. */
+const SERIES_OVERHEAD_BYTES = 256;
+
 class HeadSeries {
   readonly timestamps = new GrowableFloat64(8);
   readonly values = new GrowableFloat64(8);
@@ -209,6 +212,25 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
       if (upperBound(ts, maxMs) <= lowerBound(ts, minMs)) continue;
       if (visit(s.labels) === false) return;
     }
+  }
+
+  /** estimatedBytes approximates the head's memory, to decide when it is worth cutting into a segment. */
+  get estimatedBytes(): number {
+    return this.sampleCount * 16 + this.series.size * SERIES_OVERHEAD_BYTES;
+  }
+
+  /**
+   * seriesViews lists every series with all its samples as views of the head's own arrays
+   * (sorted, one sample per timestamp), for writing a segment without another copy. Callers
+   * read them only once the head takes no more appends.
+   */
+  seriesViews(): SeriesData[] {
+    const out: SeriesData[] = [];
+    for (const s of this.series.values()) {
+      s.normalize();
+      out.push({ labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() });
+    }
+    return out;
   }
 
   /** allSeries lists every series with all its samples, for cutting the head into a segment. */

@@ -1,40 +1,154 @@
 import path from 'node:path';
-import { LogHead, DEFAULT_INDEXED_TAGS, type LogReader, type LogRecord, type LogTagSetReader } from './logHead.js';
-import { MetricHead, type MetricAppend, type MetricQuerier, type SeriesLabelReader } from './metricHead.js';
+import { LocalBlobStore, type BlobStore } from './blobStore.js';
+import { Catalog, applyChange, emptyCatalog, type CatalogChange, type CatalogState, type SegmentMeta, type Signal } from './catalog.js';
+import { CatalogError, FileCatalogStore, type CatalogStore } from './catalogStore.js';
+import { commonIndexedTags, mergeLogReaders, mergeMetricReaders, planCompaction } from './compaction.js';
+import { LogHead, DEFAULT_INDEXED_TAGS, type LogRecord } from './logHead.js';
+import { encodeLogSegment, type EncodedLogSegment, type LogSegmentReader } from './logSegment.js';
+import { MetricHead, type MetricAppend } from './metricHead.js';
+import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReader } from './metricSegment.js';
+import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
+import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
+import { SegmentReaders } from './segmentReaders.js';
+import type { StorageEvent } from './storageEvent.js';
 import { Wal, type WalCorruption } from './wal.js';
 import { decodeWalEntry, encodeWalEntry, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
 
-export interface StorageEvent {
-  level: 'info' | 'warn' | 'error';
-  message: string;
-  fields?: Record<string, unknown>;
-}
+export type { StorageEvent } from './storageEvent.js';
+
+export const DEFAULT_HEAD_MAX_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_HEAD_MAX_AGE_MS = 2 * 3_600_000;
+export const DEFAULT_SEGMENT_TARGET_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_SEGMENT_CACHE_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_RETENTION_MS = 30 * 86_400_000;
+export const DEFAULT_MAINTENANCE_INTERVAL_MS = 30_000;
+export const DEFAULT_COMPACTION_INTERVAL_MS = 10 * 60_000;
 
 export interface StorageOptions {
   dir: string;
+  /** indexedTags are the log tags that form streams and are summarised in the catalog for pruning. */
   indexedTags?: readonly string[];
   walSegmentBytes?: number;
   onEvent?: (event: StorageEvent) => void;
+  /** headMaxBytes is the estimated size of all heads together at which they are cut into segments. */
+  headMaxBytes?: number;
+  /** headMaxAgeMs is how long data may sit in the heads before they are cut, however small. */
+  headMaxAgeMs?: number;
+  /** segmentTargetBytes is the size compaction merges small segments up to. */
+  segmentTargetBytes?: number;
+  /** segmentCacheBytes bounds the decoded segments kept in memory between queries. */
+  segmentCacheBytes?: number;
+  /** retentionMs is how long segments are kept (by their newest timestamp); 0 keeps them forever. */
+  retentionMs?: number;
+  /** retentionFor overrides retentionMs for some orgs; undefined means the default applies. */
+  retentionFor?: (org: string) => number | undefined;
+  /** maintenanceIntervalMs is how often the size and age of the heads are checked; 0 turns background cuts off. */
+  maintenanceIntervalMs?: number;
+  /** compactionIntervalMs is how often compaction and retention run; 0 turns them off in the background. */
+  compactionIntervalMs?: number;
+  /** blobStore holds segment files; defaults to `<dir>/segments`. */
+  blobStore?: BlobStore;
+  /** catalogStore holds the catalog; defaults to `<dir>/catalog.json`. */
+  catalogStore?: CatalogStore;
+  /** now is the clock for head age and retention (tests move it). */
+  now?: () => number;
 }
 
-/** OrgData is everything one org owns in memory; orgs never share any of it. */
-class OrgData {
+/** CutResult says what a cut wrote and the WAL file replay now starts from. */
+export interface CutResult {
+  segments: SegmentMeta[];
+  walCheckpoint: number;
+}
+
+/** CompactionResult lists each merge: the segments replaced and the one that replaced them. */
+export interface CompactionResult {
+  merged: Array<{ inputs: SegmentMeta[]; output: SegmentMeta }>;
+}
+
+/** StorageStats is a cheap summary for operators and benchmarks. */
+export interface StorageStats {
+  segments: number;
+  segmentBytes: number;
+  segmentRows: number;
+  headBytes: number;
+  walCheckpoint: number;
+  /** segmentFileReads counts segment files read from the blob store (cache misses included, hits not). */
+  segmentFileReads: number;
+}
+
+/** HeadGeneration is one set of heads of an org: the one taking writes, or one frozen by a cut. */
+class HeadGeneration {
   readonly metrics = new MetricHead();
   readonly logs: LogHead;
-  readonly metadata = new Map<string, MetricMetadataRecord>();
 
   constructor(indexedTags: ReadonlySet<string>) {
     this.logs = new LogHead(indexedTags);
   }
 
+  get hasData(): boolean {
+    return this.metrics.sampleCount > 0 || this.logs.rowCount > 0;
+  }
+}
+
+/**
+ * OrgData is everything one org owns in memory; orgs never share any of it. Writes go to the
+ * active generation; frozen generations are being written to segments and stay readable until
+ * those segments are registered.
+ */
+class OrgData {
+  active: HeadGeneration;
+  frozen: HeadGeneration[] = [];
+  readonly metadata = new Map<string, MetricMetadataRecord>();
+
+  constructor(private readonly indexedTags: ReadonlySet<string>) {
+    this.active = new HeadGeneration(indexedTags);
+  }
+
   apply(entry: WalEntry): void {
     if (entry.kind === 'logs') {
-      this.logs.append(entry.records);
+      this.active.logs.append(entry.records);
       return;
     }
-    for (const s of entry.series) this.metrics.append(s);
+    for (const s of entry.series) this.active.metrics.append(s);
     for (const m of entry.metadata) this.metadata.set(m.name, m);
   }
+
+  /** freeze moves the active generation to the frozen list (if it holds data) and starts a fresh one. */
+  freeze(): void {
+    if (!this.active.hasData) return;
+    this.frozen.push(this.active);
+    this.active = new HeadGeneration(this.indexedTags);
+  }
+}
+
+/**
+ * estimateBytes approximates what a WAL entry adds to the heads, in the units of the heads'
+ * own estimates; whether a series is new is not known here, so each series entry counts a
+ * small overhead. Kept as a running total so the size check costs nothing per write.
+ */
+function estimateBytes(entry: WalEntry): number {
+  if (entry.kind === 'logs') {
+    let n = 0;
+    for (const r of entry.records) n += r.message.length + 48;
+    return n;
+  }
+  let n = 0;
+  for (const s of entry.series) n += s.timestampsMs.length * 16 + 64;
+  return n;
+}
+
+/** floorDiv rounds toward negative infinity (bigint division truncates toward zero). */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return q * b > a ? q - 1n : q;
+}
+
+/** SEGMENT_FILE matches the names segmentFileName makes; other files in the store are left alone. */
+const SEGMENT_FILE = /^\d{12}\.(metrics|logs)\.seg$/;
+
+/** segmentFileName is zero-padded so a directory listing sorts segments by age. */
+function segmentFileName(id: number, signal: Signal): string {
+  return `${String(id).padStart(12, '0')}.${signal}.seg`;
 }
 
 /**
@@ -42,39 +156,171 @@ class OrgData {
  * to the WAL and synced before it is acknowledged, and only then applied to the org's head,
  * so what a client was told is stored survives a crash, and what a query sees was durable.
  * Callers validate a whole request before calling append, so a bad request stores nothing.
+ *
+ * Heads are cut into immutable Arrow segments by size or age (`cut`): the WAL is rotated,
+ * fresh heads take the writes, the frozen heads are written one segment per org and signal,
+ * and the segments are registered in the catalog together with the WAL checkpoint in one
+ * atomic update; only then are the covered WAL files deleted. Queries read segments and heads
+ * through views that merge them, so data moving from head to segment is invisible to them.
+ * Compaction merges small neighbouring segments and retention deletes old ones; cuts,
+ * compactions and retention runs take turns, never overlapping.
  */
 export class Storage {
   private readonly orgs = new Map<string, OrgData>();
   private readonly indexedTags: ReadonlySet<string>;
+  private readonly indexedTagList: readonly string[];
+  private readonly readers: SegmentReaders;
+  private readonly emit: (event: StorageEvent) => void;
+  private readonly now: () => number;
+  private catalog: Catalog;
+  private nextSegmentId: number;
+  /** activeBytes estimates the active heads' size across orgs, for the size trigger. */
+  private activeBytes = 0;
+  /** activeSinceMs is when the oldest data of the active heads arrived, for the age trigger. */
+  private activeSinceMs: number | undefined;
+  /** writeGate, while set, holds new WAL appends back so a cut can rotate the log between two writes. */
+  private writeGate: Promise<void> | undefined;
+  private inflightWrites = 0;
+  private drainWaiters: Array<() => void> = [];
+  private chain: Promise<unknown> = Promise.resolve();
+  private cutPending = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private closed = false;
 
   private constructor(
     private readonly wal: Wal,
-    options: StorageOptions,
+    private readonly blobs: BlobStore,
+    private readonly catalogStore: CatalogStore,
+    state: CatalogState,
+    private readonly options: StorageOptions,
   ) {
-    this.indexedTags = new Set(options.indexedTags ?? DEFAULT_INDEXED_TAGS);
+    this.indexedTagList = [...(options.indexedTags ?? DEFAULT_INDEXED_TAGS)];
+    this.indexedTags = new Set(this.indexedTagList);
+    this.emit = options.onEvent ?? (() => {});
+    this.now = options.now ?? Date.now;
+    this.readers = new SegmentReaders(blobs, options.segmentCacheBytes ?? DEFAULT_SEGMENT_CACHE_BYTES, this.emit);
+    this.catalog = new Catalog(state);
+    this.nextSegmentId = state.nextSegmentId;
   }
 
   static async open(options: StorageOptions): Promise<Storage> {
     const emit = options.onEvent ?? (() => {});
-    const { wal, records } = await Wal.open({
-      dir: path.join(options.dir, 'wal'),
-      segmentBytes: options.walSegmentBytes,
-      onCorruption: (c: WalCorruption) =>
-        emit({ level: 'error', message: 'write-ahead log damaged; intact records kept, the rest dropped', fields: { ...c } }),
-    });
-    const storage = new Storage(wal, options);
+    const blobs = options.blobStore ?? new LocalBlobStore(path.join(options.dir, 'segments'));
+    const catalogStore = options.catalogStore ?? new FileCatalogStore(path.join(options.dir, 'catalog.json'));
+    const loaded = await catalogStore.load();
+    let state = loaded ?? emptyCatalog();
+    const { wal, records } = await Wal.open(
+      {
+        dir: path.join(options.dir, 'wal'),
+        segmentBytes: options.walSegmentBytes,
+        onCorruption: (c: WalCorruption) =>
+          emit({ level: 'error', message: 'write-ahead log damaged; intact records kept, the rest dropped', fields: { ...c } }),
+      },
+      state.walCheckpoint,
+    );
+    // Files below the checkpoint are covered by segments: a crash before they were deleted leaves them behind.
+    await wal.removeBefore(state.walCheckpoint);
+    if (wal.index < state.walCheckpoint) {
+      // The log directory lost its newer files (restored or wiped): start the checkpoint at the
+      // current file so new writes are not mistaken for covered ones on the next start.
+      state = applyChange(state, { walCheckpoint: wal.index });
+      await catalogStore.save(state);
+    }
+    const storage = new Storage(wal, blobs, catalogStore, state, options);
+    try {
+      await storage.reconcileBlobs(loaded !== undefined);
+      // A fresh directory gets its (empty) catalog at once, so that from now on a segment file
+      // the catalog lacks can only be an uncommitted one, safe to delete.
+      if (loaded === undefined) await catalogStore.save(state);
+    } catch (err) {
+      await wal.close();
+      throw err;
+    }
+    for (const [org, records] of Object.entries(state.metricMetadata)) {
+      const data = storage.org(org);
+      for (const m of records) data.metadata.set(m.name, m);
+    }
     let replayed = 0;
     for (const payload of records) {
       try {
         const entry = decodeWalEntry(payload);
         storage.org(entry.org).apply(entry);
+        storage.activeBytes += estimateBytes(entry);
         replayed++;
       } catch (err) {
         emit({ level: 'error', message: 'skipping undecodable WAL record', fields: { error: String(err) } });
       }
     }
-    if (replayed > 0) emit({ level: 'info', message: 'replayed write-ahead log', fields: { records: replayed } });
+    if (replayed > 0) {
+      storage.activeSinceMs = storage.now();
+      emit({ level: 'info', message: 'replayed write-ahead log', fields: { records: replayed, fromFile: state.walCheckpoint } });
+    }
+    storage.startTimers();
     return storage;
+  }
+
+  /**
+   * reconcileBlobs compares the blob store with the catalog at start-up: a segment file the
+   * catalog does not know was written by a cut or compaction that crashed before registering it
+   * (its data is still in the WAL or in the inputs), so it is deleted; a file the catalog lists
+   * but the store lacks is reported and will be skipped by queries. Segment files without any
+   * catalog at all stop start-up instead: deleting them could destroy the only copy of the data.
+   */
+  private async reconcileBlobs(catalogExisted: boolean): Promise<void> {
+    const stored = new Set((await this.blobs.list()).filter((name) => SEGMENT_FILE.test(name)));
+    if (!catalogExisted && stored.size > 0) {
+      throw new CatalogError(`found ${stored.size} segment files but no catalog; restore the catalog or move the files away`);
+    }
+    const known = new Set<string>();
+    for (const meta of this.catalog.state.segments) {
+      known.add(meta.file);
+      if (!stored.has(meta.file)) this.readers.markFailed(meta, 'segment file missing');
+    }
+    for (const name of stored) {
+      if (known.has(name)) continue;
+      await this.blobs.remove(name);
+      this.emit({ level: 'warn', message: 'removed segment file not in the catalog (left by an interrupted cut or compaction)', fields: { file: name } });
+    }
+  }
+
+  private startTimers(): void {
+    const cutEvery = this.options.maintenanceIntervalMs ?? DEFAULT_MAINTENANCE_INTERVAL_MS;
+    const compactEvery = this.options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
+    if (cutEvery > 0) this.timers.push(setInterval(() => this.checkHeads(), cutEvery).unref());
+    if (compactEvery > 0) {
+      this.timers.push(
+        setInterval(() => {
+          if (this.closed) return;
+          this.compact()
+            .then(() => this.applyRetention())
+            .catch((err: unknown) => this.reportBackground('compaction or retention failed', err));
+        }, compactEvery).unref(),
+      );
+    }
+  }
+
+  private reportBackground(message: string, err: unknown): void {
+    if (!this.closed) this.emit({ level: 'error', message, fields: { error: err instanceof Error ? err.message : String(err) } });
+  }
+
+  /** checkHeads starts a cut when the heads are too big or too old, or a failed cut left frozen heads behind. */
+  private checkHeads(): void {
+    if (this.closed || this.cutPending) return;
+    const maxBytes = this.options.headMaxBytes ?? DEFAULT_HEAD_MAX_BYTES;
+    const maxAge = this.options.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS;
+    const tooOld = this.activeSinceMs !== undefined && this.now() - this.activeSinceMs >= maxAge;
+    const leftover = [...this.orgs.values()].some((o) => o.frozen.length > 0);
+    if (this.activeBytes >= maxBytes || tooOld || leftover) this.scheduleCut();
+  }
+
+  private scheduleCut(): void {
+    if (this.cutPending || this.closed) return;
+    this.cutPending = true;
+    this.cut()
+      .catch((err: unknown) => this.reportBackground('cutting heads into segments failed; the data stays in the WAL and the heads', err))
+      .finally(() => {
+        this.cutPending = false;
+      });
   }
 
   private org(id: string): OrgData {
@@ -94,33 +340,320 @@ export class Storage {
   }
 
   private async write(entry: WalEntry): Promise<void> {
-    await this.wal.append(encodeWalEntry(entry));
-    this.org(entry.org).apply(entry);
+    const payload = encodeWalEntry(entry);
+    while (this.writeGate) await this.writeGate;
+    this.inflightWrites++;
+    try {
+      await this.wal.append(payload);
+      this.org(entry.org).apply(entry);
+      this.activeBytes += estimateBytes(entry);
+      this.activeSinceMs ??= this.now();
+    } finally {
+      if (--this.inflightWrites === 0) {
+        const waiters = this.drainWaiters;
+        this.drainWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+    if (this.activeBytes >= (this.options.headMaxBytes ?? DEFAULT_HEAD_MAX_BYTES)) this.scheduleCut();
   }
 
-  metrics(org: string): MetricQuerier {
-    return this.org(org).metrics;
+  private metricSources(org: string): OrgSources<MetricHead> {
+    const data = this.orgs.get(org);
+    const heads = data ? [...data.frozen.map((g) => g.metrics), data.active.metrics] : [];
+    return { segments: this.catalog.segments(org, 'metrics'), heads };
   }
 
-  logs(org: string): LogReader {
-    return this.org(org).logs;
+  private logSources(org: string): OrgSources<LogHead> {
+    const data = this.orgs.get(org);
+    const heads = data ? [...data.frozen.map((g) => g.logs), data.active.logs] : [];
+    return { segments: this.catalog.segments(org, 'logs'), heads };
+  }
+
+  /**
+   * metrics returns a view of the org's samples across segments and heads. The view lists in
+   * `failedSegments` any segment it had to skip (missing or damaged file): a query that finds
+   * it non-empty after reading should report a partial result.
+   */
+  metrics(org: string): OrgMetricView {
+    return new OrgMetricView(() => this.metricSources(org), this.readers);
+  }
+
+  /** logs returns a view of the org's log lines across segments and heads; see `metrics` for `failedSegments`. */
+  logs(org: string): OrgLogView {
+    return new OrgLogView(() => this.logSources(org), this.readers);
   }
 
   /** metricLabelSets is the org's series listing without samples, for label and series browsers. */
-  metricLabelSets(org: string): SeriesLabelReader {
-    return this.org(org).metrics;
+  metricLabelSets(org: string): OrgMetricView {
+    return this.metrics(org);
   }
 
   /** logTagSets is the org's log tag-set listing without messages, for label and series browsers. */
-  logTagSets(org: string): LogTagSetReader {
-    return this.org(org).logs;
+  logTagSets(org: string): OrgLogView {
+    return this.logs(org);
   }
 
   metricMetadata(org: string): ReadonlyMap<string, MetricMetadataRecord> {
     return this.org(org).metadata;
   }
 
+  /** segments lists every registered segment (all orgs), for operators, tests and benchmarks. */
+  segments(): readonly SegmentMeta[] {
+    return this.catalog.state.segments;
+  }
+
+  stats(): StorageStats {
+    let segmentBytes = 0;
+    let segmentRows = 0;
+    for (const s of this.catalog.state.segments) {
+      segmentBytes += s.bytes;
+      segmentRows += s.rows;
+    }
+    let headBytes = 0;
+    for (const o of this.orgs.values()) {
+      for (const g of [...o.frozen, o.active]) headBytes += g.metrics.estimatedBytes + g.logs.estimatedBytes;
+    }
+    return {
+      segments: this.catalog.state.segments.length,
+      segmentBytes,
+      segmentRows,
+      headBytes,
+      walCheckpoint: this.catalog.state.walCheckpoint,
+      segmentFileReads: this.readers.fileReads,
+    };
+  }
+
+  /** exclusive runs maintenance tasks one at a time, in call order. */
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(task, task);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * cut writes everything in the heads to segments now (one per org and signal) and trims the
+   * WAL; it runs in the background by size and age, and is public for tests and operators.
+   */
+  cut(): Promise<CutResult> {
+    return this.exclusive(() => this.cutNow());
+  }
+
+  /**
+   * freezeHeads rotates the WAL and swaps in fresh heads while no append is in flight, so every
+   * record in a file below the returned index is in a frozen head and every later one in the
+   * fresh heads.
+   */
+  private async freezeHeads(): Promise<number> {
+    let release!: () => void;
+    this.writeGate = new Promise<void>((resolve) => (release = resolve));
+    try {
+      if (this.inflightWrites > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+      const cutIndex = await this.wal.rotate();
+      for (const data of this.orgs.values()) data.freeze();
+      this.activeBytes = 0;
+      this.activeSinceMs = undefined;
+      return cutIndex;
+    } finally {
+      this.writeGate = undefined;
+      release();
+    }
+  }
+
+  private async cutNow(): Promise<CutResult> {
+    if (this.closed) throw new Error('storage is closed');
+    if (![...this.orgs.values()].some((o) => o.active.hasData || o.frozen.length > 0)) return { segments: [], walCheckpoint: this.catalog.state.walCheckpoint };
+    const cutIndex = await this.freezeHeads();
+    // Listed after the freeze: a write drained by it may have brought a new org.
+    const frozen = [...this.orgs.entries()].map(([id, o]) => ({ id, data: o, generations: [...o.frozen] })).filter((f) => f.generations.length > 0);
+    const written: SegmentMeta[] = [];
+    try {
+      for (const { id: org, generations } of frozen) {
+        for (const generation of generations) {
+          const metrics = encodeMetricSegment(generation.metrics.seriesViews());
+          if (metrics) written.push(await this.store(this.metricMeta(org, metrics)));
+          const logs = encodeLogSegment(generation.logs.columns(), this.indexedTagList);
+          if (logs) written.push(await this.store(this.logMeta(org, logs, this.indexedTagList)));
+        }
+      }
+    } catch (err) {
+      // Nothing refers to these files yet; the frozen heads stay readable and the next cut retries.
+      for (const s of written) await this.blobs.remove(s.file).catch(() => undefined);
+      throw err;
+    }
+    await this.commit({ add: written, walCheckpoint: cutIndex, metricMetadata: this.metadataSnapshot() }, () => {
+      for (const { data, generations } of frozen) data.frozen = data.frozen.filter((g) => !generations.includes(g));
+    });
+    await this.wal.removeBefore(cutIndex);
+    this.emit({
+      level: 'info',
+      message: 'cut heads into segments',
+      fields: { segments: written.length, rows: written.reduce((n, s) => n + s.rows, 0), bytes: written.reduce((n, s) => n + s.bytes, 0), walCheckpoint: cutIndex },
+    });
+    return { segments: written, walCheckpoint: cutIndex };
+  }
+
+  /** store writes a segment's bytes (durably) and returns its catalog entry. */
+  private async store(pending: { meta: SegmentMeta; bytes: Uint8Array }): Promise<SegmentMeta> {
+    await this.blobs.write(pending.meta.file, pending.bytes);
+    return pending.meta;
+  }
+
+  /**
+   * commit saves a catalog change and then, in the same synchronous step, publishes it and
+   * runs `publish` (which drops what the new segments replace), so no read sees data twice or
+   * not at all. If saving fails the files already written stay unreferenced and are removed at
+   * the next start.
+   */
+  private async commit(change: CatalogChange, publish: () => void): Promise<void> {
+    const state = applyChange(this.catalog.state, { ...change, nextSegmentId: this.nextSegmentId });
+    await this.catalogStore.save(state);
+    this.catalog = new Catalog(state);
+    publish();
+  }
+
+  private newSegmentId(): number {
+    return this.nextSegmentId++;
+  }
+
+  private metricMeta(org: string, enc: EncodedMetricSegment, seq?: number): { meta: SegmentMeta; bytes: Uint8Array } {
+    const id = this.newSegmentId();
+    const meta: SegmentMeta = {
+      id,
+      seq: seq ?? id,
+      org,
+      signal: 'metrics',
+      file: segmentFileName(id, 'metrics'),
+      formatVersion: SEGMENT_FORMAT_VERSION,
+      crc: enc.crc,
+      bytes: enc.bytes.length,
+      rows: enc.rows,
+      minMs: enc.minMs,
+      maxMs: enc.maxMs,
+      metricNames: enc.metricNames,
+      seriesCount: enc.seriesCount,
+      createdMs: this.now(),
+    };
+    return { meta, bytes: enc.bytes };
+  }
+
+  private logMeta(org: string, enc: EncodedLogSegment, indexedTags: readonly string[], seq?: number): { meta: SegmentMeta; bytes: Uint8Array } {
+    const id = this.newSegmentId();
+    const meta: SegmentMeta = {
+      id,
+      seq: seq ?? id,
+      org,
+      signal: 'logs',
+      file: segmentFileName(id, 'logs'),
+      formatVersion: SEGMENT_FORMAT_VERSION,
+      crc: enc.crc,
+      bytes: enc.bytes.length,
+      rows: enc.rows,
+      minMs: Number(floorDiv(enc.minNs, 1_000_000n)),
+      maxMs: Number(-floorDiv(-enc.maxNs, 1_000_000n)),
+      minNs: enc.minNs.toString(),
+      maxNs: enc.maxNs.toString(),
+      streamCount: enc.streamCount,
+      tagValues: Object.fromEntries(indexedTags.map((t) => [t, enc.tagValues[t] ?? null])),
+      createdMs: this.now(),
+    };
+    return { meta, bytes: enc.bytes };
+  }
+
+  private metadataSnapshot(): Record<string, MetricMetadataRecord[]> {
+    const out: Record<string, MetricMetadataRecord[]> = {};
+    for (const [org, data] of this.orgs) if (data.metadata.size > 0) out[org] = [...data.metadata.values()];
+    return out;
+  }
+
+  /**
+   * compact merges runs of small adjacent segments of one org and signal (see planCompaction)
+   * into one sorted segment each, registers it in place of its inputs atomically, and deletes
+   * the inputs. A run with an unreadable input is left as it is.
+   */
+  compact(): Promise<CompactionResult> {
+    return this.exclusive(() => this.compactNow());
+  }
+
+  private async compactNow(): Promise<CompactionResult> {
+    if (this.closed) throw new Error('storage is closed');
+    const target = this.options.segmentTargetBytes ?? DEFAULT_SEGMENT_TARGET_BYTES;
+    const merged: CompactionResult['merged'] = [];
+    for (const org of this.catalog.orgs()) {
+      for (const signal of ['metrics', 'logs'] as const) {
+        const metas = this.catalog.segments(org, signal).map((e) => e.meta);
+        for (const group of planCompaction(metas, target, (id) => this.readers.knownFailure(id) !== undefined)) {
+          const output = await this.mergeGroup(org, signal, group);
+          if (output) merged.push({ inputs: group, output });
+        }
+      }
+    }
+    if (merged.length > 0) {
+      this.emit({ level: 'info', message: 'compacted segments', fields: { merges: merged.length, inputs: merged.reduce((n, m) => n + m.inputs.length, 0) } });
+    }
+    return { merged };
+  }
+
+  private async mergeGroup(org: string, signal: Signal, group: SegmentMeta[]): Promise<SegmentMeta | undefined> {
+    const seq = Math.max(...group.map((s) => s.seq));
+    let pending: { meta: SegmentMeta; bytes: Uint8Array } | undefined;
+    if (signal === 'metrics') {
+      const readers: MetricSegmentReader[] = [];
+      for (const meta of group) {
+        const opened = this.readers.metric(meta);
+        if (opened.failure) return undefined;
+        readers.push(opened.reader);
+      }
+      const enc = encodeMetricSegment(mergeMetricReaders(readers));
+      if (enc) pending = this.metricMeta(org, enc, seq);
+    } else {
+      const readers: LogSegmentReader[] = [];
+      for (const meta of group) {
+        const opened = this.readers.log(meta);
+        if (opened.failure) return undefined;
+        readers.push(opened.reader);
+      }
+      const indexed = commonIndexedTags(readers);
+      const enc = encodeLogSegment(mergeLogReaders(readers), indexed);
+      if (enc) pending = this.logMeta(org, enc, indexed, seq);
+    }
+    if (!pending) return undefined;
+    const output = await this.store(pending);
+    await this.commit({ add: [output], remove: new Set(group.map((s) => s.id)) }, () => {
+      for (const s of group) this.readers.forget(s.id);
+    });
+    for (const s of group) await this.blobs.remove(s.file);
+    return output;
+  }
+
+  /**
+   * applyRetention deletes segments whose newest timestamp is older than their org's
+   * retention before `nowMs`. Returns the deleted segments.
+   */
+  applyRetention(nowMs: number = this.now()): Promise<SegmentMeta[]> {
+    return this.exclusive(async () => {
+      if (this.closed) throw new Error('storage is closed');
+      const fallback = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
+      const expired = this.catalog.state.segments.filter((s) => {
+        const retention = this.options.retentionFor?.(s.org) ?? fallback;
+        return retention > 0 && Number.isFinite(retention) && s.maxMs < nowMs - retention;
+      });
+      if (expired.length === 0) return [];
+      await this.commit({ remove: new Set(expired.map((s) => s.id)) }, () => {
+        for (const s of expired) this.readers.forget(s.id);
+      });
+      for (const s of expired) await this.blobs.remove(s.file);
+      this.emit({ level: 'info', message: 'retention deleted old segments', fields: { segments: expired.length, bytes: expired.reduce((n, s) => n + s.bytes, 0) } });
+      return expired;
+    });
+  }
+
+  /** close stops background work, waits for a running cut or compaction, and closes the WAL (which replay covers: no cut is needed). */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.chain;
     await this.wal.close();
   }
 }

@@ -75,8 +75,15 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
   const release = deps.gate.acquire(org, deps.pool.overloaded);
-  const stream = new QueryStream(ctx, { endpoint: raw ? 'logs_raw' : 'logs_aggregate', heartbeatMs: deps.heartbeatMs, timeoutMs: deps.timeoutMs, metrics: deps.metrics, release });
   const reader = deps.storage.logs(org);
+  const stream = new QueryStream(ctx, {
+    endpoint: raw ? 'logs_raw' : 'logs_aggregate',
+    heartbeatMs: deps.heartbeatMs,
+    timeoutMs: deps.timeoutMs,
+    metrics: deps.metrics,
+    release,
+    failedSegments: () => reader.failedSegments.length,
+  });
   if (!raw) {
     const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
     await streamSeriesSlices(

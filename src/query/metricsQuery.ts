@@ -60,7 +60,9 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
   const release = deps.gate.acquire(org, deps.pool.overloaded);
+  const querier = deps.storage.metrics(org);
   const stream = new QueryStream(ctx, {
+    failedSegments: () => querier.failedSegments.length,
     endpoint: 'metrics',
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: deps.timeoutMs,
@@ -71,7 +73,6 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const slices = refersToQueryWindow(expr)
     ? [{ startMs: window.startMs, endMs: window.endMs }]
     : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-  const querier = deps.storage.metrics(org);
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
   await streamSeriesSlices(
     stream,

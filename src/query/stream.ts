@@ -41,6 +41,11 @@ export interface QueryStreamOptions {
   release: () => void;
   /** terminalErrorEvent: the summary path reports mid-stream failures with an `error` event. */
   terminalErrorEvent?: boolean;
+  /**
+   * failedSegments reports how many stored segments the query had to skip because they could
+   * not be read; any makes the result partial, which the stream's end says.
+   */
+  failedSegments?: () => number;
 }
 
 /**
@@ -102,9 +107,18 @@ export class QueryStream {
     if (!this.sse.send(events)) await this.sse.drained();
   }
 
-  /** finish ends a successful stream with `done` status ok. */
+  /**
+   * finish ends the stream: `done` status ok, or, when segments could not be read, the path's
+   * error ending (results sent so far stay valid, but some data is missing).
+   */
   finish(): void {
     if (this.ended) return;
+    const failed = this.options.failedSegments?.() ?? 0;
+    if (failed > 0) {
+      this.ctx.log.warn({ failedSegments: failed }, 'query answered without unreadable segments');
+      this.fail(new ApiError('SERVICE_UNAVAILABLE', `${failed} stored segment(s) could not be read; the results are partial, retry or narrow the range`));
+      return;
+    }
     this.ensureOpen();
     this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome: 'ok' });
     this.sse.end({ type: 'done', data: { status: 'ok' } });

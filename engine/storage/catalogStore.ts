@@ -1,0 +1,85 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { syncDirectory } from './blobStore.js';
+import { CATALOG_VERSION, type CatalogState } from './catalog.js';
+
+/**
+ * CatalogStore persists the catalog as one document, replaced atomically on every update:
+ * either the old or the new state is what a crash leaves. The embedded back end keeps it in a
+ * JSON file; a scaled-out deployment can keep it in PostgreSQL (one row updated in a
+ * transaction) without the storage code changing.
+ */
+export interface CatalogStore {
+  /** load returns the stored state, or undefined when none was ever saved. */
+  load(): Promise<CatalogState | undefined>;
+  /** save replaces the stored state durably before it resolves. */
+  save(state: CatalogState): Promise<void>;
+}
+
+/** CatalogError means the stored catalog cannot be trusted; start-up stops rather than lose track of segments. */
+export class CatalogError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}
+
+/** FileCatalogStore writes the catalog to a temporary file, fsyncs it, and renames it over the old one. */
+export class FileCatalogStore implements CatalogStore {
+  constructor(readonly file: string) {}
+
+  async load(): Promise<CatalogState | undefined> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    return parseCatalog(text, this.file);
+  }
+
+  async save(state: CatalogState): Promise<void> {
+    const dir = path.dirname(this.file);
+    await fs.mkdir(dir, { recursive: true });
+    const temp = `${this.file}.tmp`;
+    const handle = await fs.open(temp, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(state));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, this.file);
+    await syncDirectory(dir);
+  }
+}
+
+/** parseCatalog checks the document's shape enough that a damaged or foreign file is refused, not half-used. */
+export function parseCatalog(text: string, source: string): CatalogState {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new CatalogError(`${source}: catalog is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const state = value as Partial<CatalogState> | null;
+  if (state === null || typeof state !== 'object' || !Array.isArray(state.segments) || typeof state.walCheckpoint !== 'number' || typeof state.nextSegmentId !== 'number') {
+    throw new CatalogError(`${source}: not a segment catalog`);
+  }
+  if (state.version !== CATALOG_VERSION) throw new CatalogError(`${source}: unsupported catalog version ${String(state.version)}`);
+  return { version: state.version, walCheckpoint: state.walCheckpoint, nextSegmentId: state.nextSegmentId, segments: state.segments, metricMetadata: state.metricMetadata ?? {} };
+}
+
+/** MemoryCatalogStore keeps the catalog in memory: for tests and for a store that needs no persistence. */
+export class MemoryCatalogStore implements CatalogStore {
+  private text: string | undefined;
+
+  async load(): Promise<CatalogState | undefined> {
+    return this.text === undefined ? undefined : parseCatalog(this.text, 'memory');
+  }
+
+  async save(state: CatalogState): Promise<void> {
+    this.text = JSON.stringify(state);
+  }
+}

@@ -1,0 +1,291 @@
+import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
+import { labelsKey, type Labels } from './labels.js';
+import { composeTags, type LogColumns, type LogStreamData } from './logHead.js';
+import { matchesAll, type CompiledMatcher } from './matchers.js';
+import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from './segmentFormat.js';
+
+/**
+ * A log segment holds two Arrow tables:
+ *
+ * - streams: one row per stream: `tags` (canonical JSON of the indexed tags); the schema's
+ *   metadata lists which tags were indexed when the segment was written.
+ * - rows, sorted by time (arrival order breaking ties): `ts` (Int64 ns), `stream` (Uint32, a
+ *   stream row), `level` and `attributes` (dictionary-encoded strings; attributes are the
+ *   canonical JSON of the line's other tags, as the head keeps them), `message` (Utf8).
+ *
+ * Sorting by time lets a query find its window with two binary searches; the dictionaries keep
+ * repeated levels and attribute sets to one copy each.
+ */
+
+/** INDEXED_TAGS_KEY is the schema metadata entry naming the tags the segment's streams were formed from. */
+const INDEXED_TAGS_KEY = 'sluice.indexed_tags';
+/**
+ * MAX_TAG_VALUES bounds the value list the catalog keeps per indexed tag; a tag with more
+ * distinct values (pod names on a big cluster) is recorded as unknown and not used to prune.
+ */
+export const MAX_TAG_VALUES = 256;
+
+/** EncodedLogSegment is a finished segment file and the facts the catalog keeps about it. */
+export interface EncodedLogSegment {
+  bytes: Uint8Array;
+  crc: number;
+  rows: number;
+  streamCount: number;
+  minNs: bigint;
+  maxNs: bigint;
+  /** tagValues lists, per indexed tag, its values in the segment ('' when a stream lacks it), or null when there are too many. */
+  tagValues: Record<string, string[] | null>;
+}
+
+/** timeOrder returns row indices sorted by time, ties kept in input order; undefined when already sorted. */
+function timeOrder(ts: BigInt64Array): Uint32Array | undefined {
+  let sorted = true;
+  for (let i = 1; i < ts.length; i++) {
+    if (ts[i] < ts[i - 1]) {
+      sorted = false;
+      break;
+    }
+  }
+  if (sorted) return undefined;
+  const order = Array.from({ length: ts.length }, (_, i) => i);
+  order.sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : a - b));
+  return Uint32Array.from(order);
+}
+
+/** dictionaryOf assigns each distinct string an index, in first-seen order. */
+function dictionaryOf(values: readonly string[], order: Uint32Array | undefined): { indices: Int32Array; dictionary: string[] } {
+  const ids = new Map<string, number>();
+  const dictionary: string[] = [];
+  const indices = new Int32Array(values.length);
+  for (let j = 0; j < values.length; j++) {
+    const value = values[order ? order[j] : j];
+    let id = ids.get(value);
+    if (id === undefined) {
+      id = dictionary.length;
+      ids.set(value, id);
+      dictionary.push(value);
+    }
+    indices[j] = id;
+  }
+  return { indices, dictionary };
+}
+
+/**
+ * encodeLogSegment writes rows (in any order) into a segment, keeping only the streams they
+ * use. `indexedTags` are the tags streams were formed from: recorded in the file, and their
+ * values summarised for the catalog. Returns undefined when there are no rows.
+ */
+export function encodeLogSegment(rows: LogColumns, indexedTags: readonly string[]): EncodedLogSegment | undefined {
+  const n = rows.timestampsNs.length;
+  if (n === 0) return undefined;
+  const order = timeOrder(rows.timestampsNs);
+  const at = (j: number): number => (order ? order[j] : j);
+  const ts = new BigInt64Array(n);
+  const streamRemap = new Int32Array(rows.streamTags.length).fill(-1);
+  const usedStreams: Labels[] = [];
+  const streams = new Uint32Array(n);
+  const messages = new Array<string>(n);
+  for (let j = 0; j < n; j++) {
+    const i = at(j);
+    ts[j] = rows.timestampsNs[i];
+    const sid = rows.streams[i];
+    if (streamRemap[sid] < 0) {
+      streamRemap[sid] = usedStreams.length;
+      usedStreams.push(rows.streamTags[sid]);
+    }
+    streams[j] = streamRemap[sid];
+    messages[j] = rows.messages[i];
+  }
+  const levels = dictionaryOf(rows.levels, order);
+  const attributes = dictionaryOf(rows.attributes, order);
+  const streamTable = tableToFileBytes([{ name: 'tags', data: utf8Data(usedStreams.map((t) => JSON.stringify(t))) }], new Map([[INDEXED_TAGS_KEY, JSON.stringify(indexedTags)]]));
+  const rowTable = tableToFileBytes([
+    { name: 'ts', data: int64Data(ts) },
+    { name: 'stream', data: uint32Data(streams) },
+    { name: 'level', data: dictionaryUtf8Data(levels.indices, levels.dictionary, 0) },
+    { name: 'message', data: utf8Data(messages) },
+    { name: 'attributes', data: dictionaryUtf8Data(attributes.indices, attributes.dictionary, 1) },
+  ]);
+  const { bytes, crc } = encodeSegmentFile([streamTable, rowTable]);
+  return { bytes, crc, rows: n, streamCount: usedStreams.length, minNs: ts[0], maxNs: ts[n - 1], tagValues: tagValuesOf(usedStreams, indexedTags) };
+}
+
+function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[]): Record<string, string[] | null> {
+  const out: Record<string, string[] | null> = {};
+  for (const tag of indexedTags) {
+    const values = new Set<string>();
+    for (const s of streams) {
+      values.add(s[tag] ?? '');
+      if (values.size > MAX_TAG_VALUES) break;
+    }
+    out[tag] = values.size > MAX_TAG_VALUES ? null : [...values].sort();
+  }
+  return out;
+}
+
+/** STOP is what a scan callback returns to end the scan early. */
+const STOP: unique symbol = Symbol('stop');
+
+/** lowerBoundNs is the first row with ts >= t. */
+function lowerBoundNs(ts: BigInt64Array, t: bigint): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** upperBoundNs is the first row with ts > t. */
+function upperBoundNs(ts: BigInt64Array, t: bigint): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * LogSegmentReader answers log selections from one decoded segment. Stream tags and the two
+ * dictionaries are decoded when the segment is opened; messages are decoded only for the rows
+ * a selection returns.
+ */
+export class LogSegmentReader {
+  private readonly messageReader: Utf8Reader;
+
+  private constructor(
+    readonly streamTags: Labels[],
+    readonly indexedTags: ReadonlySet<string>,
+    private readonly ts: BigInt64Array,
+    private readonly streams: Uint32Array,
+    private readonly levelIds: Int32Array,
+    private readonly levels: string[],
+    private readonly attributeIds: Int32Array,
+    private readonly attributes: string[],
+    messages: ArrowSection,
+    /** byteSize is what the reader keeps alive: the file's bytes, for cache accounting. */
+    readonly byteSize: number,
+  ) {
+    this.messageReader = new Utf8Reader(messages.utf8('message'));
+  }
+
+  /** decode checks the file (checksum, version, layout) and builds the reader without copying columns. */
+  static decode(bytes: Uint8Array, expectedCrc?: number): LogSegmentReader {
+    const sections = decodeSegmentFile(bytes, expectedCrc);
+    if (sections.length !== 2) throw new SegmentFormatError(`log segment has ${sections.length} sections, expected 2`);
+    const streamTable = ArrowSection.parse(sections[0], 'stream table');
+    const rows = ArrowSection.parse(sections[1], 'row table');
+    const streamTags = streamTable.strings('tags').map((json) => JSON.parse(json) as Labels);
+    const indexed = JSON.parse(streamTable.metadata.get(INDEXED_TAGS_KEY) ?? '[]') as string[];
+    const streams = rows.uint32('stream');
+    for (let i = 0; i < streams.length; i++) {
+      if (streams[i] >= streamTags.length) throw new SegmentFormatError(`row ${i} refers to a missing stream`);
+    }
+    const level = rows.dictionary('level');
+    const attributes = rows.dictionary('attributes');
+    return new LogSegmentReader(streamTags, new Set(indexed), rows.int64('ts'), streams, level.indices, level.values, attributes.indices, attributes.values, rows, bytes.byteLength);
+  }
+
+  get rowCount(): number {
+    return this.ts.length;
+  }
+
+  /**
+   * scan walks the rows of [minNs, maxNs] once, deciding each stream and each (stream, level,
+   * attributes) group on first sight: `openGroup` gets a matching group's full tags and returns
+   * the bucket its rows go to (or STOP to end the scan), and `onRow` receives each row of a
+   * matching group with its bucket. Rows arrive in time order. Returns false when stopped.
+   */
+  private scan<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, openGroup: (tags: Labels) => G | typeof STOP, onRow?: (row: number, group: G) => void): boolean {
+    const from = lowerBoundNs(this.ts, minNs);
+    const end = upperBoundNs(this.ts, maxNs);
+    if (end <= from) return true;
+    const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
+    // 0: stream not yet decided, 1: its tags match, 2: they do not.
+    const streamState = new Uint8Array(this.streamTags.length);
+    const groups: Array<Map<number, G | null> | undefined> = new Array(this.streamTags.length);
+    const attributeCount = this.attributes.length;
+    for (let row = from; row < end; row++) {
+      const sid = this.streams[row];
+      let state = streamState[sid];
+      if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
+      if (state === 2) continue;
+      let byGroup = groups[sid];
+      if (byGroup === undefined) groups[sid] = byGroup = new Map();
+      const groupKey = this.levelIds[row] * attributeCount + this.attributeIds[row];
+      let group = byGroup.get(groupKey);
+      if (group === undefined) {
+        const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
+        if (matchesAll(tags, compiled)) {
+          const opened = openGroup(tags);
+          if (opened === STOP) return false;
+          group = opened;
+        } else {
+          group = null;
+        }
+        byGroup.set(groupKey, group);
+      }
+      if (group !== null && onRow) onRow(row, group);
+    }
+    return true;
+  }
+
+  /** select returns matching lines in [minNs, maxNs] grouped by full tag set, oldest first, as the head does. */
+  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
+    // Groups that render to the same tag set (a `level` attribute shadowed by the level column) share a bucket.
+    const buckets = new Map<string, { tags: Labels; rows: number[] }>();
+    this.scan(
+      compiled,
+      minNs,
+      maxNs,
+      (tags) => {
+        const key = labelsKey(tags);
+        let bucket = buckets.get(key);
+        if (bucket === undefined) buckets.set(key, (bucket = { tags, rows: [] }));
+        return bucket;
+      },
+      (row, bucket) => bucket.rows.push(row),
+    );
+    const out: LogStreamData[] = [];
+    for (const { tags, rows } of buckets.values()) {
+      const timestampsNs = new BigInt64Array(rows.length);
+      const messages = new Array<string>(rows.length);
+      for (let j = 0; j < rows.length; j++) {
+        timestampsNs[j] = this.ts[rows[j]];
+        messages[j] = this.messageReader.get(rows[j]);
+      }
+      out.push({ tags, timestampsNs, messages });
+    }
+    return out;
+  }
+
+  /** forEachTagSet visits each distinct full tag set with lines in the window, decoding no messages. */
+  forEachTagSet(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, visit: (tags: Labels) => boolean | void): boolean {
+    const seen = new Set<string>();
+    return this.scan(compiled, minNs, maxNs, (tags) => {
+      const key = labelsKey(tags);
+      if (seen.has(key)) return true;
+      seen.add(key);
+      return visit(tags) === false ? STOP : true;
+    });
+  }
+
+  /** columns decodes every row back into columns (messages included), for compaction. */
+  columns(): LogColumns {
+    const n = this.ts.length;
+    const levels = new Array<string>(n);
+    const attributes = new Array<string>(n);
+    const messages = new Array<string>(n);
+    for (let i = 0; i < n; i++) {
+      levels[i] = this.levels[this.levelIds[i]];
+      attributes[i] = this.attributes[this.attributeIds[i]];
+      messages[i] = this.messageReader.get(i);
+    }
+    return { timestampsNs: this.ts, streams: this.streams, streamTags: this.streamTags, levels, messages, attributes };
+  }
+}

@@ -1,0 +1,274 @@
+import type { SegmentEntry } from './catalog.js';
+import { labelsKey } from './labels.js';
+import type { LogHead, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
+import { compileMatchers, type LabelMatcher } from './matchers.js';
+import type { LogSegmentReader } from './logSegment.js';
+import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesData, SeriesLabelReader } from './metricHead.js';
+import type { MetricSegmentReader } from './metricSegment.js';
+import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
+import type { SegmentFailure, SegmentReaders } from './segmentReaders.js';
+import { mergeSeriesRuns } from './seriesMerge.js';
+
+/**
+ * OrgSources is what one org's data consists of at the moment of a read: its segments of one
+ * signal (oldest first) and its heads (a head being cut, then the active one). It is looked
+ * up on every call, so a view obtained before a cut or compaction reads the new layout after
+ * it, and never a segment that was already deleted.
+ */
+export interface OrgSources<H> {
+  segments: readonly SegmentEntry[];
+  heads: readonly H[];
+}
+
+/** SelectResult is a selection plus the segments it had to skip: non-empty means the answer is partial. */
+export interface SelectResult<T> {
+  series: T[];
+  failedSegments: SegmentFailure[];
+}
+
+/** FailureLog collects the segments a view skipped, once each, across all its calls. */
+class FailureLog {
+  readonly list: SegmentFailure[] = [];
+  private readonly ids = new Set<number>();
+
+  add(failure: SegmentFailure, into?: SegmentFailure[]): void {
+    into?.push(failure);
+    if (this.ids.has(failure.segmentId)) return;
+    this.ids.add(failure.segmentId);
+    this.list.push(failure);
+  }
+}
+
+/**
+ * OrgMetricView reads one org's samples across its segments and heads as if they were one
+ * head: series with the same labels are merged in time order, a newer source winning on equal
+ * timestamps. Samples that come from a single segment are views into the segment file
+ * (read-only, and shareable with worker threads since segment bytes live in a
+ * SharedArrayBuffer); anything from a head or merged is a fresh copy.
+ *
+ * A segment that cannot be read is skipped; `failedSegments` lists every segment this view
+ * skipped, so the query that owns the view can end with a partial-result status.
+ */
+export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
+  private readonly failures = new FailureLog();
+
+  constructor(
+    private readonly sources: () => OrgSources<MetricHead>,
+    private readonly readers: SegmentReaders,
+  ) {}
+
+  /** failedSegments lists the segments skipped by any call on this view so far. */
+  get failedSegments(): readonly SegmentFailure[] {
+    return this.failures.list;
+  }
+
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
+    return this.selectWithStatus(matchers, minMs, maxMs).series;
+  }
+
+  /** selectWithStatus is `select` that also says which segments this call skipped. */
+  selectWithStatus(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SelectResult<SeriesData> {
+    const { segments, heads } = this.sources();
+    const failedSegments: SegmentFailure[] = [];
+    if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minMs, maxMs), failedSegments };
+    const compiled = compileMatchers(matchers);
+    const mayMatch = metricSegmentFilter(matchers);
+    const parts: SeriesData[][] = [];
+    for (const entry of segments) {
+      if (!mayMatch(entry, minMs, maxMs)) continue;
+      const opened = this.readers.metric(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure, failedSegments);
+      else parts.push(opened.reader.select(matchers, compiled, minMs, maxMs));
+    }
+    for (const head of heads) if (head.seriesCount > 0) parts.push(head.select(matchers, minMs, maxMs));
+    const nonEmpty = parts.filter((p) => p.length > 0);
+    // Only when two sources answer can a series be split between them and need merging.
+    if (nonEmpty.length <= 1) return { series: nonEmpty[0] ?? [], failedSegments };
+    const runs = new Map<string, SeriesData[]>();
+    for (const list of nonEmpty) {
+      for (const s of list) {
+        const key = labelsKey(s.labels);
+        const existing = runs.get(key);
+        if (existing) existing.push(s);
+        else runs.set(key, [s]);
+      }
+    }
+    const series: SeriesData[] = [];
+    for (const list of runs.values()) series.push(mergeSeriesRuns(list));
+    return { series, failedSegments };
+  }
+
+  labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const names = new Set<string>();
+    this.forEachLabelSet(matchers, minMs, maxMs, (labels) => {
+      for (const n in labels) names.add(n);
+    });
+    return [...names].sort();
+  }
+
+  labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const values = new Set<string>();
+    this.forEachLabelSet(matchers, minMs, maxMs, (labels) => {
+      const v = labels[name];
+      if (v !== undefined) values.add(v);
+    });
+    return [...values].sort();
+  }
+
+  /** forEachLabelSet visits each distinct series once across segments and heads; segments contribute only their series tables. */
+  forEachLabelSet(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, visit: LabelSetVisitor): void {
+    const { segments, heads } = this.sources();
+    if (segments.length === 0 && heads.length === 1) {
+      heads[0].forEachLabelSet(matchers, minMs, maxMs, visit);
+      return;
+    }
+    const compiled = compileMatchers(matchers);
+    const mayMatch = metricSegmentFilter(matchers);
+    const readers: MetricSegmentReader[] = [];
+    for (const entry of segments) {
+      if (!mayMatch(entry, minMs, maxMs)) continue;
+      const opened = this.readers.metric(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure);
+      else readers.push(opened.reader);
+    }
+    const liveHeads = heads.filter((h) => h.seriesCount > 0);
+    let stopped = false;
+    let visitor: LabelSetVisitor = (labels) => {
+      if (visit(labels) === false) stopped = true;
+      return !stopped;
+    };
+    // A series can only repeat when more than one source is read.
+    if (readers.length + liveHeads.length > 1) {
+      const seen = new Set<string>();
+      const inner = visitor;
+      visitor = (labels) => {
+        const key = labelsKey(labels);
+        if (seen.has(key)) return true;
+        seen.add(key);
+        return inner(labels);
+      };
+    }
+    for (const reader of readers) if (!reader.forEachLabelSet(matchers, compiled, minMs, maxMs, visitor)) return;
+    for (const head of liveHeads) {
+      head.forEachLabelSet(matchers, minMs, maxMs, visitor);
+      if (stopped) return;
+    }
+  }
+}
+
+/**
+ * OrgLogView reads one org's log lines across its segments and heads as if they were one
+ * head: lines with the same full tag set form one stream, merged in time order, older sources
+ * first on equal timestamps (the order the lines arrived in). Skipped segments are reported as
+ * in OrgMetricView.
+ */
+export class OrgLogView implements LogReader, LogTagSetReader {
+  private readonly failures = new FailureLog();
+
+  constructor(
+    private readonly sources: () => OrgSources<LogHead>,
+    private readonly readers: SegmentReaders,
+  ) {}
+
+  /** failedSegments lists the segments skipped by any call on this view so far. */
+  get failedSegments(): readonly SegmentFailure[] {
+    return this.failures.list;
+  }
+
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
+    return this.selectWithStatus(matchers, minNs, maxNs).series;
+  }
+
+  /** selectWithStatus is `select` that also says which segments this call skipped. */
+  selectWithStatus(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): SelectResult<LogStreamData> {
+    const { segments, heads } = this.sources();
+    const failedSegments: SegmentFailure[] = [];
+    if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minNs, maxNs), failedSegments };
+    const compiled = compileMatchers(matchers);
+    const mayMatch = logSegmentFilter(matchers);
+    const parts: LogStreamData[][] = [];
+    for (const entry of segments) {
+      if (!mayMatch(entry, minNs, maxNs)) continue;
+      const opened = this.readers.log(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure, failedSegments);
+      else parts.push(opened.reader.select(compiled, minNs, maxNs));
+    }
+    for (const head of heads) if (head.rowCount > 0) parts.push(head.select(matchers, minNs, maxNs));
+    const nonEmpty = parts.filter((p) => p.length > 0);
+    if (nonEmpty.length <= 1) return { series: nonEmpty[0] ?? [], failedSegments };
+    const byTags = new Map<string, LogStreamData[]>();
+    for (const list of nonEmpty) {
+      for (const s of list) {
+        const key = labelsKey(s.tags);
+        const existing = byTags.get(key);
+        if (existing) existing.push(s);
+        else byTags.set(key, [s]);
+      }
+    }
+    const series: LogStreamData[] = [];
+    for (const list of byTags.values()) series.push(list.reduce(mergeLogRuns));
+    return { series, failedSegments };
+  }
+
+  forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {
+    const { segments, heads } = this.sources();
+    if (segments.length === 0 && heads.length === 1) {
+      heads[0].forEachTagSet(matchers, minNs, maxNs, visit);
+      return;
+    }
+    const compiled = compileMatchers(matchers);
+    const mayMatch = logSegmentFilter(matchers);
+    const readers: LogSegmentReader[] = [];
+    for (const entry of segments) {
+      if (!mayMatch(entry, minNs, maxNs)) continue;
+      const opened = this.readers.log(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure);
+      else readers.push(opened.reader);
+    }
+    const liveHeads = heads.filter((h) => h.rowCount > 0);
+    let stopped = false;
+    let visitor: TagSetVisitor = (tags) => {
+      if (visit(tags) === false) stopped = true;
+      return !stopped;
+    };
+    // A tag set can only repeat when more than one source is read.
+    if (readers.length + liveHeads.length > 1) {
+      const seen = new Set<string>();
+      const inner = visitor;
+      visitor = (tags) => {
+        const key = labelsKey(tags);
+        if (seen.has(key)) return true;
+        seen.add(key);
+        return inner(tags);
+      };
+    }
+    for (const reader of readers) if (!reader.forEachTagSet(compiled, minNs, maxNs, visitor)) return;
+    for (const head of liveHeads) {
+      head.forEachTagSet(matchers, minNs, maxNs, visitor);
+      if (stopped) return;
+    }
+  }
+}
+
+/** mergeLogRuns merges two time-ordered runs of one stream; on equal timestamps the older run's lines come first. */
+export function mergeLogRuns(older: LogStreamData, newer: LogStreamData): LogStreamData {
+  const a = older.timestampsNs;
+  const b = newer.timestampsNs;
+  if (b.length === 0) return older;
+  if (a.length === 0) return newer;
+  const n = a.length + b.length;
+  const timestampsNs = new BigInt64Array(n);
+  const messages = new Array<string>(n);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < n; k++) {
+    if (j >= b.length || (i < a.length && a[i] <= b[j])) {
+      timestampsNs[k] = a[i];
+      messages[k] = older.messages[i++];
+    } else {
+      timestampsNs[k] = b[j];
+      messages[k] = newer.messages[j++];
+    }
+  }
+  return { tags: newer.tags, timestampsNs, messages };
+}

@@ -1,0 +1,53 @@
+import type { SeriesData } from './metricHead.js';
+
+/**
+ * mergeSeriesRuns combines one series' sample runs from several sources (segments oldest
+ * first, then heads) into one run sorted by time. On equal timestamps the newer source wins,
+ * the same rule the head applies to a re-written timestamp, so a query answers the same before
+ * and after data moves from the head into segments. Values move as raw bits, so staleness
+ * markers survive. A single run is returned as is (no copy).
+ */
+export function mergeSeriesRuns(runs: readonly SeriesData[]): SeriesData {
+  let merged = runs[0];
+  for (let i = 1; i < runs.length; i++) merged = mergeTwo(merged, runs[i]);
+  return merged;
+}
+
+function wordsOf(values: Float64Array): Uint32Array {
+  return new Uint32Array(values.buffer, values.byteOffset, values.length * 2);
+}
+
+/** mergeTwo merges `older` and `newer`, keeping newer's sample where both have a timestamp. */
+function mergeTwo(older: SeriesData, newer: SeriesData): SeriesData {
+  const ta = older.timestampsMs;
+  const tb = newer.timestampsMs;
+  if (ta.length === 0) return newer;
+  if (tb.length === 0) return { labels: newer.labels, timestampsMs: ta, values: older.values };
+  const na = ta.length;
+  const nb = tb.length;
+  const outT = new Float64Array(na + nb);
+  const outV = new Float64Array(na + nb);
+  const aw = wordsOf(older.values);
+  const bw = wordsOf(newer.values);
+  const ow = wordsOf(outV);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < na || j < nb) {
+    const takeNewer = i >= na || (j < nb && tb[j] <= ta[i]);
+    if (takeNewer) {
+      if (i < na && ta[i] === tb[j]) i++;
+      outT[k] = tb[j];
+      ow[2 * k] = bw[2 * j];
+      ow[2 * k + 1] = bw[2 * j + 1];
+      j++;
+    } else {
+      outT[k] = ta[i];
+      ow[2 * k] = aw[2 * i];
+      ow[2 * k + 1] = aw[2 * i + 1];
+      i++;
+    }
+    k++;
+  }
+  return { labels: newer.labels, timestampsMs: outT.subarray(0, k), values: outV.subarray(0, k) };
+}

@@ -1,0 +1,237 @@
+import { promises as fs } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import { crc32 } from 'node:zlib';
+import { tableFromIPC } from 'apache-arrow';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BlobNotFoundError, LocalBlobStore } from '../../../engine/storage/blobStore.js';
+import { emptyCatalog } from '../../../engine/storage/catalog.js';
+import { CatalogError, FileCatalogStore } from '../../../engine/storage/catalogStore.js';
+import { LogHead } from '../../../engine/storage/logHead.js';
+import { LogSegmentReader, MAX_TAG_VALUES, encodeLogSegment } from '../../../engine/storage/logSegment.js';
+import { compileMatchers } from '../../../engine/storage/matchers.js';
+import type { SeriesData } from '../../../engine/storage/metricHead.js';
+import { MetricSegmentReader, encodeMetricSegment } from '../../../engine/storage/metricSegment.js';
+import { SEGMENT_FORMAT_VERSION, SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from '../../../engine/storage/segmentFormat.js';
+import { staleMarkerArray } from '../../../engine/storage/staleness.js';
+import { tempDir } from './segmentFixtures.js';
+
+const f64 = (xs: number[]): Float64Array => Float64Array.from(xs);
+
+function withStale(values: number[], staleAt: number): Float64Array {
+  const out = f64(values);
+  out.set(staleMarkerArray(), staleAt);
+  return out;
+}
+
+/** shared copies bytes into a SharedArrayBuffer, as the local blob store reads files. */
+function shared(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  out.set(bytes);
+  return out;
+}
+
+describe('segment file framing', () => {
+  const sections = [Uint8Array.from([1, 2, 3]), Uint8Array.from({ length: 17 }, (_, i) => i)];
+
+  it('round-trips sections, each starting 8-byte aligned', () => {
+    const { bytes, crc } = encodeSegmentFile(sections);
+    const back = decodeSegmentFile(bytes, crc);
+    expect(back.map((s) => [...s])).toEqual(sections.map((s) => [...s]));
+    for (const s of back) expect(s.byteOffset % 8).toBe(0);
+    expect(crc).toBe(crc32(bytes.subarray(12)));
+  });
+
+  it.each([
+    ['a flipped byte', (b: Uint8Array) => void (b[b.length - 2] ^= 1), /checksum mismatch/],
+    ['a truncated file', (b: Uint8Array) => b.subarray(0, 10), /too short/],
+    ['a foreign file', (b: Uint8Array) => void (b[0] = 0x41), /bad magic/],
+  ])('rejects %s', (_name, damage, message) => {
+    const { bytes } = encodeSegmentFile(sections);
+    const damaged = (damage(bytes) as Uint8Array | undefined) ?? bytes;
+    expect(() => decodeSegmentFile(damaged)).toThrow(SegmentFormatError);
+    expect(() => decodeSegmentFile(damaged)).toThrow(message);
+  });
+
+  it('rejects a newer format version and a checksum that differs from the catalog', () => {
+    const { bytes, crc } = encodeSegmentFile(sections);
+    const view = new DataView(bytes.buffer);
+    view.setUint32(12, SEGMENT_FORMAT_VERSION + 1, true);
+    view.setUint32(8, crc32(bytes.subarray(12)), true);
+    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 2/);
+    const other = encodeSegmentFile([Uint8Array.from([9])]);
+    expect(() => decodeSegmentFile(other.bytes, crc)).toThrow(/differs from the catalog/);
+  });
+});
+
+describe('metric segments', () => {
+  const series: SeriesData[] = [
+    { labels: { __name__: 'up', job: 'b' }, timestampsMs: f64([10, 20, 30]), values: withStale([1, 1, 0], 2) },
+    { labels: { __name__: 'http_total', job: 'a' }, timestampsMs: f64([5, 40]), values: f64([3.5, -0]) },
+    { labels: { job: 'nameless' }, timestampsMs: f64([7]), values: f64([NaN]) },
+    { labels: { __name__: 'empty' }, timestampsMs: f64([]), values: f64([]) },
+  ];
+
+  it('records the catalog facts and leaves out empty series', () => {
+    const enc = encodeMetricSegment(series)!;
+    expect(enc).toMatchObject({ rows: 6, seriesCount: 3, minMs: 5, maxMs: 40, metricNames: ['', 'http_total', 'up'] });
+    expect(encodeMetricSegment([series[3]])).toBeUndefined();
+  });
+
+  it('reads series back bit for bit, as views into the file bytes', () => {
+    const enc = encodeMetricSegment(series)!;
+    const bytes = shared(enc.bytes);
+    const reader = MetricSegmentReader.decode(bytes, enc.crc);
+    const all = reader.select([], [], -Infinity, Infinity);
+    expect(all.map((s) => s.labels)).toEqual([{ __name__: 'http_total', job: 'a' }, { __name__: 'up', job: 'b' }, { job: 'nameless' }]);
+    const up = all[1];
+    expect([...up.timestampsMs]).toEqual([10, 20, 30]);
+    const words = new Uint32Array(up.values.buffer, up.values.byteOffset, 6);
+    expect([words[5], words[4]]).toEqual([0x7ff00000, 2]);
+    expect(Object.is(all[0].values[1], -0)).toBe(true);
+    expect(Number.isNaN(all[2].values[0])).toBe(true);
+    // Zero-copy: the samples live in the (shared) file buffer.
+    expect(up.values.buffer).toBe(bytes.buffer);
+    expect(up.timestampsMs.buffer).toBe(bytes.buffer);
+  });
+
+  it('selects by matchers and window, narrowing by metric name first', () => {
+    const enc = encodeMetricSegment(series)!;
+    const reader = MetricSegmentReader.decode(enc.bytes);
+    const matchers = [{ name: '__name__', type: '=' as const, value: 'up' }];
+    const got = reader.select(matchers, compileMatchers(matchers), 15, 30);
+    expect(got.map((s) => [...s.timestampsMs])).toEqual([[20, 30]]);
+    expect(reader.select(matchers, compileMatchers(matchers), 31, 100)).toEqual([]);
+    const seen: string[] = [];
+    const jobMatchers = [{ name: 'job', type: '=~' as const, value: 'a|nameless' }];
+    reader.forEachLabelSet(jobMatchers, compileMatchers(jobMatchers), 0, 6, (l) => void seen.push(l.job));
+    expect(seen).toEqual(['a']);
+  });
+
+  it('is a pair of plain Arrow files any Arrow reader can open', () => {
+    const enc = encodeMetricSegment(series)!;
+    const [seriesTable, samples] = decodeSegmentFile(enc.bytes).map((s) => tableFromIPC(s));
+    expect(seriesTable.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(['labels:Utf8', 'first:Uint32', 'count:Uint32', 'minT:Float64', 'maxT:Float64']);
+    expect(samples.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(['series:Uint32', 't:Float64', 'v:Float64']);
+    expect([...samples.getChild('series')!.toArray()]).toEqual([0, 0, 1, 1, 1, 2]);
+    expect(JSON.parse(seriesTable.getChild('labels')!.get(2) as string)).toEqual({ job: 'nameless' });
+  });
+});
+
+describe('log segments', () => {
+  function head(): LogHead {
+    const h = new LogHead(new Set(['service_name']));
+    h.append([
+      { timestampNs: 30n, message: 'third ✓', level: 'error', tags: { service_name: 'api', user: 'bob' } },
+      { timestampNs: 10n, message: 'first', level: 'info', tags: { service_name: 'api', user: 'bob' } },
+      { timestampNs: 20n, message: 'second', level: 'info', tags: { service_name: 'api', user: 'bob' } },
+      { timestampNs: 20n, message: 'second, later', level: 'info', tags: { service_name: 'api', user: 'bob' } },
+      { timestampNs: 15n, message: 'other', level: '', tags: { service_name: 'web', level: 'shadowed' } },
+      { timestampNs: 16n, message: 'no service', level: 'debug', tags: {} },
+    ]);
+    return h;
+  }
+
+  it('answers like the head it was written from', () => {
+    const h = head();
+    const enc = encodeLogSegment(h.columns(), ['service_name'])!;
+    expect(enc).toMatchObject({ rows: 6, streamCount: 3, minNs: 10n, maxNs: 30n, tagValues: { service_name: ['', 'api', 'web'] } });
+    const reader = LogSegmentReader.decode(shared(enc.bytes), enc.crc);
+    const queries = [
+      [],
+      [{ name: 'service_name', type: '=' as const, value: 'api' }],
+      [{ name: 'level', type: '=' as const, value: 'shadowed' }],
+      [{ name: 'user', type: '!=' as const, value: 'bob' }],
+    ];
+    const canon = (xs: Array<{ tags: object; timestampsNs: BigInt64Array; messages: string[] }>) =>
+      xs.map((x) => ({ tags: JSON.stringify(x.tags), ts: [...x.timestampsNs], messages: x.messages })).sort((a, b) => (a.tags < b.tags ? -1 : 1));
+    for (const q of queries) {
+      for (const [min, max] of [[0n, 100n], [15n, 20n], [31n, 40n]] as const) {
+        expect(canon(reader.select(compileMatchers(q), min, max))).toEqual(canon(h.select(q, min, max)));
+        const fromSegment: string[] = [];
+        const fromHead: string[] = [];
+        reader.forEachTagSet(compileMatchers(q), min, max, (t) => void fromSegment.push(JSON.stringify(t)));
+        h.forEachTagSet(q, min, max, (t) => void fromHead.push(JSON.stringify(t)));
+        expect(fromSegment.sort()).toEqual(fromHead.sort());
+      }
+    }
+  });
+
+  it('sorts rows by time keeping arrival order on ties, with dictionary-encoded levels and attributes', () => {
+    const enc = encodeLogSegment(head().columns(), ['service_name'])!;
+    const [, rows] = decodeSegmentFile(enc.bytes).map((s) => tableFromIPC(s));
+    expect([...rows.getChild('ts')!.toArray()]).toEqual([10n, 15n, 16n, 20n, 20n, 30n]);
+    expect(rows.getChild('message')!.toArray()).toEqual(['first', 'other', 'no service', 'second', 'second, later', 'third ✓']);
+    expect(rows.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual([
+      'ts:Int64',
+      'stream:Uint32',
+      'level:Dictionary<Int32, Utf8>',
+      'message:Utf8',
+      'attributes:Dictionary<Int32, Utf8>',
+    ]);
+    expect(rows.getChild('attributes')!.data[0].dictionary!.toArray()).toEqual(['{"user":"bob"}', '{"level":"shadowed"}', '{}']);
+  });
+
+  it('records a tag with too many values as unknown, so it is never used to prune', () => {
+    const h = new LogHead(new Set(['pod']));
+    h.append(Array.from({ length: MAX_TAG_VALUES + 1 }, (_, i) => ({ timestampNs: BigInt(i), message: 'm', level: 'info', tags: { pod: `p${i}` } })));
+    expect(encodeLogSegment(h.columns(), ['pod'])!.tagValues).toEqual({ pod: null });
+  });
+});
+
+describe('blob and catalog stores', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stores, lists, reads into shared memory, and removes blobs; refuses names that leave the directory', async () => {
+    const store = new LocalBlobStore(path.join(dir, 'blobs'));
+    await store.write('a.seg', Uint8Array.from([1, 2, 3]));
+    await fs.writeFile(path.join(dir, 'blobs', 'b.seg.tmp'), 'half written');
+    expect(await store.list()).toEqual(['a.seg']);
+    expect(await fs.readdir(path.join(dir, 'blobs'))).toEqual(['a.seg']);
+    const bytes = store.read('a.seg');
+    expect([...bytes]).toEqual([1, 2, 3]);
+    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(() => store.read('b.seg')).toThrow(BlobNotFoundError);
+    await expect(store.write('../escape', Uint8Array.from([1]))).rejects.toThrow(/invalid blob name/);
+    await store.remove('a.seg');
+    await store.remove('a.seg');
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('hands out segment samples another thread can read without a copy', async () => {
+    const store = new LocalBlobStore(path.join(dir, 'blobs'));
+    const enc = encodeMetricSegment([{ labels: { __name__: 'x' }, timestampsMs: f64([1, 2]), values: f64([10, 20]) }])!;
+    await store.write('x.seg', enc.bytes);
+    const [series] = MetricSegmentReader.decode(store.read('x.seg'), enc.crc).select([], [], -Infinity, Infinity);
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise<Float64Array>((resolve) => port2.once('message', resolve));
+    port1.postMessage(series.values);
+    const copy = await received;
+    port1.close();
+    port2.close();
+    expect(copy.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // The same memory: a change on one side shows on the other.
+    series.values[1] = 99;
+    expect([...copy]).toEqual([10, 99]);
+  });
+
+  it('saves the catalog atomically and refuses a foreign or damaged one', async () => {
+    const store = new FileCatalogStore(path.join(dir, 'catalog.json'));
+    expect(await store.load()).toBeUndefined();
+    const state = { ...emptyCatalog(), walCheckpoint: 7 };
+    await store.save(state);
+    expect(await store.load()).toEqual(state);
+    expect(await fs.readdir(dir)).toEqual(['catalog.json']);
+    await fs.writeFile(path.join(dir, 'catalog.json'), '{"hello": 1}');
+    await expect(store.load()).rejects.toThrow(CatalogError);
+    await fs.writeFile(path.join(dir, 'catalog.json'), JSON.stringify({ ...state, version: 99 }));
+    await expect(store.load()).rejects.toThrow(/unsupported catalog version 99/);
+  });
+});
