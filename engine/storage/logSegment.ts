@@ -1,3 +1,4 @@
+import { lowerBound, upperBound } from './bounds.js';
 import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
 import { labelsKey, type Labels } from './labels.js';
 import { composeTags, type LogColumns, type LogStreamData } from './logHead.js';
@@ -126,29 +127,7 @@ function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[])
 /** STOP is what a scan callback returns to end the scan early. */
 const STOP: unique symbol = Symbol('stop');
 
-/** lowerBoundNs is the first row with ts >= t. */
-function lowerBoundNs(ts: BigInt64Array, t: bigint): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
-/** upperBoundNs is the first row with ts > t. */
-function upperBoundNs(ts: BigInt64Array, t: bigint): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * LogSegmentReader answers log selections from one decoded segment. Stream tags and the two
@@ -202,8 +181,8 @@ export class LogSegmentReader {
    * matching group with its bucket. Rows arrive in time order. Returns false when stopped.
    */
   private scan<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, openGroup: (tags: Labels) => G | typeof STOP, onRow?: (row: number, group: G) => void): boolean {
-    const from = lowerBoundNs(this.ts, minNs);
-    const end = upperBoundNs(this.ts, maxNs);
+    const from = lowerBound(this.ts, minNs);
+    const end = upperBound(this.ts, maxNs);
     if (end <= from) return true;
     const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
     // 0: stream not yet decided, 1: its tags match, 2: they do not.

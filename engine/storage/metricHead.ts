@@ -1,3 +1,4 @@
+import { lowerBound, upperBound } from './bounds.js';
 import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
@@ -93,29 +94,7 @@ class HeadSeries {
   }
 }
 
-/** lowerBound is the first index whose timestamp is >= t. */
-export function lowerBound(ts: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
-/** upperBound is the first index whose timestamp is > t. */
-export function upperBound(ts: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * MetricHead holds one org's recent samples in memory, appendable and queryable at once.
@@ -245,3 +224,5 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
 }
 
 export { isStale, bitsOf };
+
+export { lowerBound, upperBound };
