@@ -7,6 +7,12 @@ import { query, readSse } from '../support/sse.js';
 const NOW = Math.floor(Date.now() / 1000) * 1000;
 /** SLOW_QUERY costs about two seconds of CPU: a median-absolute-deviation over a day of 1 s samples, at every second of an hour. */
 const SLOW_QUERY = { q: 'mad_over_time(busy[1d])', s: String(NOW - 3_600_000), e: String(NOW), step: 1 };
+/**
+ * VERY_SLOW_QUERY is the same over eight hours: about eight times the work, in eight slices on
+ * two workers, so its first results come long before its end and a deadline between them is
+ * far from both on any machine.
+ */
+const VERY_SLOW_QUERY = { ...SLOW_QUERY, s: String(NOW - 8 * 3_600_000) };
 
 async function writeBusySeries(srv: TestServer): Promise<void> {
   const n = 100_000;
@@ -45,17 +51,17 @@ describe('query streams over time', () => {
   });
 
   it('answers 504 DEADLINE_EXCEEDED when the deadline passes before the stream starts', async () => {
-    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '100', SVC_QUERY_WORKERS: '1' });
+    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '100', SVC_QUERY_WORKERS: '1', SVC_MAX_POINTS_PER_SERIES: '100000' });
     await writeBusySeries(srv);
-    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY));
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, VERY_SLOW_QUERY));
     expect(res.status).toBe(504);
     expect(res.body).toMatchObject({ status: 504, code: 'DEADLINE_EXCEEDED' });
   });
 
   it('ends with done status error when the deadline passes mid-stream, keeping earlier results', async () => {
-    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '1500', SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '1' });
+    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '5000', SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '2', SVC_MAX_POINTS_PER_SERIES: '100000' });
     await writeBusySeries(srv);
-    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY));
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, VERY_SLOW_QUERY));
     expect(res.status).toBe(200);
     expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'error', code: 'DEADLINE_EXCEEDED' } });
     expect(res.events.filter((e) => e.type === 'result').length).toBeGreaterThan(0);
