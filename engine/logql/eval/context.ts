@@ -27,6 +27,7 @@ export function checkSignal(signal: AbortSignal | undefined): void {
   throw new EngineError('DEADLINE_EXCEEDED', 'query was canceled in expression evaluation');
 }
 
+/** EvalContext is one evaluation's shared state; see the module comment. */
 export class EvalContext {
   readonly maxSeries: number;
   readonly maxSamples: number;

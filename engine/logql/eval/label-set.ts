@@ -23,6 +23,25 @@ export function labelsKeyOf(labels: Labels): string {
   return key;
 }
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * labelValue reads one label of a set, or undefined. Label sets are plain objects, so a name
+ * such as `constructor` must not reach the object's prototype.
+ */
+export function labelValue(labels: Labels, name: string): string | undefined {
+  return hasOwn.call(labels, name) ? labels[name] : undefined;
+}
+
+/**
+ * setLabel stores a label on a plain object. Plain assignment of `__proto__` would change the
+ * object's prototype instead of adding a label, so that one name is defined explicitly.
+ */
+export function setLabel(labels: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__') Object.defineProperty(labels, name, { value, enumerable: true, writable: true, configurable: true });
+  else labels[name] = value;
+}
+
 /** formatLabelSet renders `{a="b", c="d"}` with Go quoting, as Prometheus' labels.String does. */
 export function formatLabelSet(labels: Labels): string {
   const parts: string[] = [];
@@ -47,6 +66,6 @@ export function compareLabelSets(a: Labels, b: Labels): number {
 /** sortedLabels builds a label object with keys in code unit order; empty values are kept. */
 export function sortedLabels(labels: Readonly<Record<string, string>>): Labels {
   const out: Record<string, string> = {};
-  for (const name of Object.keys(labels).sort()) out[name] = labels[name];
+  for (const name of Object.keys(labels).sort()) setLabel(out, name, labels[name]);
   return out;
 }

@@ -6,7 +6,7 @@
  * stored as `<name>_extracted`, and the first parser to extract a name wins for that line.
  */
 import type { Labels } from '../../storage/labels.js';
-import { labelSetKey } from './label-set.js';
+import { labelSetKey, labelValue, setLabel } from './label-set.js';
 
 /** ERROR_LABEL names the label a failing stage sets on its line. */
 export const ERROR_LABEL = '__error__';
@@ -36,7 +36,7 @@ export class LabelCache {
     let found = this.byKey.get(key);
     if (found === undefined) {
       const labels: Record<string, string> = {};
-      for (let i = 0; i < names.length; i++) labels[names[i]] = values[i];
+      for (let i = 0; i < names.length; i++) setLabel(labels, names[i], values[i]);
       found = { key, labels };
       this.byKey.set(key, found);
     }
@@ -110,18 +110,13 @@ export class LabelsBuilder {
     const v = this.added.get(name);
     if (v !== undefined) return v;
     if (this.deleted.has(name)) return undefined;
-    const b = this.base[name];
-    return b === undefined || b === '' ? undefined : b;
+    const b = labelValue(this.base, name);
+    return b === '' ? undefined : b;
   }
 
   /** baseHas reports whether the stream itself carries `name` (deletions aside), as Loki's BaseHas. */
   baseHas(name: string): boolean {
     return Object.prototype.hasOwnProperty.call(this.base, name);
-  }
-
-  /** parsedName returns `name`, suffixed with `_extracted` when a stream label already has it. */
-  parsedName(name: string): string {
-    return this.baseHas(name) ? name + DUPLICATE_SUFFIX : name;
   }
 
   /** isExtracted reports whether a parser already extracted `name` on this line. */
@@ -225,7 +220,7 @@ export class LabelsBuilder {
   toObject(): Record<string, string> {
     const out: Record<string, string> = {};
     const { names, values } = this.entries();
-    for (let i = 0; i < names.length; i++) out[names[i]] = values[i];
+    for (let i = 0; i < names.length; i++) setLabel(out, names[i], values[i]);
     return out;
   }
 
@@ -261,7 +256,7 @@ export class LabelsBuilder {
       for (let i = 0; i < groups.length; i++) {
         const g = groups[i];
         if (this.deleted.has(g)) continue;
-        const v = this.added.get(g) ?? nonEmpty(this.base[g]);
+        const v = this.added.get(g) ?? nonEmpty(labelValue(this.base, g));
         if (v === undefined) continue;
         names.push(g);
         values.push(v);

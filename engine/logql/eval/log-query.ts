@@ -9,7 +9,7 @@ import { EngineError } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
 import type { LogReader } from '../../storage/logHead.js';
 import { checkSignal } from './context.js';
-import { labelsKeyOf } from './label-set.js';
+import { labelsKeyOf, setLabel } from './label-set.js';
 import { LabelCache, sortParallel } from './labels-builder.js';
 import { matcherOf } from './matchers.js';
 import { CompiledPipeline, type StreamPipeline } from './pipeline/pipeline.js';
@@ -70,7 +70,7 @@ export class LogQuery {
     const out: Record<string, string> = {};
     const fields = this.fields;
     for (let i = 0; i < names.length; i++) {
-      if (fields === undefined || fields.has(names[i])) out[names[i]] = values[i];
+      if (fields === undefined || fields.has(names[i])) setLabel(out, names[i], values[i]);
     }
     return out;
   }

@@ -9,6 +9,7 @@ import type { Labels } from '../../../storage/labels.js';
 import type { EvalContext } from '../context.js';
 import { evalError } from '../context.js';
 import type { ResultLabels } from '../labels-builder.js';
+import { labelValue, setLabel } from '../label-set.js';
 import { reduceLabels } from './grouping.js';
 import { newSeries, type Grid, type StepMatrix, type StepSeries } from './step-matrix.js';
 
@@ -105,11 +106,11 @@ function resultLabels(ctx: EvalContext, lhs: Labels, rhs: Labels, matching: Vect
   const out: Record<string, string> = {};
   for (const name in lhs) {
     if (matching.card === 'one-to-one' && matching.labels.includes(name) !== matching.on) continue;
-    out[name] = lhs[name];
+    setLabel(out, name, lhs[name]);
   }
   for (const name of matching.include) {
-    const v = rhs[name];
-    if (v !== undefined && v !== '') out[name] = v;
+    const v = labelValue(rhs, name);
+    if (v !== undefined && v !== '') setLabel(out, name, v);
     else delete out[name];
   }
   const names = Object.keys(out).sort();

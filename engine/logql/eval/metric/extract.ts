@@ -4,23 +4,33 @@
  * reduced by the aggregation's grouping). The value is 1 per line, the line's size in bytes,
  * or the unwrapped label converted to a number; a value that does not convert marks the
  * line `__error__="SampleExtractionErr"` as Loki does.
+ *
+ * Samples go to a collector. Additive aggregations (counts and byte sums) need no samples at
+ * all: each line adds its value to the steps whose windows hold it, through difference
+ * arrays, in O(1). The others keep each series' samples in time order for the window kernels.
  */
 import type { LabelFilterExpr, LogRangeExpr, UnwrapConversion } from '../../ast.js';
-import type { LogStreamData } from '../../../storage/logHead.js';
 import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
 import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
-import type { GroupingSpec, LabelsBuilder, ResultLabels } from '../labels-builder.js';
+import type { GroupingSpec, ResultLabels } from '../labels-builder.js';
 import { CompiledPipeline, withoutUnusedLineFormat } from '../pipeline/pipeline.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/label-filter.js';
 import { utf8Length } from '../utf8.js';
-import { relativeTimes } from './relative-time.js';
+import { TimeReader } from './relative-time.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
 export const SAMPLE_EXTRACTION_ERROR = 'SampleExtractionErr';
 
 /** ValueSource is where a sample's value comes from. */
 export type ValueSource = 'count' | 'bytes' | 'unwrap';
+
+/** StepWindows describes the grid's windows in the samples' time base: step j is (j·step, j·step + range]. */
+export interface StepWindows {
+  stepNs: number;
+  rangeNs: number;
+  steps: number;
+}
 
 /** ExtractionPlan describes one log range's extraction. */
 export interface ExtractionPlan {
@@ -40,11 +50,23 @@ export interface SeriesSamples {
   length: number;
 }
 
+/** SeriesWindows holds one output series' per-step sample counts and value sums. */
+export interface SeriesWindows {
+  labels: ResultLabels;
+  counts: Float64Array;
+  sums: Float64Array;
+}
+
+/** Sink receives samples of one series. */
+interface Sink {
+  add(t: number, v: number): void;
+}
+
 /**
- * SeriesBuffer grows one series' columns while streams are read. Each stream appends an
+ * SampleBuffer grows one series' columns while streams are read. Each stream appends an
  * ascending run; when several streams feed one series the runs are merged at the end.
  */
-class SeriesBuffer {
+class SampleBuffer implements Sink {
   ts: Float64Array<ArrayBufferLike>;
   values: Float64Array<ArrayBufferLike>;
   length = 0;
@@ -59,7 +81,7 @@ class SeriesBuffer {
     this.values = new Float64Array(Math.max(capacity, 16));
   }
 
-  push(t: number, v: number): void {
+  add(t: number, v: number): void {
     const n = this.length;
     if (n === this.ts.length) this.grow();
     if (n > 0 && t < this.ts[n - 1]) this.runStarts.push(n);
@@ -113,7 +135,7 @@ class SeriesBuffer {
           }
           next.push(hi);
         }
-        runs = next[next.length - 1] === this.length ? next : [...next, this.length];
+        runs = next;
         [srcTs, dstTs] = [dstTs, srcTs];
         [srcValues, dstValues] = [dstValues, srcValues];
       }
@@ -121,6 +143,52 @@ class SeriesBuffer {
       this.values = srcValues;
     }
     return { labels: this.labels, ts: this.ts, values: this.values, length: this.length };
+  }
+}
+
+/** WindowAccumulator adds each sample to the steps whose windows contain it. */
+class WindowAccumulator implements Sink {
+  private readonly countDiff: Float64Array;
+  private readonly sumDiff: Float64Array;
+
+  constructor(
+    readonly labels: ResultLabels,
+    private readonly windows: StepWindows,
+  ) {
+    this.countDiff = new Float64Array(windows.steps + 1);
+    this.sumDiff = new Float64Array(windows.steps + 1);
+  }
+
+  add(t: number, v: number): void {
+    const { stepNs, rangeNs, steps } = this.windows;
+    // Step j holds t when j·step < t ≤ j·step + range.
+    const q = Math.floor(t / stepNs);
+    let hi = t - q * stepNs === 0 ? q - 1 : q;
+    const u = t - rangeNs;
+    const p = Math.floor(u / stepNs);
+    let lo = u - p * stepNs === 0 ? p : p + 1;
+    if (lo < 0) lo = 0;
+    if (hi > steps - 1) hi = steps - 1;
+    if (lo > hi) return;
+    this.countDiff[lo] += 1;
+    this.countDiff[hi + 1] -= 1;
+    this.sumDiff[lo] += v;
+    this.sumDiff[hi + 1] -= v;
+  }
+
+  finish(): SeriesWindows {
+    const steps = this.windows.steps;
+    const counts = new Float64Array(steps);
+    const sums = new Float64Array(steps);
+    let c = 0;
+    let s = 0;
+    for (let j = 0; j < steps; j++) {
+      c += this.countDiff[j];
+      s += this.sumDiff[j];
+      counts[j] = c;
+      sums[j] = s;
+    }
+    return { labels: this.labels, counts, sums };
   }
 }
 
@@ -152,39 +220,81 @@ function allOf(filters: readonly LabelFilterExpr[]): LabelPredicate | undefined 
 /** BATCH is how many lines are processed between abort checks. */
 const BATCH = 8192;
 
+/** Collector routes samples to per-series sinks, creating them on first use. */
+class Collector<S extends Sink> {
+  readonly sinks = new Map<string, S>();
+
+  constructor(
+    private readonly ctx: EvalContext,
+    private readonly create: (labels: ResultLabels, hint: number) => S,
+  ) {}
+
+  sink(labels: ResultLabels, hint: number): S {
+    let s = this.sinks.get(labels.key);
+    if (s === undefined) {
+      s = this.create(labels, hint);
+      this.sinks.set(labels.key, s);
+      this.ctx.checkSeries(this.sinks.size);
+    }
+    return s;
+  }
+}
+
 /**
- * extractSamples selects the range's streams in [minNs, maxNs] and returns the samples of
- * every output series, with timestamps relative to `baseNs`. The samples returned are
- * counted as held in `ctx`; the caller releases them once it has aggregated them.
+ * runExtraction feeds every sample of the plan into `collector`. With `holdSamples` every
+ * sample kept counts against the query's budget as it is added, so an oversized query fails
+ * before it exhausts memory.
  */
-export function extractSamples(ctx: EvalContext, plan: ExtractionPlan, baseNs: bigint, minNs: bigint, maxNs: bigint): SeriesSamples[] {
+function runExtraction<S extends Sink>(
+  ctx: EvalContext,
+  plan: ExtractionPlan,
+  baseNs: bigint,
+  maxNs: bigint,
+  collector: Collector<S>,
+  holdSamples: boolean,
+): void {
   const selector = plan.range.selector;
-  const streams = ctx.reader.select(selector.matchers.map(matcherOf), minNs, maxNs);
+  const streams = ctx.reader.select(selector.matchers.map(matcherOf), baseNs + 1n, maxNs);
   const stages = plan.source === 'bytes' ? selector.pipeline : withoutUnusedLineFormat(selector.pipeline);
   const pipeline = new CompiledPipeline(stages, { noLabels: plan.noLabels, preserveError: plan.preserveError });
   const unwrap = plan.range.unwrap;
   const convert = converter(unwrap?.conversion);
   const postFilter = unwrap === undefined ? undefined : allOf(unwrap.postFilters);
-  const buffers = new Map<string, SeriesBuffer>();
+  const lineOnly = plan.source !== 'unwrap' ? pipeline.lineOnly : undefined;
   let processed = 0;
-  let selected = 0;
+  let kept = 0;
 
   for (const stream of streams) {
     ctx.checkAbort();
-    const rel = relativeTimes(stream.timestampsNs, baseNs);
-    ctx.holdSamples(stream.messages.length);
-    selected += stream.messages.length;
+    const time = new TimeReader(stream.timestampsNs, baseNs);
+    const messages = stream.messages;
     const sp = pipeline.forStream(stream.tags, ctx.labelCache);
-    if (pipeline.lineOnly !== undefined && plan.source !== 'unwrap') {
+    const labels = sp.labels;
+    if (lineOnly !== undefined) {
       // Line filters never touch labels: the stream's (grouped) labels hold for every line.
-      sp.labels.reset();
-      extractLineOnly(ctx, pipeline.lineOnly, stream, rel, plan.source, sp.labels.grouped(plan.grouping), buffers);
+      labels.reset();
+      const sink = collector.sink(labels.grouped(plan.grouping), messages.length);
+      const bytes = plan.source === 'bytes';
+      for (let from = 0; from < messages.length; from += BATCH) {
+        if (from > 0) ctx.checkAbort();
+        const to = Math.min(messages.length, from + BATCH);
+        let added = 0;
+        for (let i = from; i < to; i++) {
+          const line = messages[i];
+          if (!lineOnly(line)) continue;
+          sink.add(time.at(i), bytes ? utf8Length(line) : 1);
+          added++;
+        }
+        if (holdSamples) ctx.holdSamples(added);
+      }
       continue;
     }
-    const labels = sp.labels;
-    const messages = stream.messages;
     for (let i = 0; i < messages.length; i++) {
-      if (++processed % BATCH === 0) ctx.checkAbort();
+      if (++processed % BATCH === 0) {
+        ctx.checkAbort();
+        if (holdSamples) ctx.holdSamples(kept);
+        kept = 0;
+      }
       if (pipeline.usesTimestamps) pipeline.context.timestampNs = stream.timestampsNs[i];
       const line = sp.process(messages[i]);
       if (line === null) continue;
@@ -205,64 +315,37 @@ export function extractSamples(ctx: EvalContext, plan: ExtractionPlan, baseNs: b
         }
         if (postFilter !== undefined && !postFilter(labels)) continue;
       }
-      push(ctx, buffers, labels, plan.grouping, rel[i], value, messages.length);
+      collector.sink(labels.grouped(plan.grouping), messages.length).add(time.at(i), value);
+      kept++;
     }
   }
-  // The lines are let go; the extracted samples stay held until the caller releases them.
-  ctx.releaseSamples(selected);
+  if (holdSamples) ctx.holdSamples(kept);
+}
+
+/**
+ * extractSamples selects the range's streams in (baseNs, maxNs] and returns the samples of
+ * every output series, timestamps relative to `baseNs`. The samples are counted as held in
+ * `ctx`; the caller releases them once it has aggregated them.
+ */
+export function extractSamples(ctx: EvalContext, plan: ExtractionPlan, baseNs: bigint, maxNs: bigint): SeriesSamples[] {
+  const collector = new Collector<SampleBuffer>(ctx, (labels, hint) => new SampleBuffer(labels, Math.min(hint, 1 << 16)));
+  runExtraction(ctx, plan, baseNs, maxNs, collector, true);
   const out: SeriesSamples[] = [];
-  let held = 0;
-  for (const buffer of buffers.values()) {
-    const samples = buffer.finish();
-    held += samples.length;
-    out.push(samples);
-  }
-  ctx.holdSamples(held);
+  for (const buffer of collector.sinks.values()) out.push(buffer.finish());
   return out;
 }
 
-function push(
-  ctx: EvalContext,
-  buffers: Map<string, SeriesBuffer>,
-  labels: LabelsBuilder,
-  grouping: GroupingSpec | undefined,
-  t: number,
-  value: number,
-  hint: number,
-): void {
-  const result = labels.grouped(grouping);
-  let buffer = buffers.get(result.key);
-  if (buffer === undefined) {
-    buffer = new SeriesBuffer(result, Math.min(hint, 4096));
-    buffers.set(result.key, buffer);
-    ctx.checkSeries(buffers.size);
-  }
-  buffer.push(t, value);
-}
-
-/** extractLineOnly is the fast path for pipelines made only of line filters. */
-function extractLineOnly(
-  ctx: EvalContext,
-  test: (line: string) => boolean,
-  stream: LogStreamData,
-  rel: Float64Array,
-  source: 'count' | 'bytes',
-  labels: ResultLabels,
-  buffers: Map<string, SeriesBuffer>,
-): void {
-  let buffer = buffers.get(labels.key);
-  if (buffer === undefined) {
-    buffer = new SeriesBuffer(labels, stream.messages.length);
-    buffers.set(labels.key, buffer);
-    ctx.checkSeries(buffers.size);
-  }
-  const messages = stream.messages;
-  if (source === 'count') {
-    for (let i = 0; i < messages.length; i++) if (test(messages[i])) buffer.push(rel[i], 1);
-    return;
-  }
-  for (let i = 0; i < messages.length; i++) {
-    const line = messages[i];
-    if (test(line)) buffer.push(rel[i], utf8Length(line));
-  }
+/**
+ * extractWindows is extractSamples for additive aggregations: it returns, per series, how
+ * many samples and what sum of values each step's window holds, never storing the samples.
+ */
+export function extractWindows(ctx: EvalContext, plan: ExtractionPlan, baseNs: bigint, maxNs: bigint, windows: StepWindows): SeriesWindows[] {
+  const collector = new Collector<WindowAccumulator>(ctx, (labels) => {
+    ctx.holdSamples(2 * windows.steps);
+    return new WindowAccumulator(labels, windows);
+  });
+  runExtraction(ctx, plan, baseNs, maxNs, collector, false);
+  const out: SeriesWindows[] = [];
+  for (const acc of collector.sinks.values()) out.push(acc.finish());
+  return out;
 }

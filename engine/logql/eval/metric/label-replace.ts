@@ -7,6 +7,7 @@
 import type { LabelReplaceExpr } from '../../ast.js';
 import { compileRegex } from '../../../regex/index.js';
 import type { EvalContext } from '../context.js';
+import { labelValue, setLabel } from '../label-set.js';
 import type { ResultLabels } from '../labels-builder.js';
 import { newSeries, type StepMatrix, type StepSeries } from './step-matrix.js';
 
@@ -16,14 +17,14 @@ export function evaluateLabelReplace(ctx: EvalContext, expr: LabelReplaceExpr, i
   const out = new Map<string, StepSeries>();
   for (const s of input.series) {
     const labels = s.labels.labels;
-    const src = labels[expr.src] ?? '';
+    const src = labelValue(labels, expr.src) ?? '';
     const m = re.execIndices(src);
     let target: ResultLabels = s.labels;
     if (m !== null) {
       const value = re.expand(expr.replacement, src, m);
       const next: Record<string, string> = { ...labels };
       delete next[expr.dst];
-      if (value !== '') next[expr.dst] = value;
+      if (value !== '') setLabel(next, expr.dst, value);
       const names = Object.keys(next).sort();
       target = ctx.labelCache.intern(
         names,

@@ -1,8 +1,10 @@
 /**
- * Range aggregations (`count_over_time`, `rate`, `quantile_over_time(…) by (…)`, …): extract
- * the samples of the log range once for the whole query, then slide every step's window
- * (t - offset - range, t - offset] over each series in one pass. Series still carrying
- * `__error__` fail the query, as in Loki; `absent_over_time` reports the steps with no data.
+ * Range aggregations (`count_over_time`, `rate`, `quantile_over_time(…) by (…)`, …): read the
+ * log range once for the whole query, whatever the number of steps. Counts and byte sums are
+ * added straight into every step whose window (t - offset - range, t - offset] holds the line;
+ * the other functions keep each series' samples and slide the windows over them in one pass.
+ * Series still carrying `__error__` fail the query, as in Loki; `absent_over_time` reports the
+ * steps with no data.
  */
 import type { Grouping, LabelMatcher, RangeAggregationExpr } from '../../ast.js';
 import type { EvalContext } from '../context.js';
@@ -10,7 +12,7 @@ import type { GroupingSpec } from '../labels-builder.js';
 import { ERROR_LABEL } from '../labels-builder.js';
 import { requiredLabelNames } from '../pipeline/pipeline.js';
 import { filterLabelNames } from '../pipeline/label-filter.js';
-import { extractSamples, type ExtractionPlan, type ValueSource } from './extract.js';
+import { extractSamples, extractWindows, type ExtractionPlan, type ValueSource } from './extract.js';
 import { isFailedSeries, pipelineError } from './pipeline-error.js';
 import { slideWindows, type Windows } from './range-kernels.js';
 import { msToNs } from './relative-time.js';
@@ -67,6 +69,40 @@ function absentLabels(matchers: readonly LabelMatcher[]): Array<[string, string]
   return [...kept.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
+/** ADDITIVE_OPS only need each window's sample count and value sum. */
+const ADDITIVE_OPS: ReadonlySet<string> = new Set(['count_over_time', 'bytes_over_time', 'bytes_rate', 'absent_over_time']);
+
+/** additiveValue turns a window's count and sum into the aggregation's value. */
+function additiveValue(expr: RangeAggregationExpr, count: number, sum: number, rangeSec: number): number {
+  switch (expr.op) {
+    case 'rate':
+      return count / rangeSec;
+    case 'bytes_over_time':
+      return sum;
+    case 'bytes_rate':
+      return sum / rangeSec;
+    default:
+      return count;
+  }
+}
+
+/**
+ * firstFailure picks the series whose `__error__` fails the query: the one present at the
+ * earliest step, ties broken by labels, so the message does not depend on series order.
+ */
+function firstFailure(series: readonly StepSeries[]): StepSeries | undefined {
+  let failed: { step: number; series: StepSeries } | undefined;
+  for (const s of series) {
+    if (!isFailedSeries(s.labels.labels)) continue;
+    const first = s.present.indexOf(1);
+    if (first < 0) continue;
+    if (failed === undefined || first < failed.step || (first === failed.step && s.labels.key < failed.series.labels.key)) {
+      failed = { step: first, series: s };
+    }
+  }
+  return failed?.series;
+}
+
 /** evaluateRangeAggregation evaluates one range aggregation over the grid. */
 export function evaluateRangeAggregation(ctx: EvalContext, expr: RangeAggregationExpr, grid: Grid, pushedDown?: Grouping): StepMatrix {
   const rangeNs = Math.round(expr.range.rangeMs * 1e6);
@@ -74,31 +110,44 @@ export function evaluateRangeAggregation(ctx: EvalContext, expr: RangeAggregatio
   const baseNs = msToNs(grid.startMs) - BigInt(offsetNs) - BigInt(rangeNs);
   const maxNs = msToNs(grid.endMs) - BigInt(offsetNs);
   const plan = extractionPlan(expr, pushedDown);
-  const samples = extractSamples(ctx, plan, baseNs, baseNs + 1n, maxNs);
-  const ends = new Float64Array(grid.steps);
-  for (let j = 0; j < grid.steps; j++) ends[j] = Math.round(j * grid.stepMs * 1e6) + rangeNs;
-  const windows: Windows = { ends, rangeNs };
-  const param = expr.param?.value ?? 0;
   const hasUnwrap = expr.range.unwrap !== undefined;
-
   const series: StepSeries[] = [];
-  let failed: { step: number; series: StepSeries } | undefined;
-  for (const s of samples) {
-    ctx.checkAbort();
-    const out = newSeries(s.labels, grid.steps);
-    if (!slideWindows(expr.op, s, windows, param, hasUnwrap, out)) continue;
-    if (isFailedSeries(s.labels.labels)) {
-      const first = out.present.indexOf(1);
-      if (failed === undefined || first < failed.step || (first === failed.step && s.labels.key < failed.series.labels.key)) {
-        failed = { step: first, series: out };
+
+  if (!hasUnwrap && (ADDITIVE_OPS.has(expr.op) || expr.op === 'rate')) {
+    const windows = { stepNs: Math.round(grid.stepMs * 1e6), rangeNs, steps: grid.steps };
+    const rangeSec = rangeNs / 1e9;
+    const accumulated = extractWindows(ctx, plan, baseNs, maxNs, windows);
+    for (const w of accumulated) {
+      const out = newSeries(w.labels, grid.steps);
+      let any = false;
+      for (let j = 0; j < grid.steps; j++) {
+        const count = w.counts[j];
+        if (count <= 0) continue;
+        any = true;
+        out.present[j] = 1;
+        out.values[j] = additiveValue(expr, count, w.sums[j], rangeSec);
       }
+      if (any) series.push(out);
     }
-    series.push(out);
+    ctx.releaseSamples(2 * grid.steps * accumulated.length);
+  } else {
+    const samples = extractSamples(ctx, plan, baseNs, maxNs);
+    const ends = new Float64Array(grid.steps);
+    for (let j = 0; j < grid.steps; j++) ends[j] = Math.round(j * grid.stepMs * 1e6) + rangeNs;
+    const windows: Windows = { ends, rangeNs };
+    const param = expr.param?.value ?? 0;
+    let held = 0;
+    for (const s of samples) {
+      ctx.checkAbort();
+      held += s.length;
+      const out = newSeries(s.labels, grid.steps);
+      if (slideWindows(expr.op, s, windows, param, hasUnwrap, out)) series.push(out);
+    }
+    ctx.releaseSamples(held);
   }
-  let held = 0;
-  for (const s of samples) held += s.length;
-  ctx.releaseSamples(held);
-  if (failed !== undefined) throw pipelineError(failed.series.labels.labels);
+
+  const failed = firstFailure(series);
+  if (failed !== undefined) throw pipelineError(failed.labels.labels);
 
   if (expr.op === 'absent_over_time') {
     const entries = absentLabels(expr.range.selector.matchers);

@@ -14,6 +14,7 @@ export class JsonScanError extends Error {
   }
 }
 
+/** The malformed-document messages, worded as Loki's jsonparser reports them. */
 export const MALFORMED_OBJECT = "Value looks like object, but can't find closing '}' symbol";
 export const MALFORMED_ARRAY = "Value is array, but can't find closing ']' symbol";
 export const MALFORMED_STRING = "Value is string, but can't find closing '\"' symbol";

@@ -54,7 +54,7 @@ function durationNs(text: string): Converted {
   return v.ok ? { ok: true, value: Math.round(v.value) } : v;
 }
 
-/** stringMatcher compiles `name op "value"` into a value test. */
+/** stringValueTest compiles the `op "value"` of a string matcher into a value test. */
 export function stringValueTest(filter: Pick<StringLabelFilter, 'op' | 'value'>): (value: string) => boolean {
   const { op, value } = filter;
   switch (op) {
@@ -111,7 +111,7 @@ export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
   }
 }
 
-/** requiredLabelNames lists the labels a filter reads, for the parser hints. */
+/** filterLabelNames adds the labels a filter reads to `out`, for the parser hints. */
 export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
   if (filter.kind === 'BinaryLabelFilter') {
     filterLabelNames(filter.left, out);

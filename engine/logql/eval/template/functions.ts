@@ -12,7 +12,7 @@ import { parseBytesValue, parseDurationValue, parseFloatValue } from '../convers
 import { utf8Length } from '../utf8.js';
 import { decimalDiv, decimalProduct, decimalSub, decimalSum } from './decimal.js';
 import { printValue, sprint, sprintf, sprintln } from './gofmt.js';
-import { formatTime, inZone, parseTime, timeFromUnix, timeFromUnixNs, unixNanos } from './gotime.js';
+import { formatTime, parseTime, timeFromUnix, timeFromUnixNs, unixNanos } from './gotime.js';
 import type { GoTime, GoValue } from './values.js';
 import { TemplateExecError, fromJsonValue, isTrue, typeName } from './values.js';
 
@@ -615,6 +615,3 @@ export const TEMPLATE_FUNCTION_DEFS: ReadonlyMap<string, TemplateFunctionDef> = 
   ['__line__', { params: [], call: (_args, ctx) => ctx.line() }],
   ['__timestamp__', { params: [], call: (_args, ctx) => timeFromUnixNs(ctx.timestampNs()) }],
 ]);
-
-/** timeInZone is exported for the executor's time methods. */
-export { inZone };

@@ -19,7 +19,7 @@ export function timeFromUnixNs(ns: bigint): GoTime {
   return { kind: 'time', sec: Number(sec), nsec: Number(nsec), offsetSec: 0, zone: 'UTC' };
 }
 
-/** timeFromUnixSeconds builds a UTC time from seconds (and nanoseconds). */
+/** timeFromUnix builds a UTC time from seconds (and nanoseconds). */
 export function timeFromUnix(sec: number, nsec = 0): GoTime {
   return { kind: 'time', sec, nsec, offsetSec: 0, zone: 'UTC' };
 }

@@ -149,4 +149,14 @@ describe('line_format and label_format', () => {
     expect(label?.labels.__error__).toBe('TemplateFormatErr');
     expect(label?.labels.__error_details__).toContain('error calling div: runtime error: integer divide by zero');
   });
+
+  it('treats names of object built-ins as ordinary labels', () => {
+    expect(labelsOf('| json', '{"constructor":"c","toString":"t"}')).toEqual({ app: 'test', constructor: 'c', toString: 't' });
+    expect(runPipeline('| line_format "[{{.toString}}]"', 'x')?.line).toBe('[]');
+    expect(labelsOf('| hasOwnProperty=""', 'x')).toEqual({ app: 'test' });
+    expect(labelsOf('| label_format a=valueOf', 'x')).toEqual({ app: 'test' });
+    const proto = labelsOf('| json', '{"__proto__":"p"}')!;
+    expect(Object.keys(proto)).toEqual(['__proto__', 'app']);
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toBe('p');
+  });
 });

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { LogSelectorExpr } from '../../../../engine/logql/index.js';
+import { CompiledPipeline, LabelCache, reorderStages, withoutUnusedLineFormat } from '../../../../engine/logql/eval/index.js';
+import { parseChecked, runPipeline } from './helpers.js';
+
+function stagesOf(query: string): LogSelectorExpr['pipeline'] {
+  return (parseChecked(`{app="x"} ${query}`) as LogSelectorExpr).pipeline;
+}
+
+function kinds(stages: LogSelectorExpr['pipeline']): string[] {
+  return stages.map((s) => (s.kind === 'LineFilter' ? `LineFilter${s.op}` : s.kind));
+}
+
+describe('pipeline assembly', () => {
+  it('moves line filters ahead of stages that keep the line, not past rewrites', () => {
+    expect(kinds(reorderStages(stagesOf('| json | level="error" |= "a" | line_format "{{.x}}" | logfmt != "b" | decolorize |~ "c"')))).toEqual([
+      'LineFilter|=',
+      'JsonParser',
+      'LabelFilterStage',
+      'LineFormat',
+      'LineFilter!=',
+      'LogfmtParser',
+      'Decolorize',
+      'LineFilter|~',
+    ]);
+    expect(kinds(reorderStages(stagesOf('| unpack |= "a"')))).toEqual(['UnpackParser', 'LineFilter|=']);
+  });
+
+  it('drops line_format when no parser or line filter reads its output', () => {
+    expect(kinds(withoutUnusedLineFormat(stagesOf('| line_format "{{.a}}" | label_format b="{{__line__}}"')))).toEqual(['LabelFormat']);
+    expect(kinds(withoutUnusedLineFormat(stagesOf('| line_format "{{.a}}" | logfmt')))).toEqual(['LineFormat', 'LogfmtParser']);
+    expect(kinds(withoutUnusedLineFormat(stagesOf('| line_format "{{.a}}" |= "x"')))).toEqual(['LineFormat', 'LineFilter|=']);
+  });
+
+  it('exposes a line-only test when every stage is a line filter', () => {
+    const lineOnly = new CompiledPipeline(stagesOf('|= "a" != "b" |~ "c+"')).lineOnly;
+    expect(lineOnly).toBeDefined();
+    expect(lineOnly!('a c')).toBe(true);
+    expect(lineOnly!('a b c')).toBe(false);
+    expect(new CompiledPipeline(stagesOf('|= "a" | logfmt')).lineOnly).toBeUndefined();
+  });
+
+  it('skips parsing when told no label is needed', () => {
+    const pipeline = new CompiledPipeline(stagesOf('| json | logfmt | regexp `(?P<x>.)` | pattern `<y> <_>` | unpack'), { noLabels: true });
+    const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
+    expect(sp.process('not json at all')).toBe('not json at all');
+    expect(sp.labels.toObject()).toEqual({ app: 'x' });
+  });
+
+  it('reuses a stream pipeline across lines without leaking labels', () => {
+    const pipeline = new CompiledPipeline(stagesOf('| logfmt'));
+    const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
+    sp.process('a=1 b=2');
+    expect(sp.labels.toObject()).toEqual({ app: 'x', a: '1', b: '2' });
+    sp.process('c=3');
+    expect(sp.labels.toObject()).toEqual({ app: 'x', c: '3' });
+  });
+
+  it('runs stages in order on each line', () => {
+    expect(runPipeline('| logfmt | label_format lvl="{{.level | upper}}" | drop level | line_format "{{.lvl}}: {{.msg}}"', 'level=warn msg=slow')).toEqual({
+      line: 'WARN: slow',
+      labels: { app: 'test', lvl: 'WARN', msg: 'slow' },
+    });
+  });
+});
