@@ -20,7 +20,9 @@ export function readBody(res: HttpResponse, limit: number, declaredLength: numbe
       size += chunk.byteLength;
       if (size > limit) {
         failed = true;
-        reject(tooLarge(limit));
+        // Answer (and close the connection) only after uWS has left this callback: it is
+        // still walking the current chunk, and closing the socket under it is unsafe.
+        setImmediate(() => reject(tooLarge(limit)));
         return;
       }
       chunks.push(Buffer.from(chunk.slice(0)));

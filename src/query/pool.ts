@@ -19,7 +19,7 @@ export class QueryPool {
     readonly threads: number,
     private readonly metrics: ServiceMetrics,
   ) {
-    const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'worker.js');
+    const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
     this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
   }
