@@ -34,7 +34,7 @@ export {
   encodeExportResponse,
   exportResponseJson,
 } from './ingest/index.js';
-export type { DecodeResult, IngestLimits } from './ingest/index.js';
+export type { DecodeResult, IngestLimits, MetricSeries } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, unpackSeries, transferablesOf, type PackedSeries, type SeriesColumns } from './query/packing.js';

@@ -33,6 +33,7 @@ export interface Config {
   maxPointsPerSeries: number;
   maxSamples: number;
   defaultLogLimit: number;
+  maxSeriesPerOrg: number;
   headMaxBytes: number;
   headMaxAgeMs: number;
   segmentTargetBytes: number;
@@ -275,6 +276,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '50000000',
     doc: 'Samples one query slice may hold in memory; beyond it the query fails cleanly.',
     parse: (raw) => (raw === undefined ? 50_000_000 : integer('SVC_MAX_SAMPLES', raw, 1000, 2_000_000_000)),
+  },
+  {
+    env: 'SVC_MAX_SERIES_PER_ORG',
+    key: 'maxSeriesPerOrg',
+    defaultText: '1000000',
+    doc: 'Active metric series (in the in-memory head) one org may have; samples of further series are refused and reported. 0: no limit.',
+    parse: (raw) => (raw === undefined ? 1_000_000 : integer('SVC_MAX_SERIES_PER_ORG', raw, 0, 1_000_000_000)),
   },
   {
     env: 'SVC_DEFAULT_LOG_LIMIT',

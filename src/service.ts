@@ -83,6 +83,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     segmentTargetBytes: config.segmentTargetBytes,
     segmentCacheBytes: config.segmentCacheBytes,
     retentionMs: config.retentionDays * 86_400_000,
+    maxSeriesPerOrg: config.maxSeriesPerOrg,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   const metrics = new ServiceMetrics();

@@ -135,6 +135,11 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     return this.series.size;
   }
 
+  /** hasSeries tells whether the head already holds the series with these labels. */
+  hasSeries(labels: Record<string, string>): boolean {
+    return this.series.has(labelsKey(sortLabels(labels)));
+  }
+
   private candidates(matchers: readonly LabelMatcher[]): Iterable<HeadSeries> {
     const byName = matchers.find((m) => m.name === METRIC_NAME && m.type === '=');
     if (byName) return this.byName.get(byName.value) ?? [];

@@ -4,6 +4,7 @@ import { Catalog, applyChange, emptyCatalog, type CatalogChange, type CatalogSta
 import { CatalogError, FileCatalogStore, type CatalogStore } from './catalogStore.js';
 import { commonIndexedTags, mergeLogReaders, mergeMetricReaders, planCompaction } from './compaction.js';
 import { LogHead, DEFAULT_INDEXED_TAGS, type LogRecord } from './logHead.js';
+import { labelsKey, sortLabels } from './labels.js';
 import { encodeLogSegment, type EncodedLogSegment, type LogSegmentReader } from './logSegment.js';
 import { MetricHead, type MetricAppend } from './metricHead.js';
 import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReader } from './metricSegment.js';
@@ -38,6 +39,11 @@ export interface StorageOptions {
   segmentTargetBytes?: number;
   /** segmentCacheBytes bounds the decoded segments kept in memory between queries. */
   segmentCacheBytes?: number;
+  /**
+   * maxSeriesPerOrg bounds the series an org may have in its active head (its active series);
+   * samples of series beyond it are refused. 0 or absent: no limit.
+   */
+  maxSeriesPerOrg?: number;
   /** retentionMs is how long segments are kept (by their newest timestamp); 0 keeps them forever. */
   retentionMs?: number;
   /** retentionFor overrides retentionMs for some orgs; undefined means the default applies. */
@@ -74,6 +80,12 @@ export interface StorageStats {
   walCheckpoint: number;
   /** segmentFileReads counts segment files read from the blob store (cache misses included, hits not). */
   segmentFileReads: number;
+}
+
+/** SeriesLimitOutcome is what appendMetrics refused because of the per-org series limit. */
+export interface SeriesLimitOutcome {
+  refusedSeries: number;
+  refusedSamples: number;
 }
 
 /** HeadGeneration is one set of heads of an org: the one taking writes, or one frozen by a cut. */
@@ -334,9 +346,35 @@ export class Storage {
     await this.write({ kind: 'logs', org, records });
   }
 
-  async appendMetrics(org: string, series: MetricAppend[], metadata: MetricMetadataRecord[] = []): Promise<void> {
-    if (series.length === 0 && metadata.length === 0) return;
-    await this.write({ kind: 'metrics', org, series, metadata });
+  /**
+   * appendMetrics stores samples durably. Series that would take the org past
+   * `maxSeriesPerOrg` active series are refused whole (samples of series it already has are
+   * always kept); the answer says how many were refused so the caller can report them. The
+   * check runs before the WAL write, so concurrent requests may overshoot the limit by what
+   * they add between them.
+   */
+  async appendMetrics(org: string, series: MetricAppend[], metadata: MetricMetadataRecord[] = []): Promise<SeriesLimitOutcome> {
+    const outcome: SeriesLimitOutcome = { refusedSeries: 0, refusedSamples: 0 };
+    const limit = this.options.maxSeriesPerOrg ?? 0;
+    let accepted = series;
+    if (limit > 0) {
+      const head = this.org(org).active.metrics;
+      const fresh = new Set<string>();
+      accepted = series.filter((s) => {
+        if (head.hasSeries(s.labels)) return true;
+        const key = labelsKey(sortLabels(s.labels));
+        if (fresh.has(key) || head.seriesCount + fresh.size < limit) {
+          fresh.add(key);
+          return true;
+        }
+        outcome.refusedSeries++;
+        outcome.refusedSamples += s.values.length;
+        return false;
+      });
+    }
+    if (accepted.length === 0 && metadata.length === 0) return outcome;
+    await this.write({ kind: 'metrics', org, series: accepted, metadata });
+    return outcome;
   }
 
   private async write(entry: WalEntry): Promise<void> {

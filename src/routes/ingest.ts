@@ -9,6 +9,7 @@ import {
   encodeExportResponse,
   exportResponseJson,
   type DecodeResult,
+  type MetricSeries,
   type Storage,
 } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
@@ -96,6 +97,23 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
     if (rejected > 0) metrics.ingestRejected.inc({ signal }, rejected);
   };
 
+  /**
+   * storeMetrics writes decoded series and folds what the per-org series limit refused into
+   * the result's rejections, so each protocol reports it its own way. Returns the refused samples.
+   */
+  const storeMetrics = async (ctx: RequestContext, org: string, result: DecodeResult<MetricSeries>): Promise<number> => {
+    let refused = 0;
+    await store(ctx, async () => {
+      const outcome = await storage.appendMetrics(org, result.records, result.metadata ?? []);
+      refused = outcome.refusedSamples;
+      if (outcome.refusedSeries > 0) {
+        result.rejected += outcome.refusedSamples;
+        result.errors.push(`${outcome.refusedSeries} new series refused: the org is at its limit of active series (SVC_MAX_SERIES_PER_ORG)`);
+      }
+    });
+    return refused;
+  };
+
   return [
     {
       method: 'POST',
@@ -120,8 +138,8 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const result = decodeOrFail(() =>
           decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), deltaAccumulator: deltaFor(org) }),
         );
-        await store(ctx, () => storage.appendMetrics(org, result.records, result.metadata ?? []));
-        count('metrics', result.records.reduce((n, s) => n + s.values.length, 0), result.rejected);
+        const refused = await storeMetrics(ctx, org, result);
+        count('metrics', result.records.reduce((n, s) => n + s.values.length, 0) - refused, result.rejected);
         answerOtlp(ctx, 'metrics', result);
       },
     },
@@ -134,8 +152,8 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const org = orgOf(ctx);
         // Remote write bodies are snappy-compressed by contract; the decoder unpacks them.
         const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), maxDecompressedBytes: maxBodyBytes }));
-        await store(ctx, () => storage.appendMetrics(org, result.records, result.metadata ?? []));
-        count('metrics', result.records.reduce((n, s) => n + s.values.length, 0), result.rejected);
+        const refused = await storeMetrics(ctx, org, result);
+        count('metrics', result.records.reduce((n, s) => n + s.values.length, 0) - refused, result.rejected);
         answerPush(ctx, result);
       },
     },
