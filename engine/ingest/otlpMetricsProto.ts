@@ -181,17 +181,25 @@ function readNumberPoint(r: ProtoReader, end: number): NumberPoint {
   return p;
 }
 
-function readHistogram(r: ProtoReader, end: number): MetricData {
-  const points: HistogramPoint[] = [];
+/**
+ * readPointsAndTemporality reads the shape Histogram and ExponentialHistogram share: repeated
+ * data points (field 1) and the aggregation temporality (field 2).
+ */
+function readPointsAndTemporality<P>(r: ProtoReader, end: number, readPoint: (r: ProtoReader, end: number) => P): { points: P[]; temporality: number } {
+  const points: P[] = [];
   let temporality = 0;
   while (r.pos < end) {
     const tag = r.tag();
-    if (tag === fieldTag(1, LEN)) points.push(readHistogramPoint(r, r.messageEnd()));
+    if (tag === fieldTag(1, LEN)) points.push(readPoint(r, r.messageEnd()));
     else if (tag === fieldTag(2, WIRE_VARINT)) temporality = r.int32();
     else r.skip(tag);
   }
   r.checkEnd(end);
-  return { kind: 'histogram', points, temporality };
+  return { points, temporality };
+}
+
+function readHistogram(r: ProtoReader, end: number): MetricData {
+  return { kind: 'histogram', ...readPointsAndTemporality(r, end, readHistogramPoint) };
 }
 
 function readHistogramPoint(r: ProtoReader, end: number): HistogramPoint {
@@ -243,16 +251,7 @@ function readHistogramPoint(r: ProtoReader, end: number): HistogramPoint {
 }
 
 function readExponentialHistogram(r: ProtoReader, end: number): MetricData {
-  const points: ExponentialHistogramPoint[] = [];
-  let temporality = 0;
-  while (r.pos < end) {
-    const tag = r.tag();
-    if (tag === fieldTag(1, LEN)) points.push(readExponentialPoint(r, r.messageEnd()));
-    else if (tag === fieldTag(2, WIRE_VARINT)) temporality = r.int32();
-    else r.skip(tag);
-  }
-  r.checkEnd(end);
-  return { kind: 'exponentialHistogram', points, temporality };
+  return { kind: 'exponentialHistogram', ...readPointsAndTemporality(r, end, readExponentialPoint) };
 }
 
 function readExponentialPoint(r: ProtoReader, end: number): ExponentialHistogramPoint {
