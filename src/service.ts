@@ -87,7 +87,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   const metrics = new ServiceMetrics();
-  const pool = new QueryPool(config.queryWorkers, metrics);
+  const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'));
   const router = new Router();
   const routes: RouteSpec[] = [
     ...healthRoutes(metrics, config.metricsRequireKey),

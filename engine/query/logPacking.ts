@@ -29,7 +29,8 @@ export function packLogStreams(streams: readonly LogStreamData[]): PackedLogs {
   }
   const streamOffsets = new Uint32Array(streams.length + 1);
   const timestampsNs = new BigInt64Array(lines);
-  const text = Buffer.allocUnsafe(bytes);
+  // allocUnsafeSlow: a buffer of its own, never a slice of Node's shared pool, since it is transferred.
+  const text = Buffer.allocUnsafeSlow(bytes);
   const lineOffsets = new Uint32Array(lines + 1);
   let line = 0;
   let at = 0;
@@ -43,9 +44,10 @@ export function packLogStreams(streams: readonly LogStreamData[]): PackedLogs {
   });
   streamOffsets[streams.length] = line;
   lineOffsets[lines] = at;
-  const tags = packr.pack(streams.map((s) => s.tags));
+  // A copy: pack() answers a view into the packer's reusable buffer.
+  const tags = new Uint8Array(packr.pack(streams.map((s) => s.tags)));
   return {
-    tags: new Uint8Array(tags.buffer, tags.byteOffset, tags.byteLength),
+    tags,
     streamOffsets,
     timestampsNs,
     text: new Uint8Array(text.buffer, text.byteOffset, text.byteLength),

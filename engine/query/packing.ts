@@ -5,7 +5,9 @@ import type { Labels } from '../storage/labels.js';
  * PackedSeries moves many series between threads as four buffers: labels packed once with
  * msgpackr, and all samples concatenated into two typed arrays with offsets. The buffers are
  * transferred, not cloned, so the cost does not grow with the number of samples, and no
- * per-sample objects are ever made.
+ * per-sample objects are ever made. Each array owns its whole ArrayBuffer: transferring a
+ * view of a shared buffer (a pooled Buffer, a packer's scratch space) would detach that buffer
+ * for every other user.
  */
 export interface PackedSeries {
   labels: Uint8Array;
@@ -36,8 +38,10 @@ export function packSeries(series: readonly SeriesColumns[]): PackedSeries {
     at += s.timestampsMs.length;
   });
   offsets[series.length] = at;
-  const labels = packr.pack(series.map((s) => s.labels));
-  return { labels: new Uint8Array(labels.buffer, labels.byteOffset, labels.byteLength), offsets, timestampsMs, values };
+  // pack() answers a view into the packer's reusable buffer; copy it so the buffer we
+  // transfer to another thread is ours alone.
+  const labels = new Uint8Array(packr.pack(series.map((s) => s.labels)));
+  return { labels, offsets, timestampsMs, values };
 }
 
 /** unpackSeries returns views into the packed buffers: no sample is copied. */

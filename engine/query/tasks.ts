@@ -115,8 +115,8 @@ function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayB
       tags.push(row.tags);
     }
   }
-  const packedTags = rowPackr.pack(tags);
-  const rows = { timestampsNs: BigInt64Array.from(timestamps), tags: new Uint8Array(packedTags.buffer, packedTags.byteOffset, packedTags.byteLength) };
+  // A copy: pack() answers a view into the packer's reusable buffer, which must not be transferred.
+  const rows = { timestampsNs: BigInt64Array.from(timestamps), tags: new Uint8Array(rowPackr.pack(tags)) };
   return { result: { rows }, transfer: [rows.timestampsNs.buffer as ArrayBuffer, rows.tags.buffer as ArrayBuffer] };
 }
 

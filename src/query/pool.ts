@@ -18,10 +18,15 @@ export class QueryPool {
   constructor(
     readonly threads: number,
     private readonly metrics: ServiceMetrics,
+    onPoolError: (err: Error) => void = () => {},
   ) {
     const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
     this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    // The pool reports some events as 'error', notably the result of a task that was aborted
+    // while its worker was already answering. Unheard, an 'error' event would be thrown as an
+    // uncaught exception and stop the service; such results are simply dropped.
+    this.piscina.on('error', (err: Error) => onPoolError(err));
   }
 
   async run(task: QueryTask, signal: AbortSignal): Promise<TaskResult> {

@@ -66,6 +66,16 @@ describe('POST /api/v1/logs/query', () => {
     expect(narrow[0]).toEqual({ timestamp: expect.any(Number), timestamp_ns: expect.any(Number), tags: { level: 'error', status: '500' } });
   });
 
+  it('survives many queries that stop at their limit while slices are still running', async () => {
+    // Each stops after 3 rows and aborts the slices still in flight; a worker answering an
+    // aborted task at the same moment must not disturb the service.
+    for (let round = 0; round < 3; round++) {
+      const runs = await Promise.all(Array.from({ length: 10 }, () => run({ q: '{service_name="api"}', ...window, limit: 3 })));
+      for (const r of runs) expect(results(r)).toHaveLength(3);
+    }
+    expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
+  });
+
   it('runs the pipeline: parsers, label filters and line_format', async () => {
     const res = results(await run({ q: '{service_name="api"} | logfmt | status >= 500 | line_format "{{.msg}} failed"', ...window, limit: 100 }));
     const want = rows.filter((r, i) => i % 2 === 1 && r.level === 'error');
