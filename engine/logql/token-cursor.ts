@@ -5,6 +5,7 @@
  */
 import type { PositionRange } from '../errors.js';
 import { syntaxError } from '../errors.js';
+import { RANGE_AGGREGATION_OPS, VECTOR_AGGREGATION_OPS } from './ast.js';
 import type { Token, TokenType } from './lexer.js';
 
 /** KEYWORDS are words Loki always lexes as keywords; errors name them by their text. */
@@ -35,35 +36,10 @@ const KEYWORDS = new Set([
 ]);
 
 /** FUNCTION_WORDS are keywords only when a `(` follows, as in Loki's lexer. */
-const FUNCTION_WORDS = new Set([
-  'count_over_time',
-  'rate',
-  'rate_counter',
-  'bytes_over_time',
-  'bytes_rate',
-  'avg_over_time',
-  'sum_over_time',
-  'min_over_time',
-  'max_over_time',
-  'stdvar_over_time',
-  'stddev_over_time',
-  'quantile_over_time',
-  'first_over_time',
-  'last_over_time',
-  'absent_over_time',
+const FUNCTION_WORDS: ReadonlySet<string> = new Set([
+  ...RANGE_AGGREGATION_OPS,
+  ...VECTOR_AGGREGATION_OPS,
   'vector',
-  'sum',
-  'avg',
-  'max',
-  'min',
-  'count',
-  'stddev',
-  'stdvar',
-  'bottomk',
-  'topk',
-  'sort',
-  'sort_desc',
-  'approx_topk',
   'bytes',
   'duration',
   'duration_seconds',
