@@ -359,6 +359,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return out as Config;
 }
 
+/**
+ * unknownSettings lists SVC_ variables that no setting reads: almost always a typo
+ * (SVC_PROT for SVC_PORT) that would otherwise be ignored without a word.
+ */
+export function unknownSettings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = new Set(SETTINGS.map((s) => s.env));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('SVC_') && !known.has(name))
+    .sort();
+}
+
 /** settingsTable renders SETTINGS as the Markdown table README embeds. */
 export function settingsTable(): string {
   const rows = SETTINGS.map((s) => `| \`${s.env}\` | ${s.defaultText} | ${s.doc} |`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, loadConfig, settingsTable } from '../src/config.js';
+import { ConfigError, SETTINGS, loadConfig, settingsTable, unknownSettings } from '../src/config.js';
 
 describe('configuration', () => {
   it('has documented defaults', () => {
@@ -43,6 +43,10 @@ describe('configuration', () => {
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('names SVC_ variables that no setting reads', () => {
+    expect(unknownSettings({ SVC_PROT: '1', SVC_PORT: '2', HOME: '/root', SVC_DATA_DIRR: 'x' })).toEqual(['SVC_DATA_DIRR', 'SVC_PROT']);
   });
 
   it('is documented in README exactly as the settings table says', () => {

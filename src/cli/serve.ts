@@ -1,4 +1,4 @@
-import { loadConfig, settingsTable } from '../config.js';
+import { loadConfig, settingsTable, unknownSettings } from '../config.js';
 import { startDemo } from '../gen/demo.js';
 import { startService } from '../service.js';
 import type { Command } from './command.js';
@@ -21,6 +21,8 @@ export const serve: Command = {
     if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
     const service = await startService(config);
+    const unknown = unknownSettings(env);
+    if (unknown.length > 0) service.log.warn({ variables: unknown }, 'ignoring unknown SVC_ variables; see sluice serve --help for the settings');
     const stopDemo = values.demo ? await startDemo(service, config.host) : async () => {};
     await new Promise<void>(() => {
       const onSignal = (signal: NodeJS.Signals): void => {
