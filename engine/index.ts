@@ -44,6 +44,8 @@ export { formatLabels, labelsKey } from './storage/labels.js';
 export { unpackRowTags, taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { packLogStreams, type PackedLogs } from './query/logPacking.js';
 export { gatherLogStreams } from './query/gather.js';
+export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
+export { shardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
 export { encodeExportLogsServiceRequest, encodeRemoteWriteBody, encodeLokiPushBody } from './ingest/index.js';

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_INDEXED_TAGS } from '../engine/index.js';
+import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
 
 /**
  * Configuration comes only from environment variables with the SVC_ prefix, so a container,
@@ -28,6 +29,7 @@ export interface Config {
   queryTimeoutMs: number;
   heartbeatMs: number;
   queryWorkers: number;
+  queryShardMinSamples: number;
   maxQueriesPerOrg: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
@@ -39,6 +41,7 @@ export interface Config {
   segmentTargetBytes: number;
   segmentCacheBytes: number;
   retentionDays: number;
+  compactionIntervalMs: number;
   indexedTags: string[];
 }
 
@@ -250,6 +253,13 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? Math.max(1, os.availableParallelism()) : integer('SVC_QUERY_WORKERS', raw, 1, 256)),
   },
   {
+    env: 'SVC_QUERY_SHARD_MIN_SAMPLES',
+    key: 'queryShardMinSamples',
+    defaultText: '1000000',
+    doc: 'Samples a time slice must span before a query with too few steps to spread over the workers is split by series instead (exact shapes only: per-series expressions, sum/count/min/max/avg/group over them). 0: never split.',
+    parse: (raw) => (raw === undefined ? 1_000_000 : integer('SVC_QUERY_SHARD_MIN_SAMPLES', raw, 0, 2_000_000_000)),
+  },
+  {
     env: 'SVC_MAX_QUERIES_PER_ORG',
     key: 'maxQueriesPerOrg',
     defaultText: '16',
@@ -328,8 +338,15 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_RETENTION_DAYS',
     key: 'retentionDays',
     defaultText: '30',
-    doc: 'Days of data kept per org; older segments are deleted in the background. 0 keeps data forever.',
-    parse: (raw) => (raw === undefined ? 30 : integer('SVC_RETENTION_DAYS', raw, 0, 36_500)),
+    doc: 'Days of data kept per org, unless the org has its own retention (`sluice orgs set`); older segments are deleted in the background. 0 keeps data forever.',
+    parse: (raw) => (raw === undefined ? 30 : integer('SVC_RETENTION_DAYS', raw, 0, MAX_RETENTION_DAYS)),
+  },
+  {
+    env: 'SVC_COMPACTION_INTERVAL_MS',
+    key: 'compactionIntervalMs',
+    defaultText: '600000 (10 min)',
+    doc: 'How often the background compactor merges small segments and retention deletes expired ones; a retention change takes effect at the next run.',
+    parse: (raw) => (raw === undefined ? 600_000 : integer('SVC_COMPACTION_INTERVAL_MS', raw, 1000, 86_400_000)),
   },
   {
     env: 'SVC_INDEXED_TAGS',

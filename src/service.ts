@@ -9,6 +9,7 @@ import { HttpServer } from './http/server.js';
 import { createLogger } from './log.js';
 import { dashboardRoutes } from './dashboards/index.js';
 import { FileMetaStore } from './meta/fileStore.js';
+import { OrgRetention } from './meta/orgRetention.js';
 import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
@@ -75,6 +76,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const store = await FileMetaStore.open(config.dataDir, { watchChanges: true });
   await bootstrapAccess(config, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);
+  const orgRetention = await OrgRetention.create(store);
   const storage = await Storage.open({
     dir: config.dataDir,
     indexedTags: config.indexedTags,
@@ -83,6 +85,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     segmentTargetBytes: config.segmentTargetBytes,
     segmentCacheBytes: config.segmentCacheBytes,
     retentionMs: config.retentionDays * 86_400_000,
+    retentionFor: (org) => orgRetention.retentionMs(org),
+    compactionIntervalMs: config.compactionIntervalMs,
     maxSeriesPerOrg: config.maxSeriesPerOrg,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
@@ -104,6 +108,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       maxPointsPerSeries: config.maxPointsPerSeries,
       maxSamples: config.maxSamples,
       lookbackMs: 5 * 60_000,
+      shardMinSamples: config.queryShardMinSamples,
       defaultLogLimit: config.defaultLogLimit,
       maxLogLimit: 100_000,
       maxSeries: 100_000,
@@ -130,6 +135,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       const idle = await server.waitIdle(config.shutdownTimeoutMs);
       if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached with requests still in flight');
       keyIndex.close();
+      orgRetention.close();
       await pool.close();
       await storage.close();
       await store.close();

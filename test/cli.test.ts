@@ -24,7 +24,7 @@ describe('sluice CLI', () => {
   it('documents every command and option in --help', () => {
     const top = runCli(['--help']);
     expect(top.status).toBe(0);
-    for (const cmd of ['serve', 'orgs create', 'orgs list', 'keys create', 'keys list', 'keys revoke']) expect(top.stdout).toContain(cmd);
+    for (const cmd of ['serve', 'orgs create', 'orgs list', 'orgs set', 'keys create', 'keys list', 'keys revoke']) expect(top.stdout).toContain(cmd);
     const keys = runCli(['keys', 'create', '--help']);
     for (const opt of ['--org ID', '--name NAME', '--json', '--data-dir DIR']) expect(keys.stdout).toContain(opt);
     const serve = runCli(['serve', '--help']);

@@ -1,12 +1,20 @@
 import { lowerBound, upperBound } from '../storage/bounds.js';
-import type { LogReader, LogStreamData } from '../storage/logHead.js';
+import type { LogReader, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
-
-
 
 /** StaticLogReader serves a worker's reads from the streams shipped with its task. */
 export class StaticLogReader implements LogReader {
   constructor(private readonly streams: readonly LogStreamData[]) {}
+
+  get rowCount(): number {
+    let n = 0;
+    for (const s of this.streams) n += s.timestampsNs.length;
+    return n;
+  }
+
+  forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {
+    for (const s of this.select(matchers, minNs, maxNs)) if (visit(s.tags) === false) return;
+  }
 
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
     const compiled = compileMatchers(matchers);

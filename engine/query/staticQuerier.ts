@@ -1,4 +1,4 @@
-import { lowerBound, upperBound, type MetricQuerier, type SeriesData } from '../storage/metricHead.js';
+import { lowerBound, upperBound, type LabelSetVisitor, type MetricQuerier, type SeriesData } from '../storage/metricHead.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
 import type { SeriesColumns } from './packing.js';
 
@@ -9,6 +9,10 @@ import type { SeriesColumns } from './packing.js';
  */
 export class StaticQuerier implements MetricQuerier {
   constructor(private readonly series: readonly SeriesColumns[]) {}
+
+  get seriesCount(): number {
+    return this.series.length;
+  }
 
   select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
     const compiled = compileMatchers(matchers);
@@ -32,5 +36,9 @@ export class StaticQuerier implements MetricQuerier {
     const values = new Set<string>();
     for (const s of this.select(matchers, minMs, maxMs)) if (s.labels[name] !== undefined) values.add(s.labels[name]);
     return [...values].sort();
+  }
+
+  forEachLabelSet(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, visit: LabelSetVisitor): void {
+    for (const s of this.select(matchers, minMs, maxMs)) if (visit(s.labels) === false) return;
   }
 }

@@ -4,14 +4,14 @@ import { evaluateRange, formatAnnotation } from '../promql/eval/index.js';
 import { parseAndCheckPromQL } from '../promql/index.js';
 import { evaluateLogQLRange, iterateLogQuery } from '../logql/eval/index.js';
 import { checkLogQL, parseLogQL } from '../logql/index.js';
-import { logTransferables, unpackLogStreams, type PackedLogs } from './logPacking.js';
-import { packSeries, transferablesOf, unpackSeries, type PackedSeries } from './packing.js';
-import { StaticLogReader } from './staticLogReader.js';
-import { StaticQuerier } from './staticQuerier.js';
+import { SharedSegmentReaders } from '../storage/sharedSegments.js';
+import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
+import { partialAverage, topAggregation, type SeriesShard } from './shards.js';
+import { logDataTransferables, logViewOf, metricDataTransferables, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
 
 /**
- * Tasks are what the query front sends to worker threads: plain data with the samples packed
- * in transferable buffers. A worker re-parses the query text (microseconds) instead of
+ * Tasks are what the query front sends to worker threads: plain data, with segments shared and
+ * the heads' samples packed in transferable buffers (see taskData.ts). A worker re-parses the query text (microseconds) instead of
  * receiving an AST, so nothing but primitives and buffers crosses the thread boundary.
  */
 export interface PromQLRangeTask {
@@ -22,7 +22,9 @@ export interface PromQLRangeTask {
   stepMs: number;
   lookbackMs: number;
   maxSamples: number;
-  data: PackedSeries;
+  data: MetricTaskData;
+  /** shard, when set, evaluates only the series of one shard, as a partial answer to merge (shards.ts). */
+  shard?: SeriesShard;
 }
 
 /** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
@@ -34,7 +36,7 @@ export interface LogQLRangeTask {
   stepMs: number;
   maxSamples: number;
   maxSeries: number;
-  data: PackedLogs;
+  data: LogTaskData;
 }
 
 /** LogQLRawTask runs a raw log query over one time slice, returning at most `limit` rows. */
@@ -46,13 +48,15 @@ export interface LogQLRawTask {
   limit: number;
   direction: 'forward' | 'backward';
   fields?: string[];
-  data: PackedLogs;
+  data: LogTaskData;
 }
 
 export type QueryTask = PromQLRangeTask | LogQLRangeTask | LogQLRawTask;
 
 export interface QueryTaskOutput {
   series: PackedSeries;
+  /** counts accompany `series` (then sums) from a shard of an avg query. */
+  counts?: PackedSeries;
   annotations: string[];
 }
 
@@ -70,32 +74,45 @@ export interface TaskFailure {
 
 export type TaskResult = QueryTaskOutput | LogRowsOutput | TaskFailure;
 
+/** segmentReaders keeps this thread's decoded segments between tasks. */
+const segmentReaders = new SharedSegmentReaders();
+
 /** runTask evaluates one task; `transfer` lists the result buffers to move back to the caller. */
 export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   try {
     if (task.kind === 'logql-range') return runLogQLRange(task);
     if (task.kind === 'logql-raw') return runLogQLRaw(task);
-    const expr = parseAndCheckPromQL(task.query);
-    const querier = new StaticQuerier(unpackSeries(task.data));
-    const out = evaluateRange(expr, querier, task.startMs, task.endMs, task.stepMs, {
-      lookbackDeltaMs: task.lookbackMs,
-      maxSamples: task.maxSamples,
-    });
-    const series = packSeries(out.series);
-    return {
-      result: { series, annotations: out.annotations.map((a) => formatAnnotation(a, task.query)) },
-      transfer: transferablesOf(series),
-    };
+    return runPromQLRange(task);
   } catch (err) {
     if (err instanceof EngineError) return { result: { failed: true, code: err.code, message: err.message }, transfer: [] };
     return { result: { failed: true, code: 'INTERNAL_ERROR', message: String((err as Error)?.message ?? err) }, transfer: [] };
   }
 }
 
+function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
+  const expr = parseAndCheckPromQL(task.query);
+  const querier = metricViewOf(task.data, segmentReaders, task.shard);
+  const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples };
+  const evaluate = (e: typeof expr) => evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
+  const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;
+  const out = evaluate(top ? top.expr : expr);
+  const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
+  if (!top) {
+    const series = packSeries(out.series);
+    return { result: { series, annotations }, transfer: transferablesOf(series) };
+  }
+  // A shard of an average answers with sums and counts; only the merged shards can divide.
+  const steps = Math.floor((task.endMs - task.startMs) / task.stepMs) + 1;
+  const partial = partialAverage(out.series, top.grouping, top.without, { startMs: task.startMs, stepMs: task.stepMs, steps });
+  const series = packSeries(partial.sums);
+  const counts = packSeries(partial.counts);
+  return { result: { series, counts, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(counts)] };
+}
+
 function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   const expr = parseLogQL(task.query);
   checkLogQL(expr, task.query, { rangeQuery: true });
-  const reader = new StaticLogReader(unpackLogStreams(task.data));
+  const reader = logViewOf(task.data, segmentReaders);
   const out = evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, { maxSamples: task.maxSamples, maxSeries: task.maxSeries });
   const series = packSeries(out.series);
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
@@ -106,7 +123,7 @@ const rowPackr = new Packr({ useRecords: false });
 function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   const expr = parseLogQL(task.query);
   checkLogQL(expr, task.query);
-  const reader = new StaticLogReader(unpackLogStreams(task.data));
+  const reader = logViewOf(task.data, segmentReaders);
   const timestamps: bigint[] = [];
   const tags: Array<Record<string, string>> = [];
   for (const batch of iterateLogQuery(expr, reader, { startNs: task.startNs, endNs: task.endNs, limit: task.limit, direction: task.direction, fields: task.fields })) {
@@ -127,5 +144,5 @@ export function unpackRowTags(packed: Uint8Array): Array<Record<string, string>>
 
 /** taskTransferables lists a task's buffers to move to the worker. */
 export function taskTransferables(task: QueryTask): ArrayBuffer[] {
-  return task.kind === 'promql-range' ? transferablesOf(task.data) : logTransferables(task.data);
+  return task.kind === 'promql-range' ? metricDataTransferables(task.data) : logDataTransferables(task.data);
 }

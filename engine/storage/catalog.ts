@@ -90,7 +90,8 @@ export interface SegmentEntry {
   tagValues: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-function entryOf(meta: SegmentMeta): SegmentEntry {
+/** segmentEntryOf decodes what pruning needs from a catalog entry. */
+export function segmentEntryOf(meta: SegmentMeta): SegmentEntry {
   const tagValues = new Map<string, ReadonlySet<string>>();
   for (const [tag, values] of Object.entries(meta.tagValues ?? {})) if (values !== null) tagValues.set(tag, new Set(values));
   return {
@@ -114,7 +115,7 @@ export class Catalog {
     for (const meta of state.segments) {
       let lists = this.byOrg.get(meta.org);
       if (!lists) this.byOrg.set(meta.org, (lists = { metrics: [], logs: [] }));
-      lists[meta.signal].push(entryOf(meta));
+      lists[meta.signal].push(segmentEntryOf(meta));
     }
     for (const lists of this.byOrg.values()) {
       lists.metrics.sort((a, b) => a.meta.seq - b.meta.seq || a.meta.id - b.meta.id);

@@ -3,7 +3,7 @@ import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileByt
 import { labelsKey, type Labels } from './labels.js';
 import { composeTags, type LogColumns, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
-import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from './segmentFormat.js';
+import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
  * A log segment holds two Arrow tables:
@@ -147,15 +147,15 @@ export class LogSegmentReader {
     private readonly attributeIds: Int32Array,
     private readonly attributes: string[],
     messages: ArrowSection,
-    /** byteSize is what the reader keeps alive: the file's bytes, for cache accounting. */
-    readonly byteSize: number,
+    /** bytes is the whole file, which the reader's arrays are views into; shareable with worker threads. */
+    readonly bytes: Uint8Array,
   ) {
     this.messageReader = new Utf8Reader(messages.utf8('message'));
   }
 
   /** decode checks the file (checksum, version, layout) and builds the reader without copying columns. */
-  static decode(bytes: Uint8Array, expectedCrc?: number): LogSegmentReader {
-    const sections = decodeSegmentFile(bytes, expectedCrc);
+  static decode(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): LogSegmentReader {
+    const sections = decodeSegmentFile(bytes, expectedCrc, checksum);
     if (sections.length !== 2) throw new SegmentFormatError(`log segment has ${sections.length} sections, expected 2`);
     const streamTable = ArrowSection.parse(sections[0], 'stream table');
     const rows = ArrowSection.parse(sections[1], 'row table');
@@ -167,7 +167,12 @@ export class LogSegmentReader {
     }
     const level = rows.dictionary('level');
     const attributes = rows.dictionary('attributes');
-    return new LogSegmentReader(streamTags, new Set(indexed), rows.int64('ts'), streams, level.indices, level.values, attributes.indices, attributes.values, rows, bytes.byteLength);
+    return new LogSegmentReader(streamTags, new Set(indexed), rows.int64('ts'), streams, level.indices, level.values, attributes.indices, attributes.values, rows, bytes);
+  }
+
+  /** byteSize is what the reader keeps alive (the file's bytes), for cache accounting. */
+  get byteSize(): number {
+    return this.bytes.byteLength;
   }
 
   get rowCount(): number {

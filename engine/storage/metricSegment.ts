@@ -2,7 +2,7 @@ import { ArrowSection, float64Data, tableToFileBytes, uint32Data, utf8Data } fro
 import { METRIC_NAME, labelsKey, type Labels } from './labels.js';
 import { matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import { lowerBound, upperBound, type SeriesData } from './metricHead.js';
-import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from './segmentFormat.js';
+import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
  * A metric segment holds two Arrow tables:
@@ -15,6 +15,16 @@ import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from './segm
  * One series' samples are therefore one contiguous run, and reading it is a subarray of the
  * file's bytes.
  */
+
+/**
+ * SeriesPartition picks part `index` of `count`, with `of` placing a series' labels in a part
+ * (a pure function, so a reader can remember its answer per series).
+ */
+export interface SeriesPartition {
+  of: (labels: Labels, count: number) => number;
+  index: number;
+  count: number;
+}
 
 /** EncodedMetricSegment is a finished segment file and the facts the catalog keeps about it. */
 export interface EncodedMetricSegment {
@@ -98,8 +108,8 @@ export class MetricSegmentReader {
     private readonly maxT: Float64Array,
     private readonly t: Float64Array,
     private readonly v: Float64Array,
-    /** byteSize is what the reader keeps alive: the file's bytes, for cache accounting. */
-    readonly byteSize: number,
+    /** bytes is the whole file, which the reader's arrays are views into; shareable with worker threads. */
+    readonly bytes: Uint8Array,
   ) {
     labels.forEach((l, i) => {
       const name = l[METRIC_NAME] ?? '';
@@ -110,8 +120,8 @@ export class MetricSegmentReader {
   }
 
   /** decode checks the file (checksum, version, layout) and builds the reader without copying samples. */
-  static decode(bytes: Uint8Array, expectedCrc?: number): MetricSegmentReader {
-    const sections = decodeSegmentFile(bytes, expectedCrc);
+  static decode(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): MetricSegmentReader {
+    const sections = decodeSegmentFile(bytes, expectedCrc, checksum);
     if (sections.length !== 2) throw new SegmentFormatError(`metric segment has ${sections.length} sections, expected 2`);
     const seriesTable = ArrowSection.parse(sections[0], 'series table');
     const samples = ArrowSection.parse(sections[1], 'samples table');
@@ -123,7 +133,12 @@ export class MetricSegmentReader {
     for (let i = 0; i < labels.length; i++) {
       if (first[i] + count[i] > t.length) throw new SegmentFormatError(`series ${i} points past the samples table`);
     }
-    return new MetricSegmentReader(labels, first, count, seriesTable.float64('minT'), seriesTable.float64('maxT'), t, v, bytes.byteLength);
+    return new MetricSegmentReader(labels, first, count, seriesTable.float64('minT'), seriesTable.float64('maxT'), t, v, bytes);
+  }
+
+  /** byteSize is what the reader keeps alive (the file's bytes), for cache accounting. */
+  get byteSize(): number {
+    return this.bytes.byteLength;
   }
 
   get seriesCount(): number {
@@ -145,16 +160,33 @@ export class MetricSegmentReader {
     return [start + lowerBound(ts, minMs), start + upperBound(ts, maxMs)];
   }
 
-  /** select returns matching series' samples in [minMs, maxMs] as zero-copy views. */
-  select(matchers: readonly LabelMatcher[], compiled: readonly CompiledMatcher[], minMs: number, maxMs: number): SeriesData[] {
+  /**
+   * select returns matching series' samples in [minMs, maxMs] as zero-copy views; with `only`,
+   * just the series that predicate places (a worker's shard), decided once per series and reused.
+   */
+  select(matchers: readonly LabelMatcher[], compiled: readonly CompiledMatcher[], minMs: number, maxMs: number, only?: SeriesPartition): SeriesData[] {
     const out: SeriesData[] = [];
+    const parts = only ? this.partition(only) : undefined;
     for (const i of this.candidates(matchers)) {
+      if (parts && parts[i] !== only!.index) continue;
       if (!matchesAll(this.labels[i], compiled)) continue;
       const [from, end] = this.window(i, minMs, maxMs);
       if (end <= from) continue;
       out.push({ labels: this.labels[i], timestampsMs: this.t.subarray(from, end), values: this.v.subarray(from, end) });
     }
     return out;
+  }
+
+  private partitions: { of: SeriesPartition['of']; count: number; parts: Uint32Array } | undefined;
+
+  /** partition assigns every series its part under `only`, once per partitioning function and count. */
+  private partition(only: SeriesPartition): Uint32Array {
+    const cached = this.partitions;
+    if (cached && cached.of === only.of && cached.count === only.count) return cached.parts;
+    const parts = new Uint32Array(this.labels.length);
+    for (let i = 0; i < parts.length; i++) parts[i] = only.of(this.labels[i], only.count);
+    this.partitions = { of: only.of, count: only.count, parts };
+    return parts;
   }
 
   /** forEachLabelSet visits matching series with a sample in the window, reading no sample values. */

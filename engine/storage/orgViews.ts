@@ -4,10 +4,42 @@ import type { LogHead, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor 
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesData, SeriesLabelReader } from './metricHead.js';
-import type { MetricSegmentReader } from './metricSegment.js';
+import type { MetricSegmentReader, SeriesPartition } from './metricSegment.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
 import type { SegmentFailure, SegmentReaders } from './segmentReaders.js';
 import { mergeSeriesRuns } from './seriesMerge.js';
+import type { SharedSegment } from './sharedSegments.js';
+
+/** MetricSource is what a view reads besides segments: a live head, or a worker's snapshot of the heads. */
+export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet'>;
+/** LogSource is the log counterpart of MetricSource. */
+export type LogSource = Pick<LogHead, 'rowCount' | 'select' | 'forEachTagSet'>;
+/** SegmentOpener opens segments for a view: the store's cached readers, or a worker's readers over shared bytes. */
+export type SegmentOpener = Pick<SegmentReaders, 'metric' | 'log'>;
+
+/** MetricRange is one selector's data need: which series, over which time range (ms, inclusive). */
+export interface MetricRange {
+  matchers: readonly LabelMatcher[];
+  minMs: number;
+  maxMs: number;
+}
+
+/** LogRange is one selector's data need over nanoseconds (inclusive). */
+export interface LogRange {
+  matchers: readonly LabelMatcher[];
+  minNs: bigint;
+  maxNs: bigint;
+}
+
+/**
+ * Shareable is what a worker thread needs to answer some ranges on its own: the segments that
+ * may hold matching data (bytes shared, not copied) and a view of the heads alone, which the
+ * caller snapshots, since heads keep changing on this thread.
+ */
+export interface Shareable<V> {
+  segments: SharedSegment[];
+  heads: V;
+}
 
 /**
  * OrgSources is what one org's data consists of at the moment of a read: its segments of one
@@ -52,14 +84,37 @@ class FailureLog {
 export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
   private readonly failures = new FailureLog();
 
+  /**
+   * `only`, when given, narrows what `select` reads from segments to one part of the series (a
+   * worker evaluating one shard of a query); the heads must already hold only that part.
+   */
   constructor(
-    private readonly sources: () => OrgSources<MetricHead>,
-    private readonly readers: SegmentReaders,
+    private readonly sources: () => OrgSources<MetricSource>,
+    private readonly readers: SegmentOpener,
+    private readonly only?: SeriesPartition,
   ) {}
 
   /** failedSegments lists the segments skipped by any call on this view so far. */
   get failedSegments(): readonly SegmentFailure[] {
     return this.failures.list;
+  }
+
+  /**
+   * share opens every segment that may hold data for one of `ranges` (pruned by the catalog,
+   * unreadable ones recorded as skipped) and returns them with a heads-only view taken at the
+   * same moment, so the two never overlap or leave a gap across a concurrent cut.
+   */
+  share(ranges: readonly MetricRange[]): Shareable<OrgMetricView> {
+    const { segments, heads } = this.sources();
+    const filters = ranges.map((r) => ({ r, mayMatch: metricSegmentFilter(r.matchers) }));
+    const shared: SharedSegment[] = [];
+    for (const entry of segments) {
+      if (!filters.some(({ r, mayMatch }) => mayMatch(entry, r.minMs, r.maxMs))) continue;
+      const opened = this.readers.metric(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure);
+      else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
+    }
+    return { segments: shared, heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers) };
   }
 
   select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
@@ -78,7 +133,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
       if (!mayMatch(entry, minMs, maxMs)) continue;
       const opened = this.readers.metric(entry.meta);
       if (opened.failure) this.failures.add(opened.failure, failedSegments);
-      else parts.push(opened.reader.select(matchers, compiled, minMs, maxMs));
+      else parts.push(opened.reader.select(matchers, compiled, minMs, maxMs, this.only));
     }
     for (const head of heads) if (head.seriesCount > 0) parts.push(head.select(matchers, minMs, maxMs));
     const nonEmpty = parts.filter((p) => p.length > 0);
@@ -166,13 +221,27 @@ export class OrgLogView implements LogReader, LogTagSetReader {
   private readonly failures = new FailureLog();
 
   constructor(
-    private readonly sources: () => OrgSources<LogHead>,
-    private readonly readers: SegmentReaders,
+    private readonly sources: () => OrgSources<LogSource>,
+    private readonly readers: SegmentOpener,
   ) {}
 
   /** failedSegments lists the segments skipped by any call on this view so far. */
   get failedSegments(): readonly SegmentFailure[] {
     return this.failures.list;
+  }
+
+  /** share is OrgMetricView.share for log ranges. */
+  share(ranges: readonly LogRange[]): Shareable<OrgLogView> {
+    const { segments, heads } = this.sources();
+    const filters = ranges.map((r) => ({ r, mayMatch: logSegmentFilter(r.matchers) }));
+    const shared: SharedSegment[] = [];
+    for (const entry of segments) {
+      if (!filters.some(({ r, mayMatch }) => mayMatch(entry, r.minNs, r.maxNs))) continue;
+      const opened = this.readers.log(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure);
+      else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
+    }
+    return { segments: shared, heads: new OrgLogView(() => ({ segments: [], heads }), this.readers) };
   }
 
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {

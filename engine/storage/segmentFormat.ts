@@ -59,19 +59,28 @@ export function encodeSegmentFile(sections: readonly Uint8Array[]): { bytes: Uin
 }
 
 /**
+ * ChecksumPolicy says whether decoding recomputes the checksum over the whole file ('verify'),
+ * or trusts bytes another thread already verified ('trusted'): a worker handed a segment the
+ * query front opened skips a pass over every byte.
+ */
+export type ChecksumPolicy = 'verify' | 'trusted';
+
+/**
  * decodeSegmentFile checks magic, checksum and version and returns views of the sections (no
  * copy). `expectedCrc`, when given, must also match: it is the checksum the catalog recorded,
  * so a file swapped for another intact segment is caught too.
  */
-export function decodeSegmentFile(bytes: Uint8Array, expectedCrc?: number): Uint8Array[] {
+export function decodeSegmentFile(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): Uint8Array[] {
   if (bytes.length < FIXED_HEADER) throw new SegmentFormatError(`file too short (${bytes.length} bytes)`);
   for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) throw new SegmentFormatError('not a segment file (bad magic)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const stored = view.getUint32(8, true);
-  const actual = crc32(bytes.subarray(12));
-  if (stored !== actual) throw new SegmentFormatError(`checksum mismatch (stored ${stored}, computed ${actual})`);
-  if (expectedCrc !== undefined && expectedCrc !== actual) {
-    throw new SegmentFormatError(`checksum ${actual} differs from the catalog's ${expectedCrc}`);
+  if (checksum === 'verify') {
+    const actual = crc32(bytes.subarray(12));
+    if (stored !== actual) throw new SegmentFormatError(`checksum mismatch (stored ${stored}, computed ${actual})`);
+  }
+  if (expectedCrc !== undefined && expectedCrc !== stored) {
+    throw new SegmentFormatError(`checksum ${stored} differs from the catalog's ${expectedCrc}`);
   }
   const version = view.getUint32(12, true);
   if (version !== SEGMENT_FORMAT_VERSION) throw new SegmentFormatError(`unsupported segment format version ${version}`);

@@ -1,4 +1,5 @@
 import { BlobNotFoundError, type BlobStore } from './blobStore.js';
+import { ByteLru } from './byteLru.js';
 import type { SegmentMeta, Signal } from './catalog.js';
 import { LogSegmentReader } from './logSegment.js';
 import { MetricSegmentReader } from './metricSegment.js';
@@ -26,17 +27,18 @@ export type Opened<R> = { reader: R; failure?: undefined } | { reader?: undefine
  * still learn it was skipped; a transient read error is reported but not remembered.
  */
 export class SegmentReaders {
-  private readonly cache = new Map<number, Reader>();
-  private cachedBytes = 0;
+  private readonly cache: ByteLru<number, Reader>;
   private readonly failures = new Map<number, SegmentFailure>();
   /** fileReads counts segment files read from the blob store (cache misses). */
   fileReads = 0;
 
   constructor(
     private readonly blobs: BlobStore,
-    private readonly maxCacheBytes: number,
+    maxCacheBytes: number,
     private readonly emit: EventSink,
-  ) {}
+  ) {
+    this.cache = new ByteLru(maxCacheBytes);
+  }
 
   metric(meta: SegmentMeta): Opened<MetricSegmentReader> {
     return this.open(meta, (bytes) => MetricSegmentReader.decode(bytes, meta.crc)) as Opened<MetricSegmentReader>;
@@ -63,11 +65,7 @@ export class SegmentReaders {
 
   /** forget drops a segment from the cache and failure list once it is deleted. */
   forget(id: number): void {
-    const reader = this.cache.get(id);
-    if (reader) {
-      this.cache.delete(id);
-      this.cachedBytes -= reader.byteSize;
-    }
+    this.cache.delete(id);
     this.failures.delete(id);
   }
 
@@ -75,12 +73,7 @@ export class SegmentReaders {
     const known = this.failures.get(meta.id);
     if (known) return { failure: known };
     const cached = this.cache.get(meta.id);
-    if (cached) {
-      // Re-inserting moves the entry to the young end of the Map's order.
-      this.cache.delete(meta.id);
-      this.cache.set(meta.id, cached);
-      return { reader: cached };
-    }
+    if (cached) return { reader: cached };
     let reader: Reader;
     try {
       this.fileReads++;
@@ -93,12 +86,6 @@ export class SegmentReaders {
       return { failure };
     }
     this.cache.set(meta.id, reader);
-    this.cachedBytes += reader.byteSize;
-    for (const [id, old] of this.cache) {
-      if (this.cachedBytes <= this.maxCacheBytes || id === meta.id) break;
-      this.cache.delete(id);
-      this.cachedBytes -= old.byteSize;
-    }
     return { reader };
   }
 }

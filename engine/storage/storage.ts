@@ -328,10 +328,17 @@ export class Storage {
   private scheduleCut(): void {
     if (this.cutPending || this.closed) return;
     this.cutPending = true;
+    let cut = false;
     this.cut()
+      .then(() => {
+        cut = true;
+      })
       .catch((err: unknown) => this.reportBackground('cutting heads into segments failed; the data stays in the WAL and the heads', err))
       .finally(() => {
         this.cutPending = false;
+        // Writes that arrived during the cut found it pending and did not ask for another;
+        // if they already filled the new head, cut again now rather than at the next check.
+        if (cut && this.activeBytes >= (this.options.headMaxBytes ?? DEFAULT_HEAD_MAX_BYTES)) this.scheduleCut();
       });
   }
 

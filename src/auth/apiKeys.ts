@@ -44,10 +44,13 @@ export interface CreatedKey {
 export class KeyAdmin {
   constructor(private readonly store: MetaStore) {}
 
-  async createOrg(name: string, id: string = randomUUID()): Promise<Org> {
+  /** createOrg creates an org; `settings.retentionDays` gives it its own retention from the start. */
+  async createOrg(name: string, id: string = randomUUID(), settings: Pick<Org, 'retentionDays'> = {}): Promise<Org> {
     const trimmed = name.trim();
     if (trimmed === '') throw new Error('org name must not be empty');
-    return this.store.createOrg({ id: id.toLowerCase(), name: trimmed, createdAt: new Date().toISOString() });
+    const org: Org = { id: id.toLowerCase(), name: trimmed, createdAt: new Date().toISOString() };
+    if (settings.retentionDays !== undefined) org.retentionDays = settings.retentionDays;
+    return this.store.createOrg(org);
   }
 
   /** createKey stores a new key for `orgId`; `key` lets an operator provision a known value. */

@@ -1,8 +1,10 @@
 import { KeyAdmin } from '../auth/apiKeys.js';
 import { loadConfig } from '../config.js';
 import { FileMetaStore } from '../meta/fileStore.js';
-import { MetaConflictError, MetaNotFoundError } from '../meta/types.js';
+import { describeRetention } from '../meta/retentionDays.js';
+import { MetaConflictError, MetaNotFoundError, type Org } from '../meta/types.js';
 import { UsageError, type Command } from './command.js';
+import { RETENTION_DAYS_OPTION, parseRetentionDays } from './retentionOption.js';
 
 const DATA_DIR_OPTION = {
   type: 'string',
@@ -37,29 +39,72 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
+/**
+ * shownOrg is an org as the CLI prints it in JSON: `retentionDays` is always present, null
+ * when the org follows the service default, so scripts need not guess what a missing key means.
+ */
+function shownOrg(org: Org): Omit<Org, 'retentionDays'> & { retentionDays: number | null } {
+  return { ...org, retentionDays: org.retentionDays ?? null };
+}
+
+/** retentionText says in words what an org's retention setting means. */
+function retentionText(org: Org): string {
+  return org.retentionDays === undefined ? 'default (SVC_RETENTION_DAYS)' : describeRetention(org.retentionDays);
+}
+
 export const orgsCreate: Command = {
   name: 'orgs create',
   summary: 'Create an org. Every API key, log line, metric and dashboard belongs to one org.',
-  usage: 'sluice orgs create --name NAME [--json] [--data-dir DIR]',
-  options: { name: { type: 'string', valueName: 'NAME', description: 'Org name (unique).' }, json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+  usage: 'sluice orgs create --name NAME [--retention-days N] [--json] [--data-dir DIR]',
+  options: {
+    name: { type: 'string', valueName: 'NAME', description: 'Org name (unique).' },
+    'retention-days': RETENTION_DAYS_OPTION,
+    json: JSON_OPTION,
+    'data-dir': DATA_DIR_OPTION,
+  },
   run: (values) =>
     withAdmin(values, async (admin) => {
       if (typeof values.name !== 'string') throw new UsageError('--name is required');
-      const org = await admin.createOrg(values.name);
-      print(values, org, `created org ${org.name}\n  id: ${org.id}`);
+      const retentionDays = parseRetentionDays(values['retention-days']);
+      const org = await admin.createOrg(values.name, undefined, { retentionDays: retentionDays ?? undefined });
+      print(values, shownOrg(org), `created org ${org.name}\n  id: ${org.id}\n  retention: ${retentionText(org)}`);
+      return 0;
+    }),
+};
+
+export const orgsSet: Command = {
+  name: 'orgs set',
+  summary:
+    "Change an org's settings. --retention-days sets how many days of its data are kept (0: forever), or with 'default' returns it to SVC_RETENTION_DAYS; a running server applies it at its next retention run.",
+  usage: 'sluice orgs set ORG --retention-days N|default [--json] [--data-dir DIR]',
+  options: { 'retention-days': RETENTION_DAYS_OPTION, json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+  run: (values, positionals) =>
+    withAdmin(values, async (_admin, store) => {
+      const ref = positionals[0];
+      if (ref === undefined) throw new UsageError('the org to change is required: its id or its name');
+      if (positionals.length > 1) throw new UsageError(`expected one org, got ${positionals.length}: ${positionals.join(' ')}`);
+      const retentionDays = parseRetentionDays(values['retention-days']);
+      if (retentionDays === undefined) throw new UsageError('nothing to change: give --retention-days N or --retention-days default');
+      const orgs = await store.listOrgs();
+      const found = orgs.find((o) => o.id === ref.toLowerCase()) ?? orgs.find((o) => o.name === ref);
+      if (!found) throw new UsageError(`no org with id or name ${JSON.stringify(ref)}`);
+      const org = await store.setOrgRetention(found.id, retentionDays ?? undefined);
+      if (!org) throw new UsageError(`no org with id ${found.id}`);
+      print(values, shownOrg(org), `updated org ${org.name}\n  id: ${org.id}\n  retention: ${retentionText(org)}`);
       return 0;
     }),
 };
 
 export const orgsList: Command = {
   name: 'orgs list',
-  summary: 'List orgs.',
+  summary: "List orgs with their retention ('default' follows SVC_RETENTION_DAYS).",
   usage: 'sluice orgs list [--json] [--data-dir DIR]',
   options: { json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
   run: (values) =>
     withAdmin(values, async (_admin, store) => {
       const orgs = await store.listOrgs();
-      print(values, orgs, table([['ID', 'NAME', 'CREATED'], ...orgs.map((o) => [o.id, o.name, o.createdAt])]));
+      const rows = orgs.map((o) => [o.id, o.name, o.createdAt, describeRetention(o.retentionDays)]);
+      print(values, orgs.map(shownOrg), table([['ID', 'NAME', 'CREATED', 'RETENTION'], ...rows]));
       return 0;
     }),
 };

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { ConfigError } from '../config.js';
-import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList } from './admin.js';
+import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList, orgsSet } from './admin.js';
 import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
 import { conformanceLogql, conformancePromql } from './conformance.js';
 import { gen } from './gen.js';
 import { serve } from './serve.js';
 
 /** COMMANDS is the whole CLI; `sluice --help` lists it and each entry documents itself. */
-const COMMANDS: Command[] = [serve, gen, orgsCreate, orgsList, keysCreate, keysList, keysRevoke, conformancePromql, conformanceLogql];
+const COMMANDS: Command[] = [serve, gen, orgsCreate, orgsList, orgsSet, keysCreate, keysList, keysRevoke, conformancePromql, conformanceLogql];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;

@@ -2,6 +2,7 @@ import { promises as fs, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic, withFileLock } from './atomicFile.js';
 import { DashboardFiles } from './dashboardFiles.js';
+import { MAX_RETENTION_DAYS, isRetentionDays } from './retentionDays.js';
 import {
   MetaConflictError,
   MetaNotFoundError,
@@ -118,10 +119,22 @@ export class FileMetaStore implements MetaStore {
   }
 
   async createOrg(org: Org): Promise<Org> {
+    if (org.retentionDays !== undefined) checkRetentionDays(org.retentionDays);
     return this.mutate((doc) => {
       if (doc.orgs.some((o) => o.id === org.id)) throw new MetaConflictError(`org ${org.id} already exists`);
       if (doc.orgs.some((o) => o.name === org.name)) throw new MetaConflictError(`an org named "${org.name}" already exists`);
       doc.orgs.push({ ...org });
+      return { ...org };
+    });
+  }
+
+  async setOrgRetention(id: string, retentionDays: number | undefined): Promise<Org | undefined> {
+    if (retentionDays !== undefined) checkRetentionDays(retentionDays);
+    return this.mutate((doc) => {
+      const org = doc.orgs.find((o) => o.id === id);
+      if (!org) return undefined;
+      if (retentionDays === undefined) delete org.retentionDays;
+      else org.retentionDays = retentionDays;
       return { ...org };
     });
   }
@@ -188,4 +201,9 @@ export class FileMetaStore implements MetaStore {
     this.watcher?.close();
     this.listeners.clear();
   }
+}
+
+/** checkRetentionDays keeps a value the server could not apply out of the document. */
+function checkRetentionDays(days: number): void {
+  if (!isRetentionDays(days)) throw new RangeError(`retention must be a whole number of days from 0 to ${MAX_RETENTION_DAYS}, got ${days}`);
 }

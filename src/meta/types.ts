@@ -8,6 +8,12 @@ export interface Org {
   id: string;
   name: string;
   createdAt: string;
+  /**
+   * retentionDays is how many days of this org's data are kept; 0 keeps them forever. Absent,
+   * the service default (SVC_RETENTION_DAYS) applies, so changing that default reaches every
+   * org that never chose its own.
+   */
+  retentionDays?: number;
 }
 
 /** ApiKeyRecord is what is stored of a key: never the key itself, only its SHA-256. */
@@ -103,6 +109,11 @@ export interface MetaStore {
   getOrg(id: string): Promise<Org | undefined>;
   /** createOrg fails with MetaConflictError when the id or the name is taken. */
   createOrg(org: Org): Promise<Org>;
+  /**
+   * setOrgRetention sets the org's retention in days (0: forever), or with undefined removes it
+   * so the service default applies. Returns the changed org; undefined when no such org exists.
+   */
+  setOrgRetention(id: string, retentionDays: number | undefined): Promise<Org | undefined>;
   listApiKeys(filter?: { orgId?: string }): Promise<ApiKeyRecord[]>;
   /** insertApiKey fails with MetaNotFoundError for an unknown org, MetaConflictError for a duplicate. */
   insertApiKey(record: ApiKeyRecord): Promise<void>;

@@ -1,11 +1,10 @@
 import {
   checkLogQL,
-  gatherLogStreams,
   logSelectionsFor,
   logqlQueryKind,
-  packLogStreams,
   parseLogQL,
   planSlices,
+  shareLogs,
   unpackRowTags,
   EngineError,
   type LogQLExpr,
@@ -91,14 +90,18 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
       deps.pool,
       slices,
       (slice) => ({
-        kind: 'logql-range',
-        query: q,
-        startMs: slice.startMs,
-        endMs: slice.endMs,
-        stepMs: window.stepMs,
-        maxSamples: deps.maxSamples,
-        maxSeries: deps.maxSeries,
-        data: packLogStreams(gatherLogStreams(reader, logSelectionsFor(expr, slice.startMs, slice.endMs))),
+        tasks: [
+          {
+            kind: 'logql-range',
+            query: q,
+            startMs: slice.startMs,
+            endMs: slice.endMs,
+            stepMs: window.stepMs,
+            maxSamples: deps.maxSamples,
+            maxSeries: deps.maxSeries,
+            data: shareLogs(reader, logSelectionsFor(expr, slice.startMs, slice.endMs)),
+          },
+        ],
       }),
       false,
     );
@@ -144,7 +147,7 @@ async function streamRawLogs(
       deps.pool.threads,
       async (i, signal) => {
         const slice = slices[i];
-        const data = packLogStreams(gatherLogStreams(reader, [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }]));
+        const data = shareLogs(reader, [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }]);
         const result = await deps.pool.run(
           { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, direction: options.reverse ? 'backward' : 'forward', fields: options.fields, data },
           signal,

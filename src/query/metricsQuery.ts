@@ -1,4 +1,18 @@
-import { gatherSeries, packSeries, parseAndCheckPromQL, planSlices, promqlValueType, refersToQueryWindow, selectionsFor, type Storage } from '../../engine/index.js';
+import {
+  gatherMetricShare,
+  metricTaskData,
+  parseAndCheckPromQL,
+  planSlices,
+  promqlValueType,
+  refersToQueryWindow,
+  selectionsFor,
+  shardMergeFor,
+  shareSize,
+  type MetricTaskData,
+  type QueryTask,
+  type SeriesShard,
+  type Storage,
+} from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
@@ -21,6 +35,8 @@ export interface QueryDeps {
   maxPointsPerSeries: number;
   maxSamples: number;
   lookbackMs: number;
+  /** shardMinSamples is the slice size from which a query that time slices cannot spread is split by series; 0 never splits. */
+  shardMinSamples: number;
 }
 
 /** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
@@ -42,8 +58,9 @@ export function optionalBoolean(value: unknown, field: string): boolean {
  * metricsQuery serves POST /api/v1/metrics/query. Everything that can be checked before a
  * byte is streamed is checked first (body, window, parse, types, Accept, org concurrency), so
  * those failures are JSON errors with their status. Then the steps are cut into slices, each
- * slice's samples gathered from storage and shipped to a worker, and the results streamed in
- * slice order as points, or folded into one summary per series.
+ * slice's data shared with a worker (or, for a big slice of a query that is exact in parts,
+ * with one worker per series shard), and the results streamed in slice order as points, or
+ * folded into one summary per series.
  */
 export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promise<void> {
   const body = requireObject(parseJsonBody(ctx.body!));
@@ -74,20 +91,31 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     ? [{ startMs: window.startMs, endMs: window.endMs }]
     : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
+  // Series shards pay only where time slices leave workers idle (few steps) and the slice
+  // holds enough samples that evaluation, not task overhead, dominates.
+  const merge = slices.length < deps.pool.threads && deps.shardMinSamples > 0 ? shardMergeFor(expr) : undefined;
   await streamSeriesSlices(
     stream,
     deps.pool,
     slices,
-    (slice) => ({
-      kind: 'promql-range',
-      query: q,
-      startMs: slice.startMs,
-      endMs: slice.endMs,
-      stepMs: window.stepMs,
-      lookbackMs: deps.lookbackMs,
-      maxSamples: deps.maxSamples,
-      data: packSeries(gatherSeries(querier, selectionsFor(expr, slice.startMs, slice.endMs, planCtx))),
-    }),
+    (slice) => {
+      const share = gatherMetricShare(querier, selectionsFor(expr, slice.startMs, slice.endMs, planCtx));
+      const task = (data: MetricTaskData, shard?: SeriesShard): QueryTask => ({
+        kind: 'promql-range',
+        query: q,
+        startMs: slice.startMs,
+        endMs: slice.endMs,
+        stepMs: window.stepMs,
+        lookbackMs: deps.lookbackMs,
+        maxSamples: deps.maxSamples,
+        data,
+        shard,
+      });
+      if (merge === undefined || shareSize(share) < deps.shardMinSamples) return { tasks: [task(metricTaskData(share))] };
+      const count = deps.pool.threads;
+      const tasks = Array.from({ length: count }, (_, index) => task(metricTaskData(share, { index, count }), { index, count, merge }));
+      return { tasks, merge };
+    },
     summary,
   );
 }

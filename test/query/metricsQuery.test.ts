@@ -10,8 +10,11 @@ const STEP_MS = 15_000;
 const END_MS = Math.floor(Date.now() / STEP_MS) * STEP_MS;
 const START_MS = END_MS - 3_600_000;
 
-/** writeDemoSeries writes an hour of counters and gauges at 15 s through remote write. */
-async function writeDemoSeries(srv: TestServer): Promise<void> {
+/**
+ * writeDemoSeries writes an hour of counters and gauges at 15 s through remote write, only the
+ * samples whose timestamps `keep` accepts.
+ */
+async function writeDemoSeries(srv: TestServer, keep: (t: number) => boolean = () => true): Promise<void> {
   const timeseries = [];
   for (const job of ['api', 'web']) {
     for (const code of ['200', '500']) {
@@ -20,7 +23,7 @@ async function writeDemoSeries(srv: TestServer): Promise<void> {
         let total = 0;
         for (let t = START_MS, i = 0; t <= END_MS; t += STEP_MS, i++) {
           total += (code === '200' ? 10 : 1) + ((i * 7 + instance.charCodeAt(0)) % 5);
-          samples.push({ value: total, timestamp: t });
+          if (keep(t)) samples.push({ value: total, timestamp: t });
         }
         timeseries.push({
           labels: [
@@ -38,10 +41,11 @@ async function writeDemoSeries(srv: TestServer): Promise<void> {
   const perStep: Record<string, number> = { '0.1': 60, '0.5': 90, '1': 100, '+Inf': 100 };
   for (const [le, inc] of Object.entries(perStep)) {
     const samples = [];
-    for (let t = START_MS, i = 0; t <= END_MS; t += 60_000, i++) samples.push({ value: inc * i, timestamp: t });
+    for (let t = START_MS, i = 0; t <= END_MS; t += 60_000, i++) if (keep(t)) samples.push({ value: inc * i, timestamp: t });
     timeseries.push({ labels: [{ name: '__name__', value: 'latency_seconds_bucket' }, { name: 'job', value: 'api' }, { name: 'le', value: le }], samples });
   }
-  timeseries.push({ labels: [{ name: '__name__', value: 'temperature' }], samples: [{ value: 21.5, timestamp: END_MS - 60_000 }, { value: 22.5, timestamp: END_MS }] });
+  const temperature = [{ value: 21.5, timestamp: END_MS - 60_000 }, { value: 22.5, timestamp: END_MS }].filter((p) => keep(p.timestamp));
+  if (temperature.length > 0) timeseries.push({ labels: [{ name: '__name__', value: 'temperature' }], samples: temperature });
   const res = await fetch(`${srv.url}/api/v1/write`, {
     method: 'POST',
     body: encodeRemoteWriteBody({ timeseries }),
@@ -54,7 +58,13 @@ describe('POST /api/v1/metrics/query', () => {
   let srv: TestServer;
   beforeAll(async () => {
     srv = await startTestServer({ SVC_QUERY_WORKERS: '2' });
-    await writeDemoSeries(srv);
+    // The first 40 minutes go to a segment, which workers read from shared memory; the rest
+    // (and 5 minutes written twice) stays in the head, so queries merge both.
+    const cutAt = START_MS + 40 * 60_000;
+    await writeDemoSeries(srv, (t) => t < cutAt);
+    await srv.service.storage.cut();
+    expect(srv.service.storage.segments().filter((s) => s.signal === 'metrics')).toHaveLength(1);
+    await writeDemoSeries(srv, (t) => t >= cutAt - 5 * 60_000);
   });
   afterAll(async () => {
     await srv.stop();

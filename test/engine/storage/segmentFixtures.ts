@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { LogRecord } from '../../../engine/storage/logHead.js';
 import type { LabelMatcher } from '../../../engine/storage/matchers.js';
 import type { MetricAppend } from '../../../engine/storage/metricHead.js';
+import type { OrgLogView, OrgMetricView } from '../../../engine/storage/orgViews.js';
 import { Storage, type StorageEvent, type StorageOptions } from '../../../engine/storage/storage.js';
 
 export const ALL_MS = [-Infinity, Infinity] as const;
@@ -111,8 +112,11 @@ function bitsHex(values: Float64Array): string[] {
 
 /** snapshot dumps, in a canonical order, everything an org's views answer for a fixed set of selections. */
 export function snapshot(storage: Storage, org: string): unknown {
-  const metrics = storage.metrics(org);
-  const logs = storage.logs(org);
+  return snapshotOf(storage.metrics(org), storage.logs(org));
+}
+
+/** snapshotOf is `snapshot` over any pair of views, such as the ones a worker rebuilds from a task. */
+export function snapshotOf(metrics: OrgMetricView, logs: OrgLogView): unknown {
   const sortByKey = <T>(xs: T[], key: (x: T) => string): T[] => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   return {
     metrics: METRIC_QUERIES.map((q) =>

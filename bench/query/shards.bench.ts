@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { KeyAdmin } from '../../src/auth/apiKeys.js';
+import { loadConfig } from '../../src/config.js';
+import { startService, type RunningService } from '../../src/service.js';
+
+/**
+ * Series sharding: queries with a single step over many series cannot be cut into time
+ * slices, so without shards one worker does all the work. This benchmark stores 20,000 series
+ * for one hour (4.8M samples, in a segment as they would be in service), then times one-step
+ * dashboard queries through the real server and SSE, with sharding off and on, in one run.
+ */
+const SERIES = 20_000;
+const STEP_MS = 15_000;
+const RUNS = 5;
+const QUERIES = [
+  'sum by (job) (rate(requests_total[1h]))',
+  'avg(max_over_time(requests_total[1h]))',
+  'max by (zone) (deriv(requests_total[30m]))',
+  'rate(requests_total[5m]) > 1000000',
+];
+
+class Sink extends Writable {
+  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
+    done();
+  }
+}
+
+async function serve(dataDir: string, shardMinSamples: number): Promise<RunningService> {
+  const config = loadConfig({
+    SVC_PORT: '0',
+    SVC_HOST: '127.0.0.1',
+    SVC_DATA_DIR: dataDir,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_QUERY_SHARD_MIN_SAMPLES: String(shardMinSamples),
+    SVC_MAX_SERIES_PER_ORG: String(SERIES * 2),
+  });
+  return startService(config, { logDestination: new Sink(), announce: () => {} });
+}
+
+async function timeQuery(url: string, key: string, q: string, atMs: number): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${url}/api/v1/metrics/query`, {
+    method: 'POST',
+    body: JSON.stringify({ q, s: String(atMs), e: String(atMs), step: 60 }),
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+  });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('"status":"ok"')) throw new Error(`${q}: ${res.status} ${text.slice(-200)}`);
+  return performance.now() - started;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export async function main(): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-shards-'));
+  try {
+    let service = await serve(dataDir, 0);
+    const [org] = await service.store.listOrgs();
+    const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');
+    const endMs = Math.floor(Date.now() / STEP_MS) * STEP_MS;
+    const startMs = endMs - 3_600_000;
+    for (let from = 0; from < SERIES; from += 1000) {
+      const batch = [];
+      for (let i = from; i < from + 1000; i++) {
+        const n = (endMs - startMs) / STEP_MS + 1;
+        const ts = new Float64Array(n);
+        const values = new Float64Array(n);
+        for (let j = 0; j < n; j++) {
+          ts[j] = startMs + j * STEP_MS;
+          values[j] = j * ((i % 13) + 1) + (i % 7);
+        }
+        batch.push({ labels: { __name__: 'requests_total', job: `job${i % 20}`, zone: `z${i % 3}`, instance: `host-${i}` }, timestampsMs: ts, values });
+      }
+      await service.storage.appendMetrics(org.id, batch, []);
+    }
+    await service.storage.cut();
+    console.log(`${SERIES} series x ${(3_600_000 / STEP_MS + 1)} samples in ${service.storage.segments().length} segment(s); ${os.availableParallelism()} cores`);
+    const rows: Record<string, Record<string, string>> = {};
+    for (const shardMinSamples of [0, 1_000_000]) {
+      if (shardMinSamples > 0) {
+        await service.stop();
+        service = await serve(dataDir, shardMinSamples);
+      }
+      const label = shardMinSamples === 0 ? 'unsharded ms' : 'sharded ms';
+      const url = `http://127.0.0.1:${service.port}`;
+      for (const q of QUERIES) {
+        await timeQuery(url, key, q, endMs); // warm-up: worker start, segment decode, JIT
+        const times: number[] = [];
+        for (let r = 0; r < RUNS; r++) times.push(await timeQuery(url, key, q, endMs));
+        rows[q] ??= {};
+        rows[q][label] = median(times).toFixed(0);
+      }
+    }
+    for (const row of Object.values(rows)) row['speed-up'] = (Number(row['unsharded ms']) / Number(row['sharded ms'])).toFixed(2);
+    console.table(rows);
+    await service.stop();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

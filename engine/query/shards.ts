@@ -1,0 +1,245 @@
+import type { AggregateExpr, Expr } from '../promql/ast.js';
+import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
+import type { SeriesColumns } from './packing.js';
+
+/**
+ * Series sharding splits one slice of a PromQL query by series, for the case time slices
+ * cannot help: few steps over many series (an instant-style dashboard tile, a day-wide step).
+ * Each shard evaluates the whole query over the series whose hash falls in it, and the query
+ * front merges the shards' answers. That is exact only for some query shapes:
+ *
+ * - series-local expressions, where each output series depends on one input series (selectors,
+ *   per-series functions, arithmetic with constants): the shards' outputs are disjoint, and
+ *   merging is concatenation;
+ * - one of the aggregations sum, count, min, max, group or avg over a series-local
+ *   expression: each shard's answer is a partial aggregate per group, merged per timestamp
+ *   (avg travels as a sum and a count).
+ *
+ * Anything else (binary operations between vectors, topk, quantiles, histogram_quantile, ...)
+ * is evaluated unsharded.
+ */
+export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg';
+
+/** SeriesShard names one shard of `count`; `avg` asks the worker for a sum and a count instead of a mean. */
+export interface SeriesShard {
+  index: number;
+  count: number;
+  merge: ShardMerge;
+}
+
+/** PER_SERIES_FUNCTIONS map each input series to at most one output series with the same identity. */
+const PER_SERIES_FUNCTIONS = new Set([
+  'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'avg_over_time', 'ceil', 'changes', 'clamp', 'clamp_max',
+  'clamp_min', 'cos', 'cosh', 'count_over_time', 'day_of_month', 'day_of_week', 'day_of_year', 'days_in_month', 'deg',
+  'delta', 'deriv', 'double_exponential_smoothing', 'exp', 'floor', 'holt_winters', 'hour', 'idelta', 'increase', 'irate',
+  'last_over_time', 'ln', 'log10', 'log2', 'mad_over_time', 'max_over_time', 'min_over_time', 'minute', 'month',
+  'predict_linear', 'present_over_time', 'quantile_over_time', 'rad', 'rate', 'resets', 'round', 'sgn', 'sin', 'sinh',
+  'sqrt', 'stddev_over_time', 'stdvar_over_time', 'sum_over_time', 'tan', 'tanh', 'timestamp', 'year',
+]);
+
+/** CONSTANT_FUNCTIONS yield the same scalar whatever the data. */
+const CONSTANT_FUNCTIONS = new Set(['time', 'pi']);
+
+const MERGEABLE_AGGREGATIONS: ReadonlyMap<string, ShardMerge> = new Map([
+  ['sum', 'sum'],
+  ['count', 'sum'],
+  ['min', 'min'],
+  ['max', 'max'],
+  ['group', 'group'],
+  ['avg', 'avg'],
+]);
+
+function unwrap(expr: Expr): Expr {
+  return expr.type === 'ParenExpr' ? unwrap(expr.expr) : expr;
+}
+
+/** isConstant: a scalar that does not depend on any series. */
+function isConstant(expr: Expr): boolean {
+  switch (expr.type) {
+    case 'NumberLiteral':
+    case 'StringLiteral':
+      return true;
+    case 'ParenExpr':
+    case 'UnaryExpr':
+      return isConstant(expr.expr);
+    case 'BinaryExpr':
+      return isConstant(expr.lhs) && isConstant(expr.rhs);
+    case 'Call':
+      return CONSTANT_FUNCTIONS.has(expr.func.name) && expr.args.length === 0;
+    default:
+      return false;
+  }
+}
+
+/** isSeriesLocal: each output series comes from exactly one input series, and no input means no output. */
+function isSeriesLocal(expr: Expr): boolean {
+  switch (expr.type) {
+    case 'VectorSelector':
+    case 'MatrixSelector':
+      return true;
+    case 'ParenExpr':
+    case 'UnaryExpr':
+      return isSeriesLocal(expr.expr);
+    case 'SubqueryExpr':
+      return isSeriesLocal(expr.expr);
+    case 'BinaryExpr':
+      return (isSeriesLocal(expr.lhs) && isConstant(expr.rhs)) || (isConstant(expr.lhs) && isSeriesLocal(expr.rhs));
+    case 'Call': {
+      if (!PER_SERIES_FUNCTIONS.has(expr.func.name)) return false;
+      const data = expr.args.filter((a) => !isConstant(a));
+      return data.length === 1 && isSeriesLocal(data[0]);
+    }
+    default:
+      return false;
+  }
+}
+
+/** shardMergeFor says how shards of `expr` combine, or undefined when it must run unsharded. */
+export function shardMergeFor(expr: Expr): ShardMerge | undefined {
+  const top = unwrap(expr);
+  if (top.type === 'AggregateExpr') {
+    const merge = MERGEABLE_AGGREGATIONS.get(top.op);
+    return merge !== undefined && top.param === null && isSeriesLocal(top.expr) ? merge : undefined;
+  }
+  return top.valueType === 'vector' && isSeriesLocal(top) ? 'concat' : undefined;
+}
+
+/** topAggregation returns the aggregation at the top of a sharded query (for avg's rewrite). */
+export function topAggregation(expr: Expr): AggregateExpr | undefined {
+  const top = unwrap(expr);
+  return top.type === 'AggregateExpr' ? top : undefined;
+}
+
+/**
+ * shardOf places a series by an FNV-1a hash of its labels without the metric name, so series
+ * that differ only by name (which a function dropping the name would make collide) share a
+ * shard and still meet.
+ */
+export function shardOf(labels: Labels, count: number): number {
+  let h = 0x811c9dc5;
+  const names = Object.keys(labels).sort();
+  for (const name of names) {
+    if (name === METRIC_NAME) continue;
+    h = mix(h, name);
+    h = Math.imul(h ^ 0xff, 0x01000193);
+    h = mix(h, labels[name]);
+    h = Math.imul(h ^ 0xfe, 0x01000193);
+  }
+  return (h >>> 0) % count;
+}
+
+function mix(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** ShardOutput is one shard's answer: its series, and for avg the matching counts. */
+export interface ShardOutput {
+  series: SeriesColumns[];
+  counts?: SeriesColumns[];
+}
+
+type Combine = (a: number, b: number) => number;
+
+const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg'>, Combine> = {
+  sum: (a, b) => a + b,
+  // Prometheus' min and max let any number replace a NaN, and keep NaN only when all are NaN.
+  min: (a, b) => (b < a || Number.isNaN(a) ? b : a),
+  max: (a, b) => (b > a || Number.isNaN(a) ? b : a),
+  group: () => 1,
+};
+
+/**
+ * mergeShards combines the shards of one slice into the answer an unsharded evaluation gives:
+ * disjoint series are concatenated; partial aggregates of the same group are combined at each
+ * timestamp either shard has a value for.
+ */
+export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[]): SeriesColumns[] {
+  if (merge === 'concat') return outputs.flatMap((o) => o.series);
+  if (merge === 'avg') {
+    const sums = combineByGroup(outputs.map((o) => o.series), COMBINE.sum);
+    const counts = new Map(combineByGroup(outputs.map((o) => o.counts ?? []), COMBINE.sum).map((s) => [labelsKey(s.labels), s]));
+    return sums.map((s) => {
+      const n = counts.get(labelsKey(s.labels));
+      if (!n) throw new Error('a shard sent an average without its count');
+      const values = new Float64Array(s.values.length);
+      for (let i = 0; i < values.length; i++) values[i] = s.values[i] / n.values[i];
+      return { labels: s.labels, timestampsMs: s.timestampsMs, values };
+    });
+  }
+  return combineByGroup(outputs.map((o) => o.series), COMBINE[merge]);
+}
+
+/** combineByGroup merges series with equal labels across parts, combining values at equal timestamps. */
+function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): SeriesColumns[] {
+  const groups = new Map<string, SeriesColumns[]>();
+  for (const part of parts) {
+    for (const s of part) {
+      const key = labelsKey(s.labels);
+      const list = groups.get(key);
+      if (list) list.push(s);
+      else groups.set(key, [s]);
+    }
+  }
+  const out: SeriesColumns[] = [];
+  for (const list of groups.values()) out.push(list.reduce((a, b) => combinePair(a, b, combine)));
+  return out;
+}
+
+/** combinePair merges two time-sorted series of one group in a single pass. */
+function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): SeriesColumns {
+  const n = a.timestampsMs.length + b.timestampsMs.length;
+  const timestampsMs = new Float64Array(n);
+  const values = new Float64Array(n);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.timestampsMs.length || j < b.timestampsMs.length) {
+    const ta = i < a.timestampsMs.length ? a.timestampsMs[i] : Infinity;
+    const tb = j < b.timestampsMs.length ? b.timestampsMs[j] : Infinity;
+    timestampsMs[k] = Math.min(ta, tb);
+    values[k++] = ta === tb ? combine(a.values[i++], b.values[j++]) : ta < tb ? a.values[i++] : b.values[j++];
+  }
+  return { labels: a.labels, timestampsMs: timestampsMs.subarray(0, k), values: values.subarray(0, k) };
+}
+
+/**
+ * partialAverage folds a shard's per-series answer (the inner expression of an `avg`) into a
+ * sum and a count per group and step, so the shard evaluates its data once; the merge divides.
+ * Groups follow Prometheus: `by` keeps the listed labels, `without` drops them and the name.
+ */
+export function partialAverage(
+  inner: readonly SeriesColumns[],
+  grouping: readonly string[],
+  without: boolean,
+  grid: { startMs: number; stepMs: number; steps: number },
+): { sums: SeriesColumns[]; counts: SeriesColumns[] } {
+  const groups = new Map<string, { labels: Labels; sum: Float64Array; count: Float64Array }>();
+  const dropped = new Set(without ? [...grouping, METRIC_NAME] : []);
+  for (const s of inner) {
+    const labels: Record<string, string> = {};
+    if (without) {
+      for (const name in s.labels) if (!dropped.has(name)) labels[name] = s.labels[name];
+    } else {
+      for (const name of grouping) if (s.labels[name] !== undefined && s.labels[name] !== '') labels[name] = s.labels[name];
+    }
+    const key = labelsKey(labels);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { labels, sum: new Float64Array(grid.steps), count: new Float64Array(grid.steps) }));
+    for (let i = 0; i < s.timestampsMs.length; i++) {
+      const step = Math.round((s.timestampsMs[i] - grid.startMs) / grid.stepMs);
+      g.sum[step] += s.values[i];
+      g.count[step]++;
+    }
+  }
+  const sums: SeriesColumns[] = [];
+  const counts: SeriesColumns[] = [];
+  for (const g of groups.values()) {
+    const steps: number[] = [];
+    for (let i = 0; i < grid.steps; i++) if (g.count[i] > 0) steps.push(i);
+    const timestampsMs = Float64Array.from(steps, (i) => grid.startMs + i * grid.stepMs);
+    sums.push({ labels: g.labels, timestampsMs, values: Float64Array.from(steps, (i) => g.sum[i]) });
+    counts.push({ labels: g.labels, timestampsMs, values: Float64Array.from(steps, (i) => g.count[i]) });
+  }
+  return { sums, counts };
+}

@@ -1,0 +1,143 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateRange } from '../../../engine/promql/eval/index.js';
+import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
+import { unpackSeries, type SeriesColumns } from '../../../engine/query/packing.js';
+import { mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
+import { gatherMetricShare, metricTaskData } from '../../../engine/query/taskData.js';
+import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
+import { formatLabels } from '../../../engine/storage/labels.js';
+import type { MetricAppend } from '../../../engine/storage/metricHead.js';
+import type { Storage } from '../../../engine/storage/storage.js';
+import { openStorage, tempDir } from '../storage/segmentFixtures.js';
+
+const ORG = 'org';
+const START = 1_700_000_000_000;
+const STEP = 15_000;
+
+/** seriesBatch writes counters and gauges for many series, some of them NaN or only partly present. */
+function seriesBatch(fromMs: number, toMs: number): MetricAppend[] {
+  const out: MetricAppend[] = [];
+  for (let i = 0; i < 120; i++) {
+    const ts: number[] = [];
+    const counter: number[] = [];
+    const gauge: number[] = [];
+    for (let t = fromMs; t < toMs; t += STEP) {
+      if (i % 7 === 3 && t % 120_000 < 60_000) continue; // gaps
+      ts.push(t);
+      counter.push(((t - START) / 1000) * ((i % 5) + 1));
+      gauge.push(i % 11 === 0 && t % 300_000 === 0 ? NaN : Math.sin(t / 60_000 + i) * 10 + i);
+    }
+    const labels = { job: `job${i % 4}`, instance: `i${i}`, zone: `z${i % 3}` };
+    out.push({ labels: { __name__: 'requests_total', ...labels }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(counter) });
+    out.push({ labels: { __name__: 'temperature', ...labels }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(gauge) });
+  }
+  return out;
+}
+
+function keyed(series: readonly SeriesColumns[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of series) s.timestampsMs.forEach((t, i) => out.set(`${formatLabels(s.labels)}@${t}`, s.values[i]));
+  return out;
+}
+
+describe('series shards', () => {
+  let dir: string;
+  let storage: Storage;
+  beforeAll(async () => {
+    dir = await tempDir();
+    ({ storage } = await openStorage(dir));
+    await storage.appendMetrics(ORG, seriesBatch(START, START + 1_800_000), []);
+    await storage.cut();
+    await storage.appendMetrics(ORG, seriesBatch(START + 1_800_000, START + 3_600_000), []);
+  });
+  afterAll(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('splits only the query shapes whose parts merge exactly', () => {
+    const mergeOf = (q: string) => shardMergeFor(parseAndCheckPromQL(q));
+    expect(mergeOf('rate(requests_total[5m])')).toBe('concat');
+    expect(mergeOf('(2 * abs(temperature - 3))')).toBe('concat');
+    expect(mergeOf('clamp_max(temperature, 10)')).toBe('concat');
+    expect(mergeOf('max_over_time(rate(requests_total[5m])[30m:1m])')).toBe('concat');
+    expect(mergeOf('sum by (job) (rate(requests_total[5m]))')).toBe('sum');
+    expect(mergeOf('count without (instance) (temperature > 5)')).toBe('sum');
+    expect(mergeOf('avg(temperature)')).toBe('avg');
+    expect(mergeOf('min by (zone) (temperature)')).toBe('min');
+    expect(mergeOf('max(temperature)')).toBe('max');
+    expect(mergeOf('group by (job) (temperature)')).toBe('group');
+    for (const q of [
+      'temperature / on (instance) requests_total',
+      'topk(3, temperature)',
+      'quantile(0.9, temperature)',
+      'stddev(temperature)',
+      'sum(sum by (job) (temperature))',
+      'histogram_quantile(0.9, rate(requests_total[5m]))',
+      'label_replace(temperature, "x", "$1", "job", "(.*)")',
+      'absent(temperature)',
+      'vector(1)',
+      'year()',
+      'scalar(temperature)',
+      'temperature * scalar(temperature)',
+      'sort(temperature)',
+    ]) {
+      expect(mergeOf(q), q).toBeUndefined();
+    }
+  });
+
+  it('places series by their labels without the name, in every shard', () => {
+    const a = { __name__: 'a', job: 'x', instance: '1' };
+    expect(shardOf(a, 4)).toBe(shardOf({ __name__: 'b', instance: '1', job: 'x' }, 4));
+    const counts = new Array(4).fill(0);
+    for (let i = 0; i < 1000; i++) counts[shardOf({ instance: `i${i}` }, 4)]++;
+    for (const c of counts) expect(c).toBeGreaterThan(150);
+  });
+
+  it('merged shards answer like one evaluation over all series', () => {
+    const queries = [
+      'rate(requests_total[5m])',
+      'sum by (job) (rate(requests_total[5m]))',
+      'sum(temperature)',
+      'count by (zone) (temperature > 5)',
+      'avg by (job) (temperature)',
+      'avg(rate(requests_total[2m]))',
+      'min by (zone) (temperature)',
+      'max without (instance) (temperature)',
+      'group by (job) (temperature)',
+      '-temperature * 2',
+      'max_over_time(temperature[10m])',
+    ];
+    const view = storage.metrics(ORG);
+    for (const q of queries) {
+      for (const [startMs, endMs, stepMs] of [
+        [START + 3_600_000, START + 3_600_000, STEP],
+        [START + 600_000, START + 3_000_000, 1_200_000],
+      ]) {
+        const expr = parseAndCheckPromQL(q);
+        const merge = shardMergeFor(expr)!;
+        const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+        const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+        for (const count of [2, 3]) {
+          const outputs: ShardOutput[] = [];
+          for (let index = 0; index < count; index++) {
+            const task: PromQLRangeTask = { kind: 'promql-range', query: q, startMs, endMs, stepMs, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share, { index, count }), shard: { index, count, merge } };
+            const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
+            if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
+            outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) });
+          }
+          const got = keyed(mergeShards(merge, outputs));
+          const want = keyed(direct.series);
+          const context = `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`;
+          expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
+          expect(want.size, context).toBeGreaterThan(0);
+          for (const [k, v] of want) {
+            if (Number.isNaN(v)) expect(got.get(k), `${context} ${k}`).toBeNaN();
+            else expect(got.get(k), `${context} ${k}`).toBeCloseTo(v, 6);
+          }
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { evaluateRange } from '../../engine/promql/eval/index.js';
+import { parseAndCheckPromQL } from '../../engine/promql/index.js';
+import { formatLabels } from '../../engine/storage/labels.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { query, readSse } from '../support/sse.js';
+
+const STEP_MS = 15_000;
+const END_MS = Math.floor(Date.now() / STEP_MS) * STEP_MS;
+const START_MS = END_MS - 1_800_000;
+
+async function tasksCompleted(srv: TestServer): Promise<number> {
+  const text = await (await fetch(`${srv.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('sluice_query_tasks_total{outcome="completed"}'));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('queries split by series shard', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    // Every slice is "big enough" here, so each query with one step and an exact shape is split.
+    srv = await startTestServer({ SVC_QUERY_WORKERS: '2', SVC_QUERY_SHARD_MIN_SAMPLES: '1' });
+    const timeseries = [];
+    for (let i = 0; i < 60; i++) {
+      const samples = [];
+      for (let t = START_MS, n = 0; t <= END_MS; t += STEP_MS, n++) samples.push({ value: n * ((i % 4) + 1) + (i % 3 === 0 ? Math.sin(n) : 0), timestamp: t });
+      timeseries.push({ labels: [{ name: '__name__', value: 'jobs_done_total' }, { name: 'team', value: `t${i % 5}` }, { name: 'worker', value: `w${i}` }], samples });
+    }
+    const res = await fetch(`${srv.url}/api/v1/write`, {
+      method: 'POST',
+      body: encodeRemoteWriteBody({ timeseries }),
+      headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
+    });
+    expect(res.status).toBe(204);
+    await srv.service.storage.cut();
+  });
+  afterAll(async () => {
+    await srv.stop();
+  });
+
+  it('runs one task per shard and streams what one evaluation gives', async () => {
+    for (const [q, tasks] of [
+      ['sum by (team) (rate(jobs_done_total[5m]))', 2],
+      ['avg(increase(jobs_done_total[10m]))', 2],
+      ['max by (team) (jobs_done_total)', 2],
+      ['rate(jobs_done_total[5m])', 2],
+      ['topk(3, jobs_done_total)', 1],
+    ] as const) {
+      const before = await tasksCompleted(srv);
+      const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));
+      expect(res.status, q).toBe(200);
+      expect(res.events.at(-1), q).toEqual({ type: 'done', data: { status: 'ok' } });
+      expect((await tasksCompleted(srv)) - before, q).toBe(tasks);
+      const got = new Map<string, number>();
+      for (const e of res.events.filter((x) => x.type === 'result')) got.set(e.data.label as string, e.data.value as number);
+      const direct = evaluateRange(parseAndCheckPromQL(q), srv.service.storage.metrics(srv.orgId), END_MS, END_MS, STEP_MS);
+      const want = new Map<string, number>();
+      for (const s of direct.series) if (s.values.length > 0) want.set(formatLabels(s.labels), s.values[0]);
+      expect(want.size, q).toBeGreaterThan(0);
+      expect([...got.keys()].sort(), q).toEqual([...want.keys()].sort());
+      for (const [k, v] of want) expect(got.get(k), `${q} ${k}`).toBeCloseTo(v, 9);
+    }
+  });
+
+  it('keeps time slices, not shards, when there are enough steps to spread', async () => {
+    const before = await tasksCompleted(srv);
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q: 'sum(rate(jobs_done_total[5m]))', s: String(START_MS), e: String(END_MS), step: 15 }));
+    expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
+    // 121 steps in slices of at least 30 steps: four tasks, one per slice.
+    expect((await tasksCompleted(srv)) - before).toBe(4);
+  });
+});
