@@ -1,25 +1,11 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, runCli, sha256Hex, startChildServer, type ChildServer } from './support/child.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, sha256Hex, startChildServer, useCliWorkspace } from './support/child.js';
 
 describe('sluice CLI', () => {
-  let dataDir: string;
-  const children: ChildServer[] = [];
-  beforeEach(async () => {
-    expect(existsSync(CLI), 'run `npm run build` first (npm test does)').toBe(true);
-    dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-cli-'));
-  });
-  afterEach(async () => {
-    for (const c of children.splice(0)) {
-      c.proc.kill('SIGKILL');
-      await c.exit;
-    }
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+  const ws = useCliWorkspace('sluice-cli-');
+  const { children, cli } = ws;
 
   it('documents every command and option in --help', () => {
     const top = runCli(['--help']);
@@ -49,7 +35,7 @@ describe('sluice CLI', () => {
     expect(JSON.stringify(listed)).not.toContain(created.key);
     expect(listed[0]).not.toHaveProperty('hash');
 
-    const onDisk = await readFile(path.join(dataDir, 'meta', 'meta.json'), 'utf8');
+    const onDisk = await readFile(path.join(ws.dataDir, 'meta', 'meta.json'), 'utf8');
     expect(onDisk).not.toContain(created.key);
     expect(onDisk).toContain(sha256Hex(created.key));
 
@@ -60,7 +46,7 @@ describe('sluice CLI', () => {
   });
 
   it('creates and announces a default key on first start only, and a running server honours CLI revocation', async () => {
-    const first = await startChildServer({ SVC_DATA_DIR: dataDir });
+    const first = await startChildServer({ SVC_DATA_DIR: ws.dataDir });
     children.push(first);
     const key = /API key: (slk_\S+)/.exec(first.stderr())?.[1];
     expect(key).toBeDefined();
@@ -81,13 +67,13 @@ describe('sluice CLI', () => {
     expect(first.stdout()).toContain('sluice stopped');
     children.pop();
 
-    const second = await startChildServer({ SVC_DATA_DIR: dataDir });
+    const second = await startChildServer({ SVC_DATA_DIR: ws.dataDir });
     children.push(second);
     expect(second.stderr()).not.toContain('API key:');
   });
 
   it('provisions SVC_BOOTSTRAP_ORG and SVC_BOOTSTRAP_API_KEY idempotently', async () => {
-    const env = { SVC_DATA_DIR: dataDir, SVC_BOOTSTRAP_ORG: 'platform', SVC_BOOTSTRAP_API_KEY: 'provisioned-key-0123456789abcdef0123456789' };
+    const env = { SVC_DATA_DIR: ws.dataDir, SVC_BOOTSTRAP_ORG: 'platform', SVC_BOOTSTRAP_API_KEY: 'provisioned-key-0123456789abcdef0123456789' };
     for (let i = 0; i < 2; i++) {
       const srv = await startChildServer(env);
       children.push(srv);
@@ -104,7 +90,7 @@ describe('sluice CLI', () => {
   });
 
   it('stops start-up with a message naming each invalid variable', () => {
-    const res = runCli(['serve'], { SVC_DATA_DIR: dataDir, SVC_PORT: 'eighty', SVC_MAX_BODY_BYTES: '12 parsecs', SVC_LOG_LEVEL: 'loud' });
+    const res = runCli(['serve'], { SVC_DATA_DIR: ws.dataDir, SVC_PORT: 'eighty', SVC_MAX_BODY_BYTES: '12 parsecs', SVC_LOG_LEVEL: 'loud' });
     expect(res.status).toBe(78);
     for (const name of ['SVC_PORT', 'SVC_MAX_BODY_BYTES', 'SVC_LOG_LEVEL']) expect(res.stderr).toContain(name);
   });

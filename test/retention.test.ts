@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../engine/index.js';
 import { FileMetaStore } from '../src/meta/fileStore.js';
 import { OrgRetention } from '../src/meta/orgRetention.js';
-import { CLI, runCli, startChildServer, type ChildServer } from './support/child.js';
+import { runCli, startChildServer, useCliWorkspace } from './support/child.js';
 import { waitFor } from './support/server.js';
 import { query, readSse } from './support/sse.js';
 
@@ -67,20 +65,8 @@ async function storedData(url: string, key: string): Promise<{ points: number; l
 }
 
 describe('per-org retention', () => {
-  let dataDir: string;
-  const children: ChildServer[] = [];
-  beforeEach(async () => {
-    expect(existsSync(CLI), 'run `npm run build` first (npm test does)').toBe(true);
-    dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-retention-'));
-  });
-  afterEach(async () => {
-    for (const c of children.splice(0)) {
-      c.proc.kill('SIGKILL');
-      await c.exit;
-    }
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+  const ws = useCliWorkspace('sluice-retention-');
+  const { children, cli } = ws;
   const cliJson = <T>(...args: string[]): T => {
     const res = cli(...args, '--json');
     expect(res.status, res.stderr).toBe(0);
@@ -96,7 +82,7 @@ describe('per-org retention', () => {
     const shortKey = cliJson<{ key: string }>('keys', 'create', '--org', short.id).key;
 
     // A 1KiB head is cut into segments by each write below, and compaction with retention runs every second.
-    const server = await startChildServer({ SVC_DATA_DIR: dataDir, SVC_HEAD_MAX_BYTES: '1KiB', SVC_COMPACTION_INTERVAL_MS: '1000', SVC_QUERY_WORKERS: '1' });
+    const server = await startChildServer({ SVC_DATA_DIR: ws.dataDir, SVC_HEAD_MAX_BYTES: '1KiB', SVC_COMPACTION_INTERVAL_MS: '1000', SVC_QUERY_WORKERS: '1' });
     children.push(server);
     // A write that lands while a cut is running waits for the next head check (30 s) instead of
     // starting its own cut, so each write waits for the cut it starts, as the server logs it.
@@ -146,7 +132,7 @@ describe('per-org retention', () => {
     expect(cliJson<OrgShown>('orgs', 'set', 'acme', '--retention-days', 'default').retentionDays).toBeNull();
     const listed = cliJson<OrgShown[]>('orgs', 'list');
     expect(Object.fromEntries(listed.map((o) => [o.name, o.retentionDays]))).toEqual({ acme: null, archive: 0, plain: 1 });
-    const stored = JSON.parse(await readFile(path.join(dataDir, 'meta', 'meta.json'), 'utf8')) as { orgs: Array<Record<string, unknown>> };
+    const stored = JSON.parse(await readFile(path.join(ws.dataDir, 'meta', 'meta.json'), 'utf8')) as { orgs: Array<Record<string, unknown>> };
     expect(stored.orgs.find((o) => o.name === 'acme')).not.toHaveProperty('retentionDays');
 
     for (const [args, message] of [
@@ -175,9 +161,9 @@ describe('per-org retention', () => {
   }, 120_000);
 
   it('gives the server the retention another process writes, in milliseconds, 0 meaning forever', async () => {
-    const served = await FileMetaStore.open(dataDir, { watchChanges: true });
+    const served = await FileMetaStore.open(ws.dataDir, { watchChanges: true });
     const retention = await OrgRetention.create(served);
-    const writer = await FileMetaStore.open(dataDir);
+    const writer = await FileMetaStore.open(ws.dataDir);
     try {
       await writer.createOrg({ id: 'org-a', name: 'A', createdAt: new Date().toISOString() });
       await writer.createOrg({ id: 'org-b', name: 'B', createdAt: new Date().toISOString(), retentionDays: 2 });

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { encodeExportLogsServiceRequest, encodeRemoteWriteBody, type LogRecordInput, type TimeSeriesInput } from '../../engine/index.js';
+import { runWhenDirect } from '../runDirect.js';
 
 /**
  * End-to-end ingest throughput: the real server in its own process, fed over loopback by
@@ -105,9 +106,4 @@ export async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

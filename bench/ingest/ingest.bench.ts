@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { Bench } from 'tinybench';
 import {
@@ -33,6 +33,7 @@ import type {
   PushRequestInput,
   WriteRequestInput,
 } from '../../engine/ingest/index.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const LOG_LINES = 5000;
 const RW_SERIES = 2000;
@@ -258,9 +259,4 @@ export async function main(): Promise<void> {
   console.table(bench.table());
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

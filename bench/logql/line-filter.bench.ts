@@ -9,13 +9,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
 import type { LogSelectorExpr } from '../../engine/logql/index.js';
 import { CompiledPipeline, evaluateLogQLInstant } from '../../engine/logql/eval/index.js';
 import { LogHead } from '../../engine/storage/logHead.js';
 import { Random, textLine } from './data.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const LINES = 400_000;
 const NEEDLE = 'needle';
@@ -92,9 +92,4 @@ export async function main(): Promise<void> {
   console.table(bench.table());
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

@@ -9,7 +9,7 @@
  * itself with a larger heap when needed; LINES=1000000 in the environment for a quicker run)
  */
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
@@ -17,6 +17,7 @@ import { evaluateLogQLInstant, evaluateLogQLRange } from '../../engine/logql/eva
 import type { LogReader, LogStreamData } from '../../engine/storage/logHead.js';
 import { LogHead, type LogRecord } from '../../engine/storage/logHead.js';
 import { LEVEL_NAMES, Random, fmtRate, textLine } from './data.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const TOTAL = Number(process.env.LINES ?? 10_000_000);
 const CHUNK = 250_000;
@@ -139,9 +140,4 @@ export async function main(): Promise<void> {
   console.table(bench.table());
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

@@ -5,12 +5,12 @@
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/logql/parsers.bench.js
  */
-import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
 import type { LogSelectorExpr } from '../../engine/logql/index.js';
 import { CompiledPipeline, LabelCache } from '../../engine/logql/eval/index.js';
 import { Random, fmtRate, jsonLine, logfmtLine, textLine } from './data.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const LINES = 20_000;
 
@@ -63,9 +63,4 @@ export async function main(): Promise<void> {
   console.table(bench.table());
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

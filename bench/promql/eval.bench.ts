@@ -7,7 +7,6 @@
  * Run: npx tsc -p tsconfig.json && node dist/bench/promql/eval.bench.js
  * Scale down with BENCH_SERIES=1000 for a quick run.
  */
-import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { evaluateRange, type MatrixSeries, type RangeResult } from '../../engine/promql/eval/index.js';
@@ -15,6 +14,7 @@ import type { Labels } from '../../engine/storage/labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../../engine/storage/matchers.js';
 import { lowerBound, upperBound, type MetricQuerier, type SeriesData } from '../../engine/storage/metricHead.js';
 import { bitsOf, isStale } from '../../engine/storage/staleness.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);
 const SCRAPE_MS = 15_000;
@@ -241,9 +241,4 @@ export async function main(): Promise<void> {
   console.table(bench.table());
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Writable } from 'node:stream';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { Generator } from '../../src/gen/generator.js';
 import { Sender, backfill } from '../../src/gen/sender.js';
 import { startService, type RunningService } from '../../src/service.js';
+import { runWhenDirect } from '../runDirect.js';
 
 /**
  * The query macro benchmark: a real server on loopback over six hours of the demo world,
@@ -103,9 +103,4 @@ export async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

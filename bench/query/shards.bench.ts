@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/service.js';
+import { runWhenDirect } from '../runDirect.js';
 
 /**
  * Series sharding: queries with a single step over many series cannot be cut into time
@@ -106,9 +106,4 @@ export async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

@@ -6,9 +6,9 @@
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/regex/regex.bench.js
  */
-import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { compileRegex, type Regex } from '../../engine/regex/index.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const LINES = 10_000;
 
@@ -177,9 +177,4 @@ export async function main(): Promise<void> {
   console.table(bench.table());
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

@@ -11,7 +11,6 @@ import { promises as fs } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { decodeOtlpLogs, decodeRemoteWrite, encodeExportLogsServiceRequest, encodeRemoteWriteBody } from '../../engine/ingest/index.js';
 import { LocalBlobStore } from '../../engine/storage/blobStore.js';
@@ -22,6 +21,7 @@ import type { MetricAppend } from '../../engine/storage/metricHead.js';
 import { MetricSegmentReader } from '../../engine/storage/metricSegment.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { Generator, SCRAPE_INTERVAL_MS } from '../../src/gen/generator.js';
+import { runWhenDirect } from '../runDirect.js';
 
 const HOURS = 6;
 const CUT_EVERY_MS = 30 * 60_000;
@@ -190,9 +190,4 @@ export async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+runWhenDirect(import.meta.url, main);

@@ -1,8 +1,14 @@
+import { decodeGoBytes, escapedByte } from './goBytes.js';
+
 /**
  * unquoteGoString decodes a string literal the way Go's strconv.Unquote does, which is what
  * both PromQL and LogQL use: double quotes and single quotes interpret escapes, backticks are
  * raw. Returns the decoded value, or an error message with the offset (relative to the start of
  * `literal`) of the bad escape so a parser can report a precise position.
+ *
+ * `\x` and octal escapes are bytes, as in Go: consecutive ones that form valid UTF-8 are that
+ * text (`"\xc3\xa9"` is "é"), and bytes that do not are kept as the code units goBytes.ts
+ * describes, so checks for valid UTF-8 fail on them as Go's do.
  */
 export type UnquoteResult =
   | { ok: true; value: string }
@@ -36,11 +42,20 @@ export function unquoteGoString(literal: string): UnquoteResult {
     return { ok: false, message: `invalid quote character ${q}`, offset: 0 };
   }
   let out = '';
+  // Bytes of a run of \x or octal escapes, decoded together once the run ends: a character
+  // written out or as \u always starts a new UTF-8 sequence, so it can never complete them.
+  let bytes: number[] = [];
+  const flushBytes = (): void => {
+    if (bytes.length === 0) return;
+    out += decodeGoBytes(bytes);
+    bytes = [];
+  };
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === '\n') return { ok: false, message: 'newline in string', offset: i + 1 };
     if (c === q) return { ok: false, message: `unexpected ${q} in string`, offset: i + 1 };
     if (c !== '\\') {
+      flushBytes();
       out += c;
       continue;
     }
@@ -49,11 +64,13 @@ export function unquoteGoString(literal: string): UnquoteResult {
     if (e === undefined) return { ok: false, message: 'escape sequence not terminated', offset: escStart };
     const simple = SIMPLE_ESCAPES[e];
     if (simple !== undefined) {
+      flushBytes();
       out += simple;
       continue;
     }
     if (e === '"' || e === "'") {
       if (e !== q) return { ok: false, message: `unknown escape sequence \\${e}`, offset: escStart };
+      flushBytes();
       out += e;
       continue;
     }
@@ -74,25 +91,30 @@ export function unquoteGoString(literal: string): UnquoteResult {
     i += digits;
     if (e === 'x' || base === 8) {
       if (code > 255) return { ok: false, message: 'octal escape value > 255', offset: escStart };
-      // Go strings are bytes; a \x or octal escape is one byte. Decode as Latin-1 for bytes
-      // below 0x80 (identical in UTF-8) and keep higher bytes as their code unit.
-      out += String.fromCharCode(code);
+      bytes.push(code);
     } else {
       if (code > 0x10ffff || (code >= 0xd800 && code < 0xe000)) {
         return { ok: false, message: 'invalid Unicode code point in escape sequence', offset: escStart };
       }
+      flushBytes();
       out += String.fromCodePoint(code);
     }
   }
+  flushBytes();
   return { ok: true, value: out };
 }
 
-/** quoteGoString renders `value` as a double-quoted literal that unquoteGoString reads back. */
+/**
+ * quoteGoString renders `value` as a double-quoted literal that unquoteGoString reads back; a
+ * byte that is not valid UTF-8 prints as `\xNN`, as Go's %q prints it.
+ */
 export function quoteGoString(value: string): string {
   let out = '"';
   for (const ch of value) {
     const cp = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
+    const byte = escapedByte(cp);
+    if (byte !== undefined) out += '\\x' + byte.toString(16);
+    else if (ch === '"') out += '\\"';
     else if (ch === '\\') out += '\\\\';
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';

@@ -197,7 +197,8 @@ class LokiAssembler {
   /** setStream starts a stream; false (after rejecting its entries) when its labels are invalid. */
   setStream(labels: Array<[string, string]>, si: number, entryCount: number): boolean {
     const tags: Record<string, string> = {};
-    for (const [name, value] of labels) setLabel(tags, tagKey(name), value);
+    // An empty stream label is no label: Loki drops it on write (empty metadata values stay).
+    for (const [name, value] of labels) if (value !== '') setLabel(tags, tagKey(name), value);
     this.streamTags = tags;
     const problem = labels.length === 0 ? 'a stream needs at least one label' : checkLabelSet(tags, this.limits, 'labels');
     if (problem !== undefined) {

@@ -5,6 +5,7 @@
  * RE2 package, compiled the way Prometheus compiles matchers (anchored, `.` matching newlines),
  * so the parser and the evaluator can never disagree about a pattern.
  */
+import { printableText } from '../common/goBytes.js';
 import { RegexSyntaxError, compileRegex } from '../regex/index.js';
 
 /** LabelRegexCheck is the verdict on one pattern. */
@@ -16,7 +17,8 @@ export function checkLabelRegex(pattern: string): LabelRegexCheck {
     const regex = compileRegex(pattern, { anchored: true, dotNL: true });
     return { ok: true, matchesEmpty: regex.test('') };
   } catch (err) {
-    if (err instanceof RegexSyntaxError) return { ok: false, message: err.message };
+    // The message quotes the pattern; Go's holds its raw bytes, of which a client reads invalid ones as U+FFFD.
+    if (err instanceof RegexSyntaxError) return { ok: false, message: printableText(err.message) };
     throw err;
   }
 }

@@ -32,6 +32,7 @@ import { METRIC_NAME_LABEL, isSetOp, valueTypeOf, walkExpr } from './ast.js';
 import { MAX_DURATION_SECONDS, parseDurationToken, secondsToMs } from './durations.js';
 import { AGGREGATIONS, lookupFunction, type FunctionDef } from './functions.js';
 import { checkLabelRegex } from './labelregex.js';
+import { isValidLabelName } from './labelNames.js';
 import { tokenize } from './lexer.js';
 import { parseNumberText } from './numbers.js';
 import { describeToken, type Token, type TokenKind } from './tokens.js';
@@ -719,7 +720,7 @@ class Parser {
       if (token.kind === 'STRING') {
         this.advance();
         const name = this.unquote(token);
-        if (name === '') {
+        if (!isValidLabelName(name)) {
           this.addError(`invalid label name for grouping: ${quoteGoString(name)}`, { start: token.start, end: token.end });
         }
         labels.push(name);

@@ -16,6 +16,22 @@ export function sortLabels(labels: Record<string, string>): Labels {
   return out;
 }
 
+/**
+ * sortKeepingEmpty returns a copy with keys in code-unit order and empty values kept: a log
+ * line's own tags (Loki's structured metadata) keep `name=""` as a value of its own, unlike
+ * the labels of a series or a stream.
+ */
+export function sortKeepingEmpty(labels: Readonly<Record<string, string>>): Labels {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(labels).sort()) {
+    const value = labels[name];
+    // Plain assignment of `__proto__` would set the prototype instead of adding a tag.
+    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+  }
+  return out;
+}
+
 /** labelsKey is an unambiguous string identity for a sorted label set (\xff never appears in valid UTF-8 text). */
 export function labelsKey(labels: Labels): string {
   let key = '';

@@ -1,5 +1,5 @@
 import { GrowableBigInt64, GrowableUint32 } from './growable.js';
-import { labelsKey, sortLabels, type Labels } from './labels.js';
+import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
 
 /** LogRecord is one log line as stored: `message` and `level` are columns, everything else a tag. */
@@ -66,6 +66,12 @@ interface Stream {
  * stable, shared by many lines); its other tags are kept per line as a canonical JSON string,
  * so lines with the same attributes share one string and matchers on attributes run once per
  * distinct attribute set, not once per line.
+ *
+ * Empty values follow Loki: indexed tags play the part of stream labels, where an empty value
+ * is the same as none (Loki drops them on write), while the other tags play the part of
+ * structured metadata, where `name=""` is kept and sets its lines apart from lines without
+ * `name`. Whoever ingests drops empty values that Loki would drop (stream labels that are not
+ * indexed here).
  */
 export class LogHead implements LogReader, LogTagSetReader {
   private readonly streams = new Map<string, Stream>();
@@ -102,7 +108,7 @@ export class LogHead implements LogReader, LogTagSetReader {
         this.streams.set(key, stream);
         this.streamList.push(stream);
       }
-      const attrJson = JSON.stringify(sortLabels(rest));
+      const attrJson = JSON.stringify(sortKeepingEmpty(rest));
       let shared = this.attributeCache.get(attrJson);
       if (shared === undefined) this.attributeCache.set(attrJson, (shared = attrJson));
       this.timestamps.push(r.timestampNs);
@@ -246,11 +252,12 @@ export interface LogColumns {
 
 /**
  * composeTags builds a line's full tag set from its stream tags, level and attribute JSON; the
- * level column wins over an attribute of the same name. Shared by the head and segments, so a
- * line shows the same tags wherever it is stored.
+ * level column wins over an attribute of the same name. Attributes keep their empty values
+ * (stream tags never hold one). Shared by the head and segments, so a line shows the same tags
+ * wherever it is stored.
  */
 export function composeTags(streamTags: Labels, level: string, attributes: string): Labels {
   const all: Record<string, string> = { ...streamTags, ...(JSON.parse(attributes) as Record<string, string>) };
   if (level !== '') all.level = level;
-  return sortLabels(all);
+  return sortKeepingEmpty(all);
 }

@@ -1,6 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach, expect } from 'vitest';
 
 /** CLI is the compiled entry point, the same file the package's `sluice` bin runs. */
 export const CLI = path.resolve('dist/src/cli/main.js');
@@ -50,4 +54,35 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** CliWorkspace is a fresh data directory for each test, the CLI bound to it, and the child servers to stop afterwards. */
+export interface CliWorkspace {
+  readonly dataDir: string;
+  readonly children: ChildServer[];
+  cli(...args: string[]): CliResult;
+}
+
+/** useCliWorkspace registers the hooks that give each test of the calling suite its own CliWorkspace. */
+export function useCliWorkspace(prefix: string): CliWorkspace {
+  let dataDir = '';
+  const children: ChildServer[] = [];
+  beforeEach(async () => {
+    expect(existsSync(CLI), 'run `npm run build` first (npm test does)').toBe(true);
+    dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) {
+      c.proc.kill('SIGKILL');
+      await c.exit;
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get dataDir() {
+      return dataDir;
+    },
+    children,
+    cli: (...args) => runCli([...args, '--data-dir', dataDir]),
+  };
 }

@@ -65,7 +65,10 @@ export interface GroupingSpec {
  * a stream: reset() clears what the previous line added.
  */
 export class LabelsBuilder {
-  /** base holds the stream's labels, sorted by name, empty values removed. */
+  /**
+   * base holds the stored tags of the stream's lines, sorted by name: stream labels (never
+   * empty) and structured metadata, where an empty value is a value (`name=""` is present).
+   */
   readonly base: Labels;
   private readonly baseNames: readonly string[];
   private readonly baseResult: ResultLabels;
@@ -105,13 +108,12 @@ export class LabelsBuilder {
     this.errDetails = '';
   }
 
-  /** get returns a label's current value, or undefined when it is absent. */
+  /** get returns a label's current value ('' for a label present with an empty value), or undefined when it is absent. */
   get(name: string): string | undefined {
     const v = this.added.get(name);
     if (v !== undefined) return v;
     if (this.deleted.has(name)) return undefined;
-    const b = labelValue(this.base, name);
-    return b === '' ? undefined : b;
+    return labelValue(this.base, name);
   }
 
   /** baseHas reports whether the stream itself carries `name` (deletions aside), as Loki's BaseHas. */
@@ -256,7 +258,7 @@ export class LabelsBuilder {
       for (let i = 0; i < groups.length; i++) {
         const g = groups[i];
         if (this.deleted.has(g)) continue;
-        const v = this.added.get(g) ?? nonEmpty(labelValue(this.base, g));
+        const v = this.added.get(g) ?? labelValue(this.base, g);
         if (v === undefined) continue;
         names.push(g);
         values.push(v);
@@ -272,10 +274,6 @@ export class LabelsBuilder {
     }
     return this.cache.intern(names, values);
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }
 
 /** sortParallel sorts `names` by code unit order, keeping `values` aligned. */

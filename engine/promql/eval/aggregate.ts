@@ -7,6 +7,7 @@
  */
 import { quoteGoString } from '../../common/quote.js';
 import type { AggregateExpr } from '../ast.js';
+import { isValidLabelName } from '../labelNames.js';
 import { formatGoFloat } from '../numbers.js';
 import type { EvalContext } from './context.js';
 import { evalError } from './context.js';
@@ -286,11 +287,6 @@ export function aggregateFolding(ctx: EvalContext, node: AggregateExpr, input: S
     if (countPresent(series) > 0) out.push(series);
   }
   return out;
-}
-
-/** isValidLabelName accepts any non-empty name, as Prometheus 3 does with UTF-8 names. */
-function isValidLabelName(name: string): boolean {
-  return name.length > 0 && !/[\ud800-\udfff]/.test(name.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''));
 }
 
 /**

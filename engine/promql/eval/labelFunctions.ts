@@ -3,7 +3,9 @@
  * `__name__` revives a metric name that was due for removal; other targets keep the series'
  * pending removal as it was.
  */
+import { printableText } from '../../common/goBytes.js';
 import { compileRegex, type Regex } from '../../regex/index.js';
+import { isValidLabelName } from '../labelNames.js';
 import { evalError } from './context.js';
 import { METRIC_NAME, withLabel } from './labelset.js';
 import type { StepSeries } from './series.js';
@@ -13,13 +15,16 @@ export function compileLabelReplaceRegex(pattern: string): Regex {
   try {
     return compileRegex(`^(?s:${pattern})$`);
   } catch {
-    throw evalError(`invalid regular expression in label_replace(): ${pattern}`);
+    throw evalError(`invalid regular expression in label_replace(): ${printableText(pattern)}`);
   }
 }
 
-/** validateLabelName rejects names Prometheus rejects (empty ones). */
+/**
+ * validateLabelName rejects names Prometheus rejects: empty ones and invalid UTF-8. Go prints
+ * the name's raw bytes into the message; a client reads invalid ones as U+FFFD, as here.
+ */
 export function validateLabelName(name: string, fn: string, role: string): void {
-  if (name === '') throw evalError(`invalid ${role} label name in ${fn}(): ${name}`);
+  if (!isValidLabelName(name)) throw evalError(`invalid ${role} label name in ${fn}(): ${printableText(name)}`);
 }
 
 /**
