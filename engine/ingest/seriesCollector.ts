@@ -4,6 +4,7 @@
  * several points) yields one MetricSeries each, with typed arrays in time order. Labels are
  * kept as sorted name/value pairs until the end, when each series' label object is built once.
  */
+import { labelPairKey } from '../storage/labels.js';
 import { setLabel } from './labelObject.js';
 import type { MetricSeries } from './types.js';
 
@@ -20,7 +21,7 @@ interface SeriesBuffer {
 /** labelPairsKey renders sorted pairs as a map key that cannot collide across label sets. */
 export function labelPairsKey(pairs: LabelPairs): string {
   let key = '';
-  for (let i = 0; i < pairs.length; i++) key += pairs[i][0] + '\xff' + pairs[i][1] + '\xfe';
+  for (let i = 0; i < pairs.length; i++) key += labelPairKey(pairs[i][0], pairs[i][1]);
   return key;
 }
 

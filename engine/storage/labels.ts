@@ -32,11 +32,27 @@ export function sortKeepingEmpty(labels: Readonly<Record<string, string>>): Labe
   return out;
 }
 
-/** labelsKey is an unambiguous string identity for a sorted label set (\xff never appears in valid UTF-8 text). */
+/** labelsKey is an unambiguous string identity for a sorted label set. */
 export function labelsKey(labels: Labels): string {
   let key = '';
-  for (const name in labels) key += name + '\xff' + labels[name] + '\xfe';
+  for (const name in labels) key += labelPairKey(name, labels[name]);
   return key;
+}
+
+/** KEY_CONTROL matches the characters label keys use as separators and escape. */
+const KEY_CONTROL = /[\u0000-\u0002]/;
+
+/**
+ * labelPairKey renders one label for a label-set key: name, U+0001, value, U+0000. Names and
+ * values that hold any of U+0000..U+0002 (no real label does, but any string may arrive) have
+ * them escaped behind U+0002, so concatenated pairs never read as another label set.
+ */
+export function labelPairKey(name: string, value: string): string {
+  return escapeKeyPart(name) + '\u0001' + escapeKeyPart(value) + '\u0000';
+}
+
+function escapeKeyPart(text: string): string {
+  return KEY_CONTROL.test(text) ? text.replace(/[\u0000-\u0002]/g, (c) => '\u0002' + String.fromCharCode(0x30 + c.charCodeAt(0))) : text;
 }
 
 /** formatLabels renders `name{a="b", c="d"}` the way Prometheus prints a series. */

@@ -5,7 +5,7 @@
  * the input when nothing changes) and never mutates.
  */
 import { quoteGoString } from '../../common/quote.js';
-import { METRIC_NAME, type Labels } from '../../storage/labels.js';
+import { METRIC_NAME, labelPairKey, type Labels } from '../../storage/labels.js';
 
 export { METRIC_NAME, labelsKey } from '../../storage/labels.js';
 export type { Labels } from '../../storage/labels.js';
@@ -75,7 +75,7 @@ export function signatureOn(labels: Labels, sortedNames: readonly string[]): str
   let key = '';
   for (const name of sortedNames) {
     const value = labels[name];
-    if (value !== undefined) key += name + '\xff' + value + '\xfe';
+    if (value !== undefined) key += labelPairKey(name, value);
   }
   return key;
 }
@@ -83,7 +83,7 @@ export function signatureOn(labels: Labels, sortedNames: readonly string[]): str
 /** signatureWithout is the identity of every label except the given names. */
 export function signatureWithout(labels: Labels, names: ReadonlySet<string>): string {
   let key = '';
-  for (const name in labels) if (!names.has(name)) key += name + '\xff' + labels[name] + '\xfe';
+  for (const name in labels) if (!names.has(name)) key += labelPairKey(name, labels[name]);
   return key;
 }
 
