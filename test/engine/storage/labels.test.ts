@@ -3,7 +3,7 @@ import { labelsKey } from '../../../engine/storage/labels.js';
 
 describe('labelsKey', () => {
   it('tells apart label sets whose text would read the same when joined', () => {
-    const sets = [
+    const sets: Array<Record<string, string>> = [
       { a: 'v', b: 'c' },
       { a: 'vþb\xffc' },
       { a: 'v\u0000b\u0001c' },
