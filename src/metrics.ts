@@ -1,5 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** BufferedResponse is an open response that may hold bytes its socket has not taken yet. */
+export interface BufferedResponse {
+  readonly bufferedBytes: number;
+}
+
 /**
  * ServiceMetrics is the service's own telemetry, exposed at GET /metrics in the Prometheus
  * text format. The route label is the route pattern, never the raw path, so a scan of random
@@ -10,6 +15,12 @@ export class ServiceMetrics {
   readonly requests: Counter<'route' | 'method' | 'status'>;
   readonly duration: Histogram<'route' | 'method'>;
   readonly openStreams: Gauge;
+  /**
+   * sseBuffers are the open event streams; `sluice_sse_buffered_bytes` sums what they hold when
+   * scraped, so writes cost nothing extra.
+   */
+  readonly sseBuffers = new Set<BufferedResponse>();
+  readonly sseBuffered: Gauge;
   readonly inFlight: Gauge;
   readonly ingested: Counter<'signal'>;
   readonly ingestRejected: Counter<'signal'>;
@@ -35,6 +46,17 @@ export class ServiceMetrics {
       name: 'sluice_open_streams',
       help: 'Server-Sent Event query streams currently open.',
       registers: [this.registry],
+    });
+    const sseBuffers = this.sseBuffers;
+    this.sseBuffered = new Gauge({
+      name: 'sluice_sse_buffered_bytes',
+      help: 'Bytes written to open query streams that their sockets have not taken yet (an upper bound), summed over streams; slow clients keep it at about 64 KiB each.',
+      registers: [this.registry],
+      collect() {
+        let sum = 0;
+        for (const response of sseBuffers) sum += response.bufferedBytes;
+        this.set(sum);
+      },
     });
     this.inFlight = new Gauge({
       name: 'sluice_http_requests_in_flight',

@@ -23,7 +23,7 @@ type Reader = MetricSegmentReader | LogSegmentReader;
  * SharedSegmentReaders opens the segments a task brought along, on the worker's side. The
  * query front already opened each one (checksum verified, failures reported), so decoding here
  * trusts the bytes and only rebuilds the reader's indexes. Readers are cached across tasks by
- * segment id and checksum, which keeps a reader from being rebuilt for every slice of a query.
+ * org, file and checksum, which keeps a reader from being rebuilt for every slice of a query.
  */
 export class SharedSegmentReaders {
   private readonly cache: ByteLru<string, Reader>;
@@ -40,7 +40,8 @@ export class SharedSegmentReaders {
     const bytesById = new Map<number, Uint8Array>();
     for (const s of segments) bytesById.set(s.meta.id, s.bytes);
     const open = <R extends Reader>(meta: SegmentMeta, decode: (bytes: Uint8Array) => R): Opened<R> => {
-      const key = `${meta.id}:${meta.crc}`;
+      // Org, file and checksum together: a cached reader can only ever answer for the very same bytes.
+      const key = `${meta.org}\u0000${meta.file}\u0000${meta.id}\u0000${meta.crc}`;
       const cached = this.cache.get(key);
       if (cached) return { reader: cached as R };
       const bytes = bytesById.get(meta.id);

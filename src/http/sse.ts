@@ -17,6 +17,26 @@ export function frame(e: SseEvent): string {
   return `data: {"type":${JSON.stringify(e.type)},"data":${e.json ?? JSON.stringify(e.data)}}\n\n`;
 }
 
+/**
+ * PIECE_BYTES is about the most one write hands to uWS. uWS keeps whatever the socket does not
+ * take at once, so this, not the size of the batch a producer emits, is what a slow client can
+ * leave buffered in user space. It is above uWS' 16 KiB cork buffer, so such a write goes to the
+ * socket at once and its result says truly whether the socket took all of it.
+ */
+export const PIECE_BYTES = 64 * 1024;
+
+/**
+ * STALLED_KEEPALIVE_MS paces heartbeats while the client is behind. uWS closes a response whose
+ * write left data behind and whose socket then stays unwritable for about 10 s; a client reading
+ * slowly (say 1 KB/s behind megabytes of socket buffers) never frees enough for that, and would
+ * lose its stream. Each such heartbeat is a write that re-arms that timer, so a slow client keeps
+ * its stream and the query deadline decides how long it may take.
+ */
+export const STALLED_KEEPALIVE_MS = 5_000;
+
+/** CORK_BUFFER_BYTES is uWS' cork buffer: a smaller write is reported as sent before it is. */
+const CORK_BUFFER_BYTES = 16 * 1024;
+
 export interface SseOptions {
   /** heartbeatMs is the silence after which a heartbeat event is sent (the spec says 15 s). */
   heartbeatMs: number;
@@ -28,14 +48,17 @@ export interface SseOptions {
  * SseStream writes Server-Sent Events to a uWS response while honouring backpressure: uWS
  * keeps whatever `write` could not send and reports it by returning false, so after such a
  * write the stream reports `writable = false` and producers wait on `drained()` before making
- * more events. A slow client therefore holds at most one batch in memory and slows only its
- * own query. A timer sends a heartbeat after every `heartbeatMs` of silence.
+ * more events. `sendAll` cuts a batch into pieces of about PIECE_BYTES and waits after each
+ * piece the client could not take, so a slow client leaves about one piece buffered in uWS and
+ * slows only its own query. A timer sends a heartbeat after every `heartbeatMs` of silence, and
+ * every STALLED_KEEPALIVE_MS while the client is behind.
  */
 export class SseStream {
   private writableNow = true;
   private drainWaiters: Array<() => void> = [];
   private heartbeat: NodeJS.Timeout | undefined;
   private ended = false;
+  private unconfirmedBytes = 0;
   /** eventsSent counts result, heartbeat and terminal events written. */
   eventsSent = 0;
 
@@ -71,20 +94,59 @@ export class SseStream {
     return this.writableNow && !this.closed;
   }
 
+  /**
+   * bufferedBytes bounds from above what uWS holds for this open stream, written but not yet
+   * taken by the socket: the bytes of every write since the last one the socket took in full
+   * (uWS.js has no buffered amount for HTTP responses; a write below its cork buffer may hide
+   * up to 16 KiB until the next write).
+   */
+  get bufferedBytes(): number {
+    return this.closed ? 0 : this.unconfirmedBytes;
+  }
+
   /** send frames and writes events in one corked write; returns false when the client is behind. */
   send(events: SseEvent | SseEvent[]): boolean {
     if (this.closed) return false;
     const list = Array.isArray(events) ? events : [events];
     if (list.length === 0) return this.writableNow;
-    let chunk = '';
-    for (const e of list) chunk += frame(e);
-    this.eventsSent += list.length;
+    let text = '';
+    for (const e of list) text += frame(e);
+    return this.write(text, list.length);
+  }
+
+  /**
+   * sendAll writes events in pieces of about PIECE_BYTES (whole events each), waiting before
+   * each piece until the client has taken what it was given, and again at the end, so the
+   * producer goes on only once the client keeps up. It returns early, dropping the rest, when
+   * the stream closes or `signal` aborts (the query is over).
+   */
+  async sendAll(events: readonly SseEvent[], signal?: AbortSignal): Promise<void> {
+    let piece = '';
+    let count = 0;
+    for (let i = 0; i < events.length; i++) {
+      piece += frame(events[i]);
+      count++;
+      if (piece.length < PIECE_BYTES && i < events.length - 1) continue;
+      await this.drained(signal);
+      if (this.closed || signal?.aborted) return;
+      this.write(piece, count);
+      piece = '';
+      count = 0;
+    }
+    await this.drained(signal);
+  }
+
+  private write(text: string, events: number): boolean {
+    this.eventsSent += events;
+    const bytes = Buffer.byteLength(text);
     let ok = true;
     this.res.raw.cork(() => {
-      ok = this.res.raw.write(chunk);
+      ok = this.res.raw.write(text);
     });
-    this.armHeartbeat();
+    // A write taken in full also flushed anything uWS held before it.
+    this.unconfirmedBytes = ok ? 0 : this.unconfirmedBytes + bytes;
     if (!ok) this.waitWritable();
+    this.armHeartbeat();
     return ok;
   }
 
@@ -92,16 +154,28 @@ export class SseStream {
     if (!this.writableNow) return;
     this.writableNow = false;
     this.res.raw.onWritable(() => {
+      if (this.closed) return true;
+      // uWS does not flush its own buffer while a writable handler is set; an empty cork does,
+      // so what it holds reaches the client even if no producer writes again soon.
+      this.res.raw.cork(() => {});
       this.writableNow = true;
+      this.armHeartbeat();
       for (const w of this.drainWaiters.splice(0)) w();
       return true;
     });
   }
 
-  /** drained resolves when the client has caught up (or the stream closed). */
-  drained(): Promise<void> {
-    if (this.writableNow || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  /** drained resolves when the client has caught up, the stream closed or `signal` aborted. */
+  drained(signal?: AbortSignal): Promise<void> {
+    if (this.writableNow || this.closed || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.drainWaiters.push(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** end sends the terminal event and finishes the response. */
@@ -118,7 +192,8 @@ export class SseStream {
   private armHeartbeat(): void {
     clearTimeout(this.heartbeat);
     if (this.closed) return;
-    this.heartbeat = setTimeout(() => this.send({ type: 'heartbeat', data: { status: 'waiting' } }), this.options.heartbeatMs);
+    const delay = this.writableNow ? this.options.heartbeatMs : Math.min(this.options.heartbeatMs, STALLED_KEEPALIVE_MS);
+    this.heartbeat = setTimeout(() => this.send({ type: 'heartbeat', data: { status: 'waiting' } }), delay);
   }
 
   private close(): void {

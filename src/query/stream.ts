@@ -82,6 +82,7 @@ export class QueryStream {
       this.controller.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${options.timeoutMs} ms`));
     }, options.timeoutMs);
     options.metrics.openStreams.inc();
+    options.metrics.sseBuffers.add(this.sse);
   }
 
   get signal(): AbortSignal {
@@ -100,11 +101,16 @@ export class QueryStream {
     this.sse.open();
   }
 
-  /** emit sends events and waits while the client is behind, so producers pause with it. */
+  /**
+   * emit sends events and waits while the client is behind, so producers pause with it. A
+   * client that stays behind until the deadline (or leaves) ends the wait: emit then throws the
+   * abort's reason, so the producer fails the stream rather than finishing it short.
+   */
   async emit(events: SseEvent[]): Promise<void> {
     if (this.ended || this.sse.closed) return;
     this.ensureOpen();
-    if (!this.sse.send(events)) await this.sse.drained();
+    await this.sse.sendAll(events, this.controller.signal);
+    if (this.controller.signal.aborted) throw this.controller.signal.reason;
   }
 
   /**
@@ -160,6 +166,7 @@ export class QueryStream {
     clearTimeout(this.openTimer);
     clearTimeout(this.deadline);
     this.options.metrics.openStreams.dec();
+    this.options.metrics.sseBuffers.delete(this.sse);
     this.options.release();
     if (!this.controller.signal.aborted) this.controller.abort(new Error('query ended'));
   }
