@@ -1,6 +1,7 @@
-import { GrowableBigInt64, GrowableUint32 } from './growable.js';
+import { lowerBound, upperBound } from './bounds.js';
+import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
-import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
+import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 
 /** LogRecord is one log line as stored: `message` and `level` are columns, everything else a tag. */
 export interface LogRecord {
@@ -65,7 +66,8 @@ interface Stream {
  * LogHead holds one org's recent log lines. A line's indexed tags pick its stream (few,
  * stable, shared by many lines); its other tags are kept per line as a canonical JSON string,
  * so lines with the same attributes share one string and matchers on attributes run once per
- * distinct attribute set, not once per line.
+ * distinct attribute set, not once per line. Levels and attribute sets are interned: rows hold
+ * their ids, so a scan groups rows by comparing numbers, never by hashing strings.
  *
  * Empty values follow Loki: indexed tags play the part of stream labels, where an empty value
  * is the same as none (Loki drops them on write), while the other tags play the part of
@@ -77,11 +79,16 @@ export class LogHead implements LogReader, LogTagSetReader {
   private readonly streams = new Map<string, Stream>();
   private readonly streamList: Stream[] = [];
   private readonly timestamps = new GrowableBigInt64(1024);
+  /** approxNs holds each timestamp as a float (within a microsecond), for range checks without BigInt reads. */
+  private readonly approxNs = new GrowableFloat64(1024);
   private readonly streamIds = new GrowableUint32(1024);
-  private readonly levels: string[] = [];
+  private readonly levelIds = new GrowableUint32(1024);
+  private readonly attributeIds = new GrowableUint32(1024);
   private readonly messages: string[] = [];
-  private readonly attributes: string[] = [];
-  private readonly attributeCache = new Map<string, string>();
+  private readonly levels = new Interner();
+  private readonly attributes = new Interner();
+  /** inOrder stays true while every line arrived no earlier than the one before: a window is then found by binary search. */
+  private inOrder = true;
   minNs: bigint | undefined;
   maxNs: bigint | undefined;
   bytes = 0;
@@ -108,56 +115,90 @@ export class LogHead implements LogReader, LogTagSetReader {
         this.streams.set(key, stream);
         this.streamList.push(stream);
       }
-      const attrJson = JSON.stringify(sortKeepingEmpty(rest));
-      let shared = this.attributeCache.get(attrJson);
-      if (shared === undefined) this.attributeCache.set(attrJson, (shared = attrJson));
+      if (this.maxNs !== undefined && r.timestampNs < this.maxNs) this.inOrder = false;
       this.timestamps.push(r.timestampNs);
+      this.approxNs.push(Number(r.timestampNs));
       this.streamIds.push(stream.id);
-      this.levels.push(r.level);
+      this.levelIds.push(this.levels.id(r.level));
+      this.attributeIds.push(this.attributes.id(JSON.stringify(sortKeepingEmpty(rest))));
       this.messages.push(r.message);
-      this.attributes.push(shared);
       this.bytes += r.message.length;
       if (this.minNs === undefined || r.timestampNs < this.minNs) this.minNs = r.timestampNs;
       if (this.maxNs === undefined || r.timestampNs > this.maxNs) this.maxNs = r.timestampNs;
     }
   }
 
+  /**
+   * scan visits the rows with timestamps in [minNs, maxNs] whose stream tags match, in arrival
+   * order, with a numeric id of the row's (stream, level, attributes) group. In-order heads
+   * find the window by binary search; otherwise float timestamps reject most rows and only
+   * rows within a microsecond of a bound are compared exactly.
+   */
+  private scan(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, onRow: (row: number, group: number) => boolean | void): void {
+    const ts = this.timestamps.view();
+    const approx = this.approxNs.view();
+    const sids = this.streamIds.view();
+    const levelIds = this.levelIds.view();
+    const attributeIds = this.attributeIds.view();
+    const indexedMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
+    // 0: stream not yet decided, 1: its stream tags match, 2: they do not.
+    const streamState = new Uint8Array(this.streamList.length);
+    const streams = this.streamList.length;
+    const levels = this.levels.size;
+    let from = 0;
+    let end = ts.length;
+    if (this.inOrder) {
+      from = lowerBound(ts, minNs);
+      end = upperBound(ts, maxNs);
+    }
+    const lo = Number(minNs) + APPROX_MARGIN_NS;
+    const hi = Number(maxNs) - APPROX_MARGIN_NS;
+    const exact = !this.inOrder;
+    for (let i = from; i < end; i++) {
+      if (exact) {
+        const a = approx[i];
+        if (!(a > lo && a < hi)) {
+          const t = ts[i];
+          if (t < minNs || t > maxNs) continue;
+        }
+      }
+      const sid = sids[i];
+      let state = streamState[sid];
+      if (state === 0) streamState[sid] = state = matchesAll(this.streamList[sid].tags, indexedMatchers) ? 1 : 2;
+      if (state === 2) continue;
+      if (onRow(i, (attributeIds[i] * levels + levelIds[i]) * streams + sid) === false) return;
+    }
+  }
+
+  private groupTags(row: number): Labels {
+    return composeTags(this.streamList[this.streamIds.view()[row]].tags, this.levels.value(this.levelIds.view()[row]), this.attributes.value(this.attributeIds.view()[row]));
+  }
+
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
     const compiled = compileMatchers(matchers);
-    const ts = this.timestamps.view();
-    const sids = this.streamIds.view();
-    // Decisions are cached per stream and per (stream, level, attributes) group.
-    const groups = new Map<string, { tags: Labels; rows: number[] | undefined }>();
-    const streamOk = new Map<number, boolean>();
-    const indexedMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
-    for (let i = 0; i < ts.length; i++) {
-      const t = ts[i];
-      if (t < minNs || t > maxNs) continue;
-      const sid = sids[i];
-      let ok = streamOk.get(sid);
-      if (ok === undefined) streamOk.set(sid, (ok = matchesAll(this.streamList[sid].tags, indexedMatchers)));
-      if (!ok) continue;
-      const groupKey = `${sid}\x00${this.levels[i]}\x00${this.attributes[i]}`;
-      let group = groups.get(groupKey);
-      if (group === undefined) {
-        const tags = this.fullTags(sid, this.levels[i], this.attributes[i]);
-        group = { tags, rows: matchesAll(tags, compiled) ? [] : undefined };
-        groups.set(groupKey, group);
+    // Decisions are made once per (stream, level, attributes) group; groups rendering to the
+    // same tag set (a `level` attribute shadowed by the level column) share one bucket.
+    const groups = new Map<number, Bucket | null>();
+    const buckets = new Map<string, Bucket>();
+    this.scan(compiled, minNs, maxNs, (row, id) => {
+      let bucket = groups.get(id);
+      if (bucket === undefined) {
+        const tags = this.groupTags(row);
+        bucket = null;
+        if (matchesAll(tags, compiled)) {
+          const key = labelsKey(tags);
+          bucket = buckets.get(key) ?? null;
+          if (bucket === null) buckets.set(key, (bucket = { tags, rows: new GrowableUint32(64) }));
+        }
+        groups.set(id, bucket);
       }
-      if (group.rows) group.rows.push(i);
-    }
-    const merged = new Map<string, { tags: Labels; rows: number[] }>();
-    for (const g of groups.values()) {
-      if (!g.rows) continue;
-      const key = labelsKey(g.tags);
-      const existing = merged.get(key);
-      // A loop, not push(...rows): spreading a group of millions of rows overflows the stack.
-      if (existing) for (const row of g.rows) existing.rows.push(row);
-      else merged.set(key, { tags: g.tags, rows: g.rows });
-    }
+      if (bucket !== null) bucket.rows.push(row);
+    });
+    const ts = this.timestamps.view();
     const out: LogStreamData[] = [];
-    for (const { tags, rows } of merged.values()) {
-      rows.sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : a - b));
+    for (const { tags, rows: growable } of buckets.values()) {
+      const rows = growable.view();
+      if (!isTimeOrdered(ts, rows)) rows.sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : a - b));
       const timestampsNs = new BigInt64Array(rows.length);
       const messages = new Array<string>(rows.length);
       for (let j = 0; j < rows.length; j++) {
@@ -170,46 +211,24 @@ export class LogHead implements LogReader, LogTagSetReader {
   }
 
   /**
-   * forEachTagSet scans the rows once, deciding each stream and each (stream, level,
-   * attributes) group the first time it appears; attribute strings are shared per distinct
-   * set, so the per-row work is a few map lookups and allocates nothing. Groups that render to
-   * the same tag set (a `level` attribute shadowed by the level column) are visited once.
+   * forEachTagSet scans the rows once, deciding each (stream, level, attributes) group the
+   * first time it appears; the per-row work is a typed-array read and a numeric map lookup.
+   * Groups that render to the same tag set are visited once.
    */
   forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {
     const compiled = compileMatchers(matchers);
-    const indexedMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
-    const ts = this.timestamps.view();
-    const sids = this.streamIds.view();
-    // 0: stream not yet decided, 1: its stream tags match, 2: they do not.
-    const streamState = new Uint8Array(this.streamList.length);
-    const seen: Array<Map<string, Set<string>> | undefined> = new Array(this.streamList.length);
+    const seen = new Set<number>();
     const visited = new Set<string>();
-    for (let i = 0; i < ts.length; i++) {
-      const t = ts[i];
-      if (t < minNs || t > maxNs) continue;
-      const sid = sids[i];
-      let state = streamState[sid];
-      if (state === 0) streamState[sid] = state = matchesAll(this.streamList[sid].tags, indexedMatchers) ? 1 : 2;
-      if (state === 2) continue;
-      const level = this.levels[i];
-      const attributes = this.attributes[i];
-      let byLevel = seen[sid];
-      if (byLevel === undefined) seen[sid] = byLevel = new Map();
-      let attributeSets = byLevel.get(level);
-      if (attributeSets === undefined) byLevel.set(level, (attributeSets = new Set()));
-      if (attributeSets.has(attributes)) continue;
-      attributeSets.add(attributes);
-      const tags = this.fullTags(sid, level, attributes);
-      if (!matchesAll(tags, compiled)) continue;
+    this.scan(compiled, minNs, maxNs, (row, id) => {
+      if (seen.has(id)) return true;
+      seen.add(id);
+      const tags = this.groupTags(row);
+      if (!matchesAll(tags, compiled)) return true;
       const key = labelsKey(tags);
-      if (visited.has(key)) continue;
+      if (visited.has(key)) return true;
       visited.add(key);
-      if (visit(tags) === false) return;
-    }
-  }
-
-  private fullTags(streamId: number, level: string, attributes: string): Labels {
-    return composeTags(this.streamList[streamId].tags, level, attributes);
+      return visit(tags) !== false;
+    });
   }
 
   /** estimatedBytes approximates the head's memory, to decide when it is worth cutting into a segment. */
@@ -219,17 +238,62 @@ export class LogHead implements LogReader, LogTagSetReader {
 
   /**
    * columns exposes the head's rows as columns, in arrival order, for writing a segment. The
-   * arrays are the head's own: callers read them only once the head takes no more appends.
+   * typed arrays and messages are the head's own: callers read them only once the head takes
+   * no more appends.
    */
   columns(): LogColumns {
+    const levelIds = this.levelIds.view();
+    const attributeIds = this.attributeIds.view();
     return {
       timestampsNs: this.timestamps.view(),
       streams: this.streamIds.view(),
       streamTags: this.streamList.map((s) => s.tags),
-      levels: this.levels,
+      levels: Array.from(levelIds, (id) => this.levels.value(id)),
       messages: this.messages,
-      attributes: this.attributes,
+      attributes: Array.from(attributeIds, (id) => this.attributes.value(id)),
     };
+  }
+}
+
+/** Bucket collects the rows of one full tag set during a select. */
+interface Bucket {
+  tags: Labels;
+  rows: GrowableUint32;
+}
+
+/**
+ * APPROX_MARGIN_NS is how far inside a bound a float timestamp must be to skip the exact
+ * check: doubles near 2^61 ns are exact to 256 ns, so a microsecond is a safe margin.
+ */
+const APPROX_MARGIN_NS = 1_000;
+
+/** isTimeOrdered says whether the rows' timestamps never decrease (the usual case: lines arrive in order). */
+function isTimeOrdered(ts: BigInt64Array, rows: Uint32Array): boolean {
+  for (let j = 1; j < rows.length; j++) if (ts[rows[j]] < ts[rows[j - 1]]) return false;
+  return true;
+}
+
+/** Interner gives each distinct string a small id, and back. */
+class Interner {
+  private readonly ids = new Map<string, number>();
+  private readonly values: string[] = [];
+
+  id(value: string): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.ids.set(value, id);
+      this.values.push(value);
+    }
+    return id;
+  }
+
+  value(id: number): string {
+    return this.values[id];
+  }
+
+  get size(): number {
+    return this.values.length;
   }
 }
 
