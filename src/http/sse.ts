@@ -25,18 +25,6 @@ export function frame(e: SseEvent): string {
  */
 export const PIECE_BYTES = 64 * 1024;
 
-/**
- * STALLED_KEEPALIVE_MS paces heartbeats while the client is behind. uWS closes a response whose
- * write left data behind and whose socket then stays unwritable for about 10 s; a client reading
- * slowly (say 1 KB/s behind megabytes of socket buffers) never frees enough for that, and would
- * lose its stream. Each such heartbeat is a write that re-arms that timer, so a slow client keeps
- * its stream and the query deadline decides how long it may take.
- */
-export const STALLED_KEEPALIVE_MS = 5_000;
-
-/** CORK_BUFFER_BYTES is uWS' cork buffer: a smaller write is reported as sent before it is. */
-const CORK_BUFFER_BYTES = 16 * 1024;
-
 export interface SseOptions {
   /** heartbeatMs is the silence after which a heartbeat event is sent (the spec says 15 s). */
   heartbeatMs: number;
@@ -50,8 +38,14 @@ export interface SseOptions {
  * write the stream reports `writable = false` and producers wait on `drained()` before making
  * more events. `sendAll` cuts a batch into pieces of about PIECE_BYTES and waits after each
  * piece the client could not take, so a slow client leaves about one piece buffered in uWS and
- * slows only its own query. A timer sends a heartbeat after every `heartbeatMs` of silence, and
- * every STALLED_KEEPALIVE_MS while the client is behind.
+ * slows only its own query.
+ *
+ * A timer sends a heartbeat after every `heartbeatMs` of silence, but not while the client is
+ * behind: it has data to read, and a heartbeat would only add to what it has not taken. That
+ * leaves the slow-client policy to uWS: a response whose socket stays unwritable for about
+ * 10 s after a write it could not take is closed (its fixed HTTP timeout), which the server
+ * records as 499 and which cancels the query. A client reading a few KB/s behind megabytes of
+ * socket buffers is such a client.
  */
 export class SseStream {
   private writableNow = true;
@@ -191,9 +185,8 @@ export class SseStream {
 
   private armHeartbeat(): void {
     clearTimeout(this.heartbeat);
-    if (this.closed) return;
-    const delay = this.writableNow ? this.options.heartbeatMs : Math.min(this.options.heartbeatMs, STALLED_KEEPALIVE_MS);
-    this.heartbeat = setTimeout(() => this.send({ type: 'heartbeat', data: { status: 'waiting' } }), delay);
+    if (this.closed || !this.writableNow) return;
+    this.heartbeat = setTimeout(() => this.send({ type: 'heartbeat', data: { status: 'waiting' } }), this.options.heartbeatMs);
   }
 
   private close(): void {

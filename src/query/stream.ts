@@ -63,16 +63,19 @@ export class QueryStream {
   private readonly openTimer: NodeJS.Timeout;
   private readonly deadline: NodeJS.Timeout;
   private abortReason: 'client' | 'deadline' | undefined;
+  private outcomeRecorded = false;
 
   constructor(
     private readonly ctx: RequestContext,
     private readonly options: QueryStreamOptions,
   ) {
-    this.sse = new SseStream(ctx.res, { heartbeatMs: options.heartbeatMs, onClose: () => this.cleanUp() });
+    // Before the event stream's own handler, which ends the query: a disconnect is known as such
+    // (and its reason carried) by the time the clean-up runs.
     ctx.res.onAbort(() => {
       this.abortReason ??= 'client';
       this.controller.abort(new ApiError('CLIENT_CLOSED', 'client closed the connection'));
     });
+    this.sse = new SseStream(ctx.res, { heartbeatMs: options.heartbeatMs, onClose: () => this.cleanUp() });
     this.openTimer = setTimeout(() => {
       this.ensureOpen();
       this.sse.send({ type: 'heartbeat', data: { status: 'waiting' } });
@@ -126,7 +129,7 @@ export class QueryStream {
       return;
     }
     this.ensureOpen();
-    this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome: 'ok' });
+    this.recordOutcome('ok');
     this.sse.end({ type: 'done', data: { status: 'ok' } });
   }
 
@@ -139,7 +142,7 @@ export class QueryStream {
     if (this.ended) return;
     const apiError = this.abortReason === 'deadline' ? new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.options.timeoutMs} ms`) : toApiError(err);
     const outcome = this.abortReason === 'client' ? 'client_closed' : this.abortReason === 'deadline' ? 'deadline' : 'error';
-    this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome });
+    this.recordOutcome(outcome);
     if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED') this.ctx.log.error({ err }, 'query failed');
     if (this.ctx.res.aborted) {
       this.cleanUp();
@@ -157,11 +160,20 @@ export class QueryStream {
     this.sse.end(terminal);
   }
 
+  /** recordOutcome counts the query in `sluice_queries_total` once, whichever way it ends first. */
+  private recordOutcome(outcome: 'ok' | 'error' | 'client_closed' | 'deadline'): void {
+    if (this.outcomeRecorded) return;
+    this.outcomeRecorded = true;
+    this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome });
+  }
+
   private cleaned = false;
 
   private cleanUp(): void {
     if (this.cleaned) return;
     this.cleaned = true;
+    // A client that leaves mid-stream ends the stream before the producer notices and fails it.
+    if (this.abortReason === 'client') this.recordOutcome('client_closed');
     this.ended = true;
     clearTimeout(this.openTimer);
     clearTimeout(this.deadline);
