@@ -41,8 +41,9 @@ export { packSeries, unpackSeries, transferablesOf, type PackedSeries, type Seri
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
-export { unpackRowTags, taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
+export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { packLogStreams, type PackedLogs } from './query/logPacking.js';
+export { unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
 export { shardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';

@@ -1,11 +1,11 @@
-import { Packr } from 'msgpackr';
 import { EngineError } from '../errors.js';
 import { evaluateRange, formatAnnotation } from '../promql/eval/index.js';
 import { parseAndCheckPromQL } from '../promql/index.js';
-import { evaluateLogQLRange, iterateLogQuery } from '../logql/eval/index.js';
+import { evaluateLogQLRange, iterateLogQuery, type LogRow } from '../logql/eval/index.js';
 import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
+import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
 import { partialAverage, topAggregation, type SeriesShard } from './shards.js';
 import { logDataTransferables, logViewOf, metricDataTransferables, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
 
@@ -60,9 +60,9 @@ export interface QueryTaskOutput {
   annotations: string[];
 }
 
-/** LogRowsOutput is a raw query's rows: timestamps in one array, tag sets packed once. */
+/** LogRowsOutput is a raw query's rows, packed (see rowPacking.ts). */
 export interface LogRowsOutput {
-  rows: { timestampsNs: BigInt64Array; tags: Uint8Array };
+  rows: PackedRows;
 }
 
 /** TaskFailure carries an EngineError across the thread boundary, where classes are lost. */
@@ -118,28 +118,16 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
 }
 
-const rowPackr = new Packr({ useRecords: false });
-
 function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   const expr = parseLogQL(task.query);
   checkLogQL(expr, task.query);
   const reader = logViewOf(task.data, segmentReaders);
-  const timestamps: bigint[] = [];
-  const tags: Array<Record<string, string>> = [];
+  const rows: LogRow[] = [];
   for (const batch of iterateLogQuery(expr, reader, { startNs: task.startNs, endNs: task.endNs, limit: task.limit, direction: task.direction, fields: task.fields })) {
-    for (const row of batch) {
-      timestamps.push(row.timestampNs);
-      tags.push(row.tags);
-    }
+    for (const row of batch) rows.push(row);
   }
-  // A copy: pack() answers a view into the packer's reusable buffer, which must not be transferred.
-  const rows = { timestampsNs: BigInt64Array.from(timestamps), tags: new Uint8Array(rowPackr.pack(tags)) };
-  return { result: { rows }, transfer: [rows.timestampsNs.buffer as ArrayBuffer, rows.tags.buffer as ArrayBuffer] };
-}
-
-/** unpackRowTags decodes the tag sets of a raw query's rows on the receiving thread. */
-export function unpackRowTags(packed: Uint8Array): Array<Record<string, string>> {
-  return rowPackr.unpack(packed) as Array<Record<string, string>>;
+  const packed = packRows(rows);
+  return { result: { rows: packed }, transfer: rowsTransferables(packed) };
 }
 
 /** taskTransferables lists a task's buffers to move to the worker. */

@@ -5,9 +5,11 @@ import {
   parseLogQL,
   planSlices,
   shareLogs,
-  unpackRowTags,
+  unpackRows,
   EngineError,
+  type Labels,
   type LogQLExpr,
+  type RawRow,
 } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
@@ -43,15 +45,33 @@ function optionalFields(value: unknown): string[] | undefined {
 }
 
 /**
- * rawEvent renders one log row. `timestamp_ns` exceeds 2^53, so the payload is written by
- * hand to keep it an exact JSON integer; tags keep their string values (a log line's
- * `message` of "200" stays a string).
+ * RawRowRenderer renders log rows as result events. Rows of one tag set share its tags
+ * object, so the sorted JSON of those tags is built once, split where the row's `message`
+ * goes; a row then costs its line's JSON and a concatenation. `timestamp_ns` exceeds 2^53,
+ * so the payload is written by hand to keep it an exact JSON integer; tags keep their string
+ * values (a log line's `message` of "200" stays a string).
  */
-function rawEvent(timestampNs: bigint, tags: Record<string, string>): SseEvent {
-  const sorted: Record<string, string> = {};
-  for (const key of Object.keys(tags).sort()) sorted[key] = tags[key];
-  const json = `{"timestamp":${timestampNs / NS_PER_MS},"timestamp_ns":${timestampNs},"tags":${JSON.stringify(sorted)}}`;
-  return { type: 'result', data: undefined, json };
+class RawRowRenderer {
+  private readonly parts = new WeakMap<Labels, { before: string; after: string }>();
+
+  event(row: RawRow): SseEvent {
+    let parts = this.parts.get(row.tags);
+    if (!parts) this.parts.set(row.tags, (parts = splitAtMessage(row.tags)));
+    const pieces: string[] = [];
+    if (parts.before !== '') pieces.push(parts.before);
+    if (row.line !== undefined) pieces.push(`"message":${JSON.stringify(row.line)}`);
+    if (parts.after !== '') pieces.push(parts.after);
+    const json = `{"timestamp":${row.timestampNs / NS_PER_MS},"timestamp_ns":${row.timestampNs},"tags":{${pieces.join(',')}}}`;
+    return { type: 'result', data: undefined, json };
+  }
+}
+
+/** splitAtMessage renders sorted tags as JSON members, those sorting before `message` apart from those after. */
+function splitAtMessage(tags: Labels): { before: string; after: string } {
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const key of Object.keys(tags).sort()) (key < 'message' ? before : after).push(`${JSON.stringify(key)}:${JSON.stringify(tags[key])}`);
+  return { before: before.join(','), after: after.join(',') };
 }
 
 /**
@@ -141,6 +161,7 @@ async function streamRawLogs(
   const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
   const selection = logSelectionsFor(expr, window.startMs, window.endMs)[0];
   let emitted = 0;
+  const renderer = new RawRowRenderer();
   try {
     await runOrdered(
       slices.length,
@@ -156,11 +177,11 @@ async function streamRawLogs(
         if (!('rows' in result)) throw new Error('worker answered a raw task with series');
         return result.rows;
       },
-      async (_i, rows) => {
-        const tags = unpackRowTags(rows.tags);
-        const take = Math.min(tags.length, options.limit - emitted);
+      async (_i, packed) => {
+        const rows = unpackRows(packed);
+        const take = Math.min(rows.length, options.limit - emitted);
         const events: SseEvent[] = new Array(take);
-        for (let j = 0; j < take; j++) events[j] = rawEvent(rows.timestampsNs[j], tags[j]);
+        for (let j = 0; j < take; j++) events[j] = renderer.event(rows[j]);
         emitted += take;
         await stream.emit(events);
         return emitted < options.limit;
