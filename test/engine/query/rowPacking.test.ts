@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { packRows, rowsTransferables, unpackRows, withLine } from '../../../engine/query/rowPacking.js';
 
 describe('packed raw rows', () => {
-  const rows = [
+  const rows: Array<{ timestampNs: bigint; tags: Record<string, string> }> = [
     { timestampNs: 1n, tags: { app: 'a', level: 'info', message: 'first ünïcødé line' } },
     { timestampNs: 2n, tags: { app: 'a', level: 'info', message: '' } },
     { timestampNs: 3n, tags: { app: 'b', level: 'info', message: 'x', message_extracted: 'parsed' } },
