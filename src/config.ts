@@ -30,6 +30,7 @@ export interface Config {
   heartbeatMs: number;
   queryWorkers: number;
   queryShardMinSamples: number;
+  queryRawTaskRows: number;
   maxQueriesPerOrg: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
@@ -258,6 +259,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '1000000',
     doc: 'Samples a time slice must span before a query with too few steps to spread over the workers is split by series instead (exact shapes only: per-series expressions, sum/count/min/max/avg/group over them). 0: never split.',
     parse: (raw) => (raw === undefined ? 1_000_000 : integer('SVC_QUERY_SHARD_MIN_SAMPLES', raw, 0, 2_000_000_000)),
+  },
+  {
+    env: 'SVC_QUERY_RAW_TASK_ROWS',
+    key: 'queryRawTaskRows',
+    defaultText: '5000',
+    doc: 'Rows one worker task of a raw log query returns at most; a denser time slice is answered in parts, so a query holds a bounded number of rows in flight whatever the data density.',
+    parse: (raw) => (raw === undefined ? 5000 : integer('SVC_QUERY_RAW_TASK_ROWS', raw, 1, 1_000_000)),
   },
   {
     env: 'SVC_MAX_QUERIES_PER_ORG',

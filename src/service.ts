@@ -112,6 +112,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       defaultLogLimit: config.defaultLogLimit,
       maxLogLimit: 100_000,
       maxSeries: 100_000,
+      rawTaskRows: config.queryRawTaskRows,
     }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store }),

@@ -48,6 +48,11 @@ export interface LogQLRawTask {
   limit: number;
   direction: 'forward' | 'backward';
   fields?: string[];
+  /**
+   * maxRows bounds the rows one task returns (so a dense slice is answered in parts of
+   * bounded memory); the answer then says where the rest of the slice resumes.
+   */
+  maxRows?: number;
   data: LogTaskData;
 }
 
@@ -63,6 +68,11 @@ export interface QueryTaskOutput {
 /** LogRowsOutput is a raw query's rows, packed (see rowPacking.ts). */
 export interface LogRowsOutput {
   rows: PackedRows;
+  /**
+   * resumeNs is set when the task stopped at `maxRows` before the end of its slice: the rest
+   * is [resumeNs, endNs] going forward, [startNs, resumeNs] backward.
+   */
+  resumeNs?: bigint;
 }
 
 /** TaskFailure carries an EngineError across the thread boundary, where classes are lost. */
@@ -122,12 +132,35 @@ function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayB
   const expr = parseLogQL(task.query);
   checkLogQL(expr, task.query);
   const reader = logViewOf(task.data, segmentReaders);
-  const rows: LogRow[] = [];
-  for (const batch of iterateLogQuery(expr, reader, { startNs: task.startNs, endNs: task.endNs, limit: task.limit, direction: task.direction, fields: task.fields })) {
-    for (const row of batch) rows.push(row);
+  const forward = task.direction === 'forward';
+  const collect = (startNs: bigint, endNs: bigint, limit: number): LogRow[] => {
+    const rows: LogRow[] = [];
+    for (const batch of iterateLogQuery(expr, reader, { startNs, endNs, limit, direction: task.direction, fields: task.fields })) {
+      for (const row of batch) rows.push(row);
+    }
+    return rows;
+  };
+  const cap = task.maxRows !== undefined && task.maxRows > 0 && task.maxRows < task.limit ? task.maxRows : undefined;
+  let rows = collect(task.startNs, task.endNs, cap === undefined ? task.limit : cap + 1);
+  let resumeNs: bigint | undefined;
+  if (cap !== undefined && rows.length > cap) {
+    // The rest of the slice starts at the first timestamp not wholly returned: rows at that
+    // instant all go to the continuation, so it needs no position within the instant.
+    const boundary = rows[cap].timestampNs;
+    let keep = cap;
+    while (keep > 0 && rows[keep - 1].timestampNs === boundary) keep--;
+    if (keep > 0) {
+      rows = rows.slice(0, keep);
+      resumeNs = boundary;
+    } else {
+      // More than `cap` rows share one instant: return that instant whole and continue after it.
+      rows = collect(boundary, boundary, task.limit);
+      const next = forward ? boundary + 1n : boundary - 1n;
+      resumeNs = (forward ? next <= task.endNs : next >= task.startNs) ? next : undefined;
+    }
   }
   const packed = packRows(rows);
-  return { result: { rows: packed }, transfer: rowsTransferables(packed) };
+  return { result: resumeNs === undefined ? { rows: packed } : { rows: packed, resumeNs }, transfer: rowsTransferables(packed) };
 }
 
 /** taskTransferables lists a task's buffers to move to the worker. */

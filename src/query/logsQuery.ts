@@ -19,7 +19,8 @@ import { requireEventStream } from './accept.js';
 import { MIN_STEPS_PER_SLICE, optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
 import { requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
-import { QueryStream, runOrdered } from './stream.js';
+import { runOrderedQueue } from './orderedQueue.js';
+import { QueryStream } from './stream.js';
 import { resolveWindow, type QueryWindow } from './timeRange.js';
 
 export interface LogsQueryDeps extends QueryDeps {
@@ -27,6 +28,8 @@ export interface LogsQueryDeps extends QueryDeps {
   /** maxLogLimit caps what a client may ask for, so one request cannot ask for everything. */
   maxLogLimit: number;
   maxSeries: number;
+  /** rawTaskRows bounds the rows one raw-log task returns; denser slices are answered in parts. */
+  rawTaskRows: number;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -160,31 +163,35 @@ async function streamRawLogs(
 ): Promise<void> {
   const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
   const selection = logSelectionsFor(expr, window.startMs, window.endMs)[0];
+  const direction = options.reverse ? 'backward' : 'forward';
   let emitted = 0;
   const renderer = new RawRowRenderer();
   try {
-    await runOrdered(
-      slices.length,
+    await runOrderedQueue(
+      slices,
       deps.pool.threads,
-      async (i, signal) => {
-        const slice = slices[i];
+      async (slice, signal) => {
         const data = shareLogs(reader, [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }]);
         const result = await deps.pool.run(
-          { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, direction: options.reverse ? 'backward' : 'forward', fields: options.fields, data },
+          { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, maxRows: deps.rawTaskRows, direction, fields: options.fields, data },
           signal,
         );
         if ('failed' in result) throw new EngineError(result.code, result.message);
         if (!('rows' in result)) throw new Error('worker answered a raw task with series');
-        return result.rows;
+        return result;
       },
-      async (_i, packed) => {
-        const rows = unpackRows(packed);
+      async (slice, result) => {
+        const rows = unpackRows(result.rows);
         const take = Math.min(rows.length, options.limit - emitted);
         const events: SseEvent[] = new Array(take);
         for (let j = 0; j < take; j++) events[j] = renderer.event(rows[j]);
         emitted += take;
         await stream.emit(events);
-        return emitted < options.limit;
+        const more = emitted < options.limit;
+        // A slice answered in parts continues right after the part just streamed.
+        const resume = result.resumeNs;
+        if (!more || resume === undefined) return { more };
+        return { more, next: options.reverse ? { startNs: slice.startNs, endNs: resume } : { startNs: resume, endNs: slice.endNs } };
       },
       stream.signal,
     );

@@ -4,17 +4,12 @@ import { evaluateRange } from '../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { formatLabels } from '../../engine/storage/labels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { tasksCompleted } from '../support/metrics.js';
 import { query, readSse } from '../support/sse.js';
 
 const STEP_MS = 15_000;
 const END_MS = Math.floor(Date.now() / STEP_MS) * STEP_MS;
 const START_MS = END_MS - 1_800_000;
-
-async function tasksCompleted(srv: TestServer): Promise<number> {
-  const text = await (await fetch(`${srv.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('sluice_query_tasks_total{outcome="completed"}'));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
 
 describe('queries split by series shard', () => {
   let srv: TestServer;
@@ -47,11 +42,11 @@ describe('queries split by series shard', () => {
       ['rate(jobs_done_total[5m])', 2],
       ['topk(3, jobs_done_total)', 1],
     ] as const) {
-      const before = await tasksCompleted(srv);
+      const before = await tasksCompleted(srv.url);
       const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));
       expect(res.status, q).toBe(200);
       expect(res.events.at(-1), q).toEqual({ type: 'done', data: { status: 'ok' } });
-      expect((await tasksCompleted(srv)) - before, q).toBe(tasks);
+      expect((await tasksCompleted(srv.url)) - before, q).toBe(tasks);
       const got = new Map<string, number>();
       for (const e of res.events.filter((x) => x.type === 'result')) got.set(e.data.label as string, e.data.value as number);
       const direct = evaluateRange(parseAndCheckPromQL(q), srv.service.storage.metrics(srv.orgId), END_MS, END_MS, STEP_MS);
@@ -64,10 +59,10 @@ describe('queries split by series shard', () => {
   });
 
   it('keeps time slices, not shards, when there are enough steps to spread', async () => {
-    const before = await tasksCompleted(srv);
+    const before = await tasksCompleted(srv.url);
     const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q: 'sum(rate(jobs_done_total[5m]))', s: String(START_MS), e: String(END_MS), step: 15 }));
     expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
     // 121 steps in slices of at least 30 steps: four tasks, one per slice.
-    expect((await tasksCompleted(srv)) - before).toBe(4);
+    expect((await tasksCompleted(srv.url)) - before).toBe(4);
   });
 });

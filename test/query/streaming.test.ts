@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { startTestServer, waitFor, type TestServer } from '../support/server.js';
+import { metricValue } from '../support/metrics.js';
 import { query, readSse } from '../support/sse.js';
 
 const NOW = Math.floor(Date.now() / 1000) * 1000;
@@ -23,12 +24,6 @@ async function writeBusySeries(srv: TestServer): Promise<void> {
     headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
   });
   expect(res.status).toBe(204);
-}
-
-async function metricValue(srv: TestServer, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`${srv.url}/metrics`)).text();
-  const m = pattern.exec(text);
-  return m ? Number(m[1]) : 0;
 }
 
 describe('query streams over time', () => {
@@ -65,7 +60,7 @@ describe('query streams over time', () => {
     expect(res.status).toBe(200);
     expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'error', code: 'DEADLINE_EXCEEDED' } });
     expect(res.events.filter((e) => e.type === 'result').length).toBeGreaterThan(0);
-    expect(await metricValue(srv, /sluice_queries_total\{endpoint="metrics",outcome="deadline"\} (\d+)/)).toBe(1);
+    expect(await metricValue(srv.url, /sluice_queries_total\{endpoint="metrics",outcome="deadline"\} (\d+)/)).toBe(1);
   });
 
   it('aborts the worker tasks of a query whose client disconnects, and records 499', async () => {
@@ -82,9 +77,9 @@ describe('query streams over time', () => {
     await reader.read();
     controller.abort();
     const s = srv;
-    await waitFor(async () => (await metricValue(s, /sluice_query_tasks_total\{outcome="aborted"\} (\d+)/)) > 0, 5000);
-    await waitFor(async () => (await metricValue(s, /sluice_http_requests_total\{route="\/api\/v1\/metrics\/query",method="POST",status="499"\} (\d+)/)) === 1, 5000);
-    expect(await metricValue(srv, /sluice_open_streams (\d+)/)).toBe(0);
+    await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_total\{outcome="aborted"\} (\d+)/)) > 0, 5000);
+    await waitFor(async () => (await metricValue(s.url, /sluice_http_requests_total\{route="\/api\/v1\/metrics\/query",method="POST",status="499"\} (\d+)/)) === 1, 5000);
+    expect(await metricValue(srv.url, /sluice_open_streams (\d+)/)).toBe(0);
     expect(srv.logs.text()).toContain('client closed request');
   });
 
@@ -93,7 +88,7 @@ describe('query streams over time', () => {
     await writeBusySeries(srv);
     const first = query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY);
     const s = srv;
-    await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 1);
+    await waitFor(async () => (await metricValue(s.url, /sluice_open_streams (\d+)/)) === 1);
     const second = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q: 'busy' }));
     expect(second.status).toBe(429);
     expect(second.body).toMatchObject({ code: 'RATE_LIMITED' });
@@ -124,9 +119,9 @@ describe('query streams over time', () => {
     socket.pause();
     socket.write(`POST /api/v1/logs/query HTTP/1.1\r\nHost: x\r\nx-svc-api-key: ${srv.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     const s = srv;
-    await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 1);
+    await waitFor(async () => (await metricValue(s.url, /sluice_open_streams (\d+)/)) === 1);
     await new Promise((r) => setTimeout(r, 1000));
-    const completedWhileStalled = await metricValue(srv, /sluice_query_tasks_total\{outcome="completed"\} (\d+)/);
+    const completedWhileStalled = await metricValue(srv.url, /sluice_query_tasks_total\{outcome="completed"\} (\d+)/);
     // 8 slices exist; a stalled client lets only the first few through before dispatch stops.
     expect(completedWhileStalled).toBeLessThan(8);
     const started = Date.now();
@@ -135,6 +130,6 @@ describe('query streams over time', () => {
     // Blocked behind the stalled client it would never finish; generous so machine load cannot fail it.
     expect(Date.now() - started).toBeLessThan(15_000);
     socket.destroy();
-    await waitFor(async () => (await metricValue(s, /sluice_open_streams (\d+)/)) === 0, 5000);
+    await waitFor(async () => (await metricValue(s.url, /sluice_open_streams (\d+)/)) === 0, 5000);
   });
 });
