@@ -6,7 +6,7 @@ import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesData, SeriesLabelReader } from './metricHead.js';
 import type { MetricSegmentReader, SeriesPartition } from './metricSegment.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
-import type { SegmentFailure, SegmentReaders } from './segmentReaders.js';
+import type { Opened, SegmentFailure, SegmentReaders } from './segmentReaders.js';
 import { mergeSeriesRuns } from './seriesMerge.js';
 import type { SharedSegment } from './sharedSegments.js';
 
@@ -58,6 +58,23 @@ export interface SelectResult<T> {
   failedSegments: SegmentFailure[];
 }
 
+/** openShared opens the segments some filter admits, recording the unreadable ones as skipped. */
+function openShared(
+  segments: readonly SegmentEntry[],
+  filters: ReadonlyArray<(entry: SegmentEntry) => boolean>,
+  open: (meta: SegmentEntry['meta']) => Opened<{ bytes: Uint8Array }>,
+  failures: FailureLog,
+): SharedSegment[] {
+  const shared: SharedSegment[] = [];
+  for (const entry of segments) {
+    if (!filters.some((admits) => admits(entry))) continue;
+    const opened = open(entry.meta);
+    if (opened.failure) failures.add(opened.failure);
+    else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
+  }
+  return shared;
+}
+
 /** FailureLog collects the segments a view skipped, once each, across all its calls. */
 class FailureLog {
   readonly list: SegmentFailure[] = [];
@@ -106,14 +123,11 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
    */
   share(ranges: readonly MetricRange[]): Shareable<OrgMetricView> {
     const { segments, heads } = this.sources();
-    const filters = ranges.map((r) => ({ r, mayMatch: metricSegmentFilter(r.matchers) }));
-    const shared: SharedSegment[] = [];
-    for (const entry of segments) {
-      if (!filters.some(({ r, mayMatch }) => mayMatch(entry, r.minMs, r.maxMs))) continue;
-      const opened = this.readers.metric(entry.meta);
-      if (opened.failure) this.failures.add(opened.failure);
-      else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
-    }
+    const filters = ranges.map((r) => {
+      const mayMatch = metricSegmentFilter(r.matchers);
+      return (entry: SegmentEntry) => mayMatch(entry, r.minMs, r.maxMs);
+    });
+    const shared = openShared(segments, filters, (meta) => this.readers.metric(meta), this.failures);
     return { segments: shared, heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers) };
   }
 
@@ -233,14 +247,11 @@ export class OrgLogView implements LogReader, LogTagSetReader {
   /** share is OrgMetricView.share for log ranges. */
   share(ranges: readonly LogRange[]): Shareable<OrgLogView> {
     const { segments, heads } = this.sources();
-    const filters = ranges.map((r) => ({ r, mayMatch: logSegmentFilter(r.matchers) }));
-    const shared: SharedSegment[] = [];
-    for (const entry of segments) {
-      if (!filters.some(({ r, mayMatch }) => mayMatch(entry, r.minNs, r.maxNs))) continue;
-      const opened = this.readers.log(entry.meta);
-      if (opened.failure) this.failures.add(opened.failure);
-      else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
-    }
+    const filters = ranges.map((r) => {
+      const mayMatch = logSegmentFilter(r.matchers);
+      return (entry: SegmentEntry) => mayMatch(entry, r.minNs, r.maxNs);
+    });
+    const shared = openShared(segments, filters, (meta) => this.readers.log(meta), this.failures);
     return { segments: shared, heads: new OrgLogView(() => ({ segments: [], heads }), this.readers) };
   }
 
