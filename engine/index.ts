@@ -45,8 +45,8 @@ export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRows
 export { packLogStreams, type PackedLogs } from './query/logPacking.js';
 export { unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
-export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
-export { shardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
+export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
+export { shardMergeFor, logShardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
 export { encodeExportLogsServiceRequest, encodeRemoteWriteBody, encodeLokiPushBody } from './ingest/index.js';

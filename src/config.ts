@@ -257,7 +257,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_QUERY_SHARD_MIN_SAMPLES',
     key: 'queryShardMinSamples',
     defaultText: '1000000',
-    doc: 'Samples a time slice must span before a query with too few steps to spread over the workers is split by series instead (exact shapes only: per-series expressions, sum/count/min/max/avg/group over them). 0: never split.',
+    doc: 'Samples (or log lines) a time slice must span before a query with too few steps to spread over the workers is split by series instead. Exact shapes only: PromQL per-series expressions and sum/count/min/max/avg/group over them; LogQL count_over_time, rate, bytes_over_time, bytes_rate or sum_over_time, alone or under sum. 0: never split.',
     parse: (raw) => (raw === undefined ? 1_000_000 : integer('SVC_QUERY_SHARD_MIN_SAMPLES', raw, 0, 2_000_000_000)),
   },
   {

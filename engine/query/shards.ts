@@ -1,3 +1,4 @@
+import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
 import type { SeriesColumns } from './packing.js';
@@ -102,6 +103,25 @@ export function shardMergeFor(expr: Expr): ShardMerge | undefined {
     return merge !== undefined && top.param === null && isSeriesLocal(top.expr) ? merge : undefined;
   }
   return top.valueType === 'vector' && isSeriesLocal(top) ? 'concat' : undefined;
+}
+
+/**
+ * ADDITIVE_RANGE_OPS are the LogQL range aggregations whose value over a set of lines is the
+ * sum of their values over any split of those lines: shards of streams can be added up.
+ */
+const ADDITIVE_RANGE_OPS: ReadonlySet<RangeAggregationExpr['op']> = new Set(['count_over_time', 'rate', 'bytes_over_time', 'bytes_rate', 'sum_over_time']);
+
+/**
+ * logShardMergeFor says how shards of a LogQL metric query combine. Lines are split by tag set,
+ * and a pipeline may give lines of different tag sets the same output labels, so a series can
+ * have a part in several shards; only sums of additive range aggregations (or such an
+ * aggregation alone) then merge exactly, by adding the parts.
+ */
+export function logShardMergeFor(expr: LogQLExpr): 'sum' | undefined {
+  const additive = (e: LogQLExpr): boolean => e.kind === 'RangeAggregation' && ADDITIVE_RANGE_OPS.has(e.op);
+  if (additive(expr)) return 'sum';
+  if (expr.kind === 'VectorAggregation' && expr.op === 'sum' && expr.param === undefined && additive(expr.expr)) return 'sum';
+  return undefined;
 }
 
 /** topAggregation returns the aggregation at the top of a sharded query (for avg's rewrite). */

@@ -1,5 +1,6 @@
 import { segmentEntryOf } from '../storage/catalog.js';
 import { OrgLogView, OrgMetricView } from '../storage/orgViews.js';
+import type { LogStreamData } from '../storage/logHead.js';
 import type { SharedSegment, SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { gatherLogStreams, gatherSeries } from './gather.js';
 import type { LogSelection } from './logqlPlan.js';
@@ -63,10 +64,35 @@ export function shareMetrics(view: OrgMetricView, selections: readonly Selection
   return metricTaskData(gatherMetricShare(view, selections));
 }
 
+/** LogShare is a log slice's data before packing: shared segments and the heads' streams. */
+export interface LogShare {
+  segments: SharedSegment[];
+  head: LogStreamData[];
+}
+
+/** gatherLogShare collects what a log task over `selections` reads from one org's view. */
+export function gatherLogShare(view: OrgLogView, selections: readonly LogSelection[]): LogShare {
+  const { segments, heads } = view.share(selections);
+  return { segments, head: gatherLogStreams(heads, selections) };
+}
+
+/** logShareSize estimates the lines a share holds, as shareSize does for samples. */
+export function logShareSize(share: LogShare): number {
+  let n = 0;
+  for (const s of share.segments) n += s.meta.rows;
+  for (const s of share.head) n += s.timestampsNs.length;
+  return n;
+}
+
+/** logTaskData packs a share for one task; with a shard, only the heads' tag sets of that shard are packed. */
+export function logTaskData(share: LogShare, shard?: { index: number; count: number }): LogTaskData {
+  const head = shard ? share.head.filter((s) => shardOf(s.tags, shard.count) === shard.index) : share.head;
+  return { segments: share.segments, head: packLogStreams(head) };
+}
+
 /** shareLogs prepares the data of a log task over `selections` from one org's view. */
 export function shareLogs(view: OrgLogView, selections: readonly LogSelection[]): LogTaskData {
-  const { segments, heads } = view.share(selections);
-  return { segments, head: packLogStreams(gatherLogStreams(heads, selections)) };
+  return logTaskData(gatherLogShare(view, selections));
 }
 
 /** metricViewOf rebuilds, on the worker, a view reading the task's segments and head snapshot as one store. */
@@ -79,10 +105,11 @@ export function metricViewOf(data: MetricTaskData, readers: SharedSegmentReaders
 }
 
 /** logViewOf is metricViewOf for log tasks. */
-export function logViewOf(data: LogTaskData, readers: SharedSegmentReaders): OrgLogView {
+export function logViewOf(data: LogTaskData, readers: SharedSegmentReaders, shard?: { index: number; count: number }): OrgLogView {
   const segments = data.segments.map((s) => segmentEntryOf(s.meta));
   const heads = [new StaticLogReader(unpackLogStreams(data.head))];
-  return new OrgLogView(() => ({ segments, heads }), readers.over(data.segments));
+  const only = shard ? { of: shardOf, index: shard.index, count: shard.count } : undefined;
+  return new OrgLogView(() => ({ segments, heads }), readers.over(data.segments), only);
 }
 
 /** metricDataTransferables lists the buffers to move with a metric task (segment bytes are shared, never moved). */

@@ -37,6 +37,8 @@ export interface LogQLRangeTask {
   maxSamples: number;
   maxSeries: number;
   data: LogTaskData;
+  /** shard, when set, evaluates only the lines of one shard of tag sets, as a partial answer to merge (shards.ts). */
+  shard?: SeriesShard;
 }
 
 /** LogQLRawTask runs a raw log query over one time slice, returning at most `limit` rows. */
@@ -122,7 +124,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
 function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   const expr = parseLogQL(task.query);
   checkLogQL(expr, task.query, { rangeQuery: true });
-  const reader = logViewOf(task.data, segmentReaders);
+  const reader = logViewOf(task.data, segmentReaders, task.shard);
   const out = evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, { maxSamples: task.maxSamples, maxSeries: task.maxSeries });
   const series = packSeries(out.series);
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };

@@ -3,6 +3,7 @@ import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileByt
 import { labelsKey, type Labels } from './labels.js';
 import { composeTags, type LogColumns, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
+import type { SeriesPartition } from './partition.js';
 import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
@@ -219,8 +220,11 @@ export class LogSegmentReader {
     return true;
   }
 
-  /** select returns matching lines in [minNs, maxNs] grouped by full tag set, oldest first, as the head does. */
-  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
+  /**
+   * select returns matching lines in [minNs, maxNs] grouped by full tag set, oldest first, as
+   * the head does; with `only`, just the tag sets that partition places in its part.
+   */
+  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, only?: SeriesPartition): LogStreamData[] {
     // Groups that render to the same tag set (a `level` attribute shadowed by the level column) share a bucket.
     const buckets = new Map<string, { tags: Labels; rows: number[] }>();
     this.scan(
@@ -228,12 +232,14 @@ export class LogSegmentReader {
       minNs,
       maxNs,
       (tags) => {
+        // Another shard's tag set: its rows are skipped without decoding a message.
+        if (only && only.of(tags, only.count) !== only.index) return null;
         const key = labelsKey(tags);
         let bucket = buckets.get(key);
         if (bucket === undefined) buckets.set(key, (bucket = { tags, rows: [] }));
         return bucket;
       },
-      (row, bucket) => bucket.rows.push(row),
+      (row, bucket) => bucket?.rows.push(row),
     );
     const out: LogStreamData[] = [];
     for (const { tags, rows } of buckets.values()) {

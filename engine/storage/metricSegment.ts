@@ -2,6 +2,7 @@ import { ArrowSection, float64Data, tableToFileBytes, uint32Data, utf8Data } fro
 import { METRIC_NAME, labelsKey, type Labels } from './labels.js';
 import { matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import { lowerBound, upperBound, type SeriesData } from './metricHead.js';
+import type { SeriesPartition } from './partition.js';
 import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
@@ -15,16 +16,6 @@ import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type Checksum
  * One series' samples are therefore one contiguous run, and reading it is a subarray of the
  * file's bytes.
  */
-
-/**
- * SeriesPartition picks part `index` of `count`, with `of` placing a series' labels in a part
- * (a pure function, so a reader can remember its answer per series).
- */
-export interface SeriesPartition {
-  of: (labels: Labels, count: number) => number;
-  index: number;
-  count: number;
-}
 
 /** EncodedMetricSegment is a finished segment file and the facts the catalog keeps about it. */
 export interface EncodedMetricSegment {

@@ -4,7 +4,8 @@ import type { LogHead, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor 
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesData, SeriesLabelReader } from './metricHead.js';
-import type { MetricSegmentReader, SeriesPartition } from './metricSegment.js';
+import type { MetricSegmentReader } from './metricSegment.js';
+import type { SeriesPartition } from './partition.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
 import type { Opened, SegmentFailure, SegmentReaders } from './segmentReaders.js';
 import { mergeSeriesRuns } from './seriesMerge.js';
@@ -234,9 +235,11 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
 export class OrgLogView implements LogReader, LogTagSetReader {
   private readonly failures = new FailureLog();
 
+  /** `only` narrows what `select` reads from segments, as in OrgMetricView. */
   constructor(
     private readonly sources: () => OrgSources<LogSource>,
     private readonly readers: SegmentOpener,
+    private readonly only?: SeriesPartition,
   ) {}
 
   /** failedSegments lists the segments skipped by any call on this view so far. */
@@ -271,7 +274,7 @@ export class OrgLogView implements LogReader, LogTagSetReader {
       if (!mayMatch(entry, minNs, maxNs)) continue;
       const opened = this.readers.log(entry.meta);
       if (opened.failure) this.failures.add(opened.failure, failedSegments);
-      else parts.push(opened.reader.select(compiled, minNs, maxNs));
+      else parts.push(opened.reader.select(compiled, minNs, maxNs, this.only));
     }
     for (const head of heads) if (head.rowCount > 0) parts.push(head.select(matchers, minNs, maxNs));
     const nonEmpty = parts.filter((p) => p.length > 0);

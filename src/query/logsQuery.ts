@@ -5,7 +5,14 @@ import {
   parseLogQL,
   planSlices,
   shareLogs,
+  gatherLogShare,
+  logShardMergeFor,
+  logShareSize,
+  logTaskData,
   unpackRows,
+  type LogTaskData,
+  type QueryTask,
+  type SeriesShard,
   EngineError,
   type Labels,
   type LogQLExpr,
@@ -108,24 +115,30 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   });
   if (!raw) {
     const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
+    // As for metrics: series shards only where slices leave workers idle and the slice is big.
+    const merge = slices.length < deps.pool.threads && deps.shardMinSamples > 0 ? logShardMergeFor(expr) : undefined;
     await streamSeriesSlices(
       stream,
       deps.pool,
       slices,
-      (slice) => ({
-        tasks: [
-          {
-            kind: 'logql-range',
-            query: q,
-            startMs: slice.startMs,
-            endMs: slice.endMs,
-            stepMs: window.stepMs,
-            maxSamples: deps.maxSamples,
-            maxSeries: deps.maxSeries,
-            data: shareLogs(reader, logSelectionsFor(expr, slice.startMs, slice.endMs)),
-          },
-        ],
-      }),
+      (slice) => {
+        const share = gatherLogShare(reader, logSelectionsFor(expr, slice.startMs, slice.endMs));
+        const task = (data: LogTaskData, shard?: SeriesShard): QueryTask => ({
+          kind: 'logql-range',
+          query: q,
+          startMs: slice.startMs,
+          endMs: slice.endMs,
+          stepMs: window.stepMs,
+          maxSamples: deps.maxSamples,
+          maxSeries: deps.maxSeries,
+          data,
+          shard,
+        });
+        if (merge === undefined || logShareSize(share) < deps.shardMinSamples) return { tasks: [task(logTaskData(share))] };
+        const count = deps.pool.threads;
+        const tasks = Array.from({ length: count }, (_, index) => task(logTaskData(share, { index, count }), { index, count, merge }));
+        return { tasks, merge };
+      },
       false,
     );
     return;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { evaluateLogQLRange } from '../../engine/logql/eval/index.js';
+import { parseLogQL } from '../../engine/logql/index.js';
 import { evaluateRange } from '../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { formatLabels } from '../../engine/storage/labels.js';
@@ -28,6 +30,12 @@ describe('queries split by series shard', () => {
       headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
     });
     expect(res.status).toBe(204);
+    const streams = ['a', 'b', 'c', 'd'].map((app, k) => ({
+      stream: { service_name: 'shop', app },
+      values: Array.from({ length: 40 }, (_, i) => [String(BigInt(START_MS + i * 30_000 + k) * 1_000_000n), `app ${app} ${i % 3 === 0 ? 'error' : 'ok'} ${i}`]),
+    }));
+    const push = await fetch(`${srv.url}/loki/api/v1/push`, { method: 'POST', body: JSON.stringify({ streams }), headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' } });
+    expect(push.status).toBe(204);
     await srv.service.storage.cut();
   });
   afterAll(async () => {
@@ -55,6 +63,26 @@ describe('queries split by series shard', () => {
       expect(want.size, q).toBeGreaterThan(0);
       expect([...got.keys()].sort(), q).toEqual([...want.keys()].sort());
       for (const [k, v] of want) expect(got.get(k), `${q} ${k}`).toBeCloseTo(v, 9);
+    }
+  });
+
+  it('splits LogQL sums of additive range aggregations the same way', async () => {
+    for (const [q, tasks] of [
+      ['sum by (app) (count_over_time({service_name="shop"} |= "error" [30m]))', 2],
+      ['sum(bytes_over_time({service_name="shop"}[30m]))', 2],
+      ['max(count_over_time({service_name="shop"}[30m]))', 1],
+    ] as const) {
+      const before = await tasksCompleted(srv.url);
+      const res = await readSse(await query(srv.url, '/api/v1/logs/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));
+      expect(res.events.at(-1), q).toEqual({ type: 'done', data: { status: 'ok' } });
+      expect((await tasksCompleted(srv.url)) - before, q).toBe(tasks);
+      const got = new Map<string, number>();
+      for (const e of res.events.filter((x) => x.type === 'result')) got.set(e.data.label as string, e.data.value as number);
+      const direct = evaluateLogQLRange(parseLogQL(q), srv.service.storage.logs(srv.orgId), END_MS, END_MS, STEP_MS, { maxSamples: 1e6, maxSeries: 1000 });
+      const want = new Map<string, number>();
+      for (const s of direct.series) if (s.values.length > 0) want.set(formatLabels(s.labels), s.values[0]);
+      expect(want.size, q).toBeGreaterThan(0);
+      expect(got, q).toEqual(want);
     }
   });
 

@@ -1,15 +1,18 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateLogQLRange } from '../../../engine/logql/eval/index.js';
+import { parseLogQL } from '../../../engine/logql/index.js';
 import { evaluateRange } from '../../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries, type SeriesColumns } from '../../../engine/query/packing.js';
-import { mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
-import { gatherMetricShare, metricTaskData } from '../../../engine/query/taskData.js';
-import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
+import { logShardMergeFor, mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
+import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
+import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData } from '../../../engine/query/taskData.js';
+import { runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricAppend } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
-import { openStorage, tempDir } from '../storage/segmentFixtures.js';
+import { fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
 
 const ORG = 'org';
 const START = 1_700_000_000_000;
@@ -137,6 +140,70 @@ describe('series shards', () => {
             else expect(got.get(k), `${context} ${k}`).toBeCloseTo(v, 6);
           }
         }
+      }
+    }
+  });
+});
+
+describe('log series shards', () => {
+  let dir: string;
+  let storage: Storage;
+  beforeAll(async () => {
+    dir = await tempDir();
+    ({ storage } = await openStorage(dir));
+    await fill(storage, [ORG], 0, 3);
+    await storage.cut();
+    await fill(storage, [ORG], 3, 6);
+  });
+  afterAll(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('splits only sums of additive range aggregations', () => {
+    const mergeOf = (q: string) => logShardMergeFor(parseLogQL(q));
+    expect(mergeOf('count_over_time({service_name="cart"}[5m])')).toBe('sum');
+    expect(mergeOf('sum by (level) (rate({service_name=~".+"} |= "x" [1m]))')).toBe('sum');
+    expect(mergeOf('sum(bytes_over_time({service_name="cart"}[5m]))')).toBe('sum');
+    for (const q of [
+      'count by (level) (count_over_time({service_name="cart"}[5m]))',
+      'max(count_over_time({service_name="cart"}[5m]))',
+      'avg_over_time({service_name="cart"} | unwrap latency [5m])',
+      'topk(2, sum by (level) (count_over_time({service_name="cart"}[5m])))',
+      'sum(count_over_time({service_name="cart"}[5m])) / 2',
+      'absent_over_time({service_name="cart"}[5m])',
+    ]) {
+      expect(mergeOf(q), q).toBeUndefined();
+    }
+  });
+
+  it('merged shards answer like one evaluation, also where lines of several tag sets form one series', () => {
+    const view = storage.logs(ORG);
+    const queries = [
+      'sum by (service_name) (count_over_time({service_name=~".+"}[2m]))',
+      'count_over_time({service_name=~".+"} | drop route, k8s_pod_name [3m])',
+      'sum(rate({service_name=~".+"} |= "line" [2m]))',
+      'sum by (level) (bytes_over_time({service_name=~".+"}[5m]))',
+    ];
+    const startMs = 1_000_000;
+    const endMs = 1_000_000 + 6 * 60_000;
+    for (const q of queries) {
+      const direct = evaluateLogQLRange(parseLogQL(q), view, startMs, endMs, 60_000, { maxSamples: 1e6, maxSeries: 1000 });
+      const share = gatherLogShare(view, logSelectionsFor(parseLogQL(q), startMs, endMs));
+      for (const count of [2, 3]) {
+        const outputs: ShardOutput[] = [];
+        for (let index = 0; index < count; index++) {
+          const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share, { index, count }), shard: { index, count, merge: 'sum' } };
+          const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
+          if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
+          outputs.push({ series: unpackSeries(result.series) });
+        }
+        const got = keyed(mergeShards('sum', outputs));
+        const want = keyed(direct.series);
+        const context = `${q} over ${count} shards`;
+        expect(want.size, context).toBeGreaterThan(0);
+        expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
+        for (const [k, v] of want) expect(got.get(k), `${context} ${k}`).toBeCloseTo(v, 9);
       }
     }
   });
