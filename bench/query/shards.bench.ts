@@ -11,16 +11,19 @@ import { runWhenDirect } from '../runDirect.js';
  * Series sharding: queries with a single step over many series cannot be cut into time
  * slices, so without shards one worker does all the work. This benchmark stores 20,000 series
  * for one hour (4.8M samples, in a segment as they would be in service), then times one-step
- * dashboard queries through the real server and SSE, with sharding off and on, in one run.
+ * dashboard queries through the real server and SSE, with sharding off and on, in one run;
+ * likewise a one-step LogQL count over a million log lines.
  */
 const SERIES = 20_000;
 const STEP_MS = 15_000;
 const RUNS = 5;
+const LOG_LINES = 1_000_000;
 const QUERIES = [
-  'sum by (job) (rate(requests_total[1h]))',
-  'avg(max_over_time(requests_total[1h]))',
-  'max by (zone) (deriv(requests_total[30m]))',
-  'rate(requests_total[5m]) > 1000000',
+  { path: '/api/v1/metrics/query', q: 'sum by (job) (rate(requests_total[1h]))' },
+  { path: '/api/v1/metrics/query', q: 'avg(max_over_time(requests_total[1h]))' },
+  { path: '/api/v1/metrics/query', q: 'max by (zone) (deriv(requests_total[30m]))' },
+  { path: '/api/v1/metrics/query', q: 'rate(requests_total[5m]) > 1000000' },
+  { path: '/api/v1/logs/query', q: 'sum by (level) (count_over_time({service_name=~".+"} |= "timeout" [1h]))' },
 ];
 
 class Sink extends Writable {
@@ -41,9 +44,9 @@ async function serve(dataDir: string, shardMinSamples: number): Promise<RunningS
   return startService(config, { logDestination: new Sink(), announce: () => {} });
 }
 
-async function timeQuery(url: string, key: string, q: string, atMs: number): Promise<number> {
+async function timeQuery(url: string, key: string, { path: route, q }: (typeof QUERIES)[number], atMs: number): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${url}/api/v1/metrics/query`, {
+  const res = await fetch(`${url}${route}`, {
     method: 'POST',
     body: JSON.stringify({ q, s: String(atMs), e: String(atMs), step: 60 }),
     headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
@@ -80,8 +83,21 @@ export async function main(): Promise<void> {
       }
       await service.storage.appendMetrics(org.id, batch, []);
     }
+    const levels = ['info', 'info', 'info', 'warn', 'error'];
+    for (let from = 0; from < LOG_LINES; from += 10_000) {
+      const batch = [];
+      for (let i = from; i < from + 10_000; i++) {
+        batch.push({
+          timestampNs: BigInt(startMs + Math.floor((i / LOG_LINES) * 3_600_000)) * 1_000_000n + BigInt(i % 1000),
+          level: levels[i % levels.length],
+          message: `request ${i} ${i % 7 === 0 ? 'timeout' : 'ok'} after ${i % 300} ms`,
+          tags: { service_name: `svc-${i % 8}`, k8s_pod_name: `pod-${i % 40}` },
+        });
+      }
+      await service.storage.appendLogs(org.id, batch);
+    }
     await service.storage.cut();
-    console.log(`${SERIES} series x ${(3_600_000 / STEP_MS + 1)} samples in ${service.storage.segments().length} segment(s); ${os.availableParallelism()} cores`);
+    console.log(`${SERIES} series x ${3_600_000 / STEP_MS + 1} samples and ${LOG_LINES} log lines in ${service.storage.segments().length} segment(s); ${os.availableParallelism()} cores`);
     const rows: Record<string, Record<string, string>> = {};
     for (const shardMinSamples of [0, 1_000_000]) {
       if (shardMinSamples > 0) {
@@ -90,12 +106,12 @@ export async function main(): Promise<void> {
       }
       const label = shardMinSamples === 0 ? 'unsharded ms' : 'sharded ms';
       const url = `http://127.0.0.1:${service.port}`;
-      for (const q of QUERIES) {
-        await timeQuery(url, key, q, endMs); // warm-up: worker start, segment decode, JIT
+      for (const query of QUERIES) {
+        await timeQuery(url, key, query, endMs); // warm-up: worker start, segment decode, JIT
         const times: number[] = [];
-        for (let r = 0; r < RUNS; r++) times.push(await timeQuery(url, key, q, endMs));
-        rows[q] ??= {};
-        rows[q][label] = median(times).toFixed(0);
+        for (let r = 0; r < RUNS; r++) times.push(await timeQuery(url, key, query, endMs));
+        rows[query.q] ??= {};
+        rows[query.q][label] = median(times).toFixed(0);
       }
     }
     for (const row of Object.values(rows)) row['speed-up'] = (Number(row['unsharded ms']) / Number(row['sharded ms'])).toFixed(2);
