@@ -13,6 +13,11 @@ import path from 'node:path';
 export interface BlobStore {
   /** read returns the blob's bytes; throws BlobNotFoundError when it does not exist. */
   read(name: string): Uint8Array;
+  /**
+   * readAsync is `read` without blocking the calling thread on I/O, for callers that can
+   * wait (a query warming the segments it is about to need).
+   */
+  readAsync(name: string): Promise<Uint8Array>;
   /** write stores the blob durably before it resolves (a later crash cannot lose it). */
   write(name: string, bytes: Uint8Array): Promise<void>;
   /** remove deletes the blob; a missing blob is not an error. */
@@ -72,6 +77,30 @@ export class LocalBlobStore implements BlobStore {
       return at === size ? bytes : bytes.subarray(0, at);
     } finally {
       closeSync(fd);
+    }
+  }
+
+  async readAsync(name: string): Promise<Uint8Array> {
+    checkName(name);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(path.join(this.dir, name), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(name);
+      throw err;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const bytes = new Uint8Array(new SharedArrayBuffer(size));
+      let at = 0;
+      while (at < size) {
+        const { bytesRead } = await handle.read(bytes, at, size - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      return at === size ? bytes : bytes.subarray(0, at);
+    } finally {
+      await handle.close();
     }
   }
 

@@ -15,8 +15,11 @@ import type { SharedSegment } from './sharedSegments.js';
 export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet'>;
 /** LogSource is the log counterpart of MetricSource. */
 export type LogSource = Pick<LogHead, 'rowCount' | 'select' | 'forEachTagSet'>;
-/** SegmentOpener opens segments for a view: the store's cached readers, or a worker's readers over shared bytes. */
-export type SegmentOpener = Pick<SegmentReaders, 'metric' | 'log'>;
+/**
+ * SegmentOpener opens segments for a view: the store's cached readers (which can also
+ * prefetch files asynchronously), or a worker's readers over shared bytes.
+ */
+export type SegmentOpener = Pick<SegmentReaders, 'metric' | 'log'> & Partial<Pick<SegmentReaders, 'prefetch'>>;
 
 /** MetricRange is one selector's data need: which series, over which time range (ms, inclusive). */
 export interface MetricRange {
@@ -59,16 +62,10 @@ export interface SelectResult<T> {
   failedSegments: SegmentFailure[];
 }
 
-/** openShared opens the segments some filter admits, recording the unreadable ones as skipped. */
-function openShared(
-  segments: readonly SegmentEntry[],
-  filters: ReadonlyArray<(entry: SegmentEntry) => boolean>,
-  open: (meta: SegmentEntry['meta']) => Opened<{ bytes: Uint8Array }>,
-  failures: FailureLog,
-): SharedSegment[] {
+/** openShared opens segments to share, recording the unreadable ones as skipped. */
+function openShared(segments: readonly SegmentEntry[], open: (meta: SegmentEntry['meta']) => Opened<{ bytes: Uint8Array }>, failures: FailureLog): SharedSegment[] {
   const shared: SharedSegment[] = [];
   for (const entry of segments) {
-    if (!filters.some((admits) => admits(entry))) continue;
     const opened = open(entry.meta);
     if (opened.failure) failures.add(opened.failure);
     else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
@@ -124,12 +121,19 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
    */
   share(ranges: readonly MetricRange[]): Shareable<OrgMetricView> {
     const { segments, heads } = this.sources();
-    const filters = ranges.map((r) => {
-      const mayMatch = metricSegmentFilter(r.matchers);
-      return (entry: SegmentEntry) => mayMatch(entry, r.minMs, r.maxMs);
-    });
-    const shared = openShared(segments, filters, (meta) => this.readers.metric(meta), this.failures);
+    const shared = openShared(this.needed(segments, ranges), (meta) => this.readers.metric(meta), this.failures);
     return { segments: shared, heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers) };
+  }
+
+  /** prepare reads the segments `share(ranges)` will need without blocking on I/O, where the readers can. */
+  async prepare(ranges: readonly MetricRange[]): Promise<void> {
+    await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
+  }
+
+  /** needed lists the segments the catalog cannot rule out for any of `ranges`. */
+  private needed(segments: readonly SegmentEntry[], ranges: readonly MetricRange[]): SegmentEntry[] {
+    const filters = ranges.map((r) => ({ r, mayMatch: metricSegmentFilter(r.matchers) }));
+    return segments.filter((entry) => filters.some(({ r, mayMatch }) => mayMatch(entry, r.minMs, r.maxMs)));
   }
 
   select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
@@ -250,12 +254,18 @@ export class OrgLogView implements LogReader, LogTagSetReader {
   /** share is OrgMetricView.share for log ranges. */
   share(ranges: readonly LogRange[]): Shareable<OrgLogView> {
     const { segments, heads } = this.sources();
-    const filters = ranges.map((r) => {
-      const mayMatch = logSegmentFilter(r.matchers);
-      return (entry: SegmentEntry) => mayMatch(entry, r.minNs, r.maxNs);
-    });
-    const shared = openShared(segments, filters, (meta) => this.readers.log(meta), this.failures);
+    const shared = openShared(this.needed(segments, ranges), (meta) => this.readers.log(meta), this.failures);
     return { segments: shared, heads: new OrgLogView(() => ({ segments: [], heads }), this.readers) };
+  }
+
+  /** prepare is OrgMetricView.prepare for log ranges. */
+  async prepare(ranges: readonly LogRange[]): Promise<void> {
+    await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
+  }
+
+  private needed(segments: readonly SegmentEntry[], ranges: readonly LogRange[]): SegmentEntry[] {
+    const filters = ranges.map((r) => ({ r, mayMatch: logSegmentFilter(r.matchers) }));
+    return segments.filter((entry) => filters.some(({ r, mayMatch }) => mayMatch(entry, r.minNs, r.maxNs)));
   }
 
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {

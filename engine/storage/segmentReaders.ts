@@ -29,6 +29,8 @@ export type Opened<R> = { reader: R; failure?: undefined } | { reader?: undefine
 export class SegmentReaders {
   private readonly cache: ByteLru<number, Reader>;
   private readonly failures = new Map<number, SegmentFailure>();
+  /** reading holds the file reads prefetch has under way, so two queries never read one file twice. */
+  private readonly reading = new Map<number, Promise<Uint8Array>>();
   /** fileReads counts segment files read from the blob store (cache misses). */
   fileReads = 0;
 
@@ -69,15 +71,42 @@ export class SegmentReaders {
     this.failures.delete(id);
   }
 
-  private open(meta: SegmentMeta, decode: (bytes: Uint8Array) => Reader): Opened<Reader> {
+  /**
+   * prefetch reads the segments not yet open without blocking this thread on I/O, then opens
+   * them, so a query's synchronous reads right after find them cached. Failures are left for
+   * those reads to meet and report, as they would without prefetching.
+   */
+  async prefetch(metas: readonly SegmentMeta[]): Promise<void> {
+    await Promise.all(
+      metas.map(async (meta) => {
+        if (this.failures.has(meta.id) || this.cache.get(meta.id)) return;
+        let pending = this.reading.get(meta.id);
+        if (!pending) {
+          this.fileReads++;
+          pending = this.blobs.readAsync(meta.file).finally(() => this.reading.delete(meta.id));
+          this.reading.set(meta.id, pending);
+        }
+        let bytes: Uint8Array;
+        try {
+          bytes = await pending;
+        } catch {
+          return;
+        }
+        if (this.failures.has(meta.id) || this.cache.get(meta.id)) return;
+        this.open(meta, meta.signal === 'metrics' ? (b) => MetricSegmentReader.decode(b, meta.crc) : (b) => LogSegmentReader.decode(b, meta.crc), bytes);
+      }),
+    );
+  }
+
+  private open(meta: SegmentMeta, decode: (bytes: Uint8Array) => Reader, prefetched?: Uint8Array): Opened<Reader> {
     const known = this.failures.get(meta.id);
     if (known) return { failure: known };
     const cached = this.cache.get(meta.id);
     if (cached) return { reader: cached };
     let reader: Reader;
     try {
-      this.fileReads++;
-      reader = decode(this.blobs.read(meta.file));
+      if (prefetched === undefined) this.fileReads++;
+      reader = decode(prefetched ?? this.blobs.read(meta.file));
     } catch (err) {
       if (err instanceof BlobNotFoundError) return { failure: this.markFailed(meta, 'segment file missing') };
       if (err instanceof SegmentFormatError) return { failure: this.markFailed(meta, `segment file damaged: ${err.message}`) };

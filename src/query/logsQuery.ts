@@ -121,8 +121,10 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
       stream,
       deps.pool,
       slices,
-      (slice) => {
-        const share = gatherLogShare(reader, logSelectionsFor(expr, slice.startMs, slice.endMs));
+      async (slice) => {
+        const selections = logSelectionsFor(expr, slice.startMs, slice.endMs);
+        await reader.prepare(selections);
+        const share = gatherLogShare(reader, selections);
         const task = (data: LogTaskData, shard?: SeriesShard): QueryTask => ({
           kind: 'logql-range',
           query: q,
@@ -184,7 +186,9 @@ async function streamRawLogs(
       slices,
       deps.pool.threads,
       async (slice, signal) => {
-        const data = shareLogs(reader, [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }]);
+        const ranges = [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }];
+        await reader.prepare(ranges);
+        const data = shareLogs(reader, ranges);
         const result = await deps.pool.run(
           { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, maxRows: deps.rawTaskRows, direction, fields: options.fields, data },
           signal,

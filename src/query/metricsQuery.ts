@@ -98,8 +98,11 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     stream,
     deps.pool,
     slices,
-    (slice) => {
-      const share = gatherMetricShare(querier, selectionsFor(expr, slice.startMs, slice.endMs, planCtx));
+    async (slice) => {
+      const selections = selectionsFor(expr, slice.startMs, slice.endMs, planCtx);
+      // Segment files not yet open are read off this thread first; the share below then finds them open.
+      await querier.prepare(selections);
+      const share = gatherMetricShare(querier, selections);
       const task = (data: MetricTaskData, shard?: SeriesShard): QueryTask => ({
         kind: 'promql-range',
         query: q,

@@ -25,7 +25,7 @@ export async function streamSeriesSlices(
   stream: QueryStream,
   pool: QueryPool,
   slices: readonly SliceWindow[],
-  tasksFor: (slice: SliceWindow) => SliceTasks,
+  tasksFor: (slice: SliceWindow) => SliceTasks | Promise<SliceTasks>,
   summary: boolean,
 ): Promise<void> {
   const renderer = new SeriesRenderer();
@@ -35,7 +35,7 @@ export async function streamSeriesSlices(
       slices.length,
       pool.threads,
       async (i, signal): Promise<SeriesColumns[]> => {
-        const { tasks, merge } = tasksFor(slices[i]);
+        const { tasks, merge } = await tasksFor(slices[i]);
         const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, signal)));
         return merge === undefined ? outputs[0].series : mergeShards(merge, outputs);
       },

@@ -19,6 +19,10 @@ class CountingBlobStore implements BlobStore {
     this.reads.push(name);
     return this.inner.read(name);
   }
+  readAsync(name: string): Promise<Uint8Array> {
+    this.reads.push(name);
+    return this.inner.readAsync(name);
+  }
   write(name: string, bytes: Uint8Array): Promise<void> {
     return this.inner.write(name, bytes);
   }

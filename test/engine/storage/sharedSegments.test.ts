@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateLogQLRange, iterateLogQuery } from '../../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../../engine/logql/index.js';
@@ -101,5 +102,36 @@ describe('segments shared with worker threads', () => {
     const rows = unpackRows(raw.rows);
     expect(rows.map(withLine)).toEqual(directRows.map((r) => r.tags));
     expect(rows.map((r) => r.timestampNs)).toEqual(directRows.map((r) => r.timestampNs));
+  });
+
+  it('reads the files a share will need ahead, off the thread, and still reports a missing one', async () => {
+    const own = await tempDir();
+    const first = await openStorage(own);
+    await fill(first.storage, ORGS, 0, 2);
+    await first.storage.cut();
+    await fill(first.storage, ORGS, 2, 4);
+    await first.storage.cut();
+    await first.storage.close();
+    // Reopened, the store has read no segment file yet.
+    const reopened = await openStorage(own);
+    try {
+      const view = reopened.storage.metrics('org-a');
+      const before = reopened.storage.stats().segmentFileReads;
+      await view.prepare(EVERYTHING);
+      const afterPrepare = reopened.storage.stats().segmentFileReads;
+      expect(afterPrepare - before).toBe(2);
+      expect(view.share(EVERYTHING).segments).toHaveLength(2);
+      expect(reopened.storage.stats().segmentFileReads).toBe(afterPrepare);
+
+      const logs = reopened.storage.logs('org-b');
+      const [missing] = reopened.storage.segments().filter((m) => m.org === 'org-b' && m.signal === 'logs');
+      await rm(path.join(own, 'segments', missing.file));
+      await logs.prepare(ALL_LOGS);
+      expect(logs.share(ALL_LOGS).segments).toHaveLength(1);
+      expect(logs.failedSegments.map((f) => f.segmentId)).toEqual([missing.id]);
+    } finally {
+      await reopened.storage.close();
+      await rm(own, { recursive: true, force: true });
+    }
   });
 });
