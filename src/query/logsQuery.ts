@@ -10,9 +10,7 @@ import {
   logShareSize,
   logTaskData,
   unpackRows,
-  type LogTaskData,
   type QueryTask,
-  type SeriesShard,
   EngineError,
   type Labels,
   type LogQLExpr,
@@ -25,7 +23,7 @@ import type { SseEvent } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
 import { MIN_STEPS_PER_SLICE, optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
 import { requireObject, requireQueryText } from './request.js';
-import { streamSeriesSlices } from './seriesStream.js';
+import { shardingPolicy, sliceTasks, streamSeriesSlices } from './seriesStream.js';
 import { runOrderedQueue } from './orderedQueue.js';
 import { QueryStream } from './stream.js';
 import { resolveWindow, type QueryWindow } from './timeRange.js';
@@ -115,8 +113,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   });
   if (!raw) {
     const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-    // As for metrics: series shards only where slices leave workers idle and the slice is big.
-    const merge = slices.length < deps.pool.threads && deps.shardMinSamples > 0 ? logShardMergeFor(expr) : undefined;
+    const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
     await streamSeriesSlices(
       stream,
       deps.pool,
@@ -125,21 +122,22 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
         const selections = logSelectionsFor(expr, slice.startMs, slice.endMs);
         await reader.prepare(selections);
         const share = gatherLogShare(reader, selections);
-        const task = (data: LogTaskData, shard?: SeriesShard): QueryTask => ({
-          kind: 'logql-range',
-          query: q,
-          startMs: slice.startMs,
-          endMs: slice.endMs,
-          stepMs: window.stepMs,
-          maxSamples: deps.maxSamples,
-          maxSeries: deps.maxSeries,
-          data,
-          shard,
-        });
-        if (merge === undefined || logShareSize(share) < deps.shardMinSamples) return { tasks: [task(logTaskData(share))] };
-        const count = deps.pool.threads;
-        const tasks = Array.from({ length: count }, (_, index) => task(logTaskData(share, { index, count }), { index, count, merge }));
-        return { tasks, merge };
+        return sliceTasks(
+          sharding,
+          logShareSize(share),
+          (shard) => logTaskData(share, shard),
+          (data, shard): QueryTask => ({
+            kind: 'logql-range',
+            query: q,
+            startMs: slice.startMs,
+            endMs: slice.endMs,
+            stepMs: window.stepMs,
+            maxSamples: deps.maxSamples,
+            maxSeries: deps.maxSeries,
+            data,
+            shard,
+          }),
+        );
       },
       false,
     );

@@ -8,9 +8,7 @@ import {
   selectionsFor,
   shardMergeFor,
   shareSize,
-  type MetricTaskData,
   type QueryTask,
-  type SeriesShard,
   type Storage,
 } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
@@ -20,7 +18,7 @@ import type { ServiceMetrics } from '../metrics.js';
 import { requireEventStream } from './accept.js';
 import type { QueryPool } from './pool.js';
 import { requireObject, requireQueryText } from './request.js';
-import { streamSeriesSlices } from './seriesStream.js';
+import { shardingPolicy, sliceTasks, streamSeriesSlices } from './seriesStream.js';
 import { OrgGate, QueryStream } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
@@ -93,7 +91,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.
-  const merge = slices.length < deps.pool.threads && deps.shardMinSamples > 0 ? shardMergeFor(expr) : undefined;
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
   await streamSeriesSlices(
     stream,
     deps.pool,
@@ -103,21 +101,22 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
       // Segment files not yet open are read off this thread first; the share below then finds them open.
       await querier.prepare(selections);
       const share = gatherMetricShare(querier, selections);
-      const task = (data: MetricTaskData, shard?: SeriesShard): QueryTask => ({
-        kind: 'promql-range',
-        query: q,
-        startMs: slice.startMs,
-        endMs: slice.endMs,
-        stepMs: window.stepMs,
-        lookbackMs: deps.lookbackMs,
-        maxSamples: deps.maxSamples,
-        data,
-        shard,
-      });
-      if (merge === undefined || shareSize(share) < deps.shardMinSamples) return { tasks: [task(metricTaskData(share))] };
-      const count = deps.pool.threads;
-      const tasks = Array.from({ length: count }, (_, index) => task(metricTaskData(share, { index, count }), { index, count, merge }));
-      return { tasks, merge };
+      return sliceTasks(
+        sharding,
+        shareSize(share),
+        (shard) => metricTaskData(share, shard),
+        (data, shard): QueryTask => ({
+          kind: 'promql-range',
+          query: q,
+          startMs: slice.startMs,
+          endMs: slice.endMs,
+          stepMs: window.stepMs,
+          lookbackMs: deps.lookbackMs,
+          maxSamples: deps.maxSamples,
+          data,
+          shard,
+        }),
+      );
     },
     summary,
   );

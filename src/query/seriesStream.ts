@@ -1,4 +1,4 @@
-import { EngineError, mergeShards, unpackSeries, type QueryTask, type SeriesColumns, type ShardMerge, type ShardOutput } from '../../engine/index.js';
+import { EngineError, mergeShards, unpackSeries, type QueryTask, type SeriesColumns, type SeriesShard, type ShardMerge, type ShardOutput } from '../../engine/index.js';
 import { SeriesRenderer } from './events.js';
 import type { QueryPool } from './pool.js';
 import { runOrdered, type QueryStream } from './stream.js';
@@ -13,6 +13,38 @@ export interface SliceWindow {
 export interface SliceTasks {
   tasks: QueryTask[];
   merge?: ShardMerge;
+}
+
+/** ShardingPolicy is when a slice is split by series: the merge its query allows, if any, and how big a slice must be. */
+export interface ShardingPolicy {
+  merge: ShardMerge | undefined;
+  minSize: number;
+  shards: number;
+}
+
+/**
+ * shardingPolicy decides once per query whether its slices may be split by series: only when
+ * time slices leave workers idle (fewer slices than workers) and the query's shape merges
+ * exactly (`mergeFor`); `minSize` 0 turns sharding off.
+ */
+export function shardingPolicy(sliceCount: number, workers: number, minSize: number, mergeFor: () => ShardMerge | undefined): ShardingPolicy {
+  return { merge: sliceCount < workers && minSize > 0 ? mergeFor() : undefined, minSize, shards: workers };
+}
+
+/**
+ * sliceTasks builds a slice's tasks: one over all its data, or, when the policy allows and the
+ * slice holds at least `minSize` samples or lines, one per shard over that shard's data.
+ */
+export function sliceTasks<D>(
+  policy: ShardingPolicy,
+  size: number,
+  dataFor: (shard?: { index: number; count: number }) => D,
+  taskFor: (data: D, shard?: SeriesShard) => QueryTask,
+): SliceTasks {
+  const { merge, minSize, shards: count } = policy;
+  if (merge === undefined || size < minSize) return { tasks: [taskFor(dataFor())] };
+  const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, merge }));
+  return { tasks, merge };
 }
 
 /**
