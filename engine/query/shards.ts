@@ -4,10 +4,11 @@ import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
 import type { SeriesColumns } from './packing.js';
 
 /**
- * Series sharding splits one slice of a PromQL query by series, for the case time slices
- * cannot help: few steps over many series (an instant-style dashboard tile, a day-wide step).
- * Each shard evaluates the whole query over the series whose hash falls in it, and the query
- * front merges the shards' answers. That is exact only for some query shapes:
+ * Series sharding splits one slice of a query by series, for the case time slices cannot
+ * help: few steps over many series (an instant-style dashboard tile, a day-wide step). Each
+ * shard evaluates the whole query over the series (for LogQL, the tag sets of lines) whose
+ * hash falls in it, and the query front merges the shards' answers. For PromQL that is exact
+ * only for some query shapes (LogQL's are in logShardMergeFor):
  *
  * - series-local expressions, where each output series depends on one input series (selectors,
  *   per-series functions, arithmetic with constants): the shards' outputs are disjoint, and
