@@ -55,12 +55,15 @@ export function mergeSamples(a: SeriesColumns, b: SeriesColumns): SeriesColumns 
 /**
  * gatherLogStreams fetches the lines a set of log selections needs, once per stream: when two
  * selectors reach one stream over different windows, the second contributes only the lines
- * outside the first's window (inside it, both hold the same lines).
+ * outside the first's window (inside it, both hold the same lines). Messages are left out when
+ * no selection reads them.
  */
 export function gatherLogStreams(reader: LogReader, selections: readonly LogSelection[]): LogStreamData[] {
   const byKey = new Map<string, { stream: LogStreamData; minNs: bigint; maxNs: bigint }>();
+  // One projection for all: a stream's lines from one selection stand in for another's.
+  const projection = { lines: selections.some((s) => s.lines !== false) };
   for (const sel of selections) {
-    for (const s of reader.select(sel.matchers, sel.minNs, sel.maxNs)) {
+    for (const s of reader.select(sel.matchers, sel.minNs, sel.maxNs, projection)) {
       const key = labelsKey(s.tags);
       const seen = byKey.get(key);
       if (!seen) {

@@ -7,6 +7,11 @@ export interface LogSelection {
   matchers: LabelMatcher[];
   minNs: bigint;
   maxNs: bigint;
+  /**
+   * lines is false when the evaluator only counts the lines (count_over_time or rate with no
+   * pipeline and no unwrap), so their messages need not be read or shipped.
+   */
+  lines?: boolean;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -28,10 +33,12 @@ export function logSelectionsFor(expr: Expr, startMs: number, endMs: number): Lo
   walkExpr(expr, (node) => {
     if (node.kind !== 'RangeAggregation') return;
     const r = node.range;
+    const countsOnly = node.op !== 'bytes_over_time' && node.op !== 'bytes_rate' && r.unwrap === undefined && r.selector.pipeline.length === 0;
     out.push({
       matchers: toStorage(r.selector.matchers),
       minNs: BigInt(startMs - r.rangeMs - r.offsetMs) * NS_PER_MS,
       maxNs: BigInt(endMs - r.offsetMs) * NS_PER_MS,
+      lines: !countsOnly,
     });
   });
   return out;

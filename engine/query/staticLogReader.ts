@@ -1,5 +1,5 @@
 import { lowerBound, upperBound } from '../storage/bounds.js';
-import type { LogReader, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
+import type { LogProjection, LogReader, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
 
 /** StaticLogReader serves a worker's reads from the streams shipped with its task. */
@@ -16,14 +16,15 @@ export class StaticLogReader implements LogReader {
     for (const s of this.select(matchers, minNs, maxNs)) if (visit(s.tags) === false) return;
   }
 
-  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[] {
+    const lines = projection?.lines !== false;
     const compiled = compileMatchers(matchers);
     const out: LogStreamData[] = [];
     for (const s of this.streams) {
       if (!matchesAll(s.tags, compiled)) continue;
       const from = lowerBound(s.timestampsNs, minNs);
       const to = upperBound(s.timestampsNs, maxNs);
-      if (to > from) out.push({ tags: s.tags, timestampsNs: s.timestampsNs.subarray(from, to), messages: s.messages.slice(from, to) });
+      if (to > from) out.push({ tags: s.tags, timestampsNs: s.timestampsNs.subarray(from, to), messages: lines ? s.messages.slice(from, to) : new Array<string>(to - from).fill('') });
     }
     return out;
   }

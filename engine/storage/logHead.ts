@@ -21,9 +21,18 @@ export interface LogStreamData {
   messages: string[];
 }
 
+/**
+ * LogProjection says which parts of a line a reader needs. With `lines: false` the caller only
+ * counts lines and reads their tags and timestamps: messages come back as empty strings, which
+ * spares decoding every message of a segment (a log-volume panel needs none of them).
+ */
+export interface LogProjection {
+  lines: boolean;
+}
+
 export interface LogReader {
   /** select returns matching lines in [minNs, maxNs], grouped by tag set, each group oldest first. */
-  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[];
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[];
 }
 
 /**
@@ -174,7 +183,8 @@ export class LogHead implements LogReader, LogTagSetReader {
     return composeTags(this.streamList[this.streamIds.view()[row]].tags, this.levels.value(this.levelIds.view()[row]), this.attributes.value(this.attributeIds.view()[row]));
   }
 
-  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[] {
+    const lines = projection?.lines !== false;
     const compiled = compileMatchers(matchers);
     // Decisions are made once per (stream, level, attributes) group; groups rendering to the
     // same tag set (a `level` attribute shadowed by the level column) share one bucket.
@@ -203,7 +213,7 @@ export class LogHead implements LogReader, LogTagSetReader {
       const messages = new Array<string>(rows.length);
       for (let j = 0; j < rows.length; j++) {
         timestampsNs[j] = ts[rows[j]];
-        messages[j] = this.messages[rows[j]];
+        messages[j] = lines ? this.messages[rows[j]] : '';
       }
       out.push({ tags, timestampsNs, messages });
     }

@@ -1,7 +1,7 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
 import { labelsKey, type Labels } from './labels.js';
-import { composeTags, type LogColumns, type LogStreamData } from './logHead.js';
+import { composeTags, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import type { SeriesPartition } from './partition.js';
 import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
@@ -222,9 +222,11 @@ export class LogSegmentReader {
 
   /**
    * select returns matching lines in [minNs, maxNs] grouped by full tag set, oldest first, as
-   * the head does; with `only`, just the tag sets that partition places in its part.
+   * the head does; with `only`, just the tag sets that partition places in its part; without
+   * lines in the projection, no message is decoded.
    */
-  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, only?: SeriesPartition): LogStreamData[] {
+  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, only?: SeriesPartition, projection?: LogProjection): LogStreamData[] {
+    const lines = projection?.lines !== false;
     // Groups that render to the same tag set (a `level` attribute shadowed by the level column) share a bucket.
     const buckets = new Map<string, { tags: Labels; rows: number[] }>();
     this.scan(
@@ -247,7 +249,7 @@ export class LogSegmentReader {
       const messages = new Array<string>(rows.length);
       for (let j = 0; j < rows.length; j++) {
         timestampsNs[j] = this.ts[rows[j]];
-        messages[j] = this.messageReader.get(rows[j]);
+        messages[j] = lines ? this.messageReader.get(rows[j]) : '';
       }
       out.push({ tags, timestampsNs, messages });
     }

@@ -1,6 +1,6 @@
 import type { SegmentEntry } from './catalog.js';
 import { labelsKey } from './labels.js';
-import type { LogHead, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
+import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesData, SeriesLabelReader } from './metricHead.js';
@@ -268,15 +268,15 @@ export class OrgLogView implements LogReader, LogTagSetReader {
     return segments.filter((entry) => filters.some(({ r, mayMatch }) => mayMatch(entry, r.minNs, r.maxNs)));
   }
 
-  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): LogStreamData[] {
-    return this.selectWithStatus(matchers, minNs, maxNs).series;
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[] {
+    return this.selectWithStatus(matchers, minNs, maxNs, projection).series;
   }
 
   /** selectWithStatus is `select` that also says which segments this call skipped. */
-  selectWithStatus(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): SelectResult<LogStreamData> {
+  selectWithStatus(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): SelectResult<LogStreamData> {
     const { segments, heads } = this.sources();
     const failedSegments: SegmentFailure[] = [];
-    if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minNs, maxNs), failedSegments };
+    if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minNs, maxNs, projection), failedSegments };
     const compiled = compileMatchers(matchers);
     const mayMatch = logSegmentFilter(matchers);
     const parts: LogStreamData[][] = [];
@@ -284,9 +284,9 @@ export class OrgLogView implements LogReader, LogTagSetReader {
       if (!mayMatch(entry, minNs, maxNs)) continue;
       const opened = this.readers.log(entry.meta);
       if (opened.failure) this.failures.add(opened.failure, failedSegments);
-      else parts.push(opened.reader.select(compiled, minNs, maxNs, this.only));
+      else parts.push(opened.reader.select(compiled, minNs, maxNs, this.only, projection));
     }
-    for (const head of heads) if (head.rowCount > 0) parts.push(head.select(matchers, minNs, maxNs));
+    for (const head of heads) if (head.rowCount > 0) parts.push(head.select(matchers, minNs, maxNs, projection));
     const nonEmpty = parts.filter((p) => p.length > 0);
     if (nonEmpty.length <= 1) return { series: nonEmpty[0] ?? [], failedSegments };
     const byTags = new Map<string, LogStreamData[]>();

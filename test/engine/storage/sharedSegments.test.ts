@@ -104,6 +104,15 @@ describe('segments shared with worker threads', () => {
     expect(rows.map((r) => r.timestampNs)).toEqual(directRows.map((r) => r.timestampNs));
   });
 
+  it('leaves messages out when the projection asks for no lines, and nothing else', () => {
+    for (const view of [storage.logs('org-a'), logViewOf(logData('org-a'), new SharedSegmentReaders())]) {
+      const full = view.select([], ...ALL_NS);
+      const bare = view.select([], ...ALL_NS, { lines: false });
+      expect(full.some((s) => s.messages.some((m) => m !== ''))).toBe(true);
+      expect(bare).toEqual(full.map((s) => ({ ...s, messages: s.messages.map(() => '') })));
+    }
+  });
+
   it('reads the files a share will need ahead, off the thread, and still reports a missing one', async () => {
     const own = await tempDir();
     const first = await openStorage(own);

@@ -254,8 +254,10 @@ function runExtraction<S extends Sink>(
   holdSamples: boolean,
 ): void {
   const selector = plan.range.selector;
-  const streams = ctx.reader.select(selector.matchers.map(matcherOf), baseNs + 1n, maxNs);
   const stages = plan.source === 'bytes' ? selector.pipeline : withoutUnusedLineFormat(selector.pipeline);
+  // Counting lines through no pipeline reads no line: the reader may leave messages out.
+  const lines = !(plan.source === 'count' && stages.length === 0);
+  const streams = ctx.reader.select(selector.matchers.map(matcherOf), baseNs + 1n, maxNs, { lines });
   const pipeline = new CompiledPipeline(stages, { noLabels: plan.noLabels, preserveError: plan.preserveError });
   const unwrap = plan.range.unwrap;
   const convert = converter(unwrap?.conversion);
