@@ -9,31 +9,9 @@
 import { Bench } from 'tinybench';
 import { compileRegex, type Regex } from '../../engine/regex/index.js';
 import { runWhenDirect } from '../runDirect.js';
+import { Random } from '../logql/data.js';
 
 const LINES = 10_000;
-
-/** Random is a small deterministic generator (mulberry32), so runs measure the same bytes. */
-class Random {
-  constructor(private state: number) {}
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-
-  hex(n: number): string {
-    let out = '';
-    for (let i = 0; i < n; i++) out += Math.floor(this.next() * 16).toString(16);
-    return out;
-  }
-}
 
 const LEVELS = ['info', 'info', 'info', 'info', 'debug', 'debug', 'warn', 'error'];
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE'];
