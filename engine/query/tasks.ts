@@ -130,7 +130,7 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
 }
 
-/** RAW_SUB_SLICES is how many parts a capped raw task's window is walked in. */
+/** RAW_SUB_SLICES is how many parts a raw task's window is walked in. */
 const RAW_SUB_SLICES = 16n;
 
 function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayBuffer[] } {
@@ -139,12 +139,12 @@ function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayB
   const reader = logViewOf(task.data, segmentReaders);
   const forward = task.direction === 'forward';
   const cap = task.maxRows !== undefined && task.maxRows > 0 && task.maxRows < task.limit ? task.maxRows : undefined;
-  // A capped task walks its window in sub-slices and stops once it has enough rows, so
-  // answering a dense slice in parts reads each line about once, not once per part.
-  const subSlices = cap === undefined ? 1n : RAW_SUB_SLICES;
+  // The window is walked in sub-slices, in output order, stopping once enough rows are out:
+  // the newest 100 lines of a dense slice read about a sixteenth of it, and a slice answered
+  // in parts reads each line about once, not once per part.
   const collect = (startNs: bigint, endNs: bigint, limit: number): LogRow[] => {
     const rows: LogRow[] = [];
-    const sliceNs = (endNs - startNs) / subSlices + 1n;
+    const sliceNs = (endNs - startNs) / RAW_SUB_SLICES + 1n;
     for (const batch of iterateLogQuery(expr, reader, { startNs, endNs, limit, direction: task.direction, fields: task.fields, sliceNs })) {
       for (const row of batch) rows.push(row);
     }
