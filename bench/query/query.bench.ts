@@ -23,6 +23,7 @@ const QUERIES: Array<{ name: string; path: string; body: Record<string, unknown>
   { name: 'all request series', path: '/api/v1/metrics/query', body: { q: 'rate(http_requests_total[1m])', s: `now-${HOURS}h`, step: 60 } },
   { name: 'log lines by level', path: '/api/v1/logs/query', body: { q: 'sum by (level) (count_over_time({service_name=~".+"}[1m]))', s: `now-${HOURS}h`, step: 60 } },
   { name: 'raw error logs', path: '/api/v1/logs/query', body: { q: '{service_name="payments"} |= "error"', s: `now-${HOURS}h`, limit: 5000 } },
+  { name: 'newest 100 lines', path: '/api/v1/logs/query', body: { q: '{service_name=~".+"}', s: `now-${HOURS}h`, limit: 100, reverse: true } },
   { name: 'raw logs, all (events/s)', path: '/api/v1/logs/query', body: { q: '{service_name=~".+"}', s: `now-${HOURS}h`, limit: 100000 } },
 ];
 
