@@ -11,6 +11,7 @@ import {
   type DashboardListQuery,
   type DashboardPage,
   type DashboardRecord,
+  type IntegrationRecord,
   type MetaStore,
   type NewDashboard,
   type Org,
@@ -21,6 +22,8 @@ interface MetaDocument {
   version: 1;
   orgs: Org[];
   apiKeys: ApiKeyRecord[];
+  /** integrations was added after version 1 shipped; documents without it have none. */
+  integrations?: IntegrationRecord[];
 }
 
 const EMPTY: MetaDocument = { version: 1, orgs: [], apiKeys: [] };
@@ -162,6 +165,21 @@ export class FileMetaStore implements MetaStore {
     });
   }
 
+  async listIntegrations(filter: { orgId?: string } = {}): Promise<IntegrationRecord[]> {
+    return (this.doc.integrations ?? []).filter((i) => filter.orgId === undefined || i.orgId === filter.orgId).map(copyIntegration);
+  }
+
+  async putIntegration(record: IntegrationRecord): Promise<IntegrationRecord> {
+    return this.mutate((doc) => {
+      if (!doc.orgs.some((o) => o.id === record.orgId)) throw new MetaNotFoundError(`org ${record.orgId} does not exist`);
+      const list = (doc.integrations ??= []);
+      const at = list.findIndex((i) => i.orgId === record.orgId && i.driver === record.driver);
+      if (at >= 0) list[at] = copyIntegration(record);
+      else list.push(copyIntegration(record));
+      return copyIntegration(record);
+    });
+  }
+
   async listDashboards(orgId: string, query: DashboardListQuery): Promise<DashboardPage> {
     return this.dashboards.list(orgId, query);
   }
@@ -206,4 +224,8 @@ export class FileMetaStore implements MetaStore {
 /** checkRetentionDays keeps a value the server could not apply out of the document. */
 function checkRetentionDays(days: number): void {
   if (!isRetentionDays(days)) throw new RangeError(`retention must be a whole number of days from 0 to ${MAX_RETENTION_DAYS}, got ${days}`);
+}
+
+function copyIntegration(record: IntegrationRecord): IntegrationRecord {
+  return { ...record, headers: record.headers && { ...record.headers } };
 }

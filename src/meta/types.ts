@@ -46,6 +46,24 @@ export interface DashboardRecord {
   spec: Record<string, unknown>;
 }
 
+/**
+ * IntegrationRecord is one org's configuration of one tool gateway driver. Secrets (header
+ * values, the kubeconfig) are stored here and never printed back by the CLI or logged.
+ */
+export interface IntegrationRecord {
+  orgId: string;
+  /** driver is the short lowercase name served at /api/orgs/{orgId}/integrations/{driver}/mcp. */
+  driver: string;
+  enabled: boolean;
+  /** url is the upstream MCP server a forwarding driver calls. */
+  url?: string;
+  /** headers are injected into every upstream call (credentials); the caller never sees them. */
+  headers?: Record<string, string>;
+  /** kubeconfig is the kube driver's kubeconfig document (YAML), one context per cluster slug. */
+  kubeconfig?: string;
+  updatedAt: string;
+}
+
 /** DashboardSummary is a listing row: the record without its spec. */
 export type DashboardSummary = Omit<DashboardRecord, 'spec'>;
 
@@ -119,6 +137,13 @@ export interface MetaStore {
   insertApiKey(record: ApiKeyRecord): Promise<void>;
   /** revokeApiKey marks the key revoked and returns it; undefined when no such key exists. */
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
+  /** listIntegrations returns the stored integration records, of one org when `orgId` is given. */
+  listIntegrations(filter?: { orgId?: string }): Promise<IntegrationRecord[]>;
+  /**
+   * putIntegration creates or replaces the record of (orgId, driver); MetaNotFoundError for an
+   * unknown org.
+   */
+  putIntegration(record: IntegrationRecord): Promise<IntegrationRecord>;
   /** listDashboards pages through one org's dashboards. */
   listDashboards(orgId: string, query: DashboardListQuery): Promise<DashboardPage>;
   getDashboard(orgId: string, id: string): Promise<DashboardRecord | undefined>;
@@ -133,7 +158,7 @@ export interface MetaStore {
   /** deleteDashboard removes and returns the dashboard; undefined when none exists. `expectedVersion` as for replace. */
   deleteDashboard(orgId: string, id: string, expectedVersion?: number): Promise<DashboardRecord | undefined>;
   /**
-   * onChange registers a listener called after any change to orgs or keys, including changes
+   * onChange registers a listener called after any change to orgs, keys or integrations, including changes
    * made by another process (the CLI beside a running server). Dashboard writes do not call
    * it: nothing caches them. Returns a function that unregisters it.
    */
