@@ -1,40 +1,20 @@
-import {
-  checkLogQL,
-  logSelectionsFor,
-  logqlQueryKind,
-  parseLogQL,
-  planSlices,
-  shareLogs,
-  gatherLogShare,
-  logShardMergeFor,
-  logShareSize,
-  logTaskData,
-  unpackRows,
-  type QueryTask,
-  EngineError,
-  type Labels,
-  type LogQLExpr,
-  type RawRow,
-} from '../../engine/index.js';
+import { checkLogQL, logqlQueryKind, parseLogQL, type Labels, type RawRow } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import type { SseEvent } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
-import { MIN_STEPS_PER_SLICE, optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
+import { optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
+import { logSeriesPlan, runRawLogs, type LogPlanDeps } from './plans.js';
 import { requireObject, requireQueryText } from './request.js';
-import { shardingPolicy, sliceTasks, streamSeriesSlices } from './seriesStream.js';
-import { runOrderedQueue } from './orderedQueue.js';
+import { streamSeriesSlices } from './seriesStream.js';
 import { QueryStream } from './stream.js';
-import { resolveWindow, type QueryWindow } from './timeRange.js';
+import { resolveWindow } from './timeRange.js';
 
-export interface LogsQueryDeps extends QueryDeps {
+export interface LogsQueryDeps extends QueryDeps, LogPlanDeps {
   defaultLogLimit: number;
   /** maxLogLimit caps what a client may ask for, so one request cannot ask for everything. */
   maxLogLimit: number;
-  maxSeries: number;
-  /** rawTaskRows bounds the rows one raw-log task returns; denser slices are answered in parts. */
-  rawTaskRows: number;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -102,114 +82,28 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
   const release = deps.gate.acquire(org, deps.pool.overloaded);
-  const reader = deps.storage.logs(org);
+  const plan = raw ? undefined : logSeriesPlan(deps, org, q, expr, window);
+  let rawFailed = 0;
   const stream = new QueryStream(ctx, {
     endpoint: raw ? 'logs_raw' : 'logs_aggregate',
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: deps.timeoutMs,
     metrics: deps.metrics,
     release,
-    failedSegments: () => reader.failedSegments.length,
+    failedSegments: () => plan?.failedSegments() ?? rawFailed,
   });
-  if (!raw) {
-    const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-    const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
-    await streamSeriesSlices(
-      stream,
-      deps.pool,
-      slices,
-      async (slice) => {
-        const selections = logSelectionsFor(expr, slice.startMs, slice.endMs);
-        await reader.prepare(selections);
-        const share = gatherLogShare(reader, selections);
-        return sliceTasks(
-          sharding,
-          logShareSize(share),
-          (shard) => logTaskData(share, shard),
-          (data, shard): QueryTask => ({
-            kind: 'logql-range',
-            query: q,
-            startMs: slice.startMs,
-            endMs: slice.endMs,
-            stepMs: window.stepMs,
-            maxSamples: deps.maxSamples,
-            maxSeries: deps.maxSeries,
-            data,
-            shard,
-          }),
-        );
-      },
-      false,
-    );
+  if (plan) {
+    await streamSeriesSlices(stream, deps.pool, plan, false);
     return;
   }
-  await streamRawLogs(stream, deps, expr, q, window, { limit, reverse, fields }, reader);
-}
-
-interface RawOptions {
-  limit: number;
-  reverse: boolean;
-  fields: string[] | undefined;
-}
-
-/** rawSlices cuts [s, e] into time slices in output order (newest first when reversed). */
-function rawSlices(window: QueryWindow, count: number, reverse: boolean): Array<{ startNs: bigint; endNs: bigint }> {
-  const startNs = BigInt(window.startMs) * NS_PER_MS;
-  const endNs = BigInt(window.endMs) * NS_PER_MS + (NS_PER_MS - 1n);
-  const width = (endNs - startNs + 1n + BigInt(count) - 1n) / BigInt(count);
-  const slices: Array<{ startNs: bigint; endNs: bigint }> = [];
-  for (let from = startNs; from <= endNs; from += width) {
-    const to = from + width - 1n < endNs ? from + width - 1n : endNs;
-    slices.push({ startNs: from, endNs: to });
-  }
-  return reverse ? slices.reverse() : slices;
-}
-
-async function streamRawLogs(
-  stream: QueryStream,
-  deps: LogsQueryDeps,
-  expr: LogQLExpr,
-  q: string,
-  window: QueryWindow,
-  options: RawOptions,
-  reader: ReturnType<LogsQueryDeps['storage']['logs']>,
-): Promise<void> {
-  const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
-  const selection = logSelectionsFor(expr, window.startMs, window.endMs)[0];
-  const direction = options.reverse ? 'backward' : 'forward';
-  let emitted = 0;
   const renderer = new RawRowRenderer();
   try {
-    await runOrderedQueue(
-      slices,
-      deps.pool.threads,
-      async (slice, signal) => {
-        const ranges = [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }];
-        await reader.prepare(ranges);
-        const data = shareLogs(reader, ranges);
-        const result = await deps.pool.run(
-          { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, maxRows: deps.rawTaskRows, direction, fields: options.fields, data },
-          signal,
-        );
-        if ('failed' in result) throw new EngineError(result.code, result.message);
-        if (!('rows' in result)) throw new Error('worker answered a raw task with series');
-        return result;
-      },
-      async (slice, result) => {
-        const rows = unpackRows(result.rows);
-        const take = Math.min(rows.length, options.limit - emitted);
-        const events: SseEvent[] = new Array(take);
-        for (let j = 0; j < take; j++) events[j] = renderer.event(rows[j]);
-        emitted += take;
-        await stream.emit(events);
-        const more = emitted < options.limit;
-        // A slice answered in parts continues right after the part just streamed.
-        const resume = result.resumeNs;
-        if (!more || resume === undefined) return { more };
-        return { more, next: options.reverse ? { startNs: slice.startNs, endNs: resume } : { startNs: resume, endNs: slice.endNs } };
-      },
-      stream.signal,
-    );
+    const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows) => {
+      const events: SseEvent[] = new Array(rows.length);
+      for (let j = 0; j < rows.length; j++) events[j] = renderer.event(rows[j]);
+      await stream.emit(events);
+    });
+    rawFailed = outcome.failedSegments;
     stream.stop();
     stream.finish();
   } catch (err) {

@@ -1,44 +1,23 @@
-import {
-  gatherMetricShare,
-  metricTaskData,
-  parseAndCheckPromQL,
-  planSlices,
-  promqlValueType,
-  refersToQueryWindow,
-  selectionsFor,
-  shardMergeFor,
-  shareSize,
-  type QueryTask,
-  type Storage,
-} from '../../engine/index.js';
+import { parseAndCheckPromQL, promqlValueType } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { requireEventStream } from './accept.js';
-import type { QueryPool } from './pool.js';
 import { requireObject, requireQueryText } from './request.js';
-import { shardingPolicy, sliceTasks, streamSeriesSlices } from './seriesStream.js';
+import { metricSeriesPlan, type PlanDeps } from './plans.js';
+import { streamSeriesSlices } from './seriesStream.js';
 import { OrgGate, QueryStream } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
-export interface QueryDeps {
-  storage: Storage;
-  pool: QueryPool;
+export interface QueryDeps extends PlanDeps {
   metrics: ServiceMetrics;
   gate: OrgGate;
   heartbeatMs: number;
   timeoutMs: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
-  maxSamples: number;
-  lookbackMs: number;
-  /** shardMinSamples is the slice size from which a query that time slices cannot spread is split by series; 0 never splits. */
-  shardMinSamples: number;
 }
-
-/** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
-export const MIN_STEPS_PER_SLICE = 30;
 
 export function orgOf(ctx: RequestContext): string {
   const p = ctx.principal;
@@ -75,9 +54,9 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
   const release = deps.gate.acquire(org, deps.pool.overloaded);
-  const querier = deps.storage.metrics(org);
+  const plan = metricSeriesPlan(deps, org, q, expr, window);
   const stream = new QueryStream(ctx, {
-    failedSegments: () => querier.failedSegments.length,
+    failedSegments: plan.failedSegments,
     endpoint: 'metrics',
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: deps.timeoutMs,
@@ -85,39 +64,5 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     release,
     terminalErrorEvent: summary,
   });
-  const slices = refersToQueryWindow(expr)
-    ? [{ startMs: window.startMs, endMs: window.endMs }]
-    : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-  const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
-  // Series shards pay only where time slices leave workers idle (few steps) and the slice
-  // holds enough samples that evaluation, not task overhead, dominates.
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
-  await streamSeriesSlices(
-    stream,
-    deps.pool,
-    slices,
-    async (slice) => {
-      const selections = selectionsFor(expr, slice.startMs, slice.endMs, planCtx);
-      // Segment files not yet open are read off this thread first; the share below then finds them open.
-      await querier.prepare(selections);
-      const share = gatherMetricShare(querier, selections);
-      return sliceTasks(
-        sharding,
-        shareSize(share),
-        (shard) => metricTaskData(share, shard),
-        (data, shard): QueryTask => ({
-          kind: 'promql-range',
-          query: q,
-          startMs: slice.startMs,
-          endMs: slice.endMs,
-          stepMs: window.stepMs,
-          lookbackMs: deps.lookbackMs,
-          maxSamples: deps.maxSamples,
-          data,
-          shard,
-        }),
-      );
-    },
-    summary,
-  );
+  await streamSeriesSlices(stream, deps.pool, plan, summary);
 }

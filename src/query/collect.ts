@@ -1,0 +1,130 @@
+import { formatLabels, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { ApiError } from '../errors.js';
+import { logSeriesPlan, metricSeriesPlan, runRawLogs, runSeriesPlan, type LogPlanDeps, type RawLogOptions, type SeriesPlan } from './plans.js';
+import type { OrgGate } from './stream.js';
+import type { QueryWindow } from './timeRange.js';
+
+/**
+ * In-process queries for side handlers (the tool gateway): the same plans the SSE endpoints
+ * stream, collected into whole results, under the same per-org concurrency gate and a
+ * deadline. Results are bounded: a series query stops once it holds more than `maxSeries`
+ * series, a raw query at its `limit`.
+ */
+
+export interface CollectDeps extends LogPlanDeps {
+  gate: OrgGate;
+  timeoutMs: number;
+}
+
+export interface CollectedSeries {
+  series: SeriesColumns[];
+  /** failedSegments counts stored segments that could not be read: the answer is partial when above 0. */
+  failedSegments: number;
+}
+
+export interface CollectedRows {
+  rows: RawRow[];
+  failedSegments: number;
+}
+
+/** SeriesJoiner appends each slice's part of a series to that series' earlier parts, in order. */
+class SeriesJoiner {
+  private readonly byKey = new Map<string, { labels: SeriesColumns['labels']; parts: SeriesColumns[]; points: number }>();
+
+  constructor(private readonly maxSeries: number) {}
+
+  add(series: readonly SeriesColumns[]): void {
+    for (const s of series) {
+      const key = formatLabels(s.labels);
+      let entry = this.byKey.get(key);
+      if (!entry) {
+        if (this.byKey.size >= this.maxSeries) {
+          throw new ApiError('VALIDATION_FAILED', `the query yields more than ${this.maxSeries} series; aggregate it (sum by (...)) or add label matchers`);
+        }
+        this.byKey.set(key, (entry = { labels: s.labels, parts: [], points: 0 }));
+      }
+      entry.parts.push(s);
+      entry.points += s.timestampsMs.length;
+    }
+  }
+
+  result(): SeriesColumns[] {
+    const out: SeriesColumns[] = [];
+    for (const { labels, parts, points } of this.byKey.values()) {
+      if (parts.length === 1) {
+        out.push(parts[0]);
+        continue;
+      }
+      const timestampsMs = new Float64Array(points);
+      const values = new Float64Array(points);
+      let at = 0;
+      for (const part of parts) {
+        timestampsMs.set(part.timestampsMs, at);
+        values.set(part.values, at);
+        at += part.timestampsMs.length;
+      }
+      out.push({ labels, timestampsMs, values });
+    }
+    return out;
+  }
+}
+
+/** QueryCollector runs checked queries for one org and returns their whole results. */
+export class QueryCollector {
+  constructor(private readonly deps: CollectDeps) {}
+
+  /** promql runs a checked PromQL range query; `maxSeries` bounds what it may hold. */
+  promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+    return this.collectSeries(org, () => metricSeriesPlan(this.deps, org, q, expr, window), maxSeries, signal);
+  }
+
+  /** logqlSeries runs a checked LogQL metric query. */
+  logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+    return this.collectSeries(org, () => logSeriesPlan(this.deps, org, q, expr, window), maxSeries, signal);
+  }
+
+  /** logqlRows runs a checked LogQL log query and returns at most `options.limit` rows in output order. */
+  async logqlRows(org: string, q: string, expr: LogQLExpr, window: QueryWindow, options: RawLogOptions, signal: AbortSignal): Promise<CollectedRows> {
+    return this.withSlot(org, signal, async (bounded) => {
+      const rows: RawRow[] = [];
+      const { failedSegments } = await runRawLogs(this.deps, org, q, expr, window, options, bounded, (part) => {
+        for (const row of part) rows.push(row);
+      });
+      return { rows, failedSegments };
+    });
+  }
+
+  private collectSeries(org: string, plan: () => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+    return this.withSlot(org, signal, async (bounded) => {
+      const planned = plan();
+      const joiner = new SeriesJoiner(maxSeries);
+      await runSeriesPlan(this.deps.pool, planned, bounded, (series) => joiner.add(series));
+      return { series: joiner.result(), failedSegments: planned.failedSegments() };
+    });
+  }
+
+  /**
+   * withSlot takes one of the org's query slots for the duration of `run` and bounds it by the
+   * query deadline as well as the caller's signal; a deadline is reported as DEADLINE_EXCEEDED.
+   */
+  private async withSlot<T>(org: string, signal: AbortSignal, run: (bounded: AbortSignal) => Promise<T>): Promise<T> {
+    const release = this.deps.gate.acquire(org, this.deps.pool.overloaded);
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.deps.timeoutMs} ms; narrow the window or the selector`)),
+      this.deps.timeoutMs,
+    );
+    const bounded = AbortSignal.any([signal, deadline.signal]);
+    try {
+      return await run(bounded);
+    } catch (err) {
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      // Whatever is still running for this query (the other slices) stops now.
+      deadline.abort(new Error('query ended'));
+      release();
+    }
+  }
+}

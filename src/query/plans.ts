@@ -1,0 +1,240 @@
+import {
+  EngineError,
+  gatherLogShare,
+  gatherMetricShare,
+  logSelectionsFor,
+  logShardMergeFor,
+  logShareSize,
+  logTaskData,
+  metricTaskData,
+  mergeShards,
+  planSlices,
+  refersToQueryWindow,
+  selectionsFor,
+  shardMergeFor,
+  shareLogs,
+  shareSize,
+  unpackRows,
+  unpackSeries,
+  type LogQLExpr,
+  type PromQLExpr,
+  type QueryTask,
+  type RawRow,
+  type SeriesColumns,
+  type ShardOutput,
+  type Storage,
+} from '../../engine/index.js';
+import type { QueryPool } from './pool.js';
+import { runOrderedQueue } from './orderedQueue.js';
+import { shardingPolicy, sliceTasks, type SliceTasks, type SliceWindow } from './seriesStream.js';
+import { runOrdered } from './stream.js';
+import type { QueryWindow } from './timeRange.js';
+
+/**
+ * Query plans: how a checked query becomes worker tasks, kept apart from how results are
+ * delivered. The SSE endpoints stream what a plan yields; the tool gateway collects it. Both
+ * therefore run the very same slices, shards and limits.
+ */
+
+/** PlanDeps is what planning and running need from the service. */
+export interface PlanDeps {
+  storage: Storage;
+  pool: QueryPool;
+  maxSamples: number;
+  lookbackMs: number;
+  /** shardMinSamples is the slice size from which a query that time slices cannot spread is split by series; 0 never splits. */
+  shardMinSamples: number;
+}
+
+export interface LogPlanDeps extends PlanDeps {
+  maxSeries: number;
+  /** rawTaskRows bounds the rows one raw-log task returns; denser slices are answered in parts. */
+  rawTaskRows: number;
+}
+
+/** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
+export const MIN_STEPS_PER_SLICE = 30;
+
+const NS_PER_MS = 1_000_000n;
+
+/** SeriesPlan is a query that yields series: its slices in order and how each becomes tasks. */
+export interface SeriesPlan {
+  slices: SliceWindow[];
+  tasksFor(slice: SliceWindow): Promise<SliceTasks>;
+  /** failedSegments counts stored segments skipped as unreadable so far; any makes the answer partial. */
+  failedSegments(): number;
+}
+
+/** metricSeriesPlan plans a checked PromQL range query of `org` over `window`. */
+export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: PromQLExpr, window: QueryWindow): SeriesPlan {
+  const querier = deps.storage.metrics(org);
+  const slices = refersToQueryWindow(expr)
+    ? [{ startMs: window.startMs, endMs: window.endMs }]
+    : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
+  const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
+  // Series shards pay only where time slices leave workers idle (few steps) and the slice
+  // holds enough samples that evaluation, not task overhead, dominates.
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
+  return {
+    slices,
+    failedSegments: () => querier.failedSegments.length,
+    async tasksFor(slice) {
+      const selections = selectionsFor(expr, slice.startMs, slice.endMs, planCtx);
+      // Segment files not yet open are read off this thread first; the share below then finds them open.
+      await querier.prepare(selections);
+      const share = gatherMetricShare(querier, selections);
+      return sliceTasks(
+        sharding,
+        shareSize(share),
+        (shard) => metricTaskData(share, shard),
+        (data, shard): QueryTask => ({
+          kind: 'promql-range',
+          query: q,
+          startMs: slice.startMs,
+          endMs: slice.endMs,
+          stepMs: window.stepMs,
+          lookbackMs: deps.lookbackMs,
+          maxSamples: deps.maxSamples,
+          data,
+          shard,
+        }),
+      );
+    },
+  };
+}
+
+/** logSeriesPlan plans a checked LogQL metric query (one that yields series) of `org` over `window`. */
+export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesPlan {
+  const reader = deps.storage.logs(org);
+  const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
+  return {
+    slices,
+    failedSegments: () => reader.failedSegments.length,
+    async tasksFor(slice) {
+      const selections = logSelectionsFor(expr, slice.startMs, slice.endMs);
+      await reader.prepare(selections);
+      const share = gatherLogShare(reader, selections);
+      return sliceTasks(
+        sharding,
+        logShareSize(share),
+        (shard) => logTaskData(share, shard),
+        (data, shard): QueryTask => ({
+          kind: 'logql-range',
+          query: q,
+          startMs: slice.startMs,
+          endMs: slice.endMs,
+          stepMs: window.stepMs,
+          maxSamples: deps.maxSamples,
+          maxSeries: deps.maxSeries,
+          data,
+          shard,
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * runSeriesPlan evaluates a plan's slices on the pool, several at once (and the shards of a
+ * slice in parallel), and hands each slice's series to `consume` strictly in slice order. A
+ * slow `consume` pauses dispatch, which is how a slow reader holds back only its own query.
+ */
+export async function runSeriesPlan(
+  pool: QueryPool,
+  plan: SeriesPlan,
+  signal: AbortSignal,
+  consume: (series: SeriesColumns[]) => Promise<void> | void,
+): Promise<void> {
+  await runOrdered(
+    plan.slices.length,
+    pool.threads,
+    async (i, sliceSignal): Promise<SeriesColumns[]> => {
+      const { tasks, merge } = await plan.tasksFor(plan.slices[i]);
+      const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
+      return merge === undefined ? outputs[0].series : mergeShards(merge, outputs);
+    },
+    async (_i, series) => {
+      await consume(series);
+    },
+    signal,
+  );
+}
+
+async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal): Promise<ShardOutput> {
+  const result = await pool.run(task, signal);
+  if ('failed' in result) throw new EngineError(result.code, result.message);
+  if (!('series' in result)) throw new Error('worker answered a series task with rows');
+  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) };
+}
+
+export interface RawLogOptions {
+  limit: number;
+  reverse: boolean;
+  fields: string[] | undefined;
+}
+
+/** rawSlices cuts [s, e] into time slices in output order (newest first when reversed). */
+function rawSlices(window: QueryWindow, count: number, reverse: boolean): Array<{ startNs: bigint; endNs: bigint }> {
+  const startNs = BigInt(window.startMs) * NS_PER_MS;
+  const endNs = BigInt(window.endMs) * NS_PER_MS + (NS_PER_MS - 1n);
+  const width = (endNs - startNs + 1n + BigInt(count) - 1n) / BigInt(count);
+  const slices: Array<{ startNs: bigint; endNs: bigint }> = [];
+  for (let from = startNs; from <= endNs; from += width) {
+    const to = from + width - 1n < endNs ? from + width - 1n : endNs;
+    slices.push({ startNs: from, endNs: to });
+  }
+  return reverse ? slices.reverse() : slices;
+}
+
+/**
+ * runRawLogs walks a raw log query's time slices in output order (oldest first, or newest
+ * first when reversed), several in flight on the pool, and hands rows to `consume` in order
+ * until `limit` rows are out; then it stops dispatching. Returns how many segments had to be
+ * skipped as unreadable.
+ */
+export async function runRawLogs(
+  deps: LogPlanDeps,
+  org: string,
+  q: string,
+  expr: LogQLExpr,
+  window: QueryWindow,
+  options: RawLogOptions,
+  signal: AbortSignal,
+  consume: (rows: RawRow[]) => Promise<void> | void,
+): Promise<{ failedSegments: number }> {
+  const reader = deps.storage.logs(org);
+  const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
+  const selection = logSelectionsFor(expr, window.startMs, window.endMs)[0];
+  const direction = options.reverse ? 'backward' : 'forward';
+  let emitted = 0;
+  await runOrderedQueue(
+    slices,
+    deps.pool.threads,
+    async (slice, sliceSignal) => {
+      const ranges = [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }];
+      await reader.prepare(ranges);
+      const data = shareLogs(reader, ranges);
+      const result = await deps.pool.run(
+        { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, maxRows: deps.rawTaskRows, direction, fields: options.fields, data },
+        sliceSignal,
+      );
+      if ('failed' in result) throw new EngineError(result.code, result.message);
+      if (!('rows' in result)) throw new Error('worker answered a raw task with series');
+      return result;
+    },
+    async (slice, result) => {
+      const rows = unpackRows(result.rows);
+      const take = Math.min(rows.length, options.limit - emitted);
+      emitted += take;
+      await consume(take === rows.length ? rows : rows.slice(0, take));
+      const more = emitted < options.limit;
+      // A slice answered in parts continues right after the part just consumed.
+      const resume = result.resumeNs;
+      if (!more || resume === undefined) return { more };
+      return { more, next: options.reverse ? { startNs: slice.startNs, endNs: resume } : { startNs: resume, endNs: slice.endNs } };
+    },
+    signal,
+  );
+  return { failedSegments: reader.failedSegments.length };
+}
