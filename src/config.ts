@@ -27,6 +27,8 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   metricsRequireKey: boolean;
   queryTimeoutMs: number;
+  mcpCallTimeoutMs: number;
+  mcpUpstreamTimeoutMs: number;
   heartbeatMs: number;
   queryWorkers: number;
   queryShardMinSamples: number;
@@ -238,6 +240,20 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '60000',
     doc: 'Per-query deadline: 504 DEADLINE_EXCEEDED before the stream starts, `done` with status error after.',
     parse: (raw) => (raw === undefined ? 60_000 : integer('SVC_QUERY_TIMEOUT_MS', raw, 1, 3_600_000)),
+  },
+  {
+    env: 'SVC_MCP_CALL_TIMEOUT_MS',
+    key: 'mcpCallTimeoutMs',
+    defaultText: '60000',
+    doc: 'Deadline of one tool gateway request (MCP tool call, batch included); a tool past it answers with an error.',
+    parse: (raw) => (raw === undefined ? 60_000 : integer('SVC_MCP_CALL_TIMEOUT_MS', raw, 100, 3_600_000)),
+  },
+  {
+    env: 'SVC_MCP_UPSTREAM_TIMEOUT_MS',
+    key: 'mcpUpstreamTimeoutMs',
+    defaultText: '15000',
+    doc: 'How long the tool gateway waits for an upstream MCP server (code, issues, chat... integrations) before answering with a tool error.',
+    parse: (raw) => (raw === undefined ? 15_000 : integer('SVC_MCP_UPSTREAM_TIMEOUT_MS', raw, 100, 600_000)),
   },
   {
     env: 'SVC_HEARTBEAT_MS',

@@ -19,6 +19,8 @@ import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
+import { toolGatewayRoutes } from './mcp/index.js';
+import { QueryCollector } from './query/collect.js';
 
 export interface StartOptions {
   /** logDestination replaces stdout for the JSON log (tests capture it). */
@@ -93,29 +95,42 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const metrics = new ServiceMetrics();
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'));
   const router = new Router();
+  const gate = new OrgGate(config.maxQueriesPerOrg);
+  const planLimits = {
+    storage,
+    pool,
+    maxSamples: config.maxSamples,
+    lookbackMs: 5 * 60_000,
+    shardMinSamples: config.queryShardMinSamples,
+    maxSeries: 100_000,
+    rawTaskRows: config.queryRawTaskRows,
+  };
+  const windowLimits = { defaultMaxDataPoints: config.defaultMaxDataPoints, maxPointsPerSeries: config.maxPointsPerSeries };
+  const toolGateway = toolGatewayRoutes({
+    store,
+    storage,
+    collector: new QueryCollector({ ...planLimits, gate, timeoutMs: config.queryTimeoutMs }),
+    windowLimits,
+    callTimeoutMs: config.mcpCallTimeoutMs,
+    upstreamTimeoutMs: config.mcpUpstreamTimeoutMs,
+  });
   const routes: RouteSpec[] = [
     ...healthRoutes(metrics, config.metricsRequireKey),
     ...validateRoutes(),
     ...ingestRoutes({ storage, metrics, maxBodyBytes: config.maxBodyBytes }),
     ...queryRoutes({
-      storage,
-      pool,
+      ...planLimits,
+      ...windowLimits,
       metrics,
-      gate: new OrgGate(config.maxQueriesPerOrg),
+      gate,
       heartbeatMs: config.heartbeatMs,
       timeoutMs: config.queryTimeoutMs,
-      defaultMaxDataPoints: config.defaultMaxDataPoints,
-      maxPointsPerSeries: config.maxPointsPerSeries,
-      maxSamples: config.maxSamples,
-      lookbackMs: 5 * 60_000,
-      shardMinSamples: config.queryShardMinSamples,
       defaultLogLimit: config.defaultLogLimit,
       maxLogLimit: 100_000,
-      maxSeries: 100_000,
-      rawTaskRows: config.queryRawTaskRows,
     }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store }),
+    ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);
   const server = new HttpServer({

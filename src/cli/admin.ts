@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { FileMetaStore } from '../meta/fileStore.js';
 import { describeRetention } from '../meta/retentionDays.js';
 import { MetaConflictError, MetaNotFoundError, type Org } from '../meta/types.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, type Command, type OptionValues } from './command.js';
 import { RETENTION_DAYS_OPTION, parseRetentionDays } from './retentionOption.js';
 
 const DATA_DIR_OPTION = {
@@ -13,7 +13,7 @@ const DATA_DIR_OPTION = {
 } as const;
 const JSON_OPTION = { type: 'boolean', description: 'Print machine-readable JSON.' } as const;
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = OptionValues;
 
 /** withAdmin opens the metadata store of the chosen data directory for one CLI action. */
 async function withAdmin<T>(values: Values, fn: (admin: KeyAdmin, store: FileMetaStore) => Promise<T>): Promise<T> {

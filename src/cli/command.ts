@@ -10,7 +10,12 @@ export interface OptionSpec {
   short?: string;
   /** valueName is how help shows the value: `--org ID`. */
   valueName?: string;
+  /** multiple lets a string option repeat (`--header A=1 --header B=2`); its value is then a list. */
+  multiple?: boolean;
 }
+
+/** OptionValues are parsed options: strings, booleans, or lists for options that repeat. */
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface Command {
   name: string;
@@ -19,7 +24,7 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** details is extra help text (for serve, the environment variables). */
   details?: () => string;
-  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number>;
+  run(values: OptionValues, positionals: string[]): Promise<number>;
 }
 
 export class UsageError extends Error {
@@ -43,14 +48,14 @@ export function commandHelp(cmd: Command): string {
 }
 
 /** parseCommandArgs parses argv for `cmd`, rejecting unknown options with a usage error. */
-export function parseCommandArgs(cmd: Command, argv: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+export function parseCommandArgs(cmd: Command, argv: string[]): { values: OptionValues; positionals: string[] } {
   const options: ParseArgsConfig['options'] = { help: { type: 'boolean', short: 'h' } };
   for (const [name, spec] of Object.entries(cmd.options)) {
-    options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+    options[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
   }
   try {
     const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
+    return { values: parsed.values as OptionValues, positionals: parsed.positionals };
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -4,10 +4,11 @@ import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList, orgsSet } from 
 import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
 import { conformanceLogql, conformancePromql } from './conformance.js';
 import { gen } from './gen.js';
+import { integrationsDisable, integrationsEnable, integrationsList, integrationsSet } from './integrations.js';
 import { serve } from './serve.js';
 
 /** COMMANDS is the whole CLI; `sluice --help` lists it and each entry documents itself. */
-const COMMANDS: Command[] = [serve, gen, orgsCreate, orgsList, orgsSet, keysCreate, keysList, keysRevoke, conformancePromql, conformanceLogql];
+const COMMANDS: Command[] = [serve, gen, orgsCreate, orgsList, orgsSet, keysCreate, keysList, keysRevoke, integrationsList, integrationsEnable, integrationsDisable, integrationsSet, conformancePromql, conformanceLogql];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;

@@ -12,7 +12,7 @@ export const RETENTION_DAYS_OPTION: OptionSpec = {
  * parseRetentionDays reads a `--retention-days` value: a number of days, null for 'default'
  * (follow the service default), undefined when the option was not given.
  */
-export function parseRetentionDays(raw: string | boolean | undefined): number | null | undefined {
+export function parseRetentionDays(raw: string | boolean | string[] | undefined): number | null | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   if (text.toLowerCase() === 'default') return null;

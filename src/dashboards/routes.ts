@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { requireOrgAccess } from '../auth/orgAccess.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
@@ -101,15 +102,8 @@ class DashboardHandlers {
   ) {}
 
   /** orgOf checks that the caller may act on the path's org: its own key's org, or any existing org with the system key. */
-  private async orgOf(ctx: RequestContext): Promise<string> {
-    const orgId = ctx.params.orgId;
-    const principal = ctx.principal;
-    if (principal?.kind === 'org') {
-      if (principal.orgId !== orgId) throw new ApiError('FORBIDDEN', `this API key belongs to another org; it cannot reach dashboards of org ${orgId}`);
-      return orgId;
-    }
-    if (!(await this.store.getOrg(orgId))) throw new ApiError('NOT_FOUND', `org ${orgId} does not exist`);
-    return orgId;
+  private orgOf(ctx: RequestContext): Promise<string> {
+    return requireOrgAccess(ctx.principal, ctx.params.orgId, this.store, 'dashboards');
   }
 
   /**

@@ -153,7 +153,7 @@ export class HttpServer {
 
   private authenticate(headers: Record<string, string>, queryKey: string | undefined): Principal {
     const credentials = extractCredentials(headers, queryKey);
-    if (!credentials) throw new ApiError('UNAUTHORIZED', 'missing API key: send it in the x-svc-api-key header');
+    if (!credentials) throw new ApiError('UNAUTHORIZED', 'Unauthorized: missing API key; send it in the X-Svc-API-Key header');
     const principal = credentials.key === '' ? undefined : this.deps.keyIndex.verify(credentials.key, credentials.keyId);
     if (!principal) throw new ApiError('UNAUTHORIZED', `invalid API key (presented in ${credentials.place})`);
     return principal;

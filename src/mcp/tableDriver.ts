@@ -15,7 +15,7 @@ export interface TableDriverOptions {
   tools: ToolSpec[];
   prompts?: PromptSpec[];
   /**
-   * guard runs before every tool call except those named in `unguarded`; it throws ToolError to
+   * guard runs before every tool call, ahead of the argument checks, and throws ToolError to
    * refuse (the kube driver refuses calls without a cluster header this way).
    */
   guard?: (tool: string, ctx: CallContext) => void;
@@ -50,14 +50,14 @@ export function tableDriver(options: TableDriverOptions): Driver {
     async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
       const entry = byName.get(name);
       if (!entry) return errorResult(`unknown tool "${name}"; this integration offers: ${[...byName.keys()].join(', ')}`);
-      const input = structuredClone(args);
-      if (!entry.validate(input)) {
-        const first = entry.validate.errors?.[0];
-        const where = first?.instancePath ? `argument ${first.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
-        return errorResult(`invalid ${where}: ${first?.message ?? 'does not match the input schema'}`);
-      }
       try {
         options.guard?.(name, ctx);
+        const input = structuredClone(args);
+        if (!entry.validate(input)) {
+          const first = entry.validate.errors?.[0];
+          const where = first?.instancePath ? `argument ${first.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
+          return errorResult(`invalid ${where}: ${first?.message ?? 'does not match the input schema'}`);
+        }
         return await entry.spec.handler(input, ctx);
       } catch (err) {
         if (err instanceof ToolError) return errorResult(err.message);

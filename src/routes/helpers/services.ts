@@ -34,31 +34,37 @@ export function serviceRoutes(storage: Storage): RouteSpec[] {
         const params = ctx.query;
         const { startMs, endMs } = helperWindow({ s: params.get('s') ?? undefined, e: params.get('e') ?? undefined });
         const limit = helperLimit(params.get('limit') ?? undefined);
-        // Services are few, so both signals are scanned in full and every entry's signals are exact.
-        const signals = new Map<string, number>();
-        const mark = (name: string, signal: number): void => {
-          signals.set(name, (signals.get(name) ?? 0) | signal);
-        };
-        storage
-          .logTagSets(org)
-          .forEachTagSet([{ name: 'service_name', type: '!=', value: '' }], msToNs(startMs), msToNs(endMs), (tags) => mark(tags.service_name, LOGS));
-        storage.metricLabelSets(org).forEachLabelSet([], startMs, endMs, (labels) => {
-          const name = labels.service_name ?? labels.job;
-          if (name !== undefined) mark(name, METRICS);
-        });
-        const names = [...signals.keys()].sort();
-        const body: Listing<Service> = {
-          data: names.slice(0, limit).map((name) => {
-            const bits = signals.get(name) ?? 0;
-            const list: Service['signals'] = [];
-            if (bits & LOGS) list.push('logs');
-            if (bits & METRICS) list.push('metrics');
-            return { name, signals: list };
-          }),
-          truncated: names.length > limit,
-        };
-        ctx.res.json(200, body);
+        ctx.res.json(200, listServices(storage, org, startMs, endMs, limit));
       },
     },
   ];
+}
+
+/**
+ * listServices names the services with data in [startMs, endMs], sorted, with the signals each
+ * has. Services are few, so both signals are scanned in full and every entry's signals are exact.
+ */
+export function listServices(storage: Storage, org: string, startMs: number, endMs: number, limit: number): Listing<Service> {
+  const signals = new Map<string, number>();
+  const mark = (name: string, signal: number): void => {
+    signals.set(name, (signals.get(name) ?? 0) | signal);
+  };
+  storage
+    .logTagSets(org)
+    .forEachTagSet([{ name: 'service_name', type: '!=', value: '' }], msToNs(startMs), msToNs(endMs), (tags) => mark(tags.service_name, LOGS));
+  storage.metricLabelSets(org).forEachLabelSet([], startMs, endMs, (labels) => {
+    const name = labels.service_name ?? labels.job;
+    if (name !== undefined) mark(name, METRICS);
+  });
+  const names = [...signals.keys()].sort();
+  return {
+    data: names.slice(0, limit).map((name) => {
+      const bits = signals.get(name) ?? 0;
+      const list: Service['signals'] = [];
+      if (bits & LOGS) list.push('logs');
+      if (bits & METRICS) list.push('metrics');
+      return { name, signals: list };
+    }),
+    truncated: names.length > limit,
+  };
 }

@@ -1,0 +1,135 @@
+import { formatLabels, type Labels, type RawRow, type SeriesColumns } from '../../../../engine/index.js';
+import { BudgetedLines, clip, csvRow, formatDuration, formatNumber, isoTime, seriesStats, type SeriesStats } from '../../format.js';
+import type { QueryWindow } from '../../../query/timeRange.js';
+
+/**
+ * Rendering query results for a model: one summary line per series by default (min, max,
+ * average, last, trend), points on request as one line of values per series over the step
+ * grid, and log rows as CSV whose columns are only the tags that differ between rows.
+ */
+
+export interface SeriesSummaryRow {
+  series: string;
+  labels: Labels;
+  min: number;
+  max: number;
+  avg: number;
+  last: number;
+  trend: string;
+  points?: Array<number | null>;
+}
+
+export interface RenderedSeries {
+  text: string;
+  rows: SeriesSummaryRow[];
+  total: number;
+  truncated: boolean;
+}
+
+/** windowText describes a query window in one line. */
+export function windowText(window: QueryWindow): string {
+  return `${isoTime(window.startMs)} to ${isoTime(window.endMs)}, step ${formatDuration(window.stepMs)}`;
+}
+
+/**
+ * renderSeries writes series most significant first (by average magnitude), as summaries or
+ * with points, until the budget is spent.
+ */
+export function renderSeries(series: readonly SeriesColumns[], window: QueryWindow, withPoints: boolean, budgetTokens: number, maxSeries: number): RenderedSeries {
+  const ranked: Array<{ s: SeriesColumns; stats: SeriesStats }> = [];
+  for (const s of series) {
+    const stats = seriesStats(s.timestampsMs, s.values);
+    if (stats) ranked.push({ s, stats });
+  }
+  ranked.sort((a, b) => Math.abs(b.stats.avg) - Math.abs(a.stats.avg) || formatLabels(a.s.labels).localeCompare(formatLabels(b.s.labels)));
+  const lines = new BudgetedLines(budgetTokens);
+  const rows: SeriesSummaryRow[] = [];
+  lines.add(withPoints ? `values at ${isoTime(window.startMs)} + k*${formatDuration(window.stepMs)}, "_" = no value` : 'min,max,avg,last,trend,series (the rest of the line)');
+  for (const { s, stats } of ranked) {
+    if (rows.length >= maxSeries) {
+      lines.truncated = true;
+      break;
+    }
+    const name = formatLabels(s.labels);
+    const row: SeriesSummaryRow = { series: name, labels: s.labels, min: stats.min, max: stats.max, avg: stats.avg, last: stats.last, trend: stats.trend };
+    let line: string;
+    if (withPoints) {
+      row.points = gridValues(s, window);
+      line = `${name}: ${row.points.map((v) => (v === null ? '_' : formatNumber(v))).join(' ')}`;
+    } else {
+      // The series goes last and unquoted: its quotes would otherwise all be doubled.
+      line = `${csvRow([formatNumber(stats.min), formatNumber(stats.max), formatNumber(stats.avg), formatNumber(stats.last), stats.trend])},${name}`;
+    }
+    if (!lines.add(line)) break;
+    rows.push(row);
+  }
+  return { text: lines.lines.join('\n'), rows, total: ranked.length, truncated: lines.truncated || rows.length < ranked.length };
+}
+
+/** gridValues lays a series on the query's step grid, null where it has no finite value. */
+function gridValues(s: SeriesColumns, window: QueryWindow): Array<number | null> {
+  const out: Array<number | null> = new Array(window.points).fill(null);
+  for (let i = 0; i < s.timestampsMs.length; i++) {
+    const k = Math.round((s.timestampsMs[i] - window.startMs) / window.stepMs);
+    const v = s.values[i];
+    if (k >= 0 && k < out.length && Number.isFinite(v)) out[k] = v;
+  }
+  return out;
+}
+
+export interface RenderedRows {
+  text: string;
+  columns: string[];
+  rows: string[][];
+  common: Record<string, string>;
+  returned: number;
+  truncated: boolean;
+}
+
+/** MAX_VARYING_COLUMNS keeps the table narrow; other varying tags are named, not shown. */
+const MAX_VARYING_COLUMNS = 6;
+const MAX_MESSAGE_CHARS = 1000;
+
+/**
+ * renderRows writes log rows as CSV. Tags whose value is the same in every row are said once
+ * above the table; tags that vary become columns (fewest distinct values first, since those
+ * group rows best), so a screen of lines from one service costs little more than the messages.
+ */
+export function renderRows(rows: readonly RawRow[], budgetTokens: number): RenderedRows {
+  const distinct = new Map<string, Set<string>>();
+  const present = new Map<string, number>();
+  for (const row of rows) {
+    for (const key in row.tags) {
+      if (key === 'message') continue;
+      let set = distinct.get(key);
+      if (!set) distinct.set(key, (set = new Set()));
+      if (set.size < 1000) set.add(row.tags[key]);
+      present.set(key, (present.get(key) ?? 0) + 1);
+    }
+  }
+  const common: Record<string, string> = {};
+  const varying: Array<{ key: string; n: number }> = [];
+  for (const [key, set] of distinct) {
+    if (set.size === 1 && present.get(key) === rows.length) common[key] = [...set][0];
+    else varying.push({ key, n: set.size });
+  }
+  varying.sort((a, b) => a.n - b.n || a.key.localeCompare(b.key));
+  const shown = varying.slice(0, MAX_VARYING_COLUMNS).map((v) => v.key);
+  const hidden = varying.slice(MAX_VARYING_COLUMNS).map((v) => v.key);
+  const columns = ['time', ...shown, 'message'];
+  const lines = new BudgetedLines(budgetTokens);
+  const commonText = Object.entries(common)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  if (commonText !== '') lines.add(`same in every row: ${clip(commonText, 1000)}`);
+  if (hidden.length > 0) lines.add(`tags not shown: ${hidden.join(', ')}`);
+  lines.add(csvRow(columns));
+  const table: string[][] = [];
+  for (const row of rows) {
+    const cells = [isoTime(Number(row.timestampNs / 1_000_000n)), ...shown.map((k) => row.tags[k] ?? ''), clip(row.line ?? row.tags.message ?? '', MAX_MESSAGE_CHARS)];
+    if (!lines.add(csvRow(cells))) break;
+    table.push(cells);
+  }
+  return { text: lines.lines.join('\n'), columns, rows: table, common, returned: table.length, truncated: lines.truncated };
+}
