@@ -54,3 +54,4 @@ export type { ExportLogsServiceRequestInput, LogRecordInput } from './ingest/enc
 export type { TimeSeriesInput, WriteRequestInput } from './ingest/encode/remoteWrite.js';
 export * as promqlConformance from './conformance/promql/index.js';
 export * as logqlConformance from './conformance/logql/index.js';
+export * from './logpatterns/drain.js';
