@@ -128,10 +128,12 @@ async function answerLogs(access: TelemetryAccess, ctx: CallContext, query: Chec
     window = forward ? { ...window, startMs: Math.max(window.startMs, ms) } : { ...window, endMs: Math.min(window.endMs, ms) };
     if (window.endMs < window.startMs) window = { ...window, endMs: window.startMs };
   }
-  // Rows the cursor already returned come back at its boundary; fetch enough to skip them.
-  const fetched = await access.logs(ctx.orgId, query, window, limit + (cursor?.n ?? 0) + 1, !forward, ctx.signal);
+  // Rows the cursor already returned come back at its boundary; fetch enough to skip them. A
+  // full page offers a cursor: the next page may be empty, but asking one row more would often
+  // cost a whole further slice of the window.
+  const fetched = await access.logs(ctx.orgId, query, window, limit + (cursor?.n ?? 0), !forward, ctx.signal);
   const rows = pageRows(fetched, cursor, forward);
-  const more = rows.length > limit;
+  const more = rows.length >= limit;
   const page = rows.slice(0, limit);
   const rendered = renderRows(page, budgetOf(args.maxTokens));
   const shown = page.slice(0, rendered.returned);
