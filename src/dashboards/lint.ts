@@ -1,7 +1,7 @@
 import { parsePromDuration } from '../../engine/index.js';
 import { formatPath, issueAt, type DashboardIssue, type IssueSeverity, type Location } from './issues.js';
 import { checkQuery, type QueryLanguage, type QueryShape } from './queryCheck.js';
-import { suggestClosest } from './suggest.js';
+import { suggestClosest } from '../suggest.js';
 import { GRID_COLUMNS, type DashboardSpec, type GridCell, type Panel, type QueryKind } from './types.js';
 import { VARIABLE_NAME, findVariableReferences, substitutePlaceholders } from './variables.js';
 

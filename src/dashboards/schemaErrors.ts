@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { issueAt, parsePointer, type DashboardIssue, type Location } from './issues.js';
-import { suggestClosest } from './suggest.js';
+import { suggestClosest } from '../suggest.js';
 
 /**
  * Ajv reports what a schema keyword saw ("must NOT have additional properties"); people need

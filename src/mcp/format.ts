@@ -173,41 +173,6 @@ function meanOf(values: ArrayLike<number>, from: number, to: number): number {
   return n === 0 ? NaN : sum / n;
 }
 
-/** editDistance is Levenshtein's distance, bounded: beyond `max` it returns max + 1 early. */
-export function editDistance(a: string, b: string, max = 8): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
-      if (row[j] < best) best = row[j];
-    }
-    if (best > max) return max + 1;
-    prev = row;
-  }
-  return prev[b.length];
-}
-
-/**
- * closest picks up to `count` candidates nearest to `wanted`: containing it (or contained in
- * it) first, then by edit distance, ignoring case. It is how an empty result suggests the
- * label value or metric name that was probably meant.
- */
-export function closest(wanted: string, candidates: Iterable<string>, count = 3): string[] {
-  const w = wanted.toLowerCase();
-  const scored: Array<{ value: string; score: number }> = [];
-  for (const value of candidates) {
-    const v = value.toLowerCase();
-    const score = v === w ? -1 : v.includes(w) || w.includes(v) ? 0 : editDistance(w, v, 6);
-    if (score <= 6) scored.push({ value, score });
-  }
-  scored.sort((a, b) => a.score - b.score || a.value.localeCompare(b.value));
-  return scored.slice(0, count).map((s) => s.value);
-}
-
 /** formatLabelsShort writes a label set as {k="v", ...} with the metric name in front, as Prometheus prints series. */
 export function formatLabelsShort(labels: Record<string, string>): string {
   const name = labels.__name__ ?? '';

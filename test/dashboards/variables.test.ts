@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findVariableReferences, substitutePlaceholders } from '../../src/dashboards/index.js';
-import { editDistance, suggestClosest } from '../../src/dashboards/suggest.js';
+import { editDistance, suggestClosest } from '../../src/suggest.js';
 import { etagOf, parseIfMatch } from '../../src/dashboards/preconditions.js';
 
 describe('variable references', () => {

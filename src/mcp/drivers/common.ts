@@ -101,6 +101,19 @@ export function commonDriver(access: TelemetryAccess): Driver {
         required: ['query'],
         additionalProperties: false,
       },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          seriesTotal: { type: 'integer' },
+          drawn: { type: 'integer' },
+          start: { type: 'string' },
+          end: { type: 'string' },
+          stepSeconds: { type: 'number' },
+          width: { type: 'integer' },
+          height: { type: 'integer' },
+        },
+        required: ['seriesTotal', 'drawn', 'width', 'height'],
+      },
       annotations: READ_ONLY,
       handler: async (args, ctx) => {
         const q = args.query as string;
@@ -130,6 +143,15 @@ export function commonDriver(access: TelemetryAccess): Driver {
             { type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' },
             { type: 'text', text: note },
           ],
+          structuredContent: {
+            seriesTotal: series.length,
+            drawn: ranked.length,
+            start: isoTime(window.startMs),
+            end: isoTime(window.endMs),
+            stepSeconds: window.stepMs / 1000,
+            width,
+            height,
+          },
         };
       },
     },

@@ -4,7 +4,8 @@ import { MetadataCollector } from '../../../routes/helpers/metadata.js';
 import { parseSeriesSelector, parseStreamSelector } from '../../../routes/helpers/selectors.js';
 import { listServices } from '../../../routes/helpers/services.js';
 import { ToolError, textResult, type JsonSchema, type ToolSpec } from '../../driver.js';
-import { BudgetedLines, budgetOf, closest, csvRow, formatLabelsShort } from '../../format.js';
+import { closestMatches } from '../../../suggest.js';
+import { BudgetedLines, budgetOf, csvRow, formatLabelsShort } from '../../format.js';
 import { describeExpressionError, type TelemetryAccess } from './access.js';
 import { END, LIMIT, MAX_TOKENS, READ_ONLY, SIGNAL, START } from './schemaParts.js';
 
@@ -116,7 +117,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
             for (const key in labels) keys.add(key);
             return true;
           });
-          const near = closest(label, keys.listing().data);
+          const near = closestMatches(label, keys.listing().data);
           hint = `no ${signal === 'logs' ? 'tag' : 'label'} "${label}" in this window${near.length > 0 ? `; closest keys: ${near.join(', ')}` : ''}`;
         }
         const heading = label === undefined ? `${listing.data.length} ${signal === 'logs' ? 'tag' : 'label'} keys` : `${listing.data.length} values of ${label}`;
@@ -193,7 +194,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
             if (labels.__name__ !== undefined) all.add(labels.__name__);
             return all.size < 20_000;
           });
-          const near = closest(search, all, 5);
+          const near = closestMatches(search, all, 5);
           hint = near.length > 0 ? `no metric name contains "${search}"; closest: ${near.join(', ')}` : `no metric name contains "${search}"`;
         }
         const out = listText(`${listing.data.length} metrics\nmetric,type,unit,help`, lines, listing.data, listing.truncated, budgetOf(args.maxTokens), 'refine search or label');
@@ -255,7 +256,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
             if (l.__name__ !== undefined) all.add(l.__name__);
             return all.size < 20_000;
           });
-          const near = closest(metric, all, 5);
+          const near = closestMatches(metric, all, 5);
           if (near.length > 0) lines.push(`no series of ${metric} in this window; closest names: ${near.join(', ')}`);
         }
         return textResult(lines.join('\n'), { metric, type: meta.type, unit: meta.unit, help: meta.help, series, labels });

@@ -1,5 +1,6 @@
 import type { LabelMatcher, Storage } from '../../../../engine/index.js';
-import { closest, formatDuration } from '../../format.js';
+import { closestMatches } from '../../../suggest.js';
+import { formatDuration } from '../../format.js';
 import type { QueryWindow } from '../../../query/timeRange.js';
 import type { CheckedQuery } from './access.js';
 import { countSeries, distinctValues, selectorsOf } from './selectors.js';
@@ -57,7 +58,7 @@ function missingValueHint(storage: Storage, org: string, lang: 'promql' | 'logql
       const values = distinctValues(storage, org, lang, others, m.name, minMs, maxMs);
       if (values.size === 0 || values.has(m.value)) continue;
       const what = m.name === '__name__' ? 'metric' : lang === 'promql' ? `label ${m.name}` : `tag ${m.name}`;
-      const near = closest(m.value, values);
+      const near = closestMatches(m.value, values);
       return `${what}="${m.value}" does not exist${near.length > 0 ? `; closest: ${near.map((v) => JSON.stringify(v)).join(', ')}` : ` (${values.size} values exist; see list_labels)`}.`;
     }
   }

@@ -44,3 +44,22 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length];
 }
+
+/**
+ * closestMatches ranks up to `count` candidates by how likely `wanted` meant them, ignoring
+ * case: those containing it (or contained in it) first, then by edit distance up to six. It is
+ * how an empty query result names the label value or metric that was probably meant, where a
+ * partial name ("requests" for "http_requests_total") is as common as a typo.
+ */
+export function closestMatches(wanted: string, candidates: Iterable<string>, count = 3): string[] {
+  const w = wanted.toLowerCase();
+  const scored: Array<{ value: string; score: number }> = [];
+  for (const value of candidates) {
+    const v = value.toLowerCase();
+    if (Math.abs(v.length - w.length) > 6 && !v.includes(w) && !w.includes(v)) continue;
+    const score = v === w ? -1 : v.includes(w) || w.includes(v) ? 0 : editDistance(w, v);
+    if (score <= 6) scored.push({ value, score });
+  }
+  scored.sort((a, b) => a.score - b.score || a.value.localeCompare(b.value));
+  return scored.slice(0, count).map((s) => s.value);
+}
