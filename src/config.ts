@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_INDEXED_TAGS } from '../engine/index.js';
+// The leaf module, not the engine's index: every CLI command loads this file.
+import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
 
 /**

@@ -1,4 +1,3 @@
-import { logqlConformance, promqlConformance } from '../../engine/index.js';
 import { UsageError, type Command } from './command.js';
 
 /** ConformanceSuite is what each language's conformance module provides, under the same names. */
@@ -15,7 +14,7 @@ interface ConformanceSuite<O, S> {
  * 0 once the run completes, whatever the counts: they are the result, and baseline tests guard
  * against regressions.
  */
-function conformanceCommand<O, S>(language: string, origin: string, extension: string, suite: ConformanceSuite<O, S>): Command {
+function conformanceCommand<O, S>(language: string, origin: string, extension: string, load: () => Promise<ConformanceSuite<O, S>>): Command {
   return {
     name: `conformance ${language}`,
     summary: `Run ${origin} conformance scripts (*${extension}) against the engine and report pass rates.`,
@@ -26,6 +25,7 @@ function conformanceCommand<O, S>(language: string, origin: string, extension: s
     },
     run: async (values, positionals) => {
       if (positionals.length === 0) throw new UsageError(`expected at least one ${extension} file or directory`);
+      const suite = await load();
       const outcomes = suite.runScriptFiles(positionals);
       const summary = suite.summarize(outcomes);
       if (values.json) {
@@ -42,5 +42,7 @@ function conformanceCommand<O, S>(language: string, origin: string, extension: s
   };
 }
 
-export const conformancePromql = conformanceCommand('promql', "Prometheus' PromQL", '.test', promqlConformance);
-export const conformanceLogql = conformanceCommand('logql', "Loki's LogQL", '.logqltest', logqlConformance);
+// The engine is loaded when a suite runs, not at start-up: the other commands share this entry point.
+const engine = () => import('../../engine/index.js');
+export const conformancePromql = conformanceCommand('promql', "Prometheus' PromQL", '.test', async () => (await engine()).promqlConformance);
+export const conformanceLogql = conformanceCommand('logql', "Loki's LogQL", '.logqltest', async () => (await engine()).logqlConformance);

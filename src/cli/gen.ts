@@ -1,6 +1,3 @@
-import { parsePromDuration } from '../../engine/index.js';
-import { Generator } from '../gen/generator.js';
-import { Sender, backfill, live } from '../gen/sender.js';
 import { UsageError, type Command } from './command.js';
 
 export const gen: Command = {
@@ -23,6 +20,12 @@ export const gen: Command = {
     const logsPerSecond = values['logs-per-second'] === undefined ? 20 : Number(values['logs-per-second']);
     if (!Number.isInteger(seed)) throw new UsageError('--seed must be an integer');
     if (!(logsPerSecond >= 0)) throw new UsageError('--logs-per-second must be a non-negative number');
+    // Loaded here, not at the top: the other commands share this entry point and should start fast.
+    const [{ parsePromDuration }, { Generator }, { Sender, backfill, live }] = await Promise.all([
+      import('../../engine/index.js'),
+      import('../gen/generator.js'),
+      import('../gen/sender.js'),
+    ]);
     const span = typeof values.backfill === 'string' ? parsePromDuration(values.backfill) : values.live ? 0 : 3_600_000;
     if (span === undefined) throw new UsageError(`--backfill: "${String(values.backfill)}" is not a duration such as 1h or 2d`);
     const generator = new Generator({ seed, logsPerSecond });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { UPSTREAM_KINDS } from '../mcp/drivers/upstream.js';
+import { UPSTREAM_KINDS } from '../mcp/drivers/upstreamKinds.js';
 import { FileMetaStore } from '../meta/fileStore.js';
 import { MetaNotFoundError, type IntegrationRecord, type Org } from '../meta/types.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
@@ -150,16 +150,27 @@ function toggle(enabled: boolean): Command {
 export const integrationsEnable = toggle(true);
 export const integrationsDisable = toggle(false);
 
-/** parseHeaders reads repeated `--header NAME=VALUE` options. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/**
+ * parseHeaders reads repeated `--header NAME=VALUE` options. A malformed one is refused without
+ * echoing it: it holds a credential, often in the `Name: value` form other tools take.
+ */
 function parseHeaders(raw: OptionValues[string]): Record<string, string> | undefined {
   if (raw === undefined) return undefined;
   const list = Array.isArray(raw) ? raw : [String(raw)];
   const headers: Record<string, string> = {};
   for (const item of list) {
     const eq = item.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--header must be NAME=VALUE, got ${JSON.stringify(item.slice(0, 40))}`);
     const name = item.slice(0, eq).trim().toLowerCase();
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new UsageError(`--header name ${JSON.stringify(name)} is not a valid HTTP header name`);
+    if (eq <= 0 || !HEADER_NAME.test(name)) {
+      // Only what precedes the first ':' or '=' may be shown, and only when it is a plain header name.
+      const sep = item.search(/[:=]/);
+      const shownName = sep > 0 ? item.slice(0, sep).trim().toLowerCase() : '';
+      const which = HEADER_NAME.test(shownName) ? `for header ${JSON.stringify(shownName)}; ` : '';
+      const form = item[sep] === ':' ? 'NAME=VALUE, not NAME: VALUE' : 'NAME=VALUE with a valid HTTP header name';
+      throw new UsageError(`--header must be ${form}, e.g. --header "authorization=Bearer TOKEN" (${which}the value is not shown)`);
+    }
     headers[name] = item.slice(eq + 1).trim();
   }
   return headers;
@@ -204,7 +215,9 @@ export const integrationsSet: Command = {
           try {
             parsed = new URL(values.url);
           } catch {
-            throw new UsageError(`--url is not a URL: ${JSON.stringify(values.url.slice(0, 80))}`);
+            // Shown like a listed URL: user info and query may hold credentials.
+            const shownUrl = values.url.replace(/^([^/?#]*\/\/)[^/?#]*@/, '$1***@').replace(/\?.*$/s, '?***');
+            throw new UsageError(`--url is not a URL: ${JSON.stringify(shownUrl.slice(0, 80))}`);
           }
           if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('--url must be http:// or https://');
           next.url = values.url;

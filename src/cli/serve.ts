@@ -1,6 +1,4 @@
 import { loadConfig, settingsTable, unknownSettings } from '../config.js';
-import { startDemo } from '../gen/demo.js';
-import { startService } from '../service.js';
 import type { Command } from './command.js';
 
 export const serve: Command = {
@@ -20,6 +18,8 @@ export const serve: Command = {
     if (typeof values.host === 'string') env.SVC_HOST = values.host;
     if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
+    // Loaded here, not at the top: the other commands share this entry point and should start fast.
+    const [{ startService }, { startDemo }] = await Promise.all([import('../service.js'), import('../gen/demo.js')]);
     const service = await startService(config);
     const unknown = unknownSettings(env);
     if (unknown.length > 0) service.log.warn({ variables: unknown }, 'ignoring unknown SVC_ variables; see sluice serve --help for the settings');

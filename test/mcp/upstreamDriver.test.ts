@@ -134,7 +134,7 @@ describe('upstream forwarding drivers', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
       `integration "issues" (upstream ${upstream.url}) refused the stored credentials (HTTP 401); ` +
-        `check the headers with 'sluice integrations set ${ORG} issues --header 'Authorization: …''`,
+        `check the headers with 'sluice integrations set ${ORG} issues --header "authorization=…"'`,
     );
     const err = await listError(driver.listTools(ctx));
     expect(err.message).toContain('integration "issues"');

@@ -133,7 +133,7 @@ export function describeFailure(target: UpstreamTarget, err: unknown, doing: str
   if (err instanceof StreamableHTTPError) {
     const code = err.code ?? -1;
     if (code === 401 || code === 403) {
-      message = `${s} refused the stored credentials (HTTP ${code}); check the headers with '${setHint(target, "--header 'Authorization: …'")}'`;
+      message = `${s} refused the stored credentials (HTTP ${code}); check the headers with '${setHint(target, '--header "authorization=…"')}'`;
     } else if (code === 404 || code === 405) {
       message = `${s} has no MCP endpoint at that path (HTTP ${code}); check the URL with '${setHint(target, '--url …')}'`;
     } else if (code > 0) {
