@@ -124,11 +124,14 @@ export function renderRows(rows: readonly RawRow[], budgetTokens: number): Rende
     .join(' ');
   if (commonText !== '') lines.add(`same in every row: ${clip(commonText, 1000)}`);
   if (hidden.length > 0) lines.add(`tags not shown: ${hidden.join(', ')}`);
-  lines.add(csvRow(columns));
+  lines.add(`${csvRow(columns)} (the rest of the line)`);
   const table: string[][] = [];
   for (const row of rows) {
-    const cells = [isoTime(Number(row.timestampNs / 1_000_000n)), ...shown.map((k) => row.tags[k] ?? ''), clip(row.line ?? row.tags.message ?? '', MAX_MESSAGE_CHARS)];
-    if (!lines.add(csvRow(cells))) break;
+    const message = clip(row.line ?? row.tags.message ?? '', MAX_MESSAGE_CHARS);
+    const cells = [isoTime(Number(row.timestampNs / 1_000_000n)), ...shown.map((k) => row.tags[k] ?? ''), message];
+    // The message goes last and unquoted, since log lines are full of quotes that CSV would
+    // double; a line break inside it is written as \n so one row stays one line.
+    if (!lines.add(`${csvRow(cells.slice(0, -1))},${message.replace(/\r?\n/g, '\\n')}`)) break;
     table.push(cells);
   }
   return { text: lines.lines.join('\n'), columns, rows: table, common, returned: table.length, truncated: lines.truncated };
