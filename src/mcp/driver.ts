@@ -75,6 +75,11 @@ export interface Driver {
    * driver needs a URL, kube a kubeconfig); the gateway lists the driver in discovery only then.
    */
   configured(record: IntegrationRecord): boolean;
+  /**
+   * remote drivers learn their tools from an upstream server. An inactive remote driver lists
+   * none, so disabling an integration stops all traffic to its upstream.
+   */
+  remote?: boolean;
   listTools(ctx: CallContext): Promise<Tool[]>;
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
   listPrompts?(): Prompt[];

@@ -52,8 +52,9 @@ export function createMcpServer(state: DriverState, ctx: CallContext): Server {
   return server;
 }
 
-/** inactiveTools lists what the driver would offer, stripped of output schemas; empty when it cannot say offline. */
+/** inactiveTools lists what the driver would offer, stripped of output schemas; a remote driver's upstream is not asked. */
 async function inactiveTools(state: DriverState, ctx: CallContext): Promise<Tool[]> {
+  if (state.driver.remote) return [];
   try {
     const tools = await state.driver.listTools(ctx);
     return tools.map(({ outputSchema: _outputSchema, ...tool }) => tool);

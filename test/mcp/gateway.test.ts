@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { encodeRemoteWriteBody, type TimeSeriesInput } from '../../engine/ingest/encode/remoteWrite.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, rpc, textOf } from '../support/mcpClient.js';
+import { decodePng } from '../support/png.js';
 
 const SYSTEM_KEY = 'sys-' + 'k'.repeat(40);
 const NOW = Date.now();
@@ -259,8 +260,19 @@ describe('tool gateway over HTTP with the MCP SDK client', () => {
     expect(image.mimeType).toBe('image/png');
     const png = Buffer.from(image.data!, 'base64');
     expect(png.subarray(1, 4).toString()).toBe('PNG');
-    expect(png.readUInt32BE(16)).toBe(640);
-    expect(png.readUInt32BE(20)).toBe(320);
+    const decoded = decodePng(png);
+    expect([decoded.width, decoded.height]).toEqual([640, 320]);
+    // Not blank: a real share of the pixels is not the white background, in several colours.
+    let inked = 0;
+    const colours = new Set<number>();
+    for (let i = 0; i < decoded.rgba.length; i += 4) {
+      const [r, g, b] = [decoded.rgba[i], decoded.rgba[i + 1], decoded.rgba[i + 2]];
+      if (r < 240 || g < 240 || b < 240) inked++;
+      colours.add((r << 16) | (g << 8) | b);
+    }
+    expect(inked / (640 * 320)).toBeGreaterThan(0.01);
+    expect(colours.size).toBeGreaterThan(8);
+    expect(chart.structuredContent).toMatchObject({ seriesTotal: 2, drawn: 2, width: 640, height: 320 });
   });
 
   it('speaks batched JSON-RPC, answers JSON or SSE as Accept asks, and refuses GET and DELETE as a stateless server', async () => {

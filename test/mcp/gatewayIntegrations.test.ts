@@ -270,13 +270,17 @@ describe('tool gateway integrations configured with the CLI', () => {
       expect(await discoveredTypes()).toEqual(['telemetry', 'common', 'kube']);
 
       const callsBefore = upstream.calls.length;
+      const requestsBefore = upstream.authorizations.length;
       const client = await connect('issues');
+      expect((await client.listTools()).tools).toEqual([]);
       const result = await call(client, 'echo', { text: 'anyone there?' });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ results: [], inactive: true });
       expect(textOf(result)).toContain('"issues" integration is disabled');
       expect(textOf(result)).toContain(`sluice integrations enable ORG issues`);
       expect(upstream.calls.length).toBe(callsBefore);
+      // Disabled means no traffic at all to the upstream, not even to list its tools.
+      expect(upstream.authorizations.length).toBe(requestsBefore);
 
       // Enabling again restores forwarding with the configuration kept.
       expect(cli('enable', srv.orgId, 'issues').status).toBe(0);

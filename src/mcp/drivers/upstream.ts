@@ -36,6 +36,7 @@ export function upstreamDriver(kind: UpstreamKind, options: UpstreamDriverOption
     // Nothing to forward to until an operator stores a URL.
     enabledByDefault: false,
     configured: (record: IntegrationRecord) => typeof record.url === 'string' && record.url.trim() !== '',
+    remote: true,
 
     async listTools(ctx: CallContext): Promise<Tool[]> {
       try {
