@@ -1,42 +1,14 @@
 import { KeyAdmin } from '../auth/apiKeys.js';
-import { loadConfig } from '../config.js';
-import { FileMetaStore } from '../meta/fileStore.js';
 import { describeRetention } from '../meta/retentionDays.js';
-import { MetaConflictError, MetaNotFoundError, type Org } from '../meta/types.js';
+import type { FileMetaStore } from '../meta/fileStore.js';
+import type { Org } from '../meta/types.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
 import { RETENTION_DAYS_OPTION, parseRetentionDays } from './retentionOption.js';
+import { DATA_DIR_OPTION, JSON_OPTION, findOrg, print, table, withStore } from './storeCommand.js';
 
-const DATA_DIR_OPTION = {
-  type: 'string',
-  valueName: 'DIR',
-  description: 'Data directory (default: $SVC_DATA_DIR or ./data).',
-} as const;
-const JSON_OPTION = { type: 'boolean', description: 'Print machine-readable JSON.' } as const;
-
-type Values = OptionValues;
-
-/** withAdmin opens the metadata store of the chosen data directory for one CLI action. */
-async function withAdmin<T>(values: Values, fn: (admin: KeyAdmin, store: FileMetaStore) => Promise<T>): Promise<T> {
-  const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : loadConfig({ SVC_DATA_DIR: process.env.SVC_DATA_DIR }).dataDir;
-  const store = await FileMetaStore.open(dataDir);
-  try {
-    return await fn(new KeyAdmin(store), store);
-  } catch (err) {
-    if (err instanceof MetaConflictError || err instanceof MetaNotFoundError) throw new UsageError(err.message);
-    throw err;
-  } finally {
-    await store.close();
-  }
-}
-
-function print(values: Values, json: unknown, text: string): void {
-  process.stdout.write(values.json ? JSON.stringify(json, null, 2) + '\n' : text + '\n');
-}
-
-function table(rows: string[][]): string {
-  if (rows.length === 0) return '';
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+/** withAdmin opens the metadata store for one CLI action, with the key administration over it. */
+function withAdmin<T>(values: OptionValues, fn: (admin: KeyAdmin, store: FileMetaStore) => Promise<T>): Promise<T> {
+  return withStore(values, (store) => fn(new KeyAdmin(store), store));
 }
 
 /**
@@ -85,9 +57,7 @@ export const orgsSet: Command = {
       if (positionals.length > 1) throw new UsageError(`expected one org, got ${positionals.length}: ${positionals.join(' ')}`);
       const retentionDays = parseRetentionDays(values['retention-days']);
       if (retentionDays === undefined) throw new UsageError('nothing to change: give --retention-days N or --retention-days default');
-      const orgs = await store.listOrgs();
-      const found = orgs.find((o) => o.id === ref.toLowerCase()) ?? orgs.find((o) => o.name === ref);
-      if (!found) throw new UsageError(`no org with id or name ${JSON.stringify(ref)}`);
+      const found = await findOrg(store, ref);
       const org = await store.setOrgRetention(found.id, retentionDays ?? undefined);
       if (!org) throw new UsageError(`no org with id ${found.id}`);
       print(values, shownOrg(org), `updated org ${org.name}\n  id: ${org.id}\n  retention: ${retentionText(org)}`);

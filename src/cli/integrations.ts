@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../config.js';
 import { UPSTREAM_KINDS } from '../mcp/drivers/upstreamKinds.js';
-import { FileMetaStore } from '../meta/fileStore.js';
-import { MetaNotFoundError, type IntegrationRecord, type Org } from '../meta/types.js';
+import type { IntegrationRecord } from '../meta/types.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
+import { DATA_DIR_OPTION, JSON_OPTION, findOrg, print, table, withStore } from './storeCommand.js';
 
 /**
  * `sluice integrations ...` manages which tool gateway drivers an org has and how they reach
@@ -20,30 +19,6 @@ export const INTEGRATION_DRIVERS: Record<string, { defaultOn: boolean; needs: st
   kube: { defaultOn: false, needs: '--kubeconfig FILE (default $KUBECONFIG)' },
   ...Object.fromEntries(UPSTREAM_KINDS.map((kind) => [kind.name, { defaultOn: false, needs: '--url of its MCP server' }])),
 };
-
-const DATA_DIR_OPTION = { type: 'string', valueName: 'DIR', description: 'Data directory (default: $SVC_DATA_DIR or ./data).' } as const;
-const JSON_OPTION = { type: 'boolean', description: 'Print machine-readable JSON.' } as const;
-
-async function withStore<T>(values: OptionValues, fn: (store: FileMetaStore) => Promise<T>): Promise<T> {
-  const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : loadConfig({ SVC_DATA_DIR: process.env.SVC_DATA_DIR }).dataDir;
-  const store = await FileMetaStore.open(dataDir);
-  try {
-    return await fn(store);
-  } catch (err) {
-    if (err instanceof MetaNotFoundError) throw new UsageError(err.message);
-    throw err;
-  } finally {
-    await store.close();
-  }
-}
-
-async function findOrg(store: FileMetaStore, ref: string | undefined): Promise<Org> {
-  if (ref === undefined) throw new UsageError('the org is required: its id or its name');
-  const orgs = await store.listOrgs();
-  const org = orgs.find((o) => o.id === ref.toLowerCase()) ?? orgs.find((o) => o.name === ref);
-  if (!org) throw new UsageError(`no org with id or name ${JSON.stringify(ref)}`);
-  return org;
-}
 
 function requireDriver(name: string | undefined): string {
   if (name === undefined) throw new UsageError(`the driver is required: one of ${Object.keys(INTEGRATION_DRIVERS).join(', ')}`);
@@ -92,15 +67,6 @@ function shown(driver: string, record: IntegrationRecord | undefined): ShownInte
     kubeconfig: record?.kubeconfig !== undefined,
     updatedAt: record?.updatedAt ?? null,
   };
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
-}
-
-function print(values: OptionValues, json: unknown, text: string): void {
-  process.stdout.write(values.json ? JSON.stringify(json, null, 2) + '\n' : text + '\n');
 }
 
 function describe(s: ShownIntegration): string {

@@ -65,6 +65,16 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
     else storage.metricLabelSets(org).forEachLabelSet(matchers, startMs, endMs, visit);
   };
 
+  /** metricNames lists the metric names with series in the window (up to 20,000), for suggesting the one meant. */
+  const metricNames = (org: string, startMs: number, endMs: number): Set<string> => {
+    const names = new Set<string>();
+    storage.metricLabelSets(org).forEachLabelSet([], startMs, endMs, (labels) => {
+      if (labels.__name__ !== undefined) names.add(labels.__name__);
+      return names.size < 20_000;
+    });
+    return names;
+  };
+
   return [
     {
       name: 'list_services',
@@ -189,12 +199,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
         const lines = listing.data.map((m) => csvRow([m.metric, m.type, m.unit, m.help]));
         let hint: string | undefined;
         if (listing.data.length === 0 && search !== '') {
-          const all = new Set<string>();
-          storage.metricLabelSets(ctx.orgId).forEachLabelSet([], w.startMs, w.endMs, (labels) => {
-            if (labels.__name__ !== undefined) all.add(labels.__name__);
-            return all.size < 20_000;
-          });
-          const near = closestMatches(search, all, 5);
+          const near = closestMatches(search, metricNames(ctx.orgId, w.startMs, w.endMs), 5);
           hint = near.length > 0 ? `no metric name contains "${search}"; closest: ${near.join(', ')}` : `no metric name contains "${search}"`;
         }
         const out = listText(`${listing.data.length} metrics\nmetric,type,unit,help`, lines, listing.data, listing.truncated, budgetOf(args.maxTokens), 'refine search or label');
@@ -251,12 +256,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
           `labels (distinct values): ${Object.entries(labels).map(([k, n]) => `${k}(${n})`).join(', ') || 'none'}`,
         ];
         if (series === 0) {
-          const all = new Set<string>();
-          storage.metricLabelSets(ctx.orgId).forEachLabelSet([], w.startMs, w.endMs, (l) => {
-            if (l.__name__ !== undefined) all.add(l.__name__);
-            return all.size < 20_000;
-          });
-          const near = closestMatches(metric, all, 5);
+          const near = closestMatches(metric, metricNames(ctx.orgId, w.startMs, w.endMs), 5);
           if (near.length > 0) lines.push(`no series of ${metric} in this window; closest names: ${near.join(', ')}`);
         }
         return textResult(lines.join('\n'), { metric, type: meta.type, unit: meta.unit, help: meta.help, series, labels });
