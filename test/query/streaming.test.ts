@@ -54,7 +54,8 @@ describe('query streams over time', () => {
   });
 
   it('ends with done status error when the deadline passes mid-stream, keeping earlier results', async () => {
-    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '5000', SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '2', SVC_MAX_POINTS_PER_SERIES: '100000' });
+    // First results come after about 4 s of CPU and the end after about 15 s: 8 s falls well between them.
+    srv = await startTestServer({ SVC_QUERY_TIMEOUT_MS: '8000', SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '2', SVC_MAX_POINTS_PER_SERIES: '100000' });
     await writeBusySeries(srv);
     const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, VERY_SLOW_QUERY));
     expect(res.status).toBe(200);
