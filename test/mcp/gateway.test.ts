@@ -220,8 +220,13 @@ describe('tool gateway over HTTP with the MCP SDK client', () => {
     expect(bad.structuredContent).toMatchObject({ valid: false });
     expect(textOf(bad)).toMatch(/^invalid: 1:\d+:/);
     const explain = await client.callTool({ name: 'explain_query', arguments: { language: 'promql', query: 'rate(http_requests_total{service_name="api"}[5m])' } });
-    const plan = explain.structuredContent as { selectors: Array<{ matching: number; scanUpTo: number }>; estimatedSamples: number };
+    const plan = explain.structuredContent as { selectors: Array<{ matching: number; scanUpTo: number }>; estimatedSamples: number; structure: string[] };
     expect(plan.selectors[0].matching).toBe(2);
+    expect(plan.structure).toEqual([
+      'Call: rate(http_requests_total{service_name="api"}[5m])',
+      '  MatrixSelector: http_requests_total{service_name="api"}[5m]',
+      '    VectorSelector: http_requests_total{service_name="api"}',
+    ]);
     expect(plan.estimatedSamples).toBeGreaterThan(0);
   });
 

@@ -3,6 +3,7 @@ import { checkExpression, type QueryLanguage } from '../../../query/validation.j
 import { textResult, type ToolSpec } from '../../driver.js';
 import { formatDuration, isoTime } from '../../format.js';
 import type { TelemetryAccess } from './access.js';
+import { outline } from './outline.js';
 import { LOOKBACK_MS, countSeries, selectorsOf } from './selectors.js';
 import { END, READ_ONLY, START } from './schemaParts.js';
 
@@ -38,7 +39,7 @@ export function checkTools(access: TelemetryAccess): ToolSpec[] {
     {
       name: 'explain_query',
       title: 'Explain a query',
-      description: 'Parse a query and, before running it, show each selector with the series/streams it matches and the stored samples/lines it would scan.',
+      description: 'Parse a query and, before running it, show its structure, each selector with the series/streams it matches and the stored samples/lines it would scan.',
       inputSchema: {
         type: 'object',
         properties: { language: LANGUAGE, query: { type: 'string' }, start: START, end: END },
@@ -50,6 +51,7 @@ export function checkTools(access: TelemetryAccess): ToolSpec[] {
         properties: {
           kind: { type: 'string' },
           canonical: { type: 'string' },
+          structure: { type: 'array', items: { type: 'string' } },
           window: { type: 'object' },
           selectors: { type: 'array', items: { type: 'object' } },
           estimatedSamples: { type: 'integer' },
@@ -84,10 +86,13 @@ export function checkTools(access: TelemetryAccess): ToolSpec[] {
           selectors.push({ selector: sel.selector, reads: `${isoTime(sel.minMs)} to ${isoTime(sel.maxMs)}`, matching, scanUpTo: reach });
         }
         const kind = checked.valid ? checked.kind : query.kind;
+        const structure = outline(query.expr, q);
         const canonical = checked.valid ? checked.canonical : q;
         const lines = [
           `${language} ${kind} query, window ${isoTime(window.startMs)} to ${isoTime(window.endMs)} (${formatDuration(window.endMs - window.startMs)}), step ${formatDuration(window.stepMs)}, ${window.points} points per series`,
           `canonical: ${canonical}`,
+          'structure:',
+          ...structure.map((line) => `  ${line}`),
           ...selectors.map((s) => `selector ${s.selector}: ${s.matching} ${language === 'promql' ? 'series' : 'streams'}, reads ${s.reads}, scans at most ${s.scanUpTo} stored ${language === 'promql' ? 'samples' : 'lines'}`),
           `estimated scan: at most ${estimated} ${language === 'promql' ? 'samples' : 'lines'} (whole stored segments counted; lookback ${formatDuration(LOOKBACK_MS)})`,
         ];
@@ -95,6 +100,7 @@ export function checkTools(access: TelemetryAccess): ToolSpec[] {
         return textResult(lines.join('\n'), {
           kind,
           canonical,
+          structure,
           window: { start: isoTime(window.startMs), end: isoTime(window.endMs), stepSeconds: window.stepMs / 1000, points: window.points },
           selectors,
           estimatedSamples: estimated,
