@@ -103,6 +103,8 @@ describe('tool gateway integrations configured with the CLI', () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(KUBE_TOOLS);
       for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
+      // Like every driver's, the whole list stays under about 4,000 tokens (4 characters each).
+      expect(JSON.stringify(tools).length / 4).toBeLessThan(4000);
       const clusters = await call(client, 'list_clusters');
       expect(clusters.isError).toBeFalsy();
       expect((clusters.structuredContent as { clusters: Array<{ slug: string; server: string }> }).clusters).toEqual([
