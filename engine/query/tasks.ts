@@ -55,6 +55,12 @@ export interface LogQLRawTask {
    * bounded memory); the answer then says where the rest of the slice resumes.
    */
   maxRows?: number;
+  /**
+   * cancel, when set, is a shared Int32 flag the caller sets to 1 when it no longer wants the
+   * answer. The task checks it between batches and returns early, so stopping a raw query at
+   * its limit ends the look-ahead work without ending the worker thread that runs it.
+   */
+  cancel?: SharedArrayBuffer;
   data: LogTaskData;
 }
 
@@ -142,11 +148,15 @@ function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayB
   // The window is walked in sub-slices, in output order, stopping once enough rows are out:
   // the newest 100 lines of a dense slice read about a sixteenth of it, and a slice answered
   // in parts reads each line about once, not once per part.
+  const flag = task.cancel === undefined ? undefined : new Int32Array(task.cancel);
+  const cancelled = (): boolean => flag !== undefined && Atomics.load(flag, 0) !== 0;
   const collect = (startNs: bigint, endNs: bigint, limit: number): LogRow[] => {
     const rows: LogRow[] = [];
+    if (cancelled()) return rows;
     const sliceNs = (endNs - startNs) / RAW_SUB_SLICES + 1n;
     for (const batch of iterateLogQuery(expr, reader, { startNs, endNs, limit, direction: task.direction, fields: task.fields, sliceNs })) {
       for (const row of batch) rows.push(row);
+      if (cancelled()) break;
     }
     return rows;
   };

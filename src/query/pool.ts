@@ -30,6 +30,7 @@ export class QueryPool {
   }
 
   async run(task: QueryTask, signal: AbortSignal): Promise<TaskResult> {
+    if (task.kind === 'logql-raw') return this.runCooperative(task, signal);
     try {
       const result = (await this.piscina.run(task, { signal, transferList: taskTransferables(task) })) as TaskResult;
       this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
@@ -37,6 +38,41 @@ export class QueryPool {
     } catch (err) {
       this.metrics.queryTasks.inc({ outcome: signal.aborted ? 'aborted' : 'failed' });
       throw err;
+    }
+  }
+
+  /**
+   * runCooperative runs a raw log task that stops itself: on abort it sets the task's shared
+   * cancel flag, which the task reads between batches, and the caller is answered at once. A
+   * raw query that reaches its limit aborts its look-ahead slices, and ending them through
+   * Piscina would replace their worker threads, a thread start per query.
+   */
+  private async runCooperative(task: QueryTask & { kind: 'logql-raw' }, signal: AbortSignal): Promise<TaskResult> {
+    if (signal.aborted) {
+      this.metrics.queryTasks.inc({ outcome: 'aborted' });
+      throw signal.reason;
+    }
+    const cancel = new SharedArrayBuffer(4);
+    const running = this.piscina.run({ ...task, cancel }, { transferList: taskTransferables(task) }) as Promise<TaskResult>;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        Atomics.store(new Int32Array(cancel), 0, 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    // The task's own answer after a cancel is not wanted; its failure must not go unheard.
+    running.catch(() => {});
+    try {
+      const result = await Promise.race([running, aborted]);
+      this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
+      return result;
+    } catch (err) {
+      this.metrics.queryTasks.inc({ outcome: signal.aborted ? 'aborted' : 'failed' });
+      throw err;
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
     }
   }
 

@@ -104,6 +104,20 @@ describe('segments shared with worker threads', () => {
     expect(rows.map((r) => r.timestampNs)).toEqual(directRows.map((r) => r.timestampNs));
   });
 
+  it('stops a raw task whose caller set its cancel flag, answering with what it has', () => {
+    const rawQuery = '{service_name="checkout"}';
+    const task = (cancel: SharedArrayBuffer) =>
+      acrossThreads({ kind: 'logql-raw', query: rawQuery, startNs: ALL_NS[0], endNs: ALL_NS[1], limit: 1000, direction: 'backward', cancel, data: shareLogs(storage.logs('org-b'), ALL_LOGS) });
+    const live = runTask(task(new SharedArrayBuffer(4))).result;
+    if (!('rows' in live)) throw new Error(`unexpected ${JSON.stringify(live)}`);
+    expect(unpackRows(live.rows).length).toBeGreaterThan(10);
+    const flag = new SharedArrayBuffer(4);
+    Atomics.store(new Int32Array(flag), 0, 1);
+    const stopped = runTask(task(flag)).result;
+    if (!('rows' in stopped)) throw new Error(`unexpected ${JSON.stringify(stopped)}`);
+    expect(unpackRows(stopped.rows)).toEqual([]);
+  });
+
   it('leaves messages out when the projection asks for no lines, and nothing else', () => {
     for (const view of [storage.logs('org-a'), logViewOf(logData('org-a'), new SharedSegmentReaders())]) {
       const full = view.select([], ...ALL_NS);
