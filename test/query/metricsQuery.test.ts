@@ -93,6 +93,14 @@ describe('POST /api/v1/metrics/query', () => {
     expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
   });
 
+  it('refuses a subquery finer than the sample budget before allocating its grid, and stays up', async () => {
+    // 30 days at 1 ms is 2.6 billion inner steps: the grid alone would take tens of GB.
+    const res = await run({ q: 'max_over_time(http_requests_total[30d:1ms])', s: String(END_MS), e: String(END_MS) });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('too many samples') });
+    expect((await fetch(`${srv.url}/api/health`)).status).toBe(200);
+  });
+
   it('gives the same points as a single evaluation over the same data (parallel slices = one worker)', async () => {
     for (const q of ['sum by (job) (rate(http_requests_total[5m]))', 'http_requests_total{code="500"} - http_requests_total{code="500"} offset 10m', 'max_over_time(temperature[30m])', 'topk(2, http_requests_total)']) {
       const res = await run({ q, s: String(START_MS), e: String(END_MS), step: 15 });

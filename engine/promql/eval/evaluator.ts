@@ -5,13 +5,14 @@
  * query such as `sum by (job) (rate(x[5m]))` never holds all rate series together.
  * Function calls live in calls.ts and rangeFunctions.ts, operators in their own modules.
  */
+import { EngineError } from '../../errors.js';
 import type { AggregateExpr, BinaryExpr, Expr, MatrixSelector, SubqueryExpr, UnaryExpr } from '../ast.js';
 import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
 import { aggregateSelect } from './aggregateK.js';
 import { scalarScalar, setOperation, vectorScalar, vectorVector } from './binary.js';
 import { evalCall } from './calls.js';
-import type { EvalContext } from './context.js';
+import { TOO_MANY_SAMPLES, type EvalContext } from './context.js';
 import { distinctPerStep } from './dedupe.js';
 import { instantGrid, makeGrid, stepTimes, type StepGrid } from './grid.js';
 import { dropMetricName, type Labels } from './labelset.js';
@@ -154,6 +155,10 @@ export class Evaluator implements NodeEvaluator {
     const start = Math.floor((refs[0] - node.rangeMs) / step) * step + step;
     const end = refs[refs.length - 1];
     if (end < start) return { series: [], refs, rangeMs: node.rangeMs };
+    // Every series of the inner expression holds one sample per inner step, so a grid with more
+    // steps than the sample budget can never be evaluated: refuse it before allocating it
+    // (`x[30d:1ms]` would otherwise ask for billions of steps).
+    if (Math.floor((end - start) / step) + 1 > this.ctx.maxSamples) throw new EngineError('RESOURCE_EXHAUSTED', TOO_MANY_SAMPLES);
     const subGrid = makeGrid(start, end, step);
     const times = stepTimes(subGrid);
     const series: RawSeries[] = [];

@@ -131,7 +131,8 @@ export function asToolError(err: unknown): unknown {
       DEADLINE_EXCEEDED: '',
       SERVICE_UNAVAILABLE: '',
     };
-    return new ToolError(`${err.message}${advice[err.code] ?? ''}`);
+    const budget = /too many samples/.test(err.message) ? '; narrow the selector, shorten ranges, or use a coarser subquery step ([1h:1m], not [1h:1s])' : '';
+    return new ToolError(`${err.message}${budget || (advice[err.code] ?? '')}`);
   }
   if (err instanceof EngineError) return new ToolError(err.message);
   return err;
