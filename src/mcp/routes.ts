@@ -39,8 +39,18 @@ const stateless: Handler = () => {
   });
 };
 
+/**
+ * discovery lists the org's active integrations. The system key asking for an org this
+ * installation does not have gets an empty list, one of the two answers the spec gives for a
+ * wrong org id; an org key asking for another org is Forbidden.
+ */
 async function discovery(ctx: RequestContext, deps: GatewayRouteDeps): Promise<void> {
-  const orgId = await requireOrgAccess(ctx.principal, ctx.params.orgId, deps.store, 'integrations');
+  const orgId = ctx.params.orgId;
+  if (ctx.principal?.kind === 'system' && !(await deps.store.getOrg(orgId))) {
+    ctx.res.json(200, { integrations: [] });
+    return;
+  }
+  await requireOrgAccess(ctx.principal, orgId, deps.store, 'integrations');
   const active = await deps.gateway.active(orgId);
   ctx.res.json(200, {
     integrations: active.map(({ driver }) => ({
@@ -65,7 +75,7 @@ function responseMode(accept: string | undefined): 'json' | 'sse' {
 
 async function mcpRequest(ctx: RequestContext, deps: GatewayRouteDeps): Promise<void> {
   const mode = responseMode(ctx.headers.accept);
-  const orgId = await requireOrgAccess(ctx.principal, ctx.params.orgId, deps.store, 'integrations');
+  const orgId = await requireOrgAccess(ctx.principal, ctx.params.orgId, deps.store, 'integrations', 'FORBIDDEN');
   const state = await deps.gateway.state(orgId, ctx.params.driver);
   if (!state) {
     throw new ApiError('NOT_FOUND', `no integration driver named "${ctx.params.driver}"; this installation offers ${deps.gateway.names().join(', ')}`);

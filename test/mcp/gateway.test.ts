@@ -108,6 +108,13 @@ describe('tool gateway over HTTP with the MCP SDK client', () => {
     expect(badKey.status).toBe(401);
     const unknownDriver = await rpc(mcpUrl('nope'), { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'x-svc-api-key': srv.key });
     expect(unknownDriver.status).toBe(404);
+    // The system key and an org this installation does not have: an empty discovery, a Forbidden call.
+    const stranger = '00000000-0000-4000-8000-000000000000';
+    const emptyDiscovery = await fetch(`${srv.url}/api/orgs/${stranger}/integrations`, { headers: { 'x-svc-api-key': SYSTEM_KEY } });
+    expect(await emptyDiscovery.json()).toEqual({ integrations: [] });
+    const strangerCall = await rpc(mcpUrl('telemetry', stranger), { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'x-svc-api-key': SYSTEM_KEY });
+    expect(strangerCall.status).toBe(403);
+    expect(((await strangerCall.json()) as { message: string }).message).toMatch(/^Forbidden: /);
   });
 
   it('serves tools/list per driver with schemas, annotations and a small definition size', async () => {
