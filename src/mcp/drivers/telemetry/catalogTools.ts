@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EngineError, type LabelMatcher, type Labels } from '../../../../engine/index.js';
 import { DistinctLabelSets, DistinctStrings } from '../../../routes/helpers/listing.js';
 import { MetadataCollector } from '../../../routes/helpers/metadata.js';
@@ -55,6 +56,13 @@ function listText(heading: string, lines: string[], items: unknown[], truncatedB
   return { text, items: items.slice(0, shown), truncated };
 }
 
+/** listingResult is a listing's answer: its text (with the hint, when there is one) and the same as structured content. */
+function listingResult(out: Listed, total: number, hint?: string): CallToolResult {
+  const structured: Record<string, unknown> = { items: out.items, total, truncated: out.truncated };
+  if (hint) structured.hint = hint;
+  return textResult(hint ? `${out.text}\n${hint}` : out.text, structured);
+}
+
 export function catalogTools(access: TelemetryAccess): ToolSpec[] {
   const storage = access.storage;
   const nsOf = (ms: number): bigint => BigInt(ms) * 1_000_000n;
@@ -88,7 +96,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
         const listing = listServices(storage, ctx.orgId, w.startMs, w.endMs, 1000);
         const lines = listing.data.map((s) => `${s.name} (${s.signals.join(', ')})`);
         const out = listText(`${listing.data.length} services`, lines, listing.data, listing.truncated, budgetOf(undefined), 'use a shorter window');
-        return textResult(out.text, { items: out.items, total: listing.data.length, truncated: out.truncated });
+        return listingResult(out, listing.data.length);
       },
     },
     {
@@ -132,9 +140,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
         }
         const heading = label === undefined ? `${listing.data.length} ${signal === 'logs' ? 'tag' : 'label'} keys` : `${listing.data.length} values of ${label}`;
         const out = listText(heading, listing.data, listing.data, listing.truncated, budgetOf(args.maxTokens), 'add match or raise limit');
-        const structured: Record<string, unknown> = { items: out.items, total: listing.data.length, truncated: out.truncated };
-        if (hint) structured.hint = hint;
-        return textResult(hint ? `${out.text}\n${hint}` : out.text, structured);
+        return listingResult(out, listing.data.length, hint);
       },
     },
     {
@@ -156,7 +162,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
         scan(ctx.orgId, signal, matchersOf(signal, args.match), w.startMs, w.endMs, (labels) => sets.add(labels));
         const listing = sets.listing();
         const out = listText(`${listing.data.length} ${signal === 'logs' ? 'streams' : 'series'}`, listing.data.map(formatLabelsShort), listing.data, listing.truncated, budgetOf(args.maxTokens), 'narrow match');
-        return textResult(out.text, { items: out.items, total: listing.data.length, truncated: out.truncated });
+        return listingResult(out, listing.data.length);
       },
     },
     {
@@ -203,9 +209,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
           hint = near.length > 0 ? `no metric name contains "${search}"; closest: ${near.join(', ')}` : `no metric name contains "${search}"`;
         }
         const out = listText(`${listing.data.length} metrics\nmetric,type,unit,help`, lines, listing.data, listing.truncated, budgetOf(args.maxTokens), 'refine search or label');
-        const structured: Record<string, unknown> = { items: out.items, total: listing.data.length, truncated: out.truncated };
-        if (hint) structured.hint = hint;
-        return textResult(hint ? `${out.text}\n${hint}` : out.text, structured);
+        return listingResult(out, listing.data.length, hint);
       },
     },
     {
