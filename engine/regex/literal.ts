@@ -73,6 +73,12 @@ export function exactStrings(node: RegexNode, limit: number): string[] | undefin
       if (node.max < 0) return undefined;
       const sub = exactStrings(node.sub, limit);
       if (sub === undefined) return undefined;
+      // Every count contributes at least one string of at least k shortest copies.
+      let shortest = Infinity;
+      for (const s of sub) shortest = Math.min(shortest, s.length);
+      if (sub.length > 0 && shortest * ((node.max * (node.max + 1) - node.min * (node.min - 1)) / 2) > MAX_LITERAL_CHARS) {
+        return undefined;
+      }
       // The strings of k copies extend those of k − 1 copies, so one product per count
       // suffices (building each count from scratch made `a{2,1000}` cost seconds).
       const byCount: string[][] = [];
