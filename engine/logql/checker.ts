@@ -20,7 +20,7 @@ import type {
   SampleExpr,
   VectorAggregationExpr,
 } from './ast.js';
-import { regexMatchesEmpty } from './regex-syntax.js';
+import { regexMatchesEmpty } from './regex-check.js';
 
 /** CheckOptions describe the request a query belongs to, for rules that depend on it. */
 export interface CheckOptions {

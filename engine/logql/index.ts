@@ -93,6 +93,6 @@ export { parseIpPattern, parseIpAddress, compareIpAddresses } from './ip-pattern
 export type { IpAddress, IpPattern } from './ip-pattern.js';
 export { parseJsonPath } from './json-path.js';
 export type { JsonPathResult, JsonPathSegment } from './json-path.js';
-export { checkRegexSyntax, regexMatchesEmpty } from './regex-syntax.js';
-export type { RegexSyntaxResult } from './regex-syntax.js';
+export { checkRegex, regexMatchesEmpty } from './regex-check.js';
+export type { RegexCheck } from './regex-check.js';
 export { parseByteSize, parseGoFloat, formatLogQLDuration } from './units.js';

@@ -30,7 +30,7 @@ import { parseIpPattern } from './ip-pattern.js';
 import { parseJsonPath } from './json-path.js';
 import type { Token, TokenType } from './lexer.js';
 import { parsePattern } from './pattern.js';
-import { checkRegexSyntax } from './regex-syntax.js';
+import { checkRegex } from './regex-check.js';
 import { sourceOffsetOf } from './string-offsets.js';
 import type { Template } from './template.js';
 import { parseTemplate } from './template.js';
@@ -50,9 +50,13 @@ export function failInString(c: TokenCursor, token: Token, offset: number, messa
   return c.failAt({ start: at, end: at + 1 }, message);
 }
 
-/** checkRegexToken fails unless string `token` holds valid RE2 syntax; returns its named groups. */
+/**
+ * checkRegexToken fails unless string `token` holds a pattern the regex engine accepts (valid
+ * RE2 syntax within its size budget), pointing into the string at the offending part; returns
+ * the pattern's named groups.
+ */
 export function checkRegexToken(c: TokenCursor, token: Token, prefix = ''): string[] {
-  const result = checkRegexSyntax(token.value);
+  const result = checkRegex(token.value);
   if (!result.ok) failInString(c, token, result.offset, prefix + result.message);
   return result.captureNames;
 }
@@ -360,7 +364,7 @@ export function parseStageAfterPipe(c: TokenCursor, pipeStart: number, allowUnwr
     case 'regexp': {
       c.next();
       const re = c.expect('string', 'STRING');
-      const result = checkRegexSyntax(re.value);
+      const result = checkRegex(re.value);
       if (!result.ok) failInString(c, re, result.offset, `invalid regexp parser: ${result.message}`);
       const seen = new Set<string>();
       for (const name of result.captureNames) {

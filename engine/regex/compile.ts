@@ -1,6 +1,6 @@
 /**
  * Compilation of a syntax tree to a Program (Thompson construction, as Go's regexp/syntax
- * compiles). Counted repetitions are expanded here (`x{2,4}` = `xx(x(x)?)?`), case-folded
+ * compiles). Counted repetitions are expanded here (within the budget size.ts sets at parse time) (`x{2,4}` = `xx(x(x)?)?`), case-folded
  * literals become classes of their folding orbits, and no-op instructions are short-circuited
  * so the matchers never step through them.
  */
@@ -8,6 +8,7 @@ import type { RegexNode } from './ast.js';
 import { ANY_NOT_NL_RANGES, MAX_RUNE, foldRanges, rangesEqual } from './charclass.js';
 import { foldOrbit } from './casefold.js';
 import { RegexSyntaxError } from './errors.js';
+import { COMPILE_ALLOWANCE, MAX_PROGRAM_SIZE } from './size.js';
 import {
   EMPTY_BEGIN_LINE,
   EMPTY_BEGIN_TEXT,
@@ -27,12 +28,6 @@ import {
   OP_SPLIT,
   type Program,
 } from './program.js';
-
-/**
- * MAX_INSTRUCTIONS bounds program size so a pattern cannot exhaust a worker's memory; Go's
- * own limit is of the same order.
- */
-export const MAX_INSTRUCTIONS = 1_000_000;
 
 const ASSERTION_BITS: Readonly<Record<string, number>> = {
   beginLine: EMPTY_BEGIN_LINE,
@@ -74,7 +69,8 @@ class Compiler {
 
   private emit(op: number, arg: number): number {
     const pc = this.op.length;
-    if (pc >= MAX_INSTRUCTIONS) throw new RegexSyntaxError('expression too large', this.pattern, 0);
+    // parseRegex has already enforced the budget; this guards the compiler's own arithmetic.
+    if (pc >= MAX_PROGRAM_SIZE + COMPILE_ALLOWANCE) throw new RegexSyntaxError('expression too large', this.pattern, 0);
     this.op.push(op);
     this.out.push(0);
     this.arg.push(arg);
@@ -323,35 +319,8 @@ function startsAnchored(op: Uint8Array, out: Int32Array, arg: Int32Array, start:
   return false;
 }
 
-/**
- * estimateSize bounds the instructions a tree compiles to (Go's calcSize), so an oversized
- * pattern is rejected before any memory is spent on it.
- */
-function estimateSize(node: RegexNode): number {
-  switch (node.kind) {
-    case 'literal':
-      return Math.max(1, node.codePoints.length);
-    case 'capture':
-      return 2 + estimateSize(node.sub);
-    case 'concat':
-    case 'alternate': {
-      let total = node.kind === 'alternate' ? node.subs.length - 1 : 0;
-      for (const sub of node.subs) total += estimateSize(sub);
-      return Math.max(1, total);
-    }
-    case 'repeat': {
-      const sub = estimateSize(node.sub);
-      if (node.max === -1) return node.min === 0 ? 2 + sub : 1 + node.min * sub;
-      return Math.max(1, node.max * sub + (node.max - node.min));
-    }
-    default:
-      return 1;
-  }
-}
-
 /** compileProgram compiles a parsed tree into a Program for the matchers. */
 export function compileProgram(root: RegexNode, numGroups: number, pattern: string): Program {
-  if (estimateSize(root) > MAX_INSTRUCTIONS) throw new RegexSyntaxError('expression too large', pattern, 0);
   const c = new Compiler(pattern);
   const frag = c.compile(root);
   return c.finish(frag, numGroups);

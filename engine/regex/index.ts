@@ -12,6 +12,7 @@ import { Regex, type CompileOptions } from './regex.js';
 export { Regex, MAX_LITERAL_SET, type CompileOptions, type RegexStrategy } from './regex.js';
 export { RegexSyntaxError, type RegexErrorCode } from './errors.js';
 export { parseRegex, type ParseOptions } from './syntax.js';
+export { MAX_CAPTURE_CELLS, MAX_PROGRAM_SIZE } from './size.js';
 export type { ParsedRegex, RegexNode, AssertionKind } from './ast.js';
 
 /**

@@ -118,5 +118,10 @@ function source(node: RegexNode): string {
  */
 export function safeJsRegExp(node: RegexNode): RegExp | undefined {
   if (pathBound(node) > MAX_PATHS) return undefined;
-  return new RegExp(source(node), 'u');
+  try {
+    return new RegExp(source(node), 'u');
+  } catch {
+    // V8 refuses some very large sources; the automaton answers those instead.
+    return undefined;
+  }
 }

@@ -11,6 +11,13 @@ import { foldOrbit } from './casefold.js';
 /** MAX_CLASS_EXPANSION is the largest class expanded into separate strings. */
 const MAX_CLASS_EXPANSION = 16;
 
+/**
+ * MAX_LITERAL_CHARS bounds the total length of an expanded string set: a set is only worth
+ * having for short values (label values, index keys), and a bounded repeat of a long literal
+ * would otherwise cost memory and time quadratic in the repeat count.
+ */
+const MAX_LITERAL_CHARS = 1 << 16;
+
 /** stringOf turns code points into a string (lone surrogates stay single units). */
 export function stringOf(codePoints: readonly number[]): string {
   let s = '';
@@ -66,23 +73,43 @@ export function exactStrings(node: RegexNode, limit: number): string[] | undefin
       if (node.max < 0) return undefined;
       const sub = exactStrings(node.sub, limit);
       if (sub === undefined) return undefined;
+      // Every count contributes at least one string of at least k shortest copies.
+      let shortest = Infinity;
+      for (const s of sub) shortest = Math.min(shortest, s.length);
+      if (sub.length > 0 && shortest * ((node.max * (node.max + 1) - node.min * (node.min - 1)) / 2) > MAX_LITERAL_CHARS) {
+        return undefined;
+      }
+      // The strings of k copies extend those of k − 1 copies, so one product per count
+      // suffices (building each count from scratch made `a{2,1000}` cost seconds).
+      const byCount: string[][] = [];
+      let acc: string[] = [''];
+      let keptChars = 0;
+      for (let k = 0; k <= node.max; k++) {
+        if (k > 0) {
+          const next = product(acc, sub, limit);
+          if (next === undefined) return undefined;
+          acc = next;
+        }
+        if (k >= node.min) {
+          byCount.push(acc);
+          keptChars += totalLength(acc);
+          // Give up as soon as the strings kept so far are too long (counted before removing
+          // duplicates, which can only make the answer more conservative).
+          if (keptChars > MAX_LITERAL_CHARS) return undefined;
+        }
+      }
+      // Greedy repetition prefers more copies; priority order matters only for documentation.
+      if (node.greedy) byCount.reverse();
       const out: string[] = [];
       const seen = new Set<string>();
-      // Greedy repetition prefers more copies; priority order matters only for documentation.
-      const counts: number[] = [];
-      for (let k = node.min; k <= node.max; k++) counts.push(k);
-      if (node.greedy) counts.reverse();
-      for (const k of counts) {
-        let acc: string[] = [''];
-        for (let i = 0; i < k; i++) {
-          acc = product(acc, sub, limit) ?? [];
-          if (acc.length === 0 && sub.length > 0) return undefined;
-        }
-        for (const s of acc) {
+      let chars = 0;
+      for (const strings of byCount) {
+        for (const s of strings) {
           if (!seen.has(s)) {
             seen.add(s);
             out.push(s);
-            if (out.length > limit) return undefined;
+            chars += s.length;
+            if (out.length > limit || chars > MAX_LITERAL_CHARS) return undefined;
           }
         }
       }
@@ -101,6 +128,7 @@ export function exactStrings(node: RegexNode, limit: number): string[] | undefin
     case 'alternate': {
       const out: string[] = [];
       const seen = new Set<string>();
+      let chars = 0;
       for (const sub of node.subs) {
         const strings = exactStrings(sub, limit);
         if (strings === undefined) return undefined;
@@ -108,9 +136,10 @@ export function exactStrings(node: RegexNode, limit: number): string[] | undefin
           if (!seen.has(s)) {
             seen.add(s);
             out.push(s);
+            chars += s.length;
           }
         }
-        if (out.length > limit) return undefined;
+        if (out.length > limit || chars > MAX_LITERAL_CHARS) return undefined;
       }
       return out;
     }
@@ -120,6 +149,7 @@ export function exactStrings(node: RegexNode, limit: number): string[] | undefin
 /** product concatenates every string of `a` with every string of `b`, up to `limit` results. */
 function product(a: readonly string[], b: readonly string[], limit: number): string[] | undefined {
   if (a.length * b.length > limit) return undefined;
+  if (totalLength(a) * b.length + totalLength(b) * a.length > MAX_LITERAL_CHARS) return undefined;
   const out: string[] = [];
   const seen = new Set<string>();
   for (const x of a) {
@@ -132,6 +162,12 @@ function product(a: readonly string[], b: readonly string[], limit: number): str
     }
   }
   return out;
+}
+
+function totalLength(strings: readonly string[]): number {
+  let n = 0;
+  for (const s of strings) n += s.length;
+  return n;
 }
 
 /**
@@ -262,14 +298,18 @@ export function prefixInfo(node: RegexNode): PrefixInfo {
 }
 
 /**
- * stripNullableEdges removes leading and trailing parts that may match empty (`.*`, `x?`,
- * `(a|b)*`) from a pattern used for an unanchored match/no-match test: such a pattern matches
- * somewhere iff its core does, because the edges can always match empty and any match of the
- * whole contains a match of the core.
+ * stripNullableEdges reduces a pattern used for an unanchored match/no-match test to a core
+ * that matches somewhere iff the pattern does. Leading and trailing parts that may match empty
+ * (`.*`, `x?`, `(a|b)*`) are removed, and a repetition at either edge keeps only its required
+ * copies (`a{2,1000}` tests as `aa`, `x+` as `x`): `x{n,m}` is `x{n}` followed (or preceded)
+ * by `x{0,m-n}`, which may match empty, so any match of the whole contains a match of the core.
  */
 export function stripNullableEdges(node: RegexNode): RegexNode {
   if (node.kind === 'capture') return stripNullableEdges(node.sub);
-  if (node.kind === 'repeat' && node.min === 0) return { kind: 'empty', pos: node.pos };
+  if (node.kind === 'repeat') {
+    if (node.min === 0) return { kind: 'empty', pos: node.pos };
+    return node.min === 1 ? stripNullableEdges(node.sub) : requiredCopies(node);
+  }
   if (node.kind !== 'concat') return node;
   let i = 0;
   let j = node.subs.length;
@@ -277,9 +317,33 @@ export function stripNullableEdges(node: RegexNode): RegexNode {
   while (i < j && strippable(node.subs[i])) i++;
   while (j > i && strippable(node.subs[j - 1])) j--;
   if (i === j) return { kind: 'empty', pos: node.pos };
-  if (j - i === 1) return node.subs[i];
-  if (i === 0 && j === node.subs.length) return node;
-  return { ...node, subs: node.subs.slice(i, j) };
+  if (j - i === 1) return stripNullableEdges(node.subs[i]);
+  const subs = node.subs.slice(i, j);
+  subs[0] = edgeCore(subs[0]);
+  subs[subs.length - 1] = edgeCore(subs[subs.length - 1]);
+  if (i === 0 && j === node.subs.length && subs[0] === node.subs[0] && subs[subs.length - 1] === node.subs[j - 1]) return node;
+  return { ...node, subs };
+}
+
+/** edgeCore unwraps groups around a concatenation's edge and keeps a repetition's required copies. */
+function edgeCore(node: RegexNode): RegexNode {
+  let n = node;
+  while (n.kind === 'capture') n = n.sub;
+  return n.kind === 'repeat' && n.min > 0 ? requiredCopies(n) : node;
+}
+
+/** requiredCopies turns `x{n,m}` (n >= 1, m >= n or unbounded) into `x{n}`, and `x{1}` into `x`. */
+function requiredCopies(node: RegexNode & { kind: 'repeat' }): RegexNode {
+  if (node.min === 1) return node.sub;
+  const sub = node.sub;
+  // Copies of a literal are one literal, which a substring search can look for.
+  if (sub.kind === 'literal') {
+    const codePoints: number[] = [];
+    for (let k = 0; k < node.min; k++) for (const cp of sub.codePoints) codePoints.push(cp);
+    return { kind: 'literal', codePoints, foldCase: sub.foldCase, pos: node.pos };
+  }
+  if (node.max === node.min) return node;
+  return { ...node, max: node.min };
 }
 
 /** GlobPiece is one part of a pattern of literals joined by `.*`. */

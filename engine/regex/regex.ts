@@ -115,8 +115,12 @@ export class Regex {
   /** strategy is the matcher test() uses. */
   readonly strategy: RegexStrategy;
 
-  private readonly program: Program;
-  private readonly testProgram: Program;
+  /** The full pattern's program, compiled on first need: a test() often never needs it. */
+  private fullProgram: Program | undefined;
+  private readonly root: RegexNode;
+  private readonly numSlots: number;
+  /** The tree test() asks about (see stripNullableEdges), compiled for the DFA on first need. */
+  private readonly core: RegexNode;
   private readonly testPrefix: string;
   private readonly execPrefix: string;
   private readonly testImpl: (s: string) => boolean;
@@ -150,7 +154,8 @@ export class Regex {
           pos,
         )
       : parsed.root;
-    this.program = compileProgram(root, parsed.numGroups, pattern);
+    this.root = root;
+    this.numSlots = 2 * (parsed.numGroups + 1);
 
     const language = stripEdgeAnchors(parsed.root);
     const info = prefixInfo(language);
@@ -161,7 +166,7 @@ export class Regex {
 
     // The unanchored match/no-match question ignores edges that may match empty.
     const core = anchored ? root : stripNullableEdges(parsed.root);
-    this.testProgram = core === root ? this.program : compileProgram(core, parsed.numGroups, pattern);
+    this.core = core;
     this.testPrefix = anchored ? '' : prefixInfo(core).prefix;
     // exec can skip the automaton when the match can only be one fixed string.
     const plain = anchored ? info : prefixInfo(parsed.root);
@@ -229,8 +234,17 @@ export class Regex {
     };
   }
 
+  /** program is the full pattern's program (parseRegex's budget guarantees it compiles). */
+  private get program(): Program {
+    if (this.fullProgram === undefined) this.fullProgram = compileProgram(this.root, this.numGroups, this.source);
+    return this.fullProgram;
+  }
+
   private lazyDfa(): LazyDFA {
-    if (this.dfa === undefined) this.dfa = new LazyDFA(this.testProgram, this.testPrefix);
+    if (this.dfa === undefined) {
+      const testProgram = this.core === this.root ? this.program : compileProgram(this.core, this.numGroups, this.source);
+      this.dfa = new LazyDFA(testProgram, this.testPrefix);
+    }
     return this.dfa;
   }
 
@@ -244,9 +258,9 @@ export class Regex {
    * before `from` for `^`/`\b`, as Go does) and returns start/end offsets per group (group 0
    * first; -1 for a group that did not participate), or null.
    */
-  execIndices(s: string, from = 0, slots = this.program.numSlots): Int32Array | null {
+  execIndices(s: string, from = 0, slots = this.numSlots): Int32Array | null {
     if (from === 0 && !this.testImpl(s)) return null;
-    const n = Math.max(2, Math.min(slots, this.program.numSlots));
+    const n = Math.max(2, Math.min(slots, this.numSlots));
     const result = new Int32Array(n).fill(-1);
     return this.searchAt(s, from, result) ? result : null;
   }
@@ -311,7 +325,7 @@ export class Regex {
    */
   replaceAll(s: string, template: string): string {
     if (!this.testImpl(s)) return s;
-    const slots = Math.min(this.program.numSlots, templateSlotsNeeded(template, this.groupNames));
+    const slots = Math.min(this.numSlots, templateSlotsNeeded(template, this.groupNames));
     const m = new Int32Array(Math.max(2, slots));
     let out = '';
     let lastMatchEnd = 0;

@@ -13,6 +13,7 @@ import { makeAlternate, makeConcat } from './builders.js';
 import { foldRanges, negateRanges, normalizeRanges } from './charclass.js';
 import { foldOrbit } from './casefold.js';
 import { RegexSyntaxError, type RegexErrorCode } from './errors.js';
+import { exceedsBudget } from './size.js';
 import { unicodeClassRanges } from './unicode.js';
 
 /** ParseOptions sets the flags in force at the start of the pattern, as if `(?s)` led it. */
@@ -688,8 +689,13 @@ class Parser {
 
 /**
  * parseRegex parses an RE2 pattern into a syntax tree, throwing RegexSyntaxError (with Go's
- * message and the offending offset) for anything Go's regexp.Compile would reject.
+ * message and the offending offset) for anything Go's regexp.Compile would reject, and for a
+ * pattern whose compiled program would break the size budget (size.ts). Every pattern it
+ * accepts compiles and runs, so it is the one check query parsers need.
  */
 export function parseRegex(pattern: string, options: ParseOptions = {}): ParsedRegex {
-  return new Parser(pattern, options).parse();
+  const parsed = new Parser(pattern, options).parse();
+  // Go reports an oversized program as a parse error too; see size.ts for the budget.
+  if (exceedsBudget(parsed.root, parsed.numGroups)) throw new RegexSyntaxError('expression too large', pattern, 0);
+  return parsed;
 }

@@ -13,7 +13,8 @@ export type ValueTest = (value: string) => boolean;
 /**
  * compileMatcher builds the test once so scans over many series do no per-series set-up.
  * Regex matchers are anchored and let `.` match newlines, as Prometheus and Loki compile them
- * (`^(?s:pattern)$`).
+ * (`^(?s:pattern)$`). The flags are passed as options rather than spliced into the pattern so
+ * the pattern is exactly the one the query parser checked.
  */
 export function compileMatcher(m: LabelMatcher): ValueTest {
   switch (m.type) {
@@ -22,11 +23,11 @@ export function compileMatcher(m: LabelMatcher): ValueTest {
     case '!=':
       return (v) => v !== m.value;
     case '=~': {
-      const re = compileRegex(`(?s:${m.value})`, { anchored: true });
+      const re = compileRegex(m.value, { anchored: true, dotNL: true });
       return (v) => re.test(v);
     }
     case '!~': {
-      const re = compileRegex(`(?s:${m.value})`, { anchored: true });
+      const re = compileRegex(m.value, { anchored: true, dotNL: true });
       return (v) => !re.test(v);
     }
   }

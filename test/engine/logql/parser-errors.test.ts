@@ -20,6 +20,10 @@ const SYNTAX_ERRORS: Array<[string, string, string]> = [
   // Line filters.
   ['{foo="bar"} |~', 'syntax error: unexpected end of input, expecting STRING or ip', ''],
   ['{a="b"} |~ "a\\\\qb"', 'error parsing regexp: invalid escape sequence: `\\q`', '\\\\qb"'],
+  // Checked by the engine that runs them: these used to pass and then fail in the worker.
+  ['{a="b"} |~ "(a{2}){1000}"', 'error parsing regexp: invalid repeat count: `{1000}`', '{1000}"'],
+  ['{a="b"} |~ `\\Q\\E*`', 'error parsing regexp: missing argument to repetition operator: `*`', '*`'],
+  [`{a="b"} |~ \`${'\\pL{1000}'.repeat(101)}\``, `error parsing regexp: expression too large: \`${'\\pL{1000}'.repeat(101)}\``, `${'\\pL{1000}'.repeat(101)}\``],
   ['{a="b"} |= ip("notanip")', 'ip: invalid pattern: "notanip"', '"notanip")'],
   ['{a="b"} |> "<verb> /api"', "named captures are not allowed: found '<verb>'", '<verb> /api"'],
   ['{a="b"} |> "<_><_>"', "found consecutive capture '<_><_>': invalid expression", '<_><_>"'],

@@ -385,6 +385,9 @@ describe('parsePromQL: syntax errors', () => {
     ['foo{"a"=}', '1:9: parse error: unexpected "}" in label matching, expected string'],
     ['foo{a:b="c"}', "1:6: parse error: unexpected character inside braces: ':'"],
     ['foo{a=~"(x"}', '1:5: parse error: error parsing regexp: missing closing ): `(x`'],
+    ['foo{a=~"(a{2}){1000}"}', '1:5: parse error: error parsing regexp: invalid repeat count: `{1000}`'],
+    // Past the engine's program-size budget: 101 × 1000 instructions.
+    [`foo{a=~"${'\\\\pL{1000}'.repeat(101)}"}`, `1:5: parse error: error parsing regexp: expression too large: \`${'\\pL{1000}'.repeat(101)}\``],
     ['{}', '1:1: parse error: vector selector must contain at least one non-empty matcher'],
     ['{x=""}', '1:1: parse error: vector selector must contain at least one non-empty matcher'],
     ['{x=~".*"}', '1:1: parse error: vector selector must contain at least one non-empty matcher'],
