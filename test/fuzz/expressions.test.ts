@@ -15,6 +15,8 @@ import { fuzzParameters } from './parameters.js';
  */
 const NOW = Date.now();
 const CASE_DEADLINE_MS = 10_000;
+/** RSS_BOUND is what the whole process (server, its workers, the test) may hold after a suite. */
+const RSS_BOUND = 2 * 1024 ** 3;
 
 let srv: TestServer;
 
@@ -121,6 +123,7 @@ describe('expression fuzzing against the real server', () => {
     );
     const health = await fetch(`${srv.url}/healthz`);
     expect(health.status).toBe(200);
+    expect(process.memoryUsage().rss).toBeLessThan(RSS_BOUND);
   }, 600_000);
 
   it('query parameters of any type and size: a result or a 4xx, never a 5xx or a hang', async () => {
@@ -144,5 +147,6 @@ describe('expression fuzzing against the real server', () => {
     );
     const health = await fetch(`${srv.url}/healthz`);
     expect(health.status).toBe(200);
+    expect(process.memoryUsage().rss).toBeLessThan(RSS_BOUND);
   }, 600_000);
 });
