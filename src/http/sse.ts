@@ -1,5 +1,6 @@
 import type { Responder } from './responder.js';
 import { statusLine } from './responder.js';
+import { yieldIfSliceSpent } from './timeSlice.js';
 
 /** SseEvent is one event of the query stream: `data: {"type":...,"data":...}` plus a blank line. */
 export interface SseEvent {
@@ -111,7 +112,8 @@ export class SseStream {
   /**
    * sendAll writes events in pieces of about PIECE_BYTES (whole events each), waiting before
    * each piece until the client has taken what it was given, and again at the end, so the
-   * producer goes on only once the client keeps up. It returns early, dropping the rest, when
+   * producer goes on only once the client keeps up. Between pieces it lets other requests run
+   * once this event-loop turn has had its time slice. It returns early, dropping the rest, when
    * the stream closes or `signal` aborts (the query is over).
    */
   async sendAll(events: readonly SseEvent[], signal?: AbortSignal): Promise<void> {
@@ -122,6 +124,8 @@ export class SseStream {
       count++;
       if (piece.length < PIECE_BYTES && i < events.length - 1) continue;
       await this.drained(signal);
+      // A client that keeps up never makes drained() wait; the turn is given up here instead.
+      await yieldIfSliceSpent();
       if (this.closed || signal?.aborted) return;
       this.write(piece, count);
       piece = '';

@@ -19,6 +19,9 @@ export interface LogsQueryDeps extends QueryDeps, LogPlanDeps {
 
 const NS_PER_MS = 1_000_000n;
 
+/** RENDER_BLOCK_ROWS is how many raw rows are rendered between chances to yield the thread. */
+const RENDER_BLOCK_ROWS = 500;
+
 function optionalLimit(value: unknown, deps: LogsQueryDeps): number {
   if (value === undefined || value === null || value === 0) return deps.defaultLogLimit;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ApiError('BAD_REQUEST', 'limit must be a non-negative integer');
@@ -99,9 +102,13 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const renderer = new RawRowRenderer();
   try {
     const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows) => {
-      const events: SseEvent[] = new Array(rows.length);
-      for (let j = 0; j < rows.length; j++) events[j] = renderer.event(rows[j]);
-      await stream.emit(events);
+      // Rendered and sent a block at a time, so a part of thousands of rows gives other requests turns.
+      for (let from = 0; from < rows.length; from += RENDER_BLOCK_ROWS) {
+        const to = Math.min(rows.length, from + RENDER_BLOCK_ROWS);
+        const events: SseEvent[] = new Array(to - from);
+        for (let j = from; j < to; j++) events[j - from] = renderer.event(rows[j]);
+        await stream.emit(events);
+      }
     });
     rawFailed = outcome.failedSegments;
     stream.stop();
