@@ -7,7 +7,8 @@ import { PROMQL_SHAPES } from '../../../bench/parsers/shapes.js';
 /**
  * Every shape of adversarial input (the ones bench/parsers times) must be parsed or refused
  * with a positioned error quickly: no stack overflow, no quadratic rescans. The time bound is
- * generous on purpose; the benchmark reports the real figures.
+ * generous on purpose (the suite shares a busy machine; a quadratic path at this size takes
+ * minutes: 32 KB of minus signs took 172 s in LogQL); the benchmark reports the real figures.
  */
 function frontEnd(text: string): { outcome: 'ok' | 'error'; ms: number; error?: EngineError } {
   const t0 = performance.now();
@@ -28,12 +29,12 @@ function expectPositioned(err: EngineError | undefined, text: string): void {
 
 describe('PromQL front end on adversarial input', () => {
   for (const size of [1 << 20, MAX_QUERY_LENGTH]) {
-    it(`parses or refuses every ${size >> 10} KiB shape in well under a second`, () => {
+    it(`parses or refuses every ${size >> 10} KiB shape in a few seconds at most`, () => {
       for (const shape of PROMQL_SHAPES) {
         const text = shape.make(size);
         const result = frontEnd(text);
         if (result.outcome === 'error') expectPositioned(result.error, text);
-        expect(result.ms, shape.name).toBeLessThan(1000);
+        expect(result.ms, shape.name).toBeLessThan(3000);
       }
     });
   }
