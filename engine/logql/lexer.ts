@@ -64,7 +64,9 @@ export interface Token {
 }
 
 /** PARSER_FLAGS are the `--flag` words Loki knows; any other `--x` lexes as two minus signs. */
-const PARSER_FLAGS = new Set(['--strict', '--keep-empty']);
+const PARSER_FLAGS: readonly string[] = ['--strict', '--keep-empty'];
+/** FLAG_RUNE may continue a flag word, so `--strictly` is no flag. */
+const FLAG_RUNE = /[a-zA-Z-]/;
 
 const TWO_CHAR_OPERATORS: ReadonlySet<string> = new Set([
   '!=',
@@ -170,49 +172,59 @@ function rangeDurationError(body: string): string {
   return `not a valid duration string: ${JSON.stringify(body)}`;
 }
 
-/** Lexer turns a query into tokens; see the module comment. */
-class Lexer {
-  private readonly tokens: Token[] = [];
+/**
+ * Lexer turns a query into tokens on demand (see the module comment): the parser asks for
+ * tokens as it goes, so input that fails early is not lexed to its end first.
+ */
+export class Lexer {
+  /** tokens are the tokens lexed so far; the last is `eof` or `error` once `ended`. */
+  readonly tokens: Token[] = [];
   private i = 0;
+  private ended = false;
 
   constructor(private readonly text: string) {}
 
-  run(): Token[] {
+  /** lexUpTo lexes until token `index` exists or the input has ended. */
+  lexUpTo(index: number): void {
+    while (!this.ended && this.tokens.length <= index) this.step();
+  }
+
+  /** step lexes one token, or records the end of input or the first error. */
+  private step(): void {
     const text = this.text;
-    while (true) {
-      this.skipSpaceAndComments();
-      if (this.i >= text.length) {
-        this.push('eof', this.i, this.i);
-        return this.tokens;
-      }
-      const start = this.i;
-      const c = text[start];
-      if (c === '"' || c === '`') {
-        if (!this.lexString(start)) return this.tokens;
-      } else if (c === '[') {
-        if (!this.lexRange(start)) return this.tokens;
-      } else if (isDigit(c) || (c === '.' && isDigit(text[start + 1]))) {
-        this.lexNumber(start, start);
-      } else if (c === '-' && text[start + 1] === '-' && this.lexFlag(start)) {
-        // consumed a parser flag
-      } else if (c === '-' && (isDigit(text[start + 1]) || text[start + 1] === '.') && this.lexNegativeDuration(start)) {
-        // consumed a negative duration
-      } else if (isIdentStart(c)) {
-        let j = start + 1;
-        while (j < text.length && isIdentPart(text[j])) j++;
-        this.push('identifier', start, j);
-        this.i = j;
-      } else if (TWO_CHAR_OPERATORS.has(text.slice(start, start + 2))) {
-        this.push(text.slice(start, start + 2) as TokenType, start, start + 2);
-        this.i = start + 2;
-      } else if (ONE_CHAR_OPERATORS.has(c)) {
-        this.push(c as TokenType, start, start + 1);
-        this.i = start + 1;
-      } else {
-        const cp = String.fromCodePoint(text.codePointAt(start)!);
-        this.error(`unexpected character ${JSON.stringify(cp)}`, start, start + cp.length);
-        return this.tokens;
-      }
+    this.skipSpaceAndComments();
+    if (this.i >= text.length) {
+      this.push('eof', this.i, this.i);
+      this.ended = true;
+      return;
+    }
+    const start = this.i;
+    const c = text[start];
+    if (c === '"' || c === '`') {
+      if (!this.lexString(start)) this.ended = true;
+    } else if (c === '[') {
+      if (!this.lexRange(start)) this.ended = true;
+    } else if (isDigit(c) || (c === '.' && isDigit(text[start + 1]))) {
+      this.lexNumber(start, start);
+    } else if (c === '-' && text[start + 1] === '-' && this.lexFlag(start)) {
+      // consumed a parser flag
+    } else if (c === '-' && (isDigit(text[start + 1]) || text[start + 1] === '.') && this.lexNegativeDuration(start)) {
+      // consumed a negative duration
+    } else if (isIdentStart(c)) {
+      let j = start + 1;
+      while (j < text.length && isIdentPart(text[j])) j++;
+      this.push('identifier', start, j);
+      this.i = j;
+    } else if (TWO_CHAR_OPERATORS.has(text.slice(start, start + 2))) {
+      this.push(text.slice(start, start + 2) as TokenType, start, start + 2);
+      this.i = start + 2;
+    } else if (ONE_CHAR_OPERATORS.has(c)) {
+      this.push(c as TokenType, start, start + 1);
+      this.i = start + 1;
+    } else {
+      const cp = String.fromCodePoint(text.codePointAt(start)!);
+      this.error(`unexpected character ${JSON.stringify(cp)}`, start, start + cp.length);
+      this.ended = true;
     }
   }
 
@@ -321,14 +333,20 @@ class Lexer {
     return true;
   }
 
+  /**
+   * lexFlag takes a known `--flag` at `start`: the flag's letters and dashes must end there.
+   * It compares against the few known flags rather than scanning the run of letters and dashes
+   * first, since that scan repeated at every `-` of a long run of them made lexing quadratic.
+   */
   private lexFlag(start: number): boolean {
-    let j = start + 2;
-    while (j < this.text.length && /[a-zA-Z-]/.test(this.text[j])) j++;
-    const flag = this.text.slice(start, j);
-    if (!PARSER_FLAGS.has(flag)) return false;
-    this.push('flag', start, j, flag);
-    this.i = j;
-    return true;
+    for (const flag of PARSER_FLAGS) {
+      const end = start + flag.length;
+      if (!this.text.startsWith(flag, start) || FLAG_RUNE.test(this.text[end] ?? '')) continue;
+      this.push('flag', start, end, flag);
+      this.i = end;
+      return true;
+    }
+    return false;
   }
 }
 
@@ -337,5 +355,7 @@ class Lexer {
  * at the first character that cannot start or complete a token.
  */
 export function lexLogQL(text: string): Token[] {
-  return new Lexer(text).run();
+  const lexer = new Lexer(text);
+  lexer.lexUpTo(Infinity);
+  return lexer.tokens;
 }

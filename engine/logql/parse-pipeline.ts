@@ -179,7 +179,9 @@ function parseLabelFilterConjunction(c: TokenCursor): LabelFilterExpr {
 function parseLabelFilterPrimary(c: TokenCursor): LabelFilterExpr {
   if (c.at('(')) {
     const open = c.next();
+    c.descend();
     const inner = parseLabelFilter(c);
+    c.ascend();
     const close = c.expect(')', ')');
     return { ...inner, pos: { start: open.start, end: close.end } };
   }

@@ -28,7 +28,7 @@ import type {
 } from './ast.js';
 import { RANGE_AGGREGATION_OPS, VECTOR_AGGREGATION_OPS } from './ast.js';
 import type { PositionRange } from '../errors.js';
-import { lexLogQL } from './lexer.js';
+import { Lexer } from './lexer.js';
 import type { TokenType } from './lexer.js';
 import {
   atLineFilter,
@@ -42,6 +42,8 @@ import {
   startsLabelFilter,
 } from './parse-pipeline.js';
 import { TokenCursor } from './token-cursor.js';
+import { tooDeepPosition } from './depth.js';
+import { MAX_EXPRESSION_DEPTH, tooDeepMessage } from '../common/depth.js';
 import { parseGoFloat } from './units.js';
 
 /** MAX_QUERY_LENGTH is Loki's limit on query text (128 KiB), checked before lexing. */
@@ -158,17 +160,24 @@ class Parser {
   parseQuery(): Expr {
     const expr = this.parseExpr(0);
     if (!this.c.at('eof')) this.c.fail(this.c.peek());
+    const tooDeep = tooDeepPosition(expr);
+    if (tooDeep !== undefined) this.c.failAt(tooDeep, tooDeepMessage());
     return expr;
   }
 
   private parseExpr(minPrecedence: number): Expr {
     const c: TokenCursor = this.c;
+    c.descend();
     let lhs = this.parseOperand();
+    // Each link of a chain such as `a + b + c` adds a level to the tree above `lhs`; counting
+    // them stops a long chain at its first excess operator instead of after the whole input.
+    let links = 0;
     while (true) {
       const op = binaryOpAt(c);
       if (op === undefined) break;
       const precedence = BINARY_PRECEDENCE[op];
       if (precedence < minPrecedence) break;
+      if (c.nestingDepth() + ++links > MAX_EXPRESSION_DEPTH) c.failAt(c.peek(), tooDeepMessage());
       c.next();
       let returnBool = false;
       if (c.atWord('bool')) {
@@ -181,6 +190,7 @@ class Parser {
       if (matching !== undefined) binary.matching = matching;
       lhs = binary;
     }
+    c.ascend();
     return lhs;
   }
 
@@ -304,7 +314,9 @@ class Parser {
     let parts: RangeParts;
     if (c.at('(')) {
       c.next();
+      c.descend();
       parts = this.parseRangeParts(['{', '(']);
+      c.ascend();
       c.expect(')', ')');
     } else if (c.at('{')) {
       const { matchers, pos } = parseSelector(c);
@@ -409,7 +421,7 @@ class Parser {
  * before evaluating it.
  */
 export function parseLogQL(text: string): Expr {
-  const c = new TokenCursor(text, text.length >= MAX_QUERY_LENGTH ? [] : lexLogQL(text));
+  const c = new TokenCursor(text, new Lexer(text));
   if (text.length >= MAX_QUERY_LENGTH) {
     c.failAt({ start: 0, end: 0 }, `input size too long (${text.length} > ${MAX_QUERY_LENGTH})`);
   }

@@ -9,6 +9,7 @@
  *
  * Offsets in this module are UTF-16 offsets into the template text.
  */
+import { MAX_EXPRESSION_DEPTH } from '../common/depth.js';
 import type { PositionRange } from '../errors.js';
 import { unquoteGoString } from '../common/quote.js';
 import { TEMPLATE_FUNCTIONS } from './template-functions.js';
@@ -412,9 +413,13 @@ function numberValue(text: string): number | undefined {
 class TemplateParser {
   private i = 0;
   /** scopes holds the variables visible at each nesting level; `$` is always defined. */
-  private readonly scopes: string[][] = [['$']];
+  private readonly scopes: Array<Set<string>> = [new Set(['$'])];
   private rangeDepth = 0;
+  /** nesting counts the branches and parenthesised pipelines under way; see descend. */
+  private nesting = 0;
   private readonly labels: string[] = [];
+  /** labelSet mirrors `labels` for lookups, so many distinct fields stay linear. */
+  private readonly labelSet = new Set<string>();
 
   constructor(private readonly items: Item[]) {}
 
@@ -502,6 +507,18 @@ class TemplateParser {
     }
   }
 
+  /**
+   * descend enters a nested branch or parenthesised pipeline at `item`. Parsing and executing
+   * a template recurse once per level, so past MAX_EXPRESSION_DEPTH levels it fails there
+   * rather than let a hostile template overflow the stack.
+   */
+  private descend(item: Item): void {
+    if (this.nesting >= MAX_EXPRESSION_DEPTH) {
+      fail(`template nested too deeply: more than ${MAX_EXPRESSION_DEPTH} levels of {{if}}, {{with}}, {{range}} or parentheses`, item.start);
+    }
+    this.nesting++;
+  }
+
   private expectRightDelim(context: string): Item {
     const item = this.nextNonSpace();
     if (item.type !== 'rightDelim') fail(`unexpected ${this.describe(item)} in ${context}`, item.start);
@@ -510,7 +527,8 @@ class TemplateParser {
 
   /** branch parses if/with/range after its keyword, through the matching `{{end}}`. */
   private branch(kind: 'if' | 'with' | 'range', delim: Item): TemplateBranch {
-    this.scopes.push([]);
+    this.descend(delim);
+    this.scopes.push(new Set());
     const pipeline = this.pipeline(kind, 'rightDelim');
     this.next();
     if (kind === 'range') this.rangeDepth++;
@@ -538,6 +556,7 @@ class TemplateParser {
       end = this.expectRightDelim('end');
     }
     this.scopes.pop();
+    this.nesting--;
     const node: TemplateBranch = { kind, pipeline, body: body.nodes, pos: { start: delim.start, end: end.end } };
     if (elseBody !== undefined) node.elseBody = elseBody;
     return node;
@@ -585,7 +604,7 @@ class TemplateParser {
         }
         while (this.peek().type === 'space') this.i++;
         // Declared variables are visible from the end of their declaration on.
-        for (const name of declarations) this.scopes[this.scopes.length - 1].push(name);
+        for (const name of declarations) this.scopes[this.scopes.length - 1].add(name);
         const end = commands[commands.length - 1].pos.end;
         return { kind: 'pipeline', declarations, isAssign, commands, pos: { start, end } };
       }
@@ -599,7 +618,7 @@ class TemplateParser {
   }
 
   private isDefined(name: string): boolean {
-    return this.scopes.some((scope) => scope.includes(name));
+    return this.scopes.some((scope) => scope.has(name));
   }
 
   /** command parses operands up to a `|` or the end of the pipeline. */
@@ -663,7 +682,9 @@ class TemplateParser {
   }
 
   private useLabel(name: string): void {
-    if (!this.labels.includes(name)) this.labels.push(name);
+    if (this.labelSet.has(name)) return;
+    this.labelSet.add(name);
+    this.labels.push(name);
   }
 
   private term(): TemplateOperand {
@@ -704,7 +725,9 @@ class TemplateParser {
         return { kind: 'number', value, text: item.text, pos };
       }
       case 'leftParen': {
+        this.descend(item);
         const pipeline = this.pipeline('parenthesized pipeline', 'rightParen');
+        this.nesting--;
         const close = this.next();
         return { kind: 'subpipeline', pipeline, path: [], pos: { start: item.start, end: close.end } };
       }

@@ -3,10 +3,11 @@
  * place syntax errors are built, so every error reads `syntax error: unexpected X, expecting
  * Y` with Loki's token names and points at the offending token.
  */
+import { MAX_EXPRESSION_DEPTH, tooDeepMessage } from '../common/depth.js';
 import type { PositionRange } from '../errors.js';
 import { syntaxError } from '../errors.js';
 import { RANGE_AGGREGATION_OPS, VECTOR_AGGREGATION_OPS } from './ast.js';
-import type { Token, TokenType } from './lexer.js';
+import type { Lexer, Token, TokenType } from './lexer.js';
 
 /** KEYWORDS are words Loki always lexes as keywords; errors name them by their text. */
 const KEYWORDS = new Set([
@@ -49,14 +50,21 @@ const FUNCTION_WORDS: ReadonlySet<string> = new Set([
 /** TokenCursor walks one query's tokens; see the module comment. */
 export class TokenCursor {
   private index = 0;
+  /** nesting counts the recursive parse calls under way; see descend. */
+  private nesting = 0;
+
+  private readonly tokens: Token[];
 
   constructor(
     readonly text: string,
-    private readonly tokens: Token[],
-  ) {}
+    private readonly lexer: Lexer,
+  ) {
+    this.tokens = lexer.tokens;
+  }
 
   /** peek returns the token `ahead` positions on without consuming; the last token repeats. */
   peek(ahead = 0): Token {
+    this.lexer.lexUpTo(this.index + ahead);
     return this.tokens[Math.min(this.index + ahead, this.tokens.length - 1)];
   }
 
@@ -64,8 +72,32 @@ export class TokenCursor {
   next(): Token {
     const token = this.peek();
     if (token.type === 'error') this.fail(token);
+    this.lexer.lexUpTo(this.index + 1);
     if (this.index < this.tokens.length - 1) this.index++;
     return token;
+  }
+
+  /**
+   * descend is called on entering a parse function that may recurse into itself; past
+   * MAX_EXPRESSION_DEPTH levels it fails at the current token, before the call stack would.
+   * ascend undoes it on a normal return (a failure ends the whole parse).
+   */
+  descend(): void {
+    if (this.nesting >= MAX_EXPRESSION_DEPTH) {
+      const token = this.peek();
+      if (token.type === 'error') this.fail(token);
+      this.failAt(token, tooDeepMessage());
+    }
+    this.nesting++;
+  }
+
+  ascend(): void {
+    this.nesting--;
+  }
+
+  /** nestingDepth is how many descend calls are under way. */
+  nestingDepth(): number {
+    return this.nesting;
   }
 
   /** lastEnd is the end offset of the most recently consumed token. */
@@ -125,6 +157,13 @@ export class TokenCursor {
     return !(FUNCTION_WORDS.has(word) && this.at('(', ahead + 1));
   }
 
+  /** followedByParen reports whether `token` is directly followed by `(`. */
+  private followedByParen(token: Token): boolean {
+    const index = this.tokens.indexOf(token);
+    this.lexer.lexUpTo(index + 1);
+    return this.tokens[index + 1]?.type === '(';
+  }
+
   /** describe names a token the way Loki's parser does in its errors. */
   describe(token: Token): string {
     switch (token.type) {
@@ -133,7 +172,7 @@ export class TokenCursor {
       case 'identifier': {
         const word = token.text.toLowerCase();
         if (KEYWORDS.has(word)) return word;
-        if (FUNCTION_WORDS.has(word) && this.tokens[this.tokens.indexOf(token) + 1]?.type === '(') return word;
+        if (FUNCTION_WORDS.has(word) && this.followedByParen(token)) return word;
         return `IDENTIFIER ${JSON.stringify(token.text)}`;
       }
       case 'number':

@@ -46,8 +46,7 @@ class Checker {
         this.check(node.selector);
         break;
       case 'ParenExpr':
-        this.check(node.expr);
-        break;
+        return this.check(node.expr);
       case 'UnaryExpr': {
         const inner = this.check(node.expr);
         if (inner !== 'scalar' && inner !== 'vector') {
@@ -56,7 +55,7 @@ class Checker {
             node.pos,
           );
         }
-        break;
+        return inner;
       }
       case 'SubqueryExpr': {
         const inner = this.check(node.expr);
@@ -67,12 +66,13 @@ class Checker {
         this.checkAggregate(node);
         break;
       case 'BinaryExpr':
-        this.checkBinary(node);
-        break;
+        return this.checkBinary(node);
       case 'Call':
         this.checkCall(node);
         break;
     }
+    // Composite nodes return the type their checked children give them above: deriving it
+    // from scratch here would rewalk each operand once per level of a long operator chain.
     return valueTypeOf(node);
   }
 
@@ -89,9 +89,11 @@ class Checker {
     if (paramType !== null && node.param !== null) this.expectType(node.param, paramType, 'aggregation parameter');
   }
 
-  private checkBinary(node: BinaryExpr): void {
+  /** checkBinary validates a binary operation and returns its type: scalar only between scalars. */
+  private checkBinary(node: BinaryExpr): ValueType {
     const lhsType = this.check(node.lhs);
     const rhsType = this.check(node.rhs);
+    const type: ValueType = lhsType === 'scalar' && rhsType === 'scalar' ? 'scalar' : 'vector';
     const { matching } = node;
     const opRange = { start: node.opPos.start, end: node.rhs.pos.start };
     const comparison = isComparisonOp(node.op);
@@ -124,6 +126,7 @@ class Checker {
     if ((lhsType === 'scalar' || rhsType === 'scalar') && isSetOp(node.op)) {
       this.report(`set operator ${quoteGoString(node.op)} not allowed in binary scalar expression`, node.pos);
     }
+    return type;
   }
 
   private checkCall(node: Call): void {

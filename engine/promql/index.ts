@@ -40,7 +40,7 @@ export {
 export type { AggregationDef, FunctionDef } from './functions.js';
 export { AGGREGATIONS, FUNCTIONS, argTypeAt, lookupFunction } from './functions.js';
 export type { ParseOptions } from './parser.js';
-export { parsePromQL } from './parser.js';
+export { parsePromQL, MAX_QUERY_LENGTH } from './parser.js';
 export { checkPromQL, parseAndCheckPromQL } from './check.js';
 export { printPromQL } from './printer.js';
 export type { LabelRegexCheck } from './labelregex.js';

@@ -28,12 +28,13 @@ import type {
   VectorMatching,
   VectorSelector,
 } from './ast.js';
-import { METRIC_NAME_LABEL, isSetOp, valueTypeOf, walkExpr } from './ast.js';
+import { METRIC_NAME_LABEL, childrenOf, isSetOp, walkExpr } from './ast.js';
+import { MAX_EXPRESSION_DEPTH, firstTooDeep, tooDeepMessage } from '../common/depth.js';
 import { MAX_DURATION_SECONDS, parseDurationToken, secondsToMs } from './durations.js';
 import { AGGREGATIONS, lookupFunction, type FunctionDef } from './functions.js';
-import { checkLabelRegex } from './labelregex.js';
+import { checkLabelRegex, type LabelRegexCheck } from './labelregex.js';
 import { isValidLabelName } from './labelNames.js';
-import { tokenize } from './lexer.js';
+import { Lexer } from './lexer.js';
 import { parseNumberText } from './numbers.js';
 import { describeToken, type Token, type TokenKind } from './tokens.js';
 import { formatGoFixed } from './goformat.js';
@@ -47,6 +48,14 @@ export interface ParseOptions {
    */
   experimentalFunctions?: boolean;
 }
+
+/**
+ * MAX_QUERY_LENGTH bounds the expression text (128 KiB, the limit Loki applies to LogQL),
+ * checked before lexing. Prometheus sets none, but every pass over a query is linear in its
+ * length and runs on the thread that serves requests: the bound keeps the worst accepted
+ * expression to tens of milliseconds, and far longer text is refused at once.
+ */
+export const MAX_QUERY_LENGTH = 131072;
 
 /** BINARY_OPERATORS maps operator tokens to their operator and precedence (higher binds tighter). */
 const BINARY_OPERATORS: ReadonlyMap<TokenKind, { op: BinaryOp; precedence: number }> = new Map<
@@ -165,21 +174,31 @@ interface DurationTerm {
  */
 class Parser {
   private readonly text: string;
-  private readonly tokens: Token[];
+  /** tokens are those lexed so far: lexing follows the parse, so an early error ends both. */
+  private readonly tokens: Token[] = [];
+  private readonly lexer: Lexer;
+  private lexed = false;
   private readonly experimentalFunctions: boolean;
   private readonly errors: ParseErrorDetail[] = [];
   private index = 0;
+  /** nesting counts the parseExpr calls under way, so deep input stops before the stack does. */
+  private nesting = 0;
   /** aggregationDepth counts aggregation bodies being parsed; Prometheus names them in errors. */
   private aggregationDepth = 0;
   /** offsetSet and atSet remember which nodes already carry a modifier. */
   private readonly offsetSet = new WeakSet<object>();
   private readonly atSet = new WeakSet<object>();
+  /**
+   * regexChecks remembers each matcher regex's verdict for this parse: the selector rules ask
+   * again for every regex matcher, and a long selector often repeats the same pattern.
+   */
+  private readonly regexChecks = new Map<string, LabelRegexCheck>();
   /** emptyMatcherExempt holds info()'s label-only selectors. */
   private readonly emptyMatcherExempt = new WeakSet<VectorSelector>();
 
   constructor(text: string, options: ParseOptions) {
     this.text = text;
-    this.tokens = tokenize(text);
+    this.lexer = new Lexer(text);
     this.experimentalFunctions = options.experimentalFunctions ?? true;
   }
 
@@ -192,6 +211,11 @@ class Parser {
       } else {
         expr = this.parseExpr(1);
         if (this.peek().kind !== 'EOF') this.unexpected(this.peek());
+        const tooDeep = firstTooDeep(expr, childrenOf);
+        if (tooDeep !== undefined) {
+          this.addError(tooDeepMessage(), tooDeep.pos);
+          throw new Bail();
+        }
       }
     } catch (err) {
       if (!(err instanceof Bail)) throw err;
@@ -203,11 +227,23 @@ class Parser {
 
   // ---- token access and errors ----
 
+  /** lexUpTo lexes until token `i` exists or the input has ended (EOF or ERROR, which repeats). */
+  private lexUpTo(i: number): void {
+    while (!this.lexed && this.tokens.length <= i) {
+      const token = this.lexer.next();
+      if (token.kind === 'COMMENT') continue;
+      this.tokens.push(token);
+      if (token.kind === 'EOF' || token.kind === 'ERROR') this.lexed = true;
+    }
+  }
+
   private peek(ahead = 0): Token {
+    this.lexUpTo(this.index + ahead);
     return this.tokens[Math.min(this.index + ahead, this.tokens.length - 1)];
   }
 
   private advance(): Token {
+    this.lexUpTo(this.index + 1);
     const token = this.tokens[this.index];
     if (this.index < this.tokens.length - 1) this.index++;
     return token;
@@ -244,10 +280,28 @@ class Parser {
 
   /** parseExpr parses operators of at least `minPrecedence` by precedence climbing. */
   private parseExpr(minPrecedence: number): Expr {
+    if (this.nesting >= MAX_EXPRESSION_DEPTH) {
+      const token = this.peek();
+      if (token.kind === 'ERROR') this.unexpected(token);
+      this.addError(tooDeepMessage(), { start: token.start, end: token.end });
+      throw new Bail();
+    }
+    this.nesting++;
     let lhs = this.parseUnary();
+    // Each link of a chain such as `a + b + c` adds a level to the tree above `lhs`; counting
+    // them stops a long chain at its first excess operator instead of after the whole input.
+    let links = 0;
     for (;;) {
       const entry = BINARY_OPERATORS.get(this.peek().kind);
-      if (entry === undefined || entry.precedence < minPrecedence) return lhs;
+      if (entry === undefined || entry.precedence < minPrecedence) {
+        this.nesting--;
+        return lhs;
+      }
+      if (this.nesting + ++links > MAX_EXPRESSION_DEPTH) {
+        const token = this.peek();
+        this.addError(tooDeepMessage(), { start: token.start, end: token.end });
+        throw new Bail();
+      }
       const opToken = this.advance();
       const modifiers = this.parseBinaryModifiers(entry.op);
       const rhs = this.parseExpr(entry.op === '^' ? entry.precedence : entry.precedence + 1);
@@ -275,7 +329,7 @@ class Parser {
       op,
       expr: operand,
       pos: { start: token.start, end: operand.pos.end },
-      valueType: valueTypeOf(operand),
+      valueType: operand.valueType,
     };
   }
 
@@ -307,7 +361,7 @@ class Parser {
           type: 'ParenExpr',
           expr: inner,
           pos: { start: token.start, end: close.end },
-          valueType: valueTypeOf(inner),
+          valueType: inner.valueType,
         };
       }
       case 'LEFT_BRACE':
@@ -692,8 +746,10 @@ class Parser {
   ): BinaryExpr {
     const pos = { start: lhs.pos.start, end: rhs.pos.end };
     if (modifiers.fillPos) this.addError('binop fill modifiers are experimental and not enabled', pos);
-    const lhsType = valueTypeOf(lhs);
-    const rhsType = valueTypeOf(rhs);
+    // The operands were built by this parse, so their types are current; deriving them again
+    // would walk the whole left operand at every link of a long chain.
+    const lhsType = lhs.valueType;
+    const rhsType = rhs.valueType;
     return {
       type: 'BinaryExpr',
       op,
@@ -896,7 +952,7 @@ class Parser {
           this.advance();
           const value = this.unquote(valueToken);
           if (op === '=~' || op === '!~') {
-            const check = checkLabelRegex(value);
+            const check = this.checkRegex(value);
             if (!check.ok) this.addError(check.message, { start: token.start, end: valueToken.end });
           }
           matchers.push({ name, op, value });
@@ -909,6 +965,16 @@ class Parser {
       if (next.kind !== 'COMMA') this.unexpected(next, context, '"," or "}"');
       this.advance();
     }
+  }
+
+  /** checkRegex is checkLabelRegex, once per distinct pattern of this parse. */
+  private checkRegex(pattern: string): LabelRegexCheck {
+    let check = this.regexChecks.get(pattern);
+    if (check === undefined) {
+      check = checkLabelRegex(pattern);
+      this.regexChecks.set(pattern, check);
+    }
+    return check;
   }
 
   /**
@@ -930,7 +996,7 @@ class Parser {
         return;
       }
       if (this.emptyMatcherExempt.has(node)) return;
-      if (node.matchers.every(matchesEmpty)) {
+      if (node.matchers.every((m) => matchesEmpty(m, (pattern) => this.checkRegex(pattern)))) {
         this.addError('vector selector must contain at least one non-empty matcher', node.pos);
       }
     });
@@ -938,7 +1004,7 @@ class Parser {
 }
 
 /** matchesEmpty reports whether a matcher accepts the empty label value (an absent label). */
-function matchesEmpty(m: LabelMatcher): boolean {
+function matchesEmpty(m: LabelMatcher, checkRegex: (pattern: string) => LabelRegexCheck): boolean {
   switch (m.op) {
     case '=':
       return m.value === '';
@@ -946,7 +1012,7 @@ function matchesEmpty(m: LabelMatcher): boolean {
       return m.value !== '';
     case '=~':
     case '!~': {
-      const check = checkLabelRegex(m.value);
+      const check = checkRegex(m.value);
       const matches = check.ok && check.matchesEmpty;
       return m.op === '=~' ? matches : !matches;
     }
@@ -970,5 +1036,10 @@ function unknownFunction(name: string): FunctionDef {
  * not yet type-checked; see checkPromQL and parseAndCheckPromQL.
  */
 export function parsePromQL(text: string, options: ParseOptions = {}): Expr {
+  if (text.length > MAX_QUERY_LENGTH) {
+    throw syntaxError(text, [
+      { message: `input size too long (${text.length} > ${MAX_QUERY_LENGTH})`, position: { start: 0, end: 0 } },
+    ]);
+  }
   return new Parser(text, options).parse();
 }

@@ -42,9 +42,27 @@ export interface TimeContext {
   endMs?: number;
 }
 
+/** MAX_TIME_MS is the largest instant a JavaScript Date can hold, 275,760 years from 1970. */
+const MAX_TIME_MS = 8.64e15;
+
+/**
+ * MAX_STEP_SECONDS is the largest explicit step: its nanoseconds still fit a signed 64-bit
+ * integer (about 292 years), the bound Prometheus puts on a step. Beyond it, steps such as
+ * 1e308 overflow to Infinity and the window would hold no usable point.
+ */
+export const MAX_STEP_SECONDS = 9_223_372_036;
+
 /** parseTime resolves one time expression; `field` names it in the error message. */
 export function parseTime(raw: unknown, field: 's' | 'e', ctx: TimeContext): number {
-  if (typeof raw === 'number' && Number.isFinite(raw)) return parseTime(String(raw), field, ctx);
+  const ms = parseTimeUnchecked(raw, field, ctx);
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_TIME_MS) {
+    throw new ApiError('VALIDATION_FAILED', `${field}: ${JSON.stringify(raw)} is outside the range of representable times`);
+  }
+  return ms;
+}
+
+function parseTimeUnchecked(raw: unknown, field: 's' | 'e', ctx: TimeContext): number {
+  if (typeof raw === 'number' && Number.isFinite(raw)) return parseTimeUnchecked(String(raw), field, ctx);
   if (typeof raw !== 'string') throw new ApiError('VALIDATION_FAILED', `${field} must be a string time such as "now-1h"`);
   const text = raw.trim();
   const rel = RELATIVE.exec(text.toLowerCase());
@@ -120,6 +138,9 @@ export function resolveWindow(
   }
   const maxDataPoints = optionalInteger(body.maxDataPoints, 'maxDataPoints', 1) ?? limits.defaultMaxDataPoints;
   const explicitStep = optionalInteger(body.step, 'step', 0);
+  if (explicitStep !== undefined && explicitStep > MAX_STEP_SECONDS) {
+    throw new ApiError('VALIDATION_FAILED', `step must be at most ${MAX_STEP_SECONDS} seconds (about 292 years), got ${explicitStep}`);
+  }
   const stepMs = explicitStep !== undefined && explicitStep > 0 ? explicitStep * 1000 : autoStepMs(endMs - startMs, maxDataPoints);
   const points = Math.floor((endMs - startMs) / stepMs) + 1;
   if (points > limits.maxPointsPerSeries) {
