@@ -14,6 +14,11 @@ interface Timed {
   body: Record<string, unknown>;
   bytes: number;
   ms: number;
+  /**
+   * cpuMs is the CPU time this test process spent on the exchange, client and in-process server
+   * together: unlike wall time it does not grow when other work shares the machine.
+   */
+  cpuMs: number;
 }
 
 interface Listing {
@@ -39,9 +44,17 @@ describe('dashboard specs at scale', () => {
 
   async function send(server: TestServer, method: string, url: string, body: string): Promise<Timed> {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const res = await fetch(`${server.url}${url}`, { method, headers: { 'x-svc-api-key': server.key, 'content-type': 'application/json' }, body });
     const text = await res.text();
-    return { status: res.status, body: JSON.parse(text) as Record<string, unknown>, bytes: text.length, ms: performance.now() - started };
+    const used = process.cpuUsage(cpu);
+    return {
+      status: res.status,
+      body: JSON.parse(text) as Record<string, unknown>,
+      bytes: text.length,
+      ms: performance.now() - started,
+      cpuMs: (used.user + used.system) / 1000,
+    };
   }
 
   const validateUrl = (server: TestServer): string => `/api/orgs/${server.orgId}/dashboards/validate`;
@@ -51,17 +64,18 @@ describe('dashboard specs at scale', () => {
     // The first request compiles the schema; time a second one, as a running server sees it.
     await send(srv, 'POST', validateUrl(srv), JSON.stringify(minimalSpec()));
     const res = await send(srv, 'POST', validateUrl(srv), spec);
-    process.stdout.write(`10,000 panels (${spec.length} bytes): validated in ${res.ms.toFixed(0)} ms\n`);
+    process.stdout.write(`10,000 panels (${spec.length} bytes): validated in ${res.ms.toFixed(0)} ms, ${res.cpuMs.toFixed(0)} ms CPU\n`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ valid: true, errors: [], warnings: [] });
-    // About 0.25 s of CPU; the bound is wall time on a machine that may be busy with other work.
-    expect(res.ms).toBeLessThan(5000);
+    // The bound is on CPU time, which a busy machine does not inflate; wall time gets a loose one.
+    expect(res.cpuMs).toBeLessThan(3000);
+    expect(res.ms).toBeLessThan(20_000);
   });
 
   it('answers 2,000 cells on one spot quickly, with one finding per cell, listing 100 and counting the rest', async () => {
     const spec = JSON.stringify(manyPanelsSpec(2_000, 'stacked'));
     const res = await send(srv, 'POST', validateUrl(srv), spec);
-    process.stdout.write(`2,000 overlapping cells: validated in ${res.ms.toFixed(0)} ms, answer ${res.bytes} bytes\n`);
+    process.stdout.write(`2,000 overlapping cells: validated in ${res.ms.toFixed(0)} ms, ${res.cpuMs.toFixed(0)} ms CPU, answer ${res.bytes} bytes\n`);
     expect(res.status).toBe(200);
     const listing = res.body as unknown as Listing;
     expect(listing.valid).toBe(true);
@@ -71,7 +85,7 @@ describe('dashboard specs at scale', () => {
     // Every cell but the first overlaps one above it: 1,999 findings, 100 listed.
     expect(listing.truncated).toEqual({ errors: 0, warnings: 1_999 - MAX_LISTED_ISSUES });
     expect(res.bytes).toBeLessThan(100_000);
-    expect(res.ms).toBeLessThan(3000);
+    expect(res.cpuMs).toBeLessThan(3000);
 
     // A create succeeds and carries the same bounded warnings.
     const created = await send(srv, 'POST', `/api/orgs/${srv.orgId}/dashboards?name=Stacked`, spec);
@@ -91,6 +105,38 @@ describe('dashboard specs at scale', () => {
     expect(details.errors).toHaveLength(MAX_LISTED_ISSUES);
     expect(details.errors.every((e) => e.rule === 'unknown-panel')).toBe(true);
     expect(details.truncated).toEqual({ errors: 500 - MAX_LISTED_ISSUES, warnings: 0 });
+  });
+
+  it('answers quickly when many cells name missing panels among thousands of long, similar ids', async () => {
+    // Each unknown id gets a "did you mean" search over the panel ids; unbounded, this spec took
+    // about seven minutes (100 listed findings x 3,000 ids x 200 x 200 characters compared).
+    const length = 200;
+    const panels: JsonObject = {};
+    const cells: Json[] = [];
+    for (let n = 0; n < 3_000; n++) {
+      const id = 'p'.repeat(length - 6) + String(n).padStart(6, '0');
+      panels[id] = { id, kind: 'label', title: 'Label', queries: [{ query: 'up' }] };
+      cells.push({ i: id, x: 0, y: n, w: 1, h: 1 });
+    }
+    for (let n = 0; n < 150; n++) cells.push({ i: 'p'.repeat(length - 6) + String(900_000 + n), x: 1, y: n, w: 1, h: 1 });
+    const spec = { duration: '1h', panels, sections: [{ title: 'Main', cells }] };
+    const res = await send(srv, 'POST', validateUrl(srv), JSON.stringify(spec));
+    process.stdout.write(`150 unknown panels among 3,000 long ids: validated in ${res.ms.toFixed(0)} ms, ${res.cpuMs.toFixed(0)} ms CPU\n`);
+    expect(res.status).toBe(200);
+    const listing = res.body as unknown as Listing;
+    expect(listing.errors).toHaveLength(MAX_LISTED_ISSUES);
+    expect(listing.errors.every((e) => e.rule === 'unknown-panel')).toBe(true);
+    expect(listing.truncated).toEqual({ errors: 150 - MAX_LISTED_ISSUES, warnings: 0 });
+    expect(res.cpuMs).toBeLessThan(3000);
+  });
+
+  it('answers quickly for unknown fields with very long names', async () => {
+    const spec: JsonObject = { ...minimalSpec() };
+    for (let n = 0; n < 10; n++) spec[`${'k'.repeat(90_000)}${n}`] = 1;
+    const res = await send(srv, 'POST', validateUrl(srv), JSON.stringify(spec));
+    expect(res.status).toBe(200);
+    expect((res.body as unknown as Listing).errors).toHaveLength(10);
+    expect(res.cpuMs).toBeLessThan(2000);
   });
 
   it('caps schema errors too', async () => {
