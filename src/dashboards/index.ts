@@ -4,7 +4,7 @@
  */
 export { dashboardRoutes, type DashboardRouteDeps } from './routes.js';
 export { createDashboardValidator, type DashboardValidator } from './validate.js';
-export { compileDashboardSchema, dashboardSchemaPath, loadDashboardSchema, type LoadedSchema, type SchemaCheck } from './schema.js';
+export { compileDashboardSchema, compileSchemaChecker, dashboardSchemaPath, loadDashboardSchema, type LoadedSchema, type SchemaCheck, type SchemaChecker } from './schema.js';
 export { LINT_RULES, lintDashboard, type LintOptions, type LintRule, type LintRuleId } from './lint.js';
 export { IssueList, MAX_LISTED_ISSUES, type IssueMessage } from './issueList.js';
 export { findOverlaps, type CellOverlap } from './overlaps.js';

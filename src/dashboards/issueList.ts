@@ -36,6 +36,16 @@ export class IssueList {
     else this.listed[issue.severity].push(issue);
   }
 
+  /** hasRoom says whether another finding of `severity` would be listed rather than only counted. */
+  hasRoom(severity: IssueSeverity): boolean {
+    return this.listed[severity].length < this.limit;
+  }
+
+  /** countOmitted counts findings that were found but not built, because the list is full. */
+  countOmitted(severity: IssueSeverity, count: number): void {
+    this.omitted[severity] += count;
+  }
+
   /** errorCount is every error found, listed or not. */
   get errorCount(): number {
     return this.listed.error.length + this.omitted.error;

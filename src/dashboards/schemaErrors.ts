@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import type { IssueList } from './issueList.js';
 import { issueAt, parsePointer, type DashboardIssue, type Location } from './issues.js';
 import { hintFor } from './suggestions.js';
 
@@ -58,19 +59,32 @@ export function collectSchemaFacts(schema: object): SchemaFacts {
   return { tagValues, kindsWithField };
 }
 
-/** translateSchemaErrors turns Ajv errors (compiled with `verbose: true`) into findings, one per problem. */
-export function translateSchemaErrors(errors: readonly ErrorObject[], data: unknown, facts: SchemaFacts): DashboardIssue[] {
-  const out: DashboardIssue[] = [];
+/**
+ * translateSchemaErrors turns Ajv errors (compiled with `verbose: true`) into findings, one per
+ * problem, adding them to `into`. Translating costs far more than Ajv's check (a 1 MB spec of
+ * broken cells has 150,000 errors), so once the list is full the remaining errors are only
+ * counted, after dropping repeats of the same keyword at the same place.
+ */
+export function translateSchemaErrors(errors: readonly ErrorObject[], data: unknown, facts: SchemaFacts, into: IssueList): void {
   const seen = new Set<string>();
+  const seenRaw = new Set<string>();
+  let omitted = 0;
   for (const error of errors) {
+    const raw = `${error.instancePath}\u0000${error.keyword}\u0000${JSON.stringify(error.params)}`;
+    if (seenRaw.has(raw)) continue;
+    seenRaw.add(raw);
+    if (!into.hasRoom('error')) {
+      omitted++;
+      continue;
+    }
     const issue = translate(error, data, facts);
     if (!issue) continue;
     const key = `${issue.pointer}\u0000${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(issue);
+    into.addIssue(issue);
   }
-  return out;
+  into.countOmitted('error', omitted);
 }
 
 function translate(error: ErrorObject, data: unknown, facts: SchemaFacts): DashboardIssue | undefined {

@@ -1,7 +1,7 @@
 import { IssueList, MAX_LISTED_ISSUES } from './issueList.js';
 import type { DashboardValidation } from './issues.js';
 import { lintDashboard, type LintOptions } from './lint.js';
-import { compileDashboardSchema, loadDashboardSchema, type SchemaCheck } from './schema.js';
+import { compileSchemaChecker, loadDashboardSchema, type SchemaChecker } from './schema.js';
 import type { DashboardSpec } from './types.js';
 
 /**
@@ -20,16 +20,12 @@ export interface DashboardValidator {
  * starts) should not pay before anyone writes or validates a dashboard.
  */
 export function createDashboardValidator(schema: object = loadDashboardSchema().schema, maxListed: number = MAX_LISTED_ISSUES): DashboardValidator {
-  let checkSchema: SchemaCheck | undefined;
+  let checkSchema: SchemaChecker | undefined;
   return {
     validate(value, options): DashboardValidation {
-      checkSchema ??= compileDashboardSchema(schema);
+      checkSchema ??= compileSchemaChecker(schema);
       const issues = new IssueList(maxListed);
-      const shapeErrors = checkSchema(value);
-      if (shapeErrors.length > 0) {
-        for (const issue of shapeErrors) issues.addIssue(issue);
-        return issues.toValidation();
-      }
+      if (!checkSchema(value, issues)) return issues.toValidation();
       return lintDashboard(value as DashboardSpec, options, issues).toValidation();
     },
   };
