@@ -20,6 +20,7 @@ export interface Config {
   dataDir: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  dashboardMaxBodyBytes: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   shutdownTimeoutMs: number;
@@ -166,6 +167,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '16MiB',
     doc: 'Largest request body accepted (after decompression); larger ones get 413 PAYLOAD_TOO_LARGE.',
     parse: (raw) => (raw === undefined ? 16 * 1024 * 1024 : byteSize('SVC_MAX_BODY_BYTES', raw)),
+  },
+  {
+    env: 'SVC_DASHBOARD_MAX_BODY_BYTES',
+    key: 'dashboardMaxBodyBytes',
+    defaultText: '1MiB',
+    doc: 'Largest dashboard spec accepted by create, replace and validate, in place of SVC_MAX_BODY_BYTES; larger ones get 413 PAYLOAD_TOO_LARGE.',
+    parse: (raw) => (raw === undefined ? 1024 * 1024 : byteSize('SVC_DASHBOARD_MAX_BODY_BYTES', raw)),
   },
   {
     env: 'SVC_RATE_LIMIT_RPS',

@@ -129,7 +129,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       maxLogLimit: 100_000,
     }),
     ...helperRoutes({ storage }),
-    ...dashboardRoutes({ store }),
+    ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);

@@ -4,8 +4,10 @@
  */
 export { dashboardRoutes, type DashboardRouteDeps } from './routes.js';
 export { createDashboardValidator, type DashboardValidator } from './validate.js';
-export { compileDashboardSchema, dashboardSchemaPath, loadDashboardSchema, type LoadedSchema, type SchemaCheck } from './schema.js';
+export { compileDashboardSchema, compileSchemaChecker, dashboardSchemaPath, loadDashboardSchema, type LoadedSchema, type SchemaCheck, type SchemaChecker } from './schema.js';
 export { LINT_RULES, lintDashboard, type LintOptions, type LintRule, type LintRuleId } from './lint.js';
+export { IssueList, MAX_LISTED_ISSUES, type IssueMessage } from './issueList.js';
+export { findOverlaps, type CellOverlap } from './overlaps.js';
 export { formatPath, formatPointer, type DashboardIssue, type DashboardValidation, type IssueSeverity } from './issues.js';
 export { findVariableReferences, substitutePlaceholders, VARIABLE_NAME, type VariableReference } from './variables.js';
 export { checkQuery, type QueryLanguage, type QueryShape, type QueryProblem } from './queryCheck.js';

@@ -24,6 +24,11 @@ export interface DashboardValidation {
   valid: boolean;
   errors: DashboardIssue[];
   warnings: DashboardIssue[];
+  /**
+   * truncated counts the errors and warnings found beyond the listed ones (see
+   * MAX_LISTED_ISSUES); it is absent when every finding is listed.
+   */
+  truncated?: { errors: number; warnings: number };
 }
 
 /** Location is a path into the spec as a list of keys and indexes. */

@@ -38,6 +38,16 @@ export function readName(query: URLSearchParams): string | undefined {
   return name;
 }
 
+/**
+ * defaultName names a dashboard created without `name`: the spec has no field for a name, so a
+ * caller-chosen id (already a readable slug such as service-overview) serves as the name, and
+ * a generated one gives "Untitled dashboard" and the first eight characters of the id, enough
+ * to tell several apart in a listing until someone renames them.
+ */
+export function defaultName(id: string, chosen: boolean): string {
+  return chosen ? id : `Untitled dashboard ${id.slice(0, 8)}`;
+}
+
 function readCount(query: URLSearchParams, key: string, fallback: number, min: number, max: number): number {
   const raw = query.get(key);
   if (raw === null || raw === '') return fallback;

@@ -6,7 +6,7 @@ import type { RequestContext, RouteSpec } from '../http/router.js';
 import { MetaConflictError, MetaNotFoundError, MetaVersionConflictError, type DashboardRecord, type MetaStore } from '../meta/types.js';
 import type { DashboardIssue, DashboardValidation } from './issues.js';
 import { etagOf, parseIfMatch } from './preconditions.js';
-import { readListQuery, readMode, readName, requireDashboardId } from './requests.js';
+import { defaultName, readListQuery, readMode, readName, requireDashboardId } from './requests.js';
 import { loadDashboardSchema, type LoadedSchema } from './schema.js';
 import { DEFAULT_CATEGORY } from './types.js';
 import { createDashboardValidator, type DashboardValidator } from './validate.js';
@@ -15,14 +15,17 @@ import { createDashboardValidator, type DashboardValidator } from './validate.js
  * The dashboard endpoints. Everything lives under `/api/orgs/:orgId/dashboards`, and a key
  * reaches only its own org (the system key reaches every org). Writes validate the spec first
  * (schema, then lint), store it with a version, and answer with the version as ETag; a replace
- * or delete carrying a stale If-Match gets 412 with the current version. docs/dashboards.md
- * describes the requests and answers for users.
+ * or delete carrying a stale If-Match gets 412 with the current version. A body that is not
+ * JSON is reported before anything else about the request, so a client learns first that it
+ * sent the wrong thing. docs/dashboards.md describes the requests and answers for users.
  */
 
 export interface DashboardRouteDeps {
   store: MetaStore;
   /** schema defaults to `schemas/dashboard.schema.json` under the package root. */
   schema?: LoadedSchema;
+  /** maxBodyBytes is the largest spec create, replace and validate read (SVC_DASHBOARD_MAX_BODY_BYTES). */
+  maxBodyBytes: number;
 }
 
 const BASE = '/api/orgs/:orgId/dashboards';
@@ -32,6 +35,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteSpec[] {
   const schema = deps.schema ?? loadDashboardSchema();
   const validator = createDashboardValidator(schema.schema);
   const handlers = new DashboardHandlers(deps.store, validator);
+  const specBody = { auth: 'key', body: 'json', maxBodyBytes: deps.maxBodyBytes } as const;
   return [
     {
       method: 'GET',
@@ -40,12 +44,12 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteSpec[] {
       handler: ({ res }) => res.send(200, schema.bytes, 'application/json'),
     },
     // Registered before `${BASE}/:id` so that `validate` is never taken for a dashboard id.
-    { method: 'POST', path: `${BASE}/validate`, auth: 'key', body: 'json', handler: (ctx) => handlers.validate(ctx) },
+    { method: 'POST', path: `${BASE}/validate`, ...specBody, handler: (ctx) => handlers.validate(ctx) },
     { method: 'GET', path: BASE, auth: 'key', handler: (ctx) => handlers.list(ctx) },
-    { method: 'POST', path: BASE, auth: 'key', body: 'json', handler: (ctx) => handlers.create(ctx) },
-    { method: 'PUT', path: BASE, auth: 'key', body: 'json', handler: (ctx) => handlers.replace(ctx, idFromQuery(ctx)) },
+    { method: 'POST', path: BASE, ...specBody, handler: (ctx) => handlers.create(ctx) },
+    { method: 'PUT', path: BASE, ...specBody, handler: (ctx) => handlers.replace(ctx, idFromQuery) },
     { method: 'GET', path: `${BASE}/:id`, auth: 'key', handler: (ctx) => handlers.get(ctx) },
-    { method: 'PUT', path: `${BASE}/:id`, auth: 'key', body: 'json', handler: (ctx) => handlers.replace(ctx, ctx.params.id) },
+    { method: 'PUT', path: `${BASE}/:id`, ...specBody, handler: (ctx) => handlers.replace(ctx, (c) => c.params.id) },
     { method: 'DELETE', path: `${BASE}/:id`, auth: 'key', handler: (ctx) => handlers.remove(ctx) },
   ];
 }
@@ -73,13 +77,22 @@ function describeFirst(issue: DashboardIssue): string {
   return `${issue.path}: ${issue.message}`;
 }
 
-/** rejectInvalid turns a failed validation into a 400 carrying every finding. */
+/** rejectInvalid turns a failed validation into a 400 carrying the listed findings and the count of the rest. */
 function rejectInvalid(result: DashboardValidation): void {
   if (result.valid) return;
-  const n = result.errors.length;
+  const n = result.errors.length + (result.truncated?.errors ?? 0);
+  const details: Record<string, unknown> = { errors: result.errors, warnings: result.warnings };
+  if (result.truncated) details.truncated = result.truncated;
   throw new ApiError('VALIDATION_FAILED', `the dashboard spec has ${n} error${n === 1 ? '' : 's'}; the first is ${describeFirst(result.errors[0])}`, {
-    details: { errors: result.errors, warnings: result.warnings },
+    details,
   });
+}
+
+/** withWarnings is the answer to a successful write: the stored record, its warnings, and how many more were found. */
+function withWarnings(record: DashboardRecord, result: DashboardValidation): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...record, warnings: result.warnings };
+  if (result.truncated) body.truncated = result.truncated;
+  return body;
 }
 
 function preconditionFailed(id: string, currentVersion: number): ApiError {
@@ -123,9 +136,9 @@ class DashboardHandlers {
   }
 
   async validate(ctx: RequestContext): Promise<void> {
+    const spec = parseJsonBody(ctx.body!);
     await this.orgOf(ctx);
     const mode = readMode(ctx.query);
-    const spec = parseJsonBody(ctx.body!);
     ctx.res.json(200, this.validator.validate(spec, { mode }));
   }
 
@@ -147,14 +160,11 @@ class DashboardHandlers {
   }
 
   async create(ctx: RequestContext): Promise<void> {
+    const spec = parseJsonBody(ctx.body!);
     const orgId = await this.orgOf(ctx);
-    const name = readName(ctx.query);
-    if (name === undefined) {
-      throw new ApiError('BAD_REQUEST', 'name the dashboard with the name parameter: POST /api/orgs/{orgId}/dashboards?name=Service%20overview');
-    }
     const requestedId = ctx.query.get('id');
     const id = requestedId === null ? randomUUID() : requireDashboardId(requestedId);
-    const spec = parseJsonBody(ctx.body!);
+    const name = readName(ctx.query) ?? defaultName(id, requestedId !== null);
     const result = this.validator.validate(spec, { mode: 'create' });
     rejectInvalid(result);
     let record: DashboardRecord;
@@ -165,16 +175,18 @@ class DashboardHandlers {
       if (err instanceof MetaNotFoundError) throw new ApiError('NOT_FOUND', `org ${orgId} does not exist`);
       throw err;
     }
-    ctx.res.json(201, { ...record, warnings: result.warnings }, {
+    ctx.res.json(201, withWarnings(record, result), {
       etag: etagOf(record.version),
       location: `/api/orgs/${encodeURIComponent(orgId)}/dashboards/${encodeURIComponent(id)}`,
     });
   }
 
-  async replace(ctx: RequestContext, id: string): Promise<void> {
-    const orgId = await this.orgOf(ctx);
-    const name = readName(ctx.query);
+  /** replace takes the way to read the id, since the spec's path form carries it in the query. */
+  async replace(ctx: RequestContext, idOf: (ctx: RequestContext) => string): Promise<void> {
     const spec = parseJsonBody(ctx.body!);
+    const orgId = await this.orgOf(ctx);
+    const id = idOf(ctx);
+    const name = readName(ctx.query);
     const result = this.validator.validate(spec, { mode: 'replace' });
     rejectInvalid(result);
     // The spec says updates drop libraryRef: the stored dashboard is no longer the gallery's.
@@ -188,7 +200,7 @@ class DashboardHandlers {
       throw err;
     }
     if (!record) throw notFound(orgId, id);
-    ctx.res.json(200, { ...record, warnings: result.warnings }, { etag: etagOf(record.version) });
+    ctx.res.json(200, withWarnings(record, result), { etag: etagOf(record.version) });
   }
 
   async remove(ctx: RequestContext): Promise<void> {

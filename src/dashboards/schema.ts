@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import { packageRoot } from '../packageRoot.js';
-import { issueAt, type DashboardIssue } from './issues.js';
+import { IssueList } from './issueList.js';
+import type { DashboardIssue } from './issues.js';
 import { collectSchemaFacts, translateSchemaErrors, type SchemaFacts } from './schemaErrors.js';
 
 /**
@@ -34,18 +35,36 @@ export function loadDashboardSchema(file: string = dashboardSchemaPath()): Loade
 /** SchemaCheck checks a value against the schema and returns its findings (empty when it conforms). */
 export type SchemaCheck = (value: unknown) => DashboardIssue[];
 
+/** SchemaChecker checks a value, adding its findings to `into`; it answers whether the value conforms. */
+export type SchemaChecker = (value: unknown, into: IssueList) => boolean;
+
 /**
  * compileDashboardSchema builds the checker. `discriminator` makes Ajv pick the one panel kind
  * (and variable source) by its tag, so a wrong `kind` is one error instead of one per kind;
  * `verbose` keeps the failing schema beside each error for the message translation.
  */
 export function compileDashboardSchema(schema: object): SchemaCheck {
+  const check = compileSchemaChecker(schema);
+  return (value) => {
+    const issues = new IssueList(Number.POSITIVE_INFINITY);
+    check(value, issues);
+    return issues.all();
+  };
+}
+
+/**
+ * compileSchemaChecker is compileDashboardSchema for a bounded answer: findings past the list's
+ * limit are counted without being translated.
+ */
+export function compileSchemaChecker(schema: object): SchemaChecker {
   const ajv = new Ajv({ allErrors: true, discriminator: true, verbose: true, strict: true });
   const validate: ValidateFunction = ajv.compile(schema);
   const facts: SchemaFacts = collectSchemaFacts(schema);
-  return (value) => {
-    if (validate(value)) return [];
-    const issues = translateSchemaErrors(validate.errors ?? [], value, facts);
-    return issues.length > 0 ? issues : [issueAt('error', 'schema/invalid', [], 'does not match the dashboard schema')];
+  return (value, into) => {
+    if (validate(value)) return true;
+    const before = into.errorCount;
+    translateSchemaErrors(validate.errors ?? [], value, facts, into);
+    if (into.errorCount === before) into.add('error', 'schema/invalid', [], 'does not match the dashboard schema');
+    return false;
   };
 }

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
+import type { IssueList } from './issueList.js';
 import { issueAt, parsePointer, type DashboardIssue, type Location } from './issues.js';
-import { suggestClosest } from '../suggest.js';
+import { hintFor } from './suggestions.js';
 
 /**
  * Ajv reports what a schema keyword saw ("must NOT have additional properties"); people need
@@ -58,19 +59,32 @@ export function collectSchemaFacts(schema: object): SchemaFacts {
   return { tagValues, kindsWithField };
 }
 
-/** translateSchemaErrors turns Ajv errors (compiled with `verbose: true`) into findings, one per problem. */
-export function translateSchemaErrors(errors: readonly ErrorObject[], data: unknown, facts: SchemaFacts): DashboardIssue[] {
-  const out: DashboardIssue[] = [];
+/**
+ * translateSchemaErrors turns Ajv errors (compiled with `verbose: true`) into findings, one per
+ * problem, adding them to `into`. Translating costs far more than Ajv's check (a 1 MB spec of
+ * broken cells has 150,000 errors), so once the list is full the remaining errors are only
+ * counted, after dropping repeats of the same keyword at the same place.
+ */
+export function translateSchemaErrors(errors: readonly ErrorObject[], data: unknown, facts: SchemaFacts, into: IssueList): void {
   const seen = new Set<string>();
+  const seenRaw = new Set<string>();
+  let omitted = 0;
   for (const error of errors) {
+    const raw = `${error.instancePath}\u0000${error.keyword}\u0000${JSON.stringify(error.params)}`;
+    if (seenRaw.has(raw)) continue;
+    seenRaw.add(raw);
+    if (!into.hasRoom('error')) {
+      omitted++;
+      continue;
+    }
     const issue = translate(error, data, facts);
     if (!issue) continue;
     const key = `${issue.pointer}\u0000${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(issue);
+    into.addIssue(issue);
   }
-  return out;
+  into.countOmitted('error', omitted);
 }
 
 function translate(error: ErrorObject, data: unknown, facts: SchemaFacts): DashboardIssue | undefined {
@@ -91,7 +105,7 @@ function translate(error: ErrorObject, data: unknown, facts: SchemaFacts): Dashb
       return fail('wrong-type', at, `must be ${describeType(String(params.type))}, not ${describeValue(error.data)}`);
     case 'enum': {
       const allowed = (parent.enum ?? []).map((v) => JSON.stringify(v));
-      const hint = typeof error.data === 'string' ? suggestClosest(error.data, (parent.enum ?? []).map(String)) : undefined;
+      const hint = typeof error.data === 'string' ? hintFor(error.data, (parent.enum ?? []).map(String)) : undefined;
       const lead = allowed.length === 1 ? `must be ${allowed[0]}` : `must be one of ${allowed.join(', ')}`;
       return fail('not-allowed', at, `${lead}, not ${describeValue(error.data)}${hint ? `; did you mean "${hint}"?` : ''}`);
     }
@@ -132,7 +146,7 @@ function discriminatorIssue(at: Location, params: Record<string, unknown>, paren
   if (typeof value !== 'string') {
     return issueAt('error', 'schema/wrong-type', [...at, tag], `must be a string naming the ${noun}: ${list}; not ${describeValue(value)}`);
   }
-  const hint = suggestClosest(value, allowed);
+  const hint = hintFor(value, allowed);
   return issueAt(
     'error',
     'schema/unknown-kind',
@@ -149,7 +163,7 @@ function unknownFieldMessage(field: string, parent: SchemaObject, facts: SchemaF
     const others = (facts.kindsWithField.get(field) ?? []).filter((k) => k !== kind);
     if (others.length > 0) return `unknown field "${field}"${where}; only ${joinWords(others)} panels have it`;
   }
-  const hint = suggestClosest(field, allowed);
+  const hint = hintFor(field, allowed);
   if (hint) return `unknown field "${field}"${where}; did you mean "${hint}"?`;
   return `unknown field "${field}"${where}; allowed fields: ${allowed.join(', ')}`;
 }

@@ -1,12 +1,14 @@
-import type { DashboardIssue, DashboardValidation } from './issues.js';
+import { IssueList, MAX_LISTED_ISSUES } from './issueList.js';
+import type { DashboardValidation } from './issues.js';
 import { lintDashboard, type LintOptions } from './lint.js';
-import { compileDashboardSchema, loadDashboardSchema, type SchemaCheck } from './schema.js';
+import { compileSchemaChecker, loadDashboardSchema, type SchemaChecker } from './schema.js';
 import type { DashboardSpec } from './types.js';
 
 /**
  * DashboardValidator is the whole check of a spec: the schema first, then lint. Lint reads
  * fields by their declared types, so it runs only on a spec whose shape is right; a spec with
- * shape errors gets those alone, and its lint findings on the next attempt.
+ * shape errors gets those alone, and its lint findings on the next attempt. An answer lists at
+ * most MAX_LISTED_ISSUES errors and as many warnings, and counts the rest in `truncated`.
  */
 export interface DashboardValidator {
   validate(value: unknown, options: LintOptions): DashboardValidation;
@@ -17,20 +19,14 @@ export interface DashboardValidator {
  * code generation costs a few hundred milliseconds, which start-up (and every server a test
  * starts) should not pay before anyone writes or validates a dashboard.
  */
-export function createDashboardValidator(schema: object = loadDashboardSchema().schema): DashboardValidator {
-  let checkSchema: SchemaCheck | undefined;
+export function createDashboardValidator(schema: object = loadDashboardSchema().schema, maxListed: number = MAX_LISTED_ISSUES): DashboardValidator {
+  let checkSchema: SchemaChecker | undefined;
   return {
-    validate(value, options) {
-      checkSchema ??= compileDashboardSchema(schema);
-      const shapeErrors = checkSchema(value);
-      if (shapeErrors.length > 0) return { valid: false, errors: shapeErrors, warnings: [] };
-      return split(lintDashboard(value as DashboardSpec, options));
+    validate(value, options): DashboardValidation {
+      checkSchema ??= compileSchemaChecker(schema);
+      const issues = new IssueList(maxListed);
+      if (!checkSchema(value, issues)) return issues.toValidation();
+      return lintDashboard(value as DashboardSpec, options, issues).toValidation();
     },
   };
-}
-
-function split(issues: DashboardIssue[]): DashboardValidation {
-  const errors = issues.filter((i) => i.severity === 'error');
-  const warnings = issues.filter((i) => i.severity === 'warning');
-  return { valid: errors.length === 0, errors, warnings };
 }

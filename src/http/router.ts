@@ -34,6 +34,11 @@ export interface RouteSpec {
   auth: 'none' | 'key';
   /** body: whether to read the request body, and whether it must be JSON. */
   body?: 'json' | 'raw';
+  /**
+   * maxBodyBytes replaces the server-wide body limit for this route: dashboard specs are checked
+   * in memory as a whole, so they get a limit of their own, far below what ingest needs.
+   */
+  maxBodyBytes?: number;
   /** queryKey lets the `apiKey` query parameter authenticate (tool gateway routes only). */
   queryKey?: boolean;
   handler: Handler;

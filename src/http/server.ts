@@ -136,7 +136,7 @@ export class HttpServer {
       const ctx: RequestContext = { method, path, query, headers, params, queryId, log, res: responder, principal, body: undefined };
       if (route.body) {
         const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
-        readBody(res, this.deps.maxBodyBytes, declared).then(
+        readBody(res, route.maxBodyBytes ?? this.deps.maxBodyBytes, declared).then(
           (body) => {
             ctx.body = body;
             this.run(ctx, route.handler);

@@ -80,11 +80,22 @@ describe('dashboard endpoints', () => {
     expect(again.body.name).toBe('Generated');
   });
 
-  it('refuses a create without a name, with a bad or taken id', async () => {
-    const noName = await call('POST', base(), { body: minimalSpec() });
-    expect(noName.status).toBe(400);
-    expect(noName.body).toMatchObject({ code: 'BAD_REQUEST' });
-    expect(String(noName.body.message)).toContain('name');
+  it('creates from the spec alone, as the spec shows it: no name parameter, a generated name', async () => {
+    const res = await call('POST', base(), { body: minimalSpec() });
+    expect(res.status).toBe(201);
+    const id = String(res.body.id);
+    expect(res.body.name).toBe(`Untitled dashboard ${id.slice(0, 8)}`);
+    expect((await call('GET', `${base()}/${id}`)).body.name).toBe(res.body.name);
+    // A chosen id names the dashboard when no name is given; an empty name is still refused.
+    const chosen = await call('POST', `${base()}?id=checkout-latency`, { body: minimalSpec() });
+    expect(chosen.status).toBe(201);
+    expect(chosen.body.name).toBe('checkout-latency');
+    const empty = await call('POST', `${base()}?name=%20`, { body: minimalSpec() });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  it('refuses a create with a bad or taken id', async () => {
     const badId = await call('POST', `${base()}?name=x&id=${encodeURIComponent('a/b')}`, { body: minimalSpec() });
     expect(badId.status).toBe(400);
     const reserved = await call('POST', `${base()}?name=x&id=validate`, { body: minimalSpec() });
@@ -178,6 +189,21 @@ describe('dashboard endpoints', () => {
     expect((await call('PUT', `${base()}/race`, { body: minimalSpec() })).body.version).toBe(5);
   });
 
+  it('compares If-Match strongly: a weak tag never matches, even naming the current version', async () => {
+    await call('POST', `${base()}?name=Weak&id=weak-tag`, { body: minimalSpec() });
+    const weakPut = await call('PUT', `${base()}/weak-tag`, { body: { ...minimalSpec(), duration: '6h' }, headers: { 'if-match': 'W/"1"' } });
+    expect(weakPut.status).toBe(412);
+    expect(weakPut.body).toMatchObject({ status: 412, code: 'PRECONDITION_FAILED', details: { currentVersion: 1 } });
+    expect(weakPut.headers.get('etag')).toBe('"1"');
+    const weakDelete = await call('DELETE', `${base()}/weak-tag`, { headers: { 'if-match': 'W/"1"' } });
+    expect(weakDelete.status).toBe(412);
+    // A weak tag beside the strong current one does not spoil the match.
+    const mixed = await call('PUT', `${base()}/weak-tag`, { body: minimalSpec(), headers: { 'if-match': 'W/"1", "1"' } });
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.version).toBe(2);
+    expect((await call('GET', `${base()}/weak-tag`)).body.version).toBe(2);
+  });
+
   it('deletes, honouring If-Match', async () => {
     await call('POST', `${base()}?name=Delete%20me&id=delete-me`, { body: minimalSpec() });
     const stale = await call('DELETE', `${base()}/delete-me`, { headers: { 'if-match': '"9"' } });
@@ -249,6 +275,24 @@ describe('dashboard endpoints', () => {
       const res = await call(method, url, { raw: '{"duration": "1h",' });
       expect(res.status, `${method} ${url}`).toBe(400);
       expect(res.body).toMatchObject({ status: 400, code: 'INVALID_JSON' });
+    }
+  });
+
+  it('reports a body that is not JSON before anything else about the request', async () => {
+    // Each request has a second fault (a bad id, a bad mode, no id, an org the key may not
+    // reach); the body is what the caller hears about first.
+    const cases: Array<[string, string]> = [
+      ['POST', base()],
+      ['POST', `${base()}?id=${encodeURIComponent('a/b')}`],
+      ['POST', `${base()}?name=%20`],
+      ['POST', `${base()}/validate?mode=upsert`],
+      ['PUT', base()],
+      ['PUT', `/api/orgs/${otherOrg}/dashboards/anything`],
+    ];
+    for (const [method, url] of cases) {
+      const res = await call(method, url, { raw: 'not json at all' });
+      expect(res.status, `${method} ${url}`).toBe(400);
+      expect(res.body, `${method} ${url}`).toMatchObject({ status: 400, code: 'INVALID_JSON' });
     }
   });
 

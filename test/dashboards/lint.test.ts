@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LINT_RULES, createDashboardValidator, type DashboardIssue, type LintRuleId } from '../../src/dashboards/index.js';
+import { LINT_RULES, createDashboardValidator, findOverlaps, type DashboardIssue, type GridCell, type LintRuleId } from '../../src/dashboards/index.js';
+import { SeededRandom } from '../support/seededRandom.js';
 import { clone, everyField, minimalSpec, type JsonObject } from './fixtures.js';
 
 const validator = createDashboardValidator();
@@ -103,6 +104,37 @@ describe('lint rules', () => {
     spec.sections[0].cells.pop();
     spec.sections.push({ title: 'Other', cells: [{ i: 'logs', x: 0, y: 0, w: 24, h: 6 }] });
     expect(ofRule(findings(spec), 'cell-overlap')).toEqual([]);
+  });
+
+  it('cell-overlap: one finding per cell, not per pair, even when every cell overlaps every other', () => {
+    const spec = base();
+    spec.sections[0].cells = [];
+    for (let n = 0; n < 5; n++) spec.sections[0].cells.push({ i: n % 2 === 0 ? 'rate' : 'logs', x: 0, y: 0, w: 24, h: 4 });
+    const overlaps = ofRule(findings(spec), 'cell-overlap');
+    expect(overlaps.map((i) => i.path)).toEqual([1, 2, 3, 4].map((n) => `$.sections[0].cells[${n}]`));
+  });
+
+  it('cell-overlap: the sweep agrees with comparing every pair, on random layouts', () => {
+    const overlap = (a: GridCell, b: GridCell): boolean => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+    for (let seed = 1; seed <= 300; seed++) {
+      const r = new SeededRandom(seed);
+      const cells: GridCell[] = [];
+      const count = r.int(0, 40);
+      for (let n = 0; n < count; n++) cells.push({ i: `p${n}`, x: r.int(0, 23), y: r.int(0, 30), w: r.int(1, 24), h: r.int(1, 8) });
+      const found = findOverlaps(cells);
+      const reported = new Set(found.map((f) => f.index));
+      for (const { index, other } of found) {
+        expect(overlap(cells[index], cells[other]), `seed ${seed}: ${index} and ${other}`).toBe(true);
+        expect(index, `seed ${seed}`).not.toBe(other);
+      }
+      // A cell is reported exactly when it overlaps a cell that starts above it, or on the same
+      // row earlier in the list; so every overlapping pair has at least one of its cells reported.
+      cells.forEach((cell, b) => {
+        const above = cells.some((other, a) => a !== b && (other.y < cell.y || (other.y === cell.y && a < b)) && overlap(cell, other));
+        expect(reported.has(b), `seed ${seed}: cell ${b}`).toBe(above);
+      });
+      expect(found.map((f) => f.index)).toEqual([...reported].sort((a, b) => a - b));
+    }
   });
 
   it('query-syntax: a PromQL query that does not parse, with the position in the text as written', () => {

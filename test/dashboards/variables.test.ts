@@ -74,7 +74,9 @@ describe('If-Match', () => {
   it('reads the forms clients send', () => {
     expect(parseIfMatch('"3"')).toEqual({ any: false, versions: [3] });
     expect(parseIfMatch('3')).toEqual({ any: false, versions: [3] });
-    expect(parseIfMatch('W/"4"')).toEqual({ any: false, versions: [4] });
+    // If-Match compares strongly: a weak tag can never match, so it names no version.
+    expect(parseIfMatch('W/"4"')).toEqual({ any: false, versions: [] });
+    expect(parseIfMatch('W/"4", "5"')).toEqual({ any: false, versions: [5] });
     expect(parseIfMatch('"1", "2"')).toEqual({ any: false, versions: [1, 2] });
     expect(parseIfMatch('*')).toEqual({ any: true });
     expect(parseIfMatch('"abc"')).toEqual({ any: false, versions: [] });
