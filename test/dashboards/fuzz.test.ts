@@ -13,11 +13,11 @@ import { everyField, minimalSpec, type Json, type JsonObject } from './fixtures.
  * query fragments, deep nesting, many copies of one element, broken JSON text) and sent to
  * validate and create on the real server. Whatever arrives, the answer is a 2xx or a 4xx in the
  * spec's JSON shape, within a bounded time, and the server still answers afterwards.
- * SLUICE_FUZZ_SEED and SLUICE_FUZZ_CASES reproduce or widen a run.
+ * FUZZ_SEED and FUZZ_RUNS reproduce or widen a run, as in test/fuzz.
  */
 
-const BASE_SEED = Number(process.env.SLUICE_FUZZ_SEED ?? 20_261_125);
-const CASES = Number(process.env.SLUICE_FUZZ_CASES ?? 150);
+const BASE_SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
+const CASES = Number(process.env.FUZZ_RUNS ?? 150);
 /** CASE_BOUND_MS is the wall time a single request may take: generous, since the machine may be busy. */
 const CASE_BOUND_MS = 5_000;
 const EXAMPLES_DIR = path.join(packageRoot(), 'examples', 'dashboards');
