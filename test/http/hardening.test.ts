@@ -2,6 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError } from '../../engine/index.js';
 import { FailedAuthLimiter } from '../../src/auth/failedAuth.js';
+import { connectMcp, textOf } from '../support/mcpClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** request sends one HTTP request from a chosen loopback source address (127.0.0.0/8 is all local). */
@@ -159,6 +160,31 @@ describe('internal errors', () => {
       }
     } finally {
       storage.metrics = original;
+    }
+  });
+
+  it('reach a tool caller as a generic error naming the query id', async () => {
+    const storage = srv.service.storage as unknown as { metrics: (org: string) => unknown };
+    const original = storage.metrics;
+    const client = await connectMcp(srv.url, srv.orgId, 'telemetry', srv.key);
+    try {
+      storage.metrics = () => {
+        throw new TypeError("Cannot read properties of undefined (reading 'series')");
+      };
+      const result = (await client.callTool({ name: 'query_metrics', arguments: { query: 'up', start: 'now-5m' } })) as { isError?: boolean };
+      const text = textOf(result);
+      expect(result.isError).toBe(true);
+      expect(text).not.toContain('Cannot read');
+      expect(text).toContain('INTERNAL_ERROR');
+      const queryId = /query id ([0-9a-f-]{36})/.exec(text)?.[1];
+      expect(queryId).toBeDefined();
+      await new Promise((r) => setTimeout(r, 20));
+      const logged = srv.logs.records().find((r) => r.queryId === queryId && r.msg === 'tool failed');
+      expect(logged).toMatchObject({ code: 'INTERNAL_ERROR', tool: 'query_metrics' });
+      expect(JSON.stringify(logged)).toContain('Cannot read properties');
+    } finally {
+      storage.metrics = original;
+      await client.close();
     }
   });
 
