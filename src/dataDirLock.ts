@@ -1,4 +1,4 @@
-import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { StartupError } from './startupError.js';
@@ -16,6 +16,8 @@ import { StartupError } from './startupError.js';
  */
 
 export const LOCK_FILE = 'sluice.lock';
+export const LOCK_REFRESH_MS = 10_000;
+export const LOCK_STALE_MS = 60_000;
 
 interface LockOwner {
   pid: number;
@@ -55,6 +57,14 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function lockAgeMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
 function readOwner(file: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockOwner>;
@@ -67,7 +77,7 @@ function readOwner(file: string): LockOwner | undefined {
 /** ownerIsGone decides whether a lock found on disk was left by a process that no longer runs. */
 function ownerIsGone(file: string, owner: LockOwner | undefined): boolean {
   if (owner === undefined) return true; // unreadable or half-written: no live owner wrote it whole
-  if (owner.host !== hostname()) return false; // another machine's process: we cannot tell
+  if (owner.host !== hostname()) return lockAgeMs(file) > LOCK_STALE_MS;
   if (owner.pid === process.pid) return !held.has(file);
   if (!isAlive(owner.pid)) return true;
   const now = processStartTime(owner.pid);
@@ -111,10 +121,20 @@ export function lockDataDir(dataDir: string): () => void {
     }
   }
   held.add(file);
+  const refresh = setInterval(() => {
+    try {
+      const now = new Date();
+      utimesSync(file, now, now);
+    } catch {
+      // The file was removed by hand; the next start will not find it either way.
+    }
+  }, LOCK_REFRESH_MS);
+  refresh.unref();
   let released = false;
   return () => {
     if (released) return;
     released = true;
+    clearInterval(refresh);
     held.delete(file);
     // Remove the file only while it is still ours.
     if (readOwner(file)?.pid === process.pid) {
