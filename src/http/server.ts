@@ -117,7 +117,6 @@ export class HttpServer {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const methodLabel = KNOWN_METHODS.has(method) ? method : 'OTHER';
     const path = req.getUrl();
-    const clientAddress = Buffer.from(res.getRemoteAddressAsText()).toString('utf8');
     const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
     req.forEach((name, value) => {
@@ -167,7 +166,7 @@ export class HttpServer {
       const { route, params } = match.match;
       const query = new URLSearchParams(rawQuery);
       if (route.auth === 'key') {
-        principal = this.authenticate(this.keyIndex, headers, route.queryKey ? query.get('apiKey') ?? undefined : undefined, clientAddress);
+        principal = this.authenticate(this.keyIndex, headers, route.queryKey ? query.get('apiKey') ?? undefined : undefined, res);
         const decision = this.deps.rateLimiter.take(principal.kind === 'org' ? principal.keyId : 'system');
         if (!decision.allowed) {
           throw new ApiError('RATE_LIMITED', 'rate limit exceeded for this API key', {
@@ -213,10 +212,12 @@ export class HttpServer {
    * past its budget the answer is 429 with Retry-After rather than 401. A valid key is checked
    * first and never counted, so it is served whatever its address did before.
    */
-  private authenticate(keyIndex: KeyIndex, headers: Record<string, string>, queryKey: string | undefined, address: string): Principal {
+  private authenticate(keyIndex: KeyIndex, headers: Record<string, string>, queryKey: string | undefined, res: HttpResponse): Principal {
     const credentials = extractCredentials(headers, queryKey);
     const principal = credentials === undefined || credentials.key === '' ? undefined : keyIndex.verify(credentials.key, credentials.keyId);
     if (principal) return principal;
+    // Read only on failure (and still inside the uWS handler, where the response may be used).
+    const address = Buffer.from(res.getRemoteAddressAsText()).toString('utf8');
     const decision = this.deps.failedAuth.recordFailure(address);
     if (decision.limited) {
       throw new ApiError('RATE_LIMITED', `too many failed authentications from this address; retry in ${decision.retryAfterSeconds} s with a valid API key`, {
