@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 // The leaf module, not the engine's index: every CLI command loads this file.
 import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
+import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
 
 /**
@@ -23,6 +24,7 @@ export interface Config {
   dashboardMaxBodyBytes: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  authFailuresPerMinute: number;
   shutdownTimeoutMs: number;
   mcpApiKey: string | undefined;
   bootstrapOrg: string | undefined;
@@ -118,6 +120,14 @@ function optionalSecret(raw: string | undefined): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+/** apiKeySetting reads an operator-chosen key, refusing placeholders and weak keys (see keyStrength). */
+function apiKeySetting(name: string, raw: string | undefined): string | undefined {
+  const v = optionalSecret(raw);
+  const reason = v === undefined ? undefined : weakKeyReason(v);
+  if (reason !== undefined) throw new ConfigError(`${name} ${reason}`);
+  return v;
+}
+
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 type AnySetting = { [K in keyof Config]: Setting<K> }[keyof Config];
@@ -194,6 +204,13 @@ export const SETTINGS: AnySetting[] = [
     },
   },
   {
+    env: 'SVC_AUTH_FAILURES_PER_MINUTE',
+    key: 'authFailuresPerMinute',
+    defaultText: '30',
+    doc: 'Failed authentications one client address may have per minute (a bucket of this size, refilled over a minute); beyond it they get 429 RATE_LIMITED with Retry-After instead of 401. Valid keys are never limited by it. 0 disables.',
+    parse: (raw) => (raw === undefined ? 30 : integer('SVC_AUTH_FAILURES_PER_MINUTE', raw, 0, 1_000_000)),
+  },
+  {
     env: 'SVC_SHUTDOWN_TIMEOUT_MS',
     key: 'shutdownTimeoutMs',
     defaultText: '10000',
@@ -204,14 +221,8 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_MCP_API_KEY',
     key: 'mcpApiKey',
     defaultText: '(unset: disabled)',
-    doc: 'System key with cross-org access for the tool gateway; treat as an admin token (32+ bytes of entropy).',
-    parse: (raw) => {
-      const v = optionalSecret(raw);
-      if (v !== undefined && v.length < 32) {
-        throw new ConfigError('SVC_MCP_API_KEY must be at least 32 characters long (use 32+ random bytes)');
-      }
-      return v;
-    },
+    doc: `System key with cross-org access for the tool gateway; treat as an admin token (32+ bytes of entropy). Refused at start when shorter than ${MIN_KEY_LENGTH} characters, a placeholder (the manifest's, or containing change-me, replace-me, example...) or made of fewer than 8 different characters.`,
+    parse: (raw) => apiKeySetting('SVC_MCP_API_KEY', raw),
   },
   {
     env: 'SVC_BOOTSTRAP_ORG',
@@ -224,12 +235,9 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_BOOTSTRAP_API_KEY',
     key: 'bootstrapApiKey',
     defaultText: '(unset)',
-    doc: 'API key that start-up ensures exists for SVC_BOOTSTRAP_ORG (32+ characters).',
+    doc: `API key that start-up ensures exists for SVC_BOOTSTRAP_ORG; the same rules as SVC_MCP_API_KEY (${MIN_KEY_LENGTH}+ characters, no placeholder).`,
     parse: (raw, env) => {
-      const v = optionalSecret(raw);
-      if (v !== undefined && v.length < 32) {
-        throw new ConfigError('SVC_BOOTSTRAP_API_KEY must be at least 32 characters long');
-      }
+      const v = apiKeySetting('SVC_BOOTSTRAP_API_KEY', raw);
       if (v !== undefined && optionalSecret(env.SVC_BOOTSTRAP_ORG) === undefined) {
         throw new ConfigError('SVC_BOOTSTRAP_API_KEY needs SVC_BOOTSTRAP_ORG to name its org');
       }

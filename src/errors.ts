@@ -79,18 +79,26 @@ const ENGINE_TO_API: Record<EngineError['code'], ErrorCode> = {
   VALIDATION_FAILED: 'VALIDATION_FAILED',
   DEADLINE_EXCEEDED: 'DEADLINE_EXCEEDED',
   RESOURCE_EXHAUSTED: 'VALIDATION_FAILED',
+  // Never used for a message: toApiError answers the engine's internal errors generically.
   INTERNAL_ERROR: 'INTERNAL_ERROR',
 };
 
+/** internalError is the one answer to an unexpected failure: no detail, the query id to quote. */
+export function internalError(queryId?: string): ApiError {
+  const reference = queryId === undefined ? '' : ` (query id ${queryId}; the server log has the details)`;
+  return new ApiError('INTERNAL_ERROR', `internal server error${reference}`);
+}
+
 /**
- * toApiError turns anything thrown into an ApiError. Unknown failures become a generic
- * INTERNAL_ERROR so internal details (paths, stack traces) never reach a client; the caller
- * logs the original.
+ * toApiError turns anything thrown into an ApiError. Unknown failures, and the engine's own
+ * INTERNAL_ERROR (a JavaScript exception caught in a worker), become a generic INTERNAL_ERROR
+ * naming the query id, so internal details (exception text, paths, stack traces) never reach a
+ * client; the caller logs the original.
  */
-export function toApiError(err: unknown): ApiError {
+export function toApiError(err: unknown, queryId?: string): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof EngineError) {
+  if (err instanceof EngineError && err.code !== 'INTERNAL_ERROR') {
     return new ApiError(ENGINE_TO_API[err.code], err.message, { position: err.position });
   }
-  return new ApiError('INTERNAL_ERROR', 'internal server error');
+  return internalError(queryId);
 }

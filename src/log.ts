@@ -33,9 +33,32 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   );
 }
 
-const SECRET_QUERY_PARAMS = /(^|&)(apikey|api_key|x-svc-api-key)=[^&]*/gi;
+/** SECRET_QUERY_PARAMS are query parameter names (lowercased, decoded) whose value is a secret. */
+const SECRET_QUERY_PARAMS = new Set(['apikey', 'api_key', 'api-key', 'x-svc-api-key']);
 
-/** redactUrlQuery blanks secret-bearing query parameters so a URL can be logged safely. */
+/** decodedName decodes a query parameter name the way URLSearchParams does, leniently. */
+function decodedName(raw: string): string {
+  const plus = raw.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    // Malformed escapes: decode what can be decoded, so `%61piKey%ZZ` still reads as apiKey….
+    return plus.replace(/%[0-9a-f]{2}/gi, (m) => String.fromCharCode(parseInt(m.slice(1), 16)));
+  }
+}
+
+/**
+ * redactUrlQuery blanks secret-bearing query parameters so a URL can be logged safely. Names are
+ * compared decoded and case-insensitively: `%61piKey=…` is the apiKey parameter to the server,
+ * so it is one to the log too. The value is replaced whole, however it is encoded.
+ */
 export function redactUrlQuery(query: string): string {
-  return query.replace(SECRET_QUERY_PARAMS, (_m, sep: string, name: string) => `${sep}${name}=[REDACTED]`);
+  return query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return SECRET_QUERY_PARAMS.has(decodedName(name).trim().toLowerCase()) ? `${name}=[REDACTED]` : pair;
+    })
+    .join('&');
 }

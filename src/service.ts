@@ -1,8 +1,10 @@
 import type { DestinationStream, Logger } from 'pino';
 import { Storage } from '../engine/index.js';
 import { KeyAdmin } from './auth/apiKeys.js';
+import { FailedAuthLimiter } from './auth/failedAuth.js';
 import { KeyIndex } from './auth/keyIndex.js';
 import { RateLimiter } from './auth/rateLimit.js';
+import { lockDataDir } from './dataDirLock.js';
 import type { Config } from './config.js';
 import { Router, type RouteSpec } from './http/router.js';
 import { HttpServer } from './http/server.js';
@@ -45,7 +47,7 @@ export interface RunningService {
  * SVC_BOOTSTRAP_API_KEY provision a known org and key for unattended deployments; otherwise an
  * empty store gets a default org and key, announced once (they are never shown again).
  */
-async function bootstrapAccess(config: Config, store: MetaStore, log: Logger, announce: (text: string) => void): Promise<void> {
+async function bootstrapAccess(config: Config, port: number, store: MetaStore, log: Logger, announce: (text: string) => void): Promise<void> {
   const admin = new KeyAdmin(store);
   if (config.bootstrapOrg !== undefined) {
     const { org, created } = await admin.ensureOrg(config.bootstrapOrg);
@@ -66,19 +68,69 @@ async function bootstrapAccess(config: Config, store: MetaStore, log: Logger, an
       `  org id:  ${org.id}`,
       `  key id:  ${record.id}`,
       `  API key: ${key}`,
-      `Try: curl -H 'x-svc-api-key: ${key}' http://localhost:${config.port}/api/v1/ping`,
+      `Try: curl -H 'x-svc-api-key: ${key}' http://localhost:${port}/api/v1/ping`,
       '',
     ].join('\n'),
   );
 }
 
-/** startService opens the stores, bootstraps access, and starts listening. */
+/**
+ * startService locks the data directory, binds the port, opens the stores, bootstraps access
+ * and starts serving. The order is deliberate: a second server on the same directory or port
+ * fails before it touches anything, and a first API key is created and printed only once the
+ * port is ours. Whatever was taken is released again when a later step fails.
+ */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const log = createLogger(config.logLevel, options.logDestination);
+  const unlock = lockDataDir(config.dataDir);
+  const metrics = new ServiceMetrics();
+  const router = new Router();
+  const server = new HttpServer({
+    router,
+    rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
+    failedAuth: new FailedAuthLimiter(config.authFailuresPerMinute),
+    metrics,
+    log,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  const cleanups: Array<() => unknown> = [unlock];
+  try {
+    const port = await server.listen(config.host, config.port);
+    cleanups.unshift(() => server.stopAccepting());
+    return await startOnPort(config, options, { log, metrics, router, server, port, unlock, cleanups });
+  } catch (err) {
+    for (const cleanup of cleanups) {
+      try {
+        await cleanup();
+      } catch (cleanupErr) {
+        log.warn({ err: cleanupErr }, 'clean-up after a failed start failed');
+      }
+    }
+    throw err;
+  }
+}
+
+interface Bound {
+  log: Logger;
+  metrics: ServiceMetrics;
+  router: Router;
+  server: HttpServer;
+  port: number;
+  unlock: () => void;
+  /** cleanups undo what start-up has done so far, newest first, should a later step fail. */
+  cleanups: Array<() => unknown>;
+}
+
+/** startOnPort opens the stores and routes behind a bound port and starts serving. */
+async function startOnPort(config: Config, options: StartOptions, bound: Bound): Promise<RunningService> {
+  const { log, metrics, router, server, port, unlock, cleanups } = bound;
   const store = await FileMetaStore.open(config.dataDir, { watchChanges: true });
-  await bootstrapAccess(config, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
+  cleanups.unshift(() => store.close());
+  await bootstrapAccess(config, port, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);
+  cleanups.unshift(() => keyIndex.close());
   const orgRetention = await OrgRetention.create(store);
+  cleanups.unshift(() => orgRetention.close());
   const storage = await Storage.open({
     dir: config.dataDir,
     indexedTags: config.indexedTags,
@@ -92,9 +144,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     maxSeriesPerOrg: config.maxSeriesPerOrg,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
-  const metrics = new ServiceMetrics();
+  cleanups.unshift(() => storage.close());
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'));
-  const router = new Router();
+  cleanups.unshift(() => pool.close());
   const gate = new OrgGate(config.maxQueriesPerOrg);
   const planLimits = {
     storage,
@@ -133,30 +185,32 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);
-  const server = new HttpServer({
-    router,
-    keyIndex,
-    rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
-    metrics,
-    log,
-    maxBodyBytes: config.maxBodyBytes,
-  });
-  const port = await server.listen(config.host, config.port);
+  server.open(keyIndex);
   log.info({ host: config.host, port, dataDir: config.dataDir, systemKey: config.mcpApiKey !== undefined }, 'sluice listening');
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       server.stopAccepting();
-      const idle = await server.waitIdle(config.shutdownTimeoutMs);
-      if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached with requests still in flight');
+      let idle = await server.waitIdle(config.shutdownTimeoutMs);
+      if (!idle) {
+        // Streams still open get their terminal event now, so clients learn the query did not finish.
+        log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached; ending the requests still in flight');
+        server.endStreams();
+        idle = await server.waitIdle(STREAM_END_GRACE_MS);
+        if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'requests still in flight at exit');
+      }
       keyIndex.close();
       orgRetention.close();
       await pool.close();
       await storage.close();
       await store.close();
+      unlock();
       log.info('sluice stopped');
       log.flush();
     })());
   return { port, log, store, storage, server, metrics, stop };
 }
+
+/** STREAM_END_GRACE_MS is how long streams told to end at shutdown get to write their last event. */
+const STREAM_END_GRACE_MS = 1000;

@@ -18,12 +18,12 @@ describe('configuration', () => {
     const c = loadConfig({
       SVC_MAX_BODY_BYTES: '512KiB',
       SVC_METRICS_REQUIRE_KEY: 'yes',
-      SVC_MCP_API_KEY: ' x'.repeat(20),
+      SVC_MCP_API_KEY: '  q9Xv2LmR8tKp4WzN7sBd1HcYf6JgE3aU  ',
       SVC_RATE_LIMIT_RPS: '2.5',
     });
     expect(c.maxBodyBytes).toBe(512 * 1024);
     expect(c.metricsRequireKey).toBe(true);
-    expect(c.mcpApiKey).toBe('x x x x x x x x x x x x x x x x x x x x'.trim());
+    expect(c.mcpApiKey).toBe('q9Xv2LmR8tKp4WzN7sBd1HcYf6JgE3aU');
     expect(c.rateLimitBurst).toBe(3);
   });
 
@@ -43,6 +43,30 @@ describe('configuration', () => {
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses the manifest placeholder and obviously weak operator keys, saying why', () => {
+    const manifest = readFileSync(path.resolve('k8s/sluice.yaml'), 'utf8');
+    const placeholder = /bootstrap-api-key: "([^"]+)"/.exec(manifest)![1];
+    const cases: Array<[string, RegExp]> = [
+      [placeholder, /placeholder from k8s\/sluice\.yaml/],
+      ['change-me-0123456789abcdefghijklmnopqrstuvwxyz', /placeholder/],
+      ['REPLACEME_with_a_real_key_0123456789abcdefgh', /placeholder/],
+      ['0123456789abcdef', /at least 32 characters/],
+      ['abababababababababababababababababab', /fewer than 8 different characters/],
+    ];
+    for (const name of ['SVC_BOOTSTRAP_API_KEY', 'SVC_MCP_API_KEY']) {
+      for (const [key, why] of cases) {
+        const attempt = () => loadConfig({ SVC_BOOTSTRAP_ORG: 'ops', [name]: key });
+        expect(attempt, `${name}=${key}`).toThrow(ConfigError);
+        expect(attempt).toThrow(name);
+        expect(attempt).toThrow(why);
+      }
+    }
+    // Random keys pass, also hex ones with their small alphabet.
+    for (const key of ['q9Xv2LmR8tKp4WzN7sBd1HcYf6JgE3aU', 'a3f09c1b7e4d28f6051c9be3d7a42f80', 'slk_VKSoyKwTT9MYcpPk7IxIVyBfvBVWRj5vik6g-bjwRAs']) {
+      expect(loadConfig({ SVC_BOOTSTRAP_ORG: 'ops', SVC_BOOTSTRAP_API_KEY: key, SVC_MCP_API_KEY: key }).bootstrapApiKey).toBe(key);
+    }
   });
 
   it('names SVC_ variables that no setting reads', () => {

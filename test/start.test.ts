@@ -14,7 +14,9 @@ import { query, readSse } from './support/sse.js';
 describe('npm start', () => {
   it('serves on 8080 with a printed key and queryable demo data', async () => {
     const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.start;
-    const [command, ...args] = script.split(' ');
+    // The script execs node, so signals npm forwards reach the server rather than the shell.
+    const [exec, command, ...args] = script.split(' ');
+    expect(exec).toBe('exec');
     expect(command).toBe('node');
     const cwd = await mkdtemp(path.join(tmpdir(), 'sluice-start-'));
     const env = { ...process.env, SVC_HOST: '127.0.0.1' } as Record<string, string>;

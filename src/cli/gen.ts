@@ -1,9 +1,10 @@
 import { UsageError, type Command } from './command.js';
+import { ProgressReporter } from './progress.js';
 
 export const gen: Command = {
   name: 'gen',
   summary:
-    'Generate deterministic demo telemetry (services calling each other: request counters, latency histograms, gauges, and logs in plain, logfmt and JSON styles with error bursts) and send it through the ingest endpoints.',
+    'Generate deterministic demo telemetry (services calling each other: request counters, latency histograms, gauges, and logs in plain, logfmt and JSON styles with error bursts) and send it through the ingest endpoints. A backfill reports its progress on stderr.',
   usage: 'sluice gen --key KEY [--url URL] [--backfill DURATION] [--live] [--seed N] [--logs-per-second N]',
   options: {
     key: { type: 'string', valueName: 'KEY', description: 'API key of the org to write to (required).' },
@@ -32,7 +33,20 @@ export const gen: Command = {
     const sender = new Sender(url, values.key);
     if (span > 0) {
       const now = Date.now();
-      const stats = await backfill(generator, sender, now - span, now);
+      const progress = new ProgressReporter('backfill');
+      const interrupted = new AbortController();
+      const onInterrupt = (): void => interrupted.abort();
+      process.once('SIGINT', onInterrupt);
+      const stats = await backfill(generator, sender, now - span, now, {
+        signal: interrupted.signal,
+        onProgress: (p) => progress.update(p.done, p.total, `scrapes, ${p.samples} samples, ${p.logLines} log lines`),
+      });
+      progress.finish();
+      process.off('SIGINT', onInterrupt);
+      if (interrupted.signal.aborted) {
+        process.stdout.write(`interrupted after ${stats.samples} samples and ${stats.logLines} log lines\n`);
+        return 130;
+      }
       process.stdout.write(`backfilled ${stats.samples} samples and ${stats.logLines} log lines\n`);
     }
     if (values.live) {

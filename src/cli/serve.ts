@@ -18,26 +18,44 @@ export const serve: Command = {
     if (typeof values.host === 'string') env.SVC_HOST = values.host;
     if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
+    // Signals are watched from the start: one that arrives while the server is still starting
+    // stops it as soon as it is up, instead of killing the process mid-write.
+    const signalled = new Promise<NodeJS.Signals>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals): void => resolve(signal);
+      // Kept registered for the whole shutdown: a terminal's Ctrl-C reaches both npm and this
+      // process, and npm forwards it again, so a second signal must not kill the process halfway.
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
     // Loaded here, not at the top: the other commands share this entry point and should start fast.
     const [{ startService }, { startDemo }] = await Promise.all([import('../service.js'), import('../gen/demo.js')]);
     const service = await startService(config);
     const unknown = unknownSettings(env);
     if (unknown.length > 0) service.log.warn({ variables: unknown }, 'ignoring unknown SVC_ variables; see sluice serve --help for the settings');
     const stopDemo = values.demo ? await startDemo(service, config.host) : async () => {};
-    await new Promise<void>(() => {
-      const onSignal = (signal: NodeJS.Signals): void => {
-        service.log.info({ signal }, 'shutting down');
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        // Idle keep-alive connections would hold the event loop open for their whole timeout,
-        // so once in-flight work is done and the log is flushed the process exits outright.
-        void stopDemo()
-          .then(() => service.stop())
-          .then(() => service.log.flush(() => process.exit(0)));
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
-    return 0; // not reached: the signal handler exits the process
+    const signal = await signalled;
+    service.log.info({ signal, deadlineMs: shutdownDeadlineMs(config.shutdownTimeoutMs) }, 'shutting down');
+    // The deadline bounds the whole shutdown, whatever hangs (a store that will not close, a
+    // broken stdout): past it the process exits with status 1 rather than lingering.
+    setTimeout(() => {
+      process.stderr.write(`sluice serve: shutdown did not finish within ${shutdownDeadlineMs(config.shutdownTimeoutMs)} ms; exiting\n`);
+      process.exit(1);
+    }, shutdownDeadlineMs(config.shutdownTimeoutMs));
+    await stopDemo();
+    await service.stop();
+    // Idle keep-alive connections would hold the event loop open for their whole timeout, so
+    // once in-flight work is done and the log is flushed the process exits outright.
+    await new Promise<void>((resolve) => service.log.flush(() => resolve()));
+    process.exit(0);
   },
 };
+
+/**
+ * shutdownDeadlineMs is how long a stop may take in all: SVC_SHUTDOWN_TIMEOUT_MS for requests
+ * in flight, then up to CLOSE_ALLOWANCE_MS to end streams, flush the WAL and close the stores.
+ */
+export function shutdownDeadlineMs(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs + CLOSE_ALLOWANCE_MS;
+}
+
+const CLOSE_ALLOWANCE_MS = 15_000;

@@ -25,8 +25,9 @@ export async function startDemo(service: RunningService, host: string): Promise<
     await new Promise((r) => setTimeout(r, 100));
     if (empty) {
       const now = Date.now();
-      const stats = await backfill(gen, sender, now - 3_600_000, now);
-      log.info({ org: org.id, ...stats }, 'demo data backfilled for the last hour');
+      const stats = await backfill(gen, sender, now - 3_600_000, now, { signal: controller.signal });
+      if (controller.signal.aborted) log.info({ org: org.id, ...stats }, 'demo backfill stopped early');
+      else log.info({ org: org.id, ...stats }, 'demo data backfilled for the last hour');
     }
     const stats = await live(gen, sender, controller.signal, (err) => log.warn({ err: String(err) }, 'demo write failed'));
     log.info(stats, 'demo generator stopped');

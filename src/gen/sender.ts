@@ -27,15 +27,32 @@ export interface RunStats {
   logLines: number;
 }
 
+/** BackfillProgress is where a backfill stands: scrapes written out of the total, and what they held. */
+export interface BackfillProgress extends RunStats {
+  done: number;
+  total: number;
+}
+
+export interface BackfillOptions {
+  /** signal stops the backfill between scrapes (a server shutting down, Ctrl-C). */
+  signal?: AbortSignal;
+  /** onProgress is called after each scrape is written. */
+  onProgress?: (progress: BackfillProgress) => void;
+}
+
 /** backfill writes every scrape from `fromMs` to `toMs` (aligned to the scrape interval). */
-export async function backfill(gen: Generator, sender: Sender, fromMs: number, toMs: number): Promise<RunStats> {
+export async function backfill(gen: Generator, sender: Sender, fromMs: number, toMs: number, options: BackfillOptions = {}): Promise<RunStats> {
   const stats: RunStats = { samples: 0, logLines: 0 };
   const first = Math.ceil(fromMs / SCRAPE_INTERVAL_MS) * SCRAPE_INTERVAL_MS;
-  for (let t = first; t <= toMs; t += SCRAPE_INTERVAL_MS) {
+  const total = first > toMs ? 0 : Math.floor((toMs - first) / SCRAPE_INTERVAL_MS) + 1;
+  let done = 0;
+  for (let t = first; t <= toMs && !options.signal?.aborted; t += SCRAPE_INTERVAL_MS) {
     const batch = gen.scrape(t);
     await sender.send(batch);
     stats.samples += batch.samples;
     stats.logLines += batch.logLines;
+    done++;
+    options.onProgress?.({ ...stats, done, total });
   }
   return stats;
 }

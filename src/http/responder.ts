@@ -1,5 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js';
-import { ApiError, type ErrorBody } from '../errors.js';
+import { ApiError, type ErrorBody, type ErrorCode } from '../errors.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -44,6 +44,8 @@ export class Responder {
   private reported = false;
   /** started is true once a streaming response has written its status and headers. */
   started = false;
+  /** errorCode is the spec error code the request failed with (also mid-stream), for the access log. */
+  errorCode: ErrorCode | undefined;
 
   constructor(
     readonly raw: HttpResponse,
@@ -107,6 +109,7 @@ export class Responder {
 
   /** error renders the spec's JSON error body; `closeConnection` drops a half-read request body. */
   error(err: ApiError, closeConnection = false): void {
+    this.errorCode ??= err.code;
     const body: ErrorBody = err.toBody();
     this.send(err.status, JSON.stringify(body), 'application/json', err.headers, closeConnection);
   }

@@ -22,6 +22,8 @@ export interface RequestContext {
   principal: Principal | undefined;
   /** body is the raw request body on routes that declare one. */
   body: Buffer | undefined;
+  /** shutdown aborts when the server stops and can wait no longer for long responses (streams). */
+  shutdown: AbortSignal;
 }
 
 export type Handler = (ctx: RequestContext) => void | Promise<void>;
@@ -51,7 +53,7 @@ export interface RouteMatch {
 
 export type RouteResult =
   | { kind: 'found'; match: RouteMatch }
-  | { kind: 'method-not-allowed'; allowed: HttpMethod[] }
+  | { kind: 'method-not-allowed'; allowed: HttpMethod[]; pattern: string }
   | { kind: 'not-found' };
 
 interface PatternEntry {
@@ -89,11 +91,11 @@ export class Router {
   match(method: string, path: string): RouteResult {
     const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const exact = this.exact.get(normalized);
-    if (exact) return pick(exact, method, {});
+    if (exact) return pick(exact, method, {}, normalized);
     const parts = normalized.split('/');
     for (const entry of this.patterns) {
       const params = matchSegments(entry.segments, parts);
-      if (params) return pick(entry.routes, method, params);
+      if (params) return pick(entry.routes, method, params, entry.segments.join('/'));
     }
     return { kind: 'not-found' };
   }
@@ -104,10 +106,11 @@ export class Router {
   }
 }
 
-function pick(methods: Map<string, RouteSpec>, method: string, params: Record<string, string>): RouteResult {
+/** pick chooses the route for `method` among those of one path; `pattern` names the path in metrics. */
+function pick(methods: Map<string, RouteSpec>, method: string, params: Record<string, string>, pattern: string): RouteResult {
   const route = methods.get(method);
   if (route) return { kind: 'found', match: { route, params } };
-  return { kind: 'method-not-allowed', allowed: [...methods.keys()] as HttpMethod[] };
+  return { kind: 'method-not-allowed', allowed: [...methods.keys()] as HttpMethod[], pattern };
 }
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {

@@ -2,19 +2,30 @@ import uws, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_li
 import type { Logger } from 'pino';
 import type { KeyIndex, Principal } from '../auth/keyIndex.js';
 import { extractCredentials } from '../auth/credentials.js';
+import type { FailedAuthLimiter } from '../auth/failedAuth.js';
 import type { RateLimiter } from '../auth/rateLimit.js';
 import { ApiError, toApiError } from '../errors.js';
 import { redactUrlQuery } from '../log.js';
 import type { ServiceMetrics } from '../metrics.js';
+import { StartupError } from '../startupError.js';
 import { isJsonContentType, readBody } from './body.js';
 import { resolveQueryId } from './queryId.js';
 import { Responder } from './responder.js';
 import type { RequestContext, Router } from './router.js';
 
+/** UNMATCHED_ROUTE is the route label of every request whose path is in no route. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** KNOWN_METHODS keep the method label bounded too: anything else is counted as OTHER. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+
+/** LIBUS_LISTEN_EXCLUSIVE_PORT: without it uWS sets SO_REUSEPORT and a second server shares the port silently. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 export interface HttpServerDeps {
   router: Router;
-  keyIndex: KeyIndex;
   rateLimiter: RateLimiter;
+  failedAuth: FailedAuthLimiter;
   metrics: ServiceMetrics;
   log: Logger;
   maxBodyBytes: number;
@@ -25,6 +36,9 @@ export interface HttpServerDeps {
  * the same pipeline: query id -> route match -> authentication -> rate limit -> body -> handler,
  * with every failure rendered as the spec's JSON error. Everything a handler throws, sync or
  * async, is caught here, so no request can take the process down.
+ *
+ * The port is bound before the stores open (so a busy port fails start-up before anything is
+ * created or printed); until `open` hands over the key index, every request gets 503.
  */
 export class HttpServer {
   private readonly app: TemplatedApp;
@@ -32,23 +46,45 @@ export class HttpServer {
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
   private draining = false;
+  private keyIndex: KeyIndex | undefined;
+  /** shutdown aborts when the server stops waiting for streams: they end with `done` status error. */
+  private readonly shutdown = new AbortController();
 
   constructor(private readonly deps: HttpServerDeps) {
     this.app = uws.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
 
+  /**
+   * listen binds the port exclusively: a second server on a busy port fails here, naming it,
+   * instead of sharing the port and receiving half of the other server's requests.
+   */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
+      // uWS.js takes (host, port, options, cb) although its typings list options only without a host.
+      const listen = this.app.listen as unknown as (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
+      listen.call(this.app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
         if (!socket) {
-          reject(new Error(`cannot listen on ${host}:${port} (address in use or not permitted)`));
+          reject(new StartupError(`cannot listen on ${host}:${port}: port ${port} is in use by another process (or the address is not available here); stop it or set SVC_PORT`));
           return;
         }
         this.listenSocket = socket;
         resolve(uws.us_socket_local_port(socket as unknown as uws.us_socket));
       });
     });
+  }
+
+  /** open starts serving requests once the stores and routes are ready. */
+  open(keyIndex: KeyIndex): void {
+    this.keyIndex = keyIndex;
+  }
+
+  /**
+   * endStreams asks every open query stream to end now with its terminal event (`done` status
+   * error, code SERVICE_UNAVAILABLE), for a shutdown that cannot wait for them any longer.
+   */
+  endStreams(): void {
+    this.shutdown.abort();
   }
 
   /** stopAccepting closes the listening socket; connections already open keep being served. */
@@ -79,6 +115,7 @@ export class HttpServer {
   private dispatch(res: HttpResponse, req: HttpRequest): void {
     const started = performance.now();
     const method = req.getCaseSensitiveMethod().toUpperCase();
+    const methodLabel = KNOWN_METHODS.has(method) ? method : 'OTHER';
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
@@ -88,21 +125,25 @@ export class HttpServer {
     const queryId = resolveQueryId(headers['x-svc-query-id']);
     const log = this.deps.log.child({ queryId });
     const match = this.deps.router.match(method, path);
-    const routeLabel = match.kind === 'found' ? match.match.route.path : match.kind === 'method-not-allowed' ? path : 'unmatched';
+    // The route label is always a pattern from the route table (or one fixed value), never the
+    // raw path: a scan of random URLs must not add a metric series per URL.
+    const routeLabel = match.kind === 'found' ? match.match.route.path : match.kind === 'method-not-allowed' ? match.pattern : UNMATCHED_ROUTE;
 
     this.inFlight++;
     this.deps.metrics.inFlight.inc();
     let principal: Principal | undefined;
     const responder = new Responder(res, queryId, (status) => {
       const seconds = (performance.now() - started) / 1000;
-      this.deps.metrics.requests.inc({ route: routeLabel, method, status: String(status) });
-      this.deps.metrics.duration.observe({ route: routeLabel, method }, seconds);
+      this.deps.metrics.requests.inc({ route: routeLabel, method: methodLabel, status: String(status) });
+      this.deps.metrics.duration.observe({ route: routeLabel, method: methodLabel }, seconds);
       const line = {
         method,
         route: routeLabel,
         path,
         query: rawQuery === '' ? undefined : redactUrlQuery(rawQuery),
         status,
+        // Every failed request's line names its error code (the query id is on every line).
+        code: responder.errorCode,
         durationMs: Math.round(seconds * 1e6) / 1e3,
         org: principal?.kind === 'org' ? principal.orgId : principal?.kind,
       };
@@ -114,6 +155,9 @@ export class HttpServer {
     res.onAborted(() => responder.markAborted());
 
     try {
+      if (this.keyIndex === undefined) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'the server is starting; retry shortly', { headers: { 'retry-after': '1' } });
+      }
       if (match.kind === 'not-found') throw new ApiError('NOT_FOUND', `no route for ${method} ${path}`);
       if (match.kind === 'method-not-allowed') {
         const allow = match.allowed.join(', ');
@@ -122,7 +166,7 @@ export class HttpServer {
       const { route, params } = match.match;
       const query = new URLSearchParams(rawQuery);
       if (route.auth === 'key') {
-        principal = this.authenticate(headers, route.queryKey ? query.get('apiKey') ?? undefined : undefined);
+        principal = this.authenticate(this.keyIndex, headers, route.queryKey ? query.get('apiKey') ?? undefined : undefined, res);
         const decision = this.deps.rateLimiter.take(principal.kind === 'org' ? principal.keyId : 'system');
         if (!decision.allowed) {
           throw new ApiError('RATE_LIMITED', 'rate limit exceeded for this API key', {
@@ -133,7 +177,19 @@ export class HttpServer {
       if (route.body === 'json' && !isJsonContentType(headers['content-type'])) {
         throw new ApiError('BAD_REQUEST', `unsupported content type "${headers['content-type']}"; send application/json`);
       }
-      const ctx: RequestContext = { method, path, query, headers, params, queryId, log, res: responder, principal, body: undefined };
+      const ctx: RequestContext = {
+        method,
+        path,
+        query,
+        headers,
+        params,
+        queryId,
+        log,
+        res: responder,
+        principal,
+        body: undefined,
+        shutdown: this.shutdown.signal,
+      };
       if (route.body) {
         const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
         readBody(res, route.maxBodyBytes ?? this.deps.maxBodyBytes, declared).then(
@@ -151,12 +207,25 @@ export class HttpServer {
     }
   }
 
-  private authenticate(headers: Record<string, string>, queryKey: string | undefined): Principal {
+  /**
+   * authenticate finds the caller's principal. A failure counts against the client address;
+   * past its budget the answer is 429 with Retry-After rather than 401. A valid key is checked
+   * first and never counted, so it is served whatever its address did before.
+   */
+  private authenticate(keyIndex: KeyIndex, headers: Record<string, string>, queryKey: string | undefined, res: HttpResponse): Principal {
     const credentials = extractCredentials(headers, queryKey);
+    const principal = credentials === undefined || credentials.key === '' ? undefined : keyIndex.verify(credentials.key, credentials.keyId);
+    if (principal) return principal;
+    // Read only on failure (and still inside the uWS handler, where the response may be used).
+    const address = Buffer.from(res.getRemoteAddressAsText()).toString('utf8');
+    const decision = this.deps.failedAuth.recordFailure(address);
+    if (decision.limited) {
+      throw new ApiError('RATE_LIMITED', `too many failed authentications from this address; retry in ${decision.retryAfterSeconds} s with a valid API key`, {
+        headers: { 'retry-after': String(decision.retryAfterSeconds) },
+      });
+    }
     if (!credentials) throw new ApiError('UNAUTHORIZED', 'Unauthorized: missing API key; send it in the X-Svc-API-Key header');
-    const principal = credentials.key === '' ? undefined : this.deps.keyIndex.verify(credentials.key, credentials.keyId);
-    if (!principal) throw new ApiError('UNAUTHORIZED', `invalid API key (presented in ${credentials.place})`);
-    return principal;
+    throw new ApiError('UNAUTHORIZED', `invalid API key (presented in ${credentials.place})`);
   }
 
   private run(ctx: RequestContext, handler: (ctx: RequestContext) => void | Promise<void>): void {
@@ -171,8 +240,9 @@ export class HttpServer {
 
   /** fail answers with the error's JSON body when the response has not started yet. */
   private fail(responder: Responder, log: Logger, err: unknown, bodyUnread: boolean): void {
-    const apiError = toApiError(err);
-    if (apiError.status >= 500) log.error({ err }, 'request handler failed');
+    const apiError = toApiError(err, responder.queryId);
+    // The full detail of an unexpected failure goes to the log only; the client gets the code and query id.
+    if (apiError.status >= 500) log.error({ err, code: apiError.code }, 'request handler failed');
     if (responder.finished) return;
     // A body we refused to read is still on the wire; closing the connection discards it.
     responder.error(apiError, bodyUnread && apiError.code === 'PAYLOAD_TOO_LARGE');

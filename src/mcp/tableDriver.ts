@@ -62,8 +62,10 @@ export function tableDriver(options: TableDriverOptions): Driver {
       } catch (err) {
         if (err instanceof ToolError) return errorResult(err.message);
         if (ctx.signal.aborted) return errorResult(`the call was cancelled: ${String((ctx.signal.reason as Error | undefined)?.message ?? 'deadline passed')}`);
-        ctx.log.error({ err, tool: name }, 'tool failed');
-        return errorResult(`${name} failed: ${(err as Error).message ?? String(err)}`);
+        // An unexpected exception's text stays in the log; the caller gets the code and the query id.
+        const queryId = (ctx.log.bindings() as { queryId?: string }).queryId;
+        ctx.log.error({ err, tool: name, code: 'INTERNAL_ERROR' }, 'tool failed');
+        return errorResult(`${name} failed with an internal error (code INTERNAL_ERROR${queryId === undefined ? '' : `, query id ${queryId}`}); the server log has the details`);
       }
     },
     listPrompts: (): Prompt[] =>

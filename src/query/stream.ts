@@ -32,6 +32,11 @@ export class OrgGate {
   }
 }
 
+/** shuttingDown is how a query the server could not finish before stopping ends. */
+function shuttingDown(): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry the query', { headers: { 'retry-after': '5' } });
+}
+
 export interface QueryStreamOptions {
   endpoint: string;
   heartbeatMs: number;
@@ -62,7 +67,11 @@ export class QueryStream {
   private ended = false;
   private readonly openTimer: NodeJS.Timeout;
   private readonly deadline: NodeJS.Timeout;
-  private abortReason: 'client' | 'deadline' | undefined;
+  private abortReason: 'client' | 'deadline' | 'shutdown' | undefined;
+  private readonly onShutdown = (): void => {
+    this.abortReason ??= 'shutdown';
+    this.controller.abort(shuttingDown());
+  };
   private outcomeRecorded = false;
 
   constructor(
@@ -86,6 +95,8 @@ export class QueryStream {
     }, options.timeoutMs);
     options.metrics.openStreams.inc();
     options.metrics.sseBuffers.add(this.sse);
+    if (ctx.shutdown.aborted) this.onShutdown();
+    else ctx.shutdown.addEventListener('abort', this.onShutdown, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -140,10 +151,18 @@ export class QueryStream {
    */
   fail(err: unknown): void {
     if (this.ended) return;
-    const apiError = this.abortReason === 'deadline' ? new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.options.timeoutMs} ms`) : toApiError(err);
+    const apiError =
+      this.abortReason === 'deadline'
+        ? new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.options.timeoutMs} ms`)
+        : this.abortReason === 'shutdown'
+          ? shuttingDown()
+          : toApiError(err, this.ctx.queryId);
     const outcome = this.abortReason === 'client' ? 'client_closed' : this.abortReason === 'deadline' ? 'deadline' : 'error';
     this.recordOutcome(outcome);
-    if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED') this.ctx.log.error({ err }, 'query failed');
+    if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED' && this.abortReason !== 'shutdown') {
+      this.ctx.log.error({ err, code: apiError.code }, 'query failed');
+    }
+    this.ctx.res.errorCode ??= apiError.code;
     if (this.ctx.res.aborted) {
       this.cleanUp();
       return;
@@ -177,6 +196,7 @@ export class QueryStream {
     this.ended = true;
     clearTimeout(this.openTimer);
     clearTimeout(this.deadline);
+    this.ctx.shutdown.removeEventListener('abort', this.onShutdown);
     this.options.metrics.openStreams.dec();
     this.options.metrics.sseBuffers.delete(this.sse);
     this.options.release();

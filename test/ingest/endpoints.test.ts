@@ -191,9 +191,9 @@ describe('ingest endpoints', () => {
   });
 
   it('refuses ingestion with the system key, which has no org', async () => {
-    const sys = await startTestServer({ SVC_MCP_API_KEY: 's'.repeat(40) });
+    const sys = await startTestServer({ SVC_MCP_API_KEY: 'system-key-for-ingest-tests-0123456789abcdef' });
     try {
-      const res = await fetch(`${sys.url}/loki/api/v1/push`, { method: 'POST', body: '{"streams":[]}', headers: { 'x-svc-api-key': 's'.repeat(40), 'content-type': 'application/json' } });
+      const res = await fetch(`${sys.url}/loki/api/v1/push`, { method: 'POST', body: '{"streams":[]}', headers: { 'x-svc-api-key': 'system-key-for-ingest-tests-0123456789abcdef', 'content-type': 'application/json' } });
       expect(res.status).toBe(403);
     } finally {
       await sys.stop();

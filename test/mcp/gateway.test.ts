@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, rpc, textOf } from '../support/mcpClient.js';
 import { decodePng } from '../support/png.js';
 
-const SYSTEM_KEY = 'sys-' + 'k'.repeat(40);
+const SYSTEM_KEY = 'system-key-for-gateway-tests-0123456789abcdef';
 const NOW = Date.now();
 const MIN = 60_000;
 

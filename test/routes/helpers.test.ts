@@ -62,7 +62,7 @@ describe('helper endpoints', () => {
   };
 
   beforeAll(async () => {
-    systemKey = 'k'.repeat(40);
+    systemKey = 'system-key-for-helper-tests-0123456789abcdef';
     srv = await startTestServer({ SVC_MCP_API_KEY: systemKey });
     const other = await srv.admin.createOrg('other');
     otherKey = (await srv.admin.createKey(other.id)).key;
