@@ -9,7 +9,7 @@ import { query, readSse } from './support/sse.js';
 /**
  * What a newcomer runs: the package's start script (after its build step, which `npm test`
  * has already done) with no configuration at all. It must serve on port 8080, print a key,
- * and have demo data to query within seconds.
+ * and have demo data to query, and the example dashboards to draw it, within seconds.
  */
 describe('npm start', () => {
   it('serves on 8080 with a printed key and queryable demo data', async () => {
@@ -42,6 +42,10 @@ describe('npm start', () => {
       expect([...services].sort()).toEqual(['catalog', 'checkout', 'frontend', 'inventory', 'payments']);
       const logs = await readSse(await query('http://127.0.0.1:8080', '/api/v1/logs/query', key!, { q: '{service_name="payments"}', limit: 3 }));
       expect(logs.events.filter((e) => e.type === 'result')).toHaveLength(3);
+      // The example dashboards are there from the first start, in the printed org.
+      const org = /org id:\s+(\S+)/.exec(err)?.[1];
+      const listed = (await (await fetch(`http://127.0.0.1:8080/api/orgs/${org}/dashboards`, { headers: { 'x-svc-api-key': key! } })).json()) as { items: Array<{ id: string }> };
+      expect(listed.items.map((d) => d.id).sort()).toEqual(['all-panels', 'logs-explorer', 'service-overview']);
     } finally {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

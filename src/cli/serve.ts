@@ -9,7 +9,7 @@ export const serve: Command = {
     port: { type: 'string', valueName: 'N', description: 'Port to listen on (overrides SVC_PORT).' },
     host: { type: 'string', valueName: 'ADDR', description: 'Address to listen on (overrides SVC_HOST).' },
     'data-dir': { type: 'string', valueName: 'DIR', description: 'Data directory (overrides SVC_DATA_DIR).' },
-    demo: { type: 'boolean', description: 'Feed the first org with generated demo data: the last hour at once, then live.' },
+    demo: { type: 'boolean', description: 'Feed the first org with generated demo data: the last hour at once, then live; an org without data also gets the example dashboards.' },
   },
   details: () => `Environment variables:\n${settingsTable()}`,
   async run(values) {

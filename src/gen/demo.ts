@@ -1,13 +1,15 @@
 import { KeyAdmin } from '../auth/apiKeys.js';
 import type { RunningService } from '../service.js';
+import { loadExampleDashboards } from './exampleDashboards.js';
 import { Generator } from './generator.js';
 import { Sender, backfill, live } from './sender.js';
 
 /**
  * startDemo feeds a running service with the demo world so a newcomer sees data at once: on
- * an org with no metrics yet it backfills the last hour, then keeps writing live. It writes
- * through the service's own ingest endpoints with a key made for it and revoked when the demo
- * stops. Returns the function that stops it.
+ * an org with no metrics yet it creates the example dashboards and backfills the last hour,
+ * then keeps writing live; an org that already has data keeps the dashboards its users left.
+ * It writes through the service's own ingest endpoints with a key made for it and revoked
+ * when the demo stops. Returns the function that stops it.
  */
 export async function startDemo(service: RunningService, host: string): Promise<() => Promise<void>> {
   const [org] = await service.store.listOrgs();
@@ -24,6 +26,11 @@ export async function startDemo(service: RunningService, host: string): Promise<
     // Give the key index a moment to see the new key.
     await new Promise((r) => setTimeout(r, 100));
     if (empty) {
+      const dashboards = await loadExampleDashboards(url, key, org.id).catch((err: unknown) => {
+        log.warn({ err: String(err) }, 'example dashboards not loaded');
+        return [];
+      });
+      if (dashboards.length > 0) log.info({ org: org.id, dashboards }, 'example dashboards created');
       const now = Date.now();
       const stats = await backfill(gen, sender, now - 3_600_000, now, { signal: controller.signal });
       if (controller.signal.aborted) log.info({ org: org.id, ...stats }, 'demo backfill stopped early');

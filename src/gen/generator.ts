@@ -3,6 +3,12 @@ import { INSTANCES, LATENCY_BUCKETS_S, SERVICES, incidentFactor, mulberry32, ren
 
 export const SCRAPE_INTERVAL_MS = 15_000;
 
+/** MEMORY_LIMIT_BYTES is every demo container's memory limit, well above what the processes use. */
+export const MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/** START_STAGGER_MS spaces out the demo processes' start times, as pods rolled out one by one would be. */
+const START_STAGGER_MS = 90_000;
+
 const SEVERITY: Record<string, number> = { debug: 5, info: 9, warn: 13, error: 17 };
 
 interface RouteState {
@@ -34,6 +40,8 @@ export class Generator {
   private readonly rand: () => number;
   private readonly state = new Map<string, RouteState>();
   private readonly cpu = new Map<string, number>();
+  /** startedMs is each process's start time, fixed at its first scrape so counters and start agree. */
+  private readonly startedMs = new Map<string, number>();
   private readonly logsPerSecond: number;
   private traceCounter = 0;
 
@@ -94,6 +102,11 @@ export class Generator {
         push('process_cpu_seconds_total', base, cpu);
         push('process_resident_memory_bytes', base, Math.round((120 + 40 * traffic + 10 * this.rand()) * 1024 * 1024));
         push('up', base, 1);
+        let started = this.startedMs.get(cpuKey);
+        if (started === undefined) this.startedMs.set(cpuKey, (started = timeMs - SCRAPE_INTERVAL_MS - this.startedMs.size * START_STAGGER_MS));
+        push('process_start_time_seconds', base, Math.floor(started / 1000));
+        // What a kubelet's cAdvisor reports: its own labels, no job or service_name.
+        push('container_spec_memory_limit_bytes', { namespace: svc.namespace, pod: `${svc.name}-${instance}`, container: svc.name }, MEMORY_LIMIT_BYTES);
       }
     }
     return { metrics: { timeseries: series }, logs: this.logsOf(events), logLines: events.length, samples };
