@@ -52,6 +52,11 @@ class RawRowRenderer {
     const json = `{"timestamp":${row.timestampNs / NS_PER_MS},"timestamp_ns":${row.timestampNs},"tags":{${pieces.join(',')}}}`;
     return { type: 'result', data: undefined, json };
   }
+
+  /** events renders rows one at a time as the stream takes them, never a whole batch at once. */
+  *events(rows: readonly RawRow[]): Generator<SseEvent, void, undefined> {
+    for (const row of rows) yield this.event(row);
+  }
 }
 
 /** splitAtMessage renders sorted tags as JSON members, those sorting before `message` apart from those after. */
@@ -88,6 +93,8 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
     endpoint: raw ? 'logs_raw' : 'logs_aggregate',
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: deps.timeoutMs,
+    stallTimeoutMs: deps.stallTimeoutMs,
+    memoryBytes: deps.memoryBytes,
     metrics: deps.metrics,
     release,
     failedSegments: () => plan?.failedSegments() ?? rawFailed,
@@ -98,10 +105,8 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   }
   const renderer = new RawRowRenderer();
   try {
-    const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows) => {
-      const events: SseEvent[] = new Array(rows.length);
-      for (let j = 0; j < rows.length; j++) events[j] = renderer.event(rows[j]);
-      await stream.emit(events);
+    const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows, bytes) => {
+      await stream.emit(renderer.events(rows), bytes);
     });
     rawFailed = outcome.failedSegments;
     stream.stop();
