@@ -10,6 +10,7 @@ export {
   syntaxError,
 } from './errors.js';
 export type { EngineErrorCode, LineCol, ParseErrorDetail, PositionRange } from './errors.js';
+export { MemoryBudget, memoryBudgetExceeded } from './common/memoryBudget.js';
 
 export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType } from './promql/index.js';
 export type { Expr as PromQLExpr } from './promql/index.js';
@@ -37,13 +38,13 @@ export {
 export type { DecodeResult, IngestLimits, MetricSeries } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
-export { packSeries, unpackSeries, transferablesOf, type PackedSeries, type SeriesColumns } from './query/packing.js';
+export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries, type SeriesColumns } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { packLogStreams, type PackedLogs } from './query/logPacking.js';
-export { unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
+export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
 export { shardMergeFor, logShardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';

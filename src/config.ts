@@ -34,9 +34,12 @@ export interface Config {
   mcpCallTimeoutMs: number;
   mcpUpstreamTimeoutMs: number;
   heartbeatMs: number;
+  sseBufferBytes: number;
+  sseStallTimeoutMs: number;
   queryWorkers: number;
   queryShardMinSamples: number;
   queryRawTaskRows: number;
+  queryMemoryBytes: number;
   maxQueriesPerOrg: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
@@ -280,6 +283,20 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? 15_000 : integer('SVC_HEARTBEAT_MS', raw, 10, 600_000)),
   },
   {
+    env: 'SVC_SSE_BUFFER_BYTES',
+    key: 'sseBufferBytes',
+    defaultText: '4MiB',
+    doc: 'Bytes of results one query stream holds for its client (worker results not yet written plus text the socket has not taken); past it the query stops pulling results from the workers until the client reads.',
+    parse: (raw) => (raw === undefined ? 4 * 1024 * 1024 : byteSize('SVC_SSE_BUFFER_BYTES', raw)),
+  },
+  {
+    env: 'SVC_SSE_STALL_TIMEOUT_MS',
+    key: 'sseStallTimeoutMs',
+    defaultText: '30000',
+    doc: 'How long a query stream waits for a client that takes none of the data waiting for it before the query is cancelled, its connection closed (recorded as 499) and its memory freed.',
+    parse: (raw) => (raw === undefined ? 30_000 : integer('SVC_SSE_STALL_TIMEOUT_MS', raw, 100, 3_600_000)),
+  },
+  {
     env: 'SVC_QUERY_WORKERS',
     key: 'queryWorkers',
     defaultText: 'number of CPU cores',
@@ -299,6 +316,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '5000',
     doc: 'Rows one worker task of a raw log query returns at most; a denser time slice is answered in parts, so a query holds a bounded number of rows in flight whatever the data density.',
     parse: (raw) => (raw === undefined ? 5000 : integer('SVC_QUERY_RAW_TASK_ROWS', raw, 1, 1_000_000)),
+  },
+  {
+    env: 'SVC_QUERY_MEMORY_BYTES',
+    key: 'queryMemoryBytes',
+    defaultText: '256MiB',
+    doc: 'Memory one query may use on a worker: lines and labels it keeps, line_format and label_format output (checked while a template runs), series kept for aggregation, and results waiting for its client. Past it the query ends with 400 VALIDATION_FAILED (before the stream) or `done` with status error.',
+    parse: (raw) => (raw === undefined ? 256 * 1024 * 1024 : byteSize('SVC_QUERY_MEMORY_BYTES', raw)),
   },
   {
     env: 'SVC_MAX_QUERIES_PER_ORG',

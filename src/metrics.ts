@@ -50,7 +50,7 @@ export class ServiceMetrics {
     const sseBuffers = this.sseBuffers;
     this.sseBuffered = new Gauge({
       name: 'sluice_sse_buffered_bytes',
-      help: 'Bytes written to open query streams that their sockets have not taken yet (an upper bound), summed over streams; slow clients keep it at about 64 KiB each.',
+      help: 'Bytes open query streams hold for their clients, summed over streams: the worker result being delivered plus text written that the socket has not taken yet (an upper bound). Each stream stays within SVC_SSE_BUFFER_BYTES.',
       registers: [this.registry],
       collect() {
         let sum = 0;
@@ -77,7 +77,7 @@ export class ServiceMetrics {
     });
     this.queries = new Counter({
       name: 'sluice_queries_total',
-      help: 'Query requests by endpoint and outcome (ok, error, client_closed, deadline, rejected).',
+      help: 'Query requests by endpoint and outcome (ok, error, client_closed, client_stalled: cancelled after its client stopped reading, deadline, rejected).',
       labelNames: ['endpoint', 'outcome'],
       registers: [this.registry],
     });

@@ -23,6 +23,7 @@ import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
 import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
+import { rawTaskBytesFor } from './query/plans.js';
 
 export interface StartOptions {
   /** logDestination replaces stdout for the JSON log (tests capture it). */
@@ -156,6 +157,8 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     shardMinSamples: config.queryShardMinSamples,
     maxSeries: 100_000,
     rawTaskRows: config.queryRawTaskRows,
+    rawTaskBytes: rawTaskBytesFor(config.sseBufferBytes, config.queryWorkers),
+    memoryBytes: config.queryMemoryBytes,
   };
   const windowLimits = { defaultMaxDataPoints: config.defaultMaxDataPoints, maxPointsPerSeries: config.maxPointsPerSeries };
   const toolGateway = toolGatewayRoutes({
@@ -177,6 +180,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       gate,
       heartbeatMs: config.heartbeatMs,
       timeoutMs: config.queryTimeoutMs,
+      stallTimeoutMs: config.sseStallTimeoutMs,
       defaultLogLimit: config.defaultLogLimit,
       maxLogLimit: 100_000,
     }),

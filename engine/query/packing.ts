@@ -62,3 +62,8 @@ export function transferablesOf(packed: PackedSeries): ArrayBuffer[] {
   for (const a of [packed.labels, packed.offsets, packed.timestampsMs, packed.values]) buffers.add(a.buffer as ArrayBuffer);
   return [...buffers];
 }
+
+/** packedSeriesBytes is the size of packed series, what holding them costs before they are read back. */
+export function packedSeriesBytes(series: PackedSeries): number {
+  return series.labels.byteLength + series.offsets.byteLength + series.timestampsMs.byteLength + series.values.byteLength;
+}

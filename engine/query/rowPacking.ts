@@ -117,6 +117,11 @@ export function rowsTransferables(rows: PackedRows): ArrayBuffer[] {
   return [rows.timestampsNs, rows.tagSetIds, rows.tagSets, rows.lines, rows.lineOffsets, rows.hasLine].map((a) => a.buffer as ArrayBuffer);
 }
 
+/** packedRowsBytes is the size of packed rows, what holding them costs before they are read back. */
+export function packedRowsBytes(rows: PackedRows): number {
+  return rows.timestampsNs.byteLength + rows.tagSetIds.byteLength + rows.tagSets.byteLength + rows.lines.byteLength + rows.lineOffsets.byteLength + rows.hasLine.byteLength;
+}
+
 /** unpackRows reads rows back; rows of one tag set share the same tags object. */
 export function unpackRows(packed: PackedRows): RawRow[] {
   const tagSets = packr.unpack(packed.tagSets) as Labels[];

@@ -1,7 +1,8 @@
+import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
 import { evaluateRange, formatAnnotation } from '../promql/eval/index.js';
 import { parseAndCheckPromQL } from '../promql/index.js';
-import { evaluateLogQLRange, iterateLogQuery, type LogRow } from '../logql/eval/index.js';
+import { evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
@@ -36,6 +37,8 @@ export interface LogQLRangeTask {
   stepMs: number;
   maxSamples: number;
   maxSeries: number;
+  /** memoryBytes is the query's memory budget on this worker (absent: unbounded). */
+  memoryBytes?: number;
   data: LogTaskData;
   /** shard, when set, evaluates only the lines of one shard of tag sets, as a partial answer to merge (shards.ts). */
   shard?: SeriesShard;
@@ -55,6 +58,14 @@ export interface LogQLRawTask {
    * bounded memory); the answer then says where the rest of the slice resumes.
    */
   maxRows?: number;
+  /**
+   * maxBytes bounds the bytes of rows one task returns, as maxRows bounds their number: a
+   * slice of long lines is answered in parts too, so what a query holds in flight is bounded
+   * in bytes. At least one row (one instant) is always returned.
+   */
+  maxBytes?: number;
+  /** memoryBytes is the query's memory budget on this worker (absent: unbounded). */
+  memoryBytes?: number;
   /**
    * cancel, when set, is a shared Int32 flag the caller sets to 1 when it no longer wants the
    * answer. The task checks it between batches and returns early, so stopping a raw query at
@@ -131,7 +142,8 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   const expr = parseLogQL(task.query);
   checkLogQL(expr, task.query, { rangeQuery: true });
   const reader = logViewOf(task.data, segmentReaders, task.shard);
-  const out = evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, { maxSamples: task.maxSamples, maxSeries: task.maxSeries });
+  const memory = task.memoryBytes === undefined ? undefined : new MemoryBudget(task.memoryBytes);
+  const out = evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory });
   const series = packSeries(out.series);
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
 }
@@ -144,36 +156,49 @@ function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayB
   checkLogQL(expr, task.query);
   const reader = logViewOf(task.data, segmentReaders);
   const forward = task.direction === 'forward';
-  const cap = task.maxRows !== undefined && task.maxRows > 0 && task.maxRows < task.limit ? task.maxRows : undefined;
+  const memory = task.memoryBytes === undefined ? undefined : new MemoryBudget(task.memoryBytes);
+  const maxRows = task.maxRows !== undefined && task.maxRows > 0 && task.maxRows < task.limit ? task.maxRows : undefined;
+  const maxBytes = task.maxBytes !== undefined && task.maxBytes > 0 ? task.maxBytes : undefined;
+  const capped = maxRows !== undefined || maxBytes !== undefined;
   // The window is walked in sub-slices, in output order, stopping once enough rows are out:
   // the newest 100 lines of a dense slice read about a sixteenth of it, and a slice answered
   // in parts reads each line about once, not once per part.
   const flag = task.cancel === undefined ? undefined : new Int32Array(task.cancel);
   const cancelled = (): boolean => flag !== undefined && Atomics.load(flag, 0) !== 0;
-  const collect = (startNs: bigint, endNs: bigint, limit: number): LogRow[] => {
+  // cut is the number of rows that fit the task's caps; rows past it wait for the next part.
+  let cut = Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  const collect = (startNs: bigint, endNs: bigint, limit: number, bounded: boolean): LogRow[] => {
     const rows: LogRow[] = [];
     if (cancelled()) return rows;
     const sliceNs = (endNs - startNs) / RAW_SUB_SLICES + 1n;
-    for (const batch of iterateLogQuery(expr, reader, { startNs, endNs, limit, direction: task.direction, fields: task.fields, sliceNs })) {
-      for (const row of batch) rows.push(row);
-      if (cancelled()) break;
+    for (const batch of iterateLogQuery(expr, reader, { startNs, endNs, limit, direction: task.direction, fields: task.fields, sliceNs, memory })) {
+      for (const row of batch) {
+        if (bounded && cut === Number.POSITIVE_INFINITY && maxBytes !== undefined) {
+          bytes += rowBytes(row);
+          if (bytes > maxBytes) cut = Math.max(1, rows.length);
+        }
+        rows.push(row);
+      }
+      if (cancelled() || (bounded && rows.length > cut)) break;
     }
     return rows;
   };
-  let rows = collect(task.startNs, task.endNs, cap === undefined ? task.limit : cap + 1);
+  let rows = collect(task.startNs, task.endNs, maxRows === undefined ? task.limit : maxRows + 1, true);
+  if (maxRows !== undefined) cut = Math.min(cut, maxRows);
   let resumeNs: bigint | undefined;
-  if (cap !== undefined && rows.length > cap) {
+  if (capped && rows.length > cut) {
     // The rest of the slice starts at the first timestamp not wholly returned: rows at that
     // instant all go to the continuation, so it needs no position within the instant.
-    const boundary = rows[cap].timestampNs;
-    let keep = cap;
+    const boundary = rows[cut].timestampNs;
+    let keep = cut;
     while (keep > 0 && rows[keep - 1].timestampNs === boundary) keep--;
     if (keep > 0) {
       rows = rows.slice(0, keep);
       resumeNs = boundary;
     } else {
       // More than `cap` rows share one instant: return that instant whole and continue after it.
-      rows = collect(boundary, boundary, task.limit);
+      rows = collect(boundary, boundary, task.limit, false);
       const next = forward ? boundary + 1n : boundary - 1n;
       resumeNs = (forward ? next <= task.endNs : next >= task.startNs) ? next : undefined;
     }

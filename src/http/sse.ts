@@ -31,6 +31,12 @@ export interface SseOptions {
   heartbeatMs: number;
   /** onClose runs once when the stream ends for any reason (done, error or disconnect). */
   onClose?: () => void;
+  /**
+   * stallTimeoutMs is how long the client may take none of what is waiting for it; then the
+   * connection is closed and `onStall` runs (before the close's own clean-up).
+   */
+  stallTimeoutMs?: number;
+  onStall?: () => void;
 }
 
 /**
@@ -42,11 +48,14 @@ export interface SseOptions {
  * slows only its own query.
  *
  * A timer sends a heartbeat after every `heartbeatMs` of silence, but not while the client is
- * behind: it has data to read, and a heartbeat would only add to what it has not taken. That
- * leaves the slow-client policy to uWS: a response whose socket stays unwritable for about
- * 10 s after a write it could not take is closed (its fixed HTTP timeout), which the server
- * records as 499 and which cancels the query. A client reading a few KB/s behind megabytes of
- * socket buffers is such a client.
+ * behind: it has data to read, and a heartbeat would only add to what it has not taken.
+ *
+ * A client that takes nothing for `stallTimeoutMs` while data waits for it has stopped
+ * reading: the stream closes its connection (recorded as 499) and reports the stall, which
+ * cancels the query and frees what it held. uWS has a fixed send timeout of its own (about
+ * 10 s without progress after a write it could not take), so a client that stops dead is
+ * usually dropped by whichever comes first; the stall timer is the one that is configurable
+ * and does not depend on uWS internals.
  */
 export class SseStream {
   private writableNow = true;
@@ -54,6 +63,12 @@ export class SseStream {
   private heartbeat: NodeJS.Timeout | undefined;
   private ended = false;
   private unconfirmedBytes = 0;
+  private stallTimer: NodeJS.Timeout | undefined;
+  /**
+   * heldBytes is what the producer holds for this stream and has not written yet (a worker
+   * result being rendered), reported through `hold`; it counts in `bufferedBytes`.
+   */
+  private heldBytes = 0;
   /** eventsSent counts result, heartbeat and terminal events written. */
   eventsSent = 0;
 
@@ -96,7 +111,12 @@ export class SseStream {
    * up to 16 KiB until the next write).
    */
   get bufferedBytes(): number {
-    return this.closed ? 0 : this.unconfirmedBytes;
+    return this.closed ? 0 : this.unconfirmedBytes + this.heldBytes;
+  }
+
+  /** hold records the bytes of results the producer holds for this stream until it has written them. */
+  hold(bytes: number): void {
+    this.heldBytes = Math.max(0, this.heldBytes + bytes);
   }
 
   /** send frames and writes events in one corked write; returns false when the client is behind. */
@@ -116,13 +136,15 @@ export class SseStream {
    * once this event-loop turn has had its time slice. It returns early, dropping the rest, when
    * the stream closes or `signal` aborts (the query is over).
    */
-  async sendAll(events: readonly SseEvent[], signal?: AbortSignal): Promise<void> {
+  async sendAll(events: Iterable<SseEvent>, signal?: AbortSignal): Promise<void> {
+    // Events are rendered as the pieces are cut, so a producer handing over a lazy sequence
+    // (rows rendered on demand) has at most one piece of text in memory at a time.
     let piece = '';
     let count = 0;
-    for (let i = 0; i < events.length; i++) {
-      piece += frame(events[i]);
+    for (const event of events) {
+      piece += frame(event);
       count++;
-      if (piece.length < PIECE_BYTES && i < events.length - 1) continue;
+      if (piece.length < PIECE_BYTES) continue;
       await this.drained(signal);
       // A client that keeps up never makes drained() wait; the turn is given up here instead.
       await yieldIfSliceSpent();
@@ -130,6 +152,11 @@ export class SseStream {
       this.write(piece, count);
       piece = '';
       count = 0;
+    }
+    if (count > 0) {
+      await this.drained(signal);
+      if (this.closed || signal?.aborted) return;
+      this.write(piece, count);
     }
     await this.drained(signal);
   }
@@ -151,16 +178,35 @@ export class SseStream {
   private waitWritable(): void {
     if (!this.writableNow) return;
     this.writableNow = false;
+    this.armStallTimer();
     this.res.raw.onWritable(() => {
       if (this.closed) return true;
+      this.armStallTimer();
       // uWS does not flush its own buffer while a writable handler is set; an empty cork does,
       // so what it holds reaches the client even if no producer writes again soon.
       this.res.raw.cork(() => {});
       this.writableNow = true;
+      clearTimeout(this.stallTimer);
       this.armHeartbeat();
       for (const w of this.drainWaiters.splice(0)) w();
       return true;
     });
+  }
+
+  /** armStallTimer (re)starts the wait for a client that has data waiting; any progress restarts it. */
+  private armStallTimer(): void {
+    const timeoutMs = this.options.stallTimeoutMs;
+    if (timeoutMs === undefined) return;
+    clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(() => this.stalled(), timeoutMs);
+  }
+
+  private stalled(): void {
+    if (this.res.aborted) return;
+    this.options.onStall?.();
+    // Closing the socket makes uWS report the abort: the response is recorded as 499 and the
+    // clean-up runs as for a client that left.
+    this.res.raw.close();
   }
 
   /** drained resolves when the client has caught up, the stream closed or `signal` aborted. */
@@ -196,7 +242,9 @@ export class SseStream {
   private close(): void {
     if (this.ended) return;
     this.ended = true;
+    this.heldBytes = 0;
     clearTimeout(this.heartbeat);
+    clearTimeout(this.stallTimer);
     for (const w of this.drainWaiters.splice(0)) w();
     this.options.onClose?.();
   }

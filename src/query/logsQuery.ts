@@ -19,8 +19,6 @@ export interface LogsQueryDeps extends QueryDeps, LogPlanDeps {
 
 const NS_PER_MS = 1_000_000n;
 
-/** RENDER_BLOCK_ROWS is how many raw rows are rendered between chances to yield the thread. */
-const RENDER_BLOCK_ROWS = 500;
 
 function optionalLimit(value: unknown, deps: LogsQueryDeps): number {
   if (value === undefined || value === null || value === 0) return deps.defaultLogLimit;
@@ -54,6 +52,11 @@ class RawRowRenderer {
     if (parts.after !== '') pieces.push(parts.after);
     const json = `{"timestamp":${row.timestampNs / NS_PER_MS},"timestamp_ns":${row.timestampNs},"tags":{${pieces.join(',')}}}`;
     return { type: 'result', data: undefined, json };
+  }
+
+  /** events renders rows one at a time as the stream takes them, never a whole batch at once. */
+  *events(rows: readonly RawRow[]): Generator<SseEvent, void, undefined> {
+    for (const row of rows) yield this.event(row);
   }
 }
 
@@ -91,6 +94,8 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
     endpoint: raw ? 'logs_raw' : 'logs_aggregate',
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: deps.timeoutMs,
+    stallTimeoutMs: deps.stallTimeoutMs,
+    memoryBytes: deps.memoryBytes,
     metrics: deps.metrics,
     release,
     failedSegments: () => plan?.failedSegments() ?? rawFailed,
@@ -101,14 +106,8 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   }
   const renderer = new RawRowRenderer();
   try {
-    const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows) => {
-      // Rendered and sent a block at a time, so a part of thousands of rows gives other requests turns.
-      for (let from = 0; from < rows.length; from += RENDER_BLOCK_ROWS) {
-        const to = Math.min(rows.length, from + RENDER_BLOCK_ROWS);
-        const events: SseEvent[] = new Array(to - from);
-        for (let j = from; j < to; j++) events[j - from] = renderer.event(rows[j]);
-        await stream.emit(events);
-      }
+    const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows, bytes) => {
+      await stream.emit(renderer.events(rows), bytes);
     });
     rawFailed = outcome.failedSegments;
     stream.stop();

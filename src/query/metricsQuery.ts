@@ -15,6 +15,7 @@ export interface QueryDeps extends PlanDeps {
   gate: OrgGate;
   heartbeatMs: number;
   timeoutMs: number;
+  stallTimeoutMs: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
 }
@@ -60,6 +61,8 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     endpoint: 'metrics',
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: deps.timeoutMs,
+    stallTimeoutMs: deps.stallTimeoutMs,
+    memoryBytes: deps.memoryBytes,
     metrics: deps.metrics,
     release,
     terminalErrorEvent: summary,

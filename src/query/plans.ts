@@ -8,6 +8,8 @@ import {
   logTaskData,
   metricTaskData,
   mergeShards,
+  packedRowsBytes,
+  packedSeriesBytes,
   planSlices,
   refersToQueryWindow,
   selectionsFor,
@@ -44,12 +46,28 @@ export interface PlanDeps {
   lookbackMs: number;
   /** shardMinSamples is the slice size from which a query that time slices cannot spread is split by series; 0 never splits. */
   shardMinSamples: number;
+  /** memoryBytes is one query's memory budget; it travels with each task to the worker that runs it. */
+  memoryBytes: number;
 }
 
 export interface LogPlanDeps extends PlanDeps {
   maxSeries: number;
   /** rawTaskRows bounds the rows one raw-log task returns; denser slices are answered in parts. */
   rawTaskRows: number;
+  /**
+   * rawTaskBytes bounds the bytes of rows one raw-log task returns, so that what a raw query
+   * holds in flight (its tasks running or finished ahead plus the one being delivered) stays
+   * within the stream's buffer however long its lines are.
+   */
+  rawTaskBytes: number;
+}
+
+/**
+ * rawTaskBytesFor splits a stream's buffer between the tasks a raw query may hold at once:
+ * one per worker in flight plus the one being delivered.
+ */
+export function rawTaskBytesFor(streamBufferBytes: number, workers: number): number {
+  return Math.max(64 * 1024, Math.floor(streamBufferBytes / (workers + 1)));
 }
 
 /** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
@@ -127,6 +145,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           stepMs: window.stepMs,
           maxSamples: deps.maxSamples,
           maxSeries: deps.maxSeries,
+          memoryBytes: deps.memoryBytes,
           data,
           shard,
         }),
@@ -137,35 +156,38 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
 
 /**
  * runSeriesPlan evaluates a plan's slices on the pool, several at once (and the shards of a
- * slice in parallel), and hands each slice's series to `consume` strictly in slice order. A
- * slow `consume` pauses dispatch, which is how a slow reader holds back only its own query.
+ * slice in parallel), and hands each slice's series to `consume` strictly in slice order,
+ * with the size of the workers' answers it came from. A slow `consume` pauses dispatch, which
+ * is how a slow reader holds back only its own query.
  */
 export async function runSeriesPlan(
   pool: QueryPool,
   plan: SeriesPlan,
   signal: AbortSignal,
-  consume: (series: SeriesColumns[]) => Promise<void> | void,
+  consume: (series: SeriesColumns[], bytes: number) => Promise<void> | void,
 ): Promise<void> {
   await runOrdered(
     plan.slices.length,
     pool.threads,
-    async (i, sliceSignal): Promise<SeriesColumns[]> => {
+    async (i, sliceSignal): Promise<{ series: SeriesColumns[]; bytes: number }> => {
       const { tasks, merge } = await plan.tasksFor(plan.slices[i]);
       const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
-      return merge === undefined ? outputs[0].series : mergeShards(merge, outputs);
+      const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
+      return { series: merge === undefined ? outputs[0].series : mergeShards(merge, outputs), bytes };
     },
-    async (_i, series) => {
-      await consume(series);
+    async (_i, result) => {
+      await consume(result.series, result.bytes);
     },
     signal,
   );
 }
 
-async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal): Promise<ShardOutput> {
+async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal): Promise<ShardOutput & { bytes: number }> {
   const result = await pool.run(task, signal);
   if ('failed' in result) throw new EngineError(result.code, result.message);
   if (!('series' in result)) throw new Error('worker answered a series task with rows');
-  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) };
+  const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0);
+  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), bytes };
 }
 
 export interface RawLogOptions {
@@ -190,8 +212,9 @@ function rawSlices(window: QueryWindow, count: number, reverse: boolean): Array<
 /**
  * runRawLogs walks a raw log query's time slices in output order (oldest first, or newest
  * first when reversed), several in flight on the pool, and hands rows to `consume` in order
- * until `limit` rows are out; then it stops dispatching. Returns how many segments had to be
- * skipped as unreadable.
+ * until `limit` rows are out; then it stops dispatching. `consume` also gets the size of the
+ * worker's answer the rows came from. Returns how many segments had to be skipped as
+ * unreadable.
  */
 export async function runRawLogs(
   deps: LogPlanDeps,
@@ -201,7 +224,7 @@ export async function runRawLogs(
   window: QueryWindow,
   options: RawLogOptions,
   signal: AbortSignal,
-  consume: (rows: RawRow[]) => Promise<void> | void,
+  consume: (rows: RawRow[], bytes: number) => Promise<void> | void,
 ): Promise<{ failedSegments: number }> {
   const reader = deps.storage.logs(org);
   const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
@@ -213,12 +236,24 @@ export async function runRawLogs(
     deps.pool.threads,
     async (slice, sliceSignal) => {
       const ranges = [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }];
-      await reader.prepare(ranges);
-      const data = shareLogs(reader, ranges);
-      const result = await deps.pool.run(
-        { kind: 'logql-raw', query: q, startNs: slice.startNs, endNs: slice.endNs, limit: options.limit - emitted, maxRows: deps.rawTaskRows, direction, fields: options.fields, data },
-        sliceSignal,
-      );
+      // The task's data (a copy of the head over its range) is made only once the pool has a place for it.
+      const result = await deps.pool.runRaw(async () => {
+        await reader.prepare(ranges);
+        const data = shareLogs(reader, ranges);
+        return {
+          kind: 'logql-raw',
+          query: q,
+          startNs: slice.startNs,
+          endNs: slice.endNs,
+          limit: options.limit - emitted,
+          maxRows: deps.rawTaskRows,
+          maxBytes: deps.rawTaskBytes,
+          memoryBytes: deps.memoryBytes,
+          direction,
+          fields: options.fields,
+          data,
+        };
+      }, sliceSignal);
       if ('failed' in result) throw new EngineError(result.code, result.message);
       if (!('rows' in result)) throw new Error('worker answered a raw task with series');
       return result;
@@ -227,7 +262,8 @@ export async function runRawLogs(
       const rows = unpackRows(result.rows);
       const take = Math.min(rows.length, options.limit - emitted);
       emitted += take;
-      await consume(take === rows.length ? rows : rows.slice(0, take));
+      // Held twice over while delivered: the packed answer and the lines read back from it.
+      await consume(take === rows.length ? rows : rows.slice(0, take), 2 * packedRowsBytes(result.rows));
       const more = emitted < options.limit;
       // A slice answered in parts continues right after the part just consumed.
       const resume = result.resumeNs;

@@ -14,6 +14,14 @@ import { packageRoot } from '../packageRoot.js';
  */
 export class QueryPool {
   private readonly piscina: Piscina;
+  /**
+   * Raw log tasks are built only when one of `threads * 2` places on the pool is free (one
+   * running and one queued per worker): a task carries a copy of the in-memory head for its
+   * range, and queries that cannot run yet (many clients at once, or clients that stopped
+   * reading) hold no such copies while they wait.
+   */
+  private rawPlacesFree: number;
+  private readonly rawWaiters: Array<() => void> = [];
 
   constructor(
     readonly threads: number,
@@ -27,6 +35,43 @@ export class QueryPool {
     // while its worker was already answering. Unheard, an 'error' event would be thrown as an
     // uncaught exception and stop the service; such results are simply dropped.
     this.piscina.on('error', (err: Error) => onPoolError(err));
+    this.rawPlacesFree = threads * 2;
+  }
+
+  /**
+   * runRaw builds a raw log task once a place on the pool is free and runs it; the place is
+   * held until the task answers or is abandoned.
+   */
+  async runRaw(build: () => Promise<QueryTask & { kind: 'logql-raw' }>, signal: AbortSignal): Promise<TaskResult> {
+    await this.rawPlace(signal);
+    try {
+      return await this.runCooperative(await build(), signal);
+    } finally {
+      this.rawPlacesFree++;
+      this.rawWaiters.shift()?.();
+    }
+  }
+
+  private rawPlace(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    if (this.rawPlacesFree > 0) {
+      this.rawPlacesFree--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const granted = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        this.rawPlacesFree--;
+        resolve();
+      };
+      const onAbort = (): void => {
+        const at = this.rawWaiters.indexOf(granted);
+        if (at >= 0) this.rawWaiters.splice(at, 1);
+        reject(signal.reason as Error);
+      };
+      this.rawWaiters.push(granted);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   async run(task: QueryTask, signal: AbortSignal): Promise<TaskResult> {
@@ -78,7 +123,7 @@ export class QueryPool {
 
   /** queued is how many tasks wait for a free worker, the signal of overload. */
   get queued(): number {
-    return this.piscina.queueSize;
+    return this.piscina.queueSize + this.rawWaiters.length;
   }
 
   /**
@@ -86,7 +131,7 @@ export class QueryPool {
    * would only wait behind work that is already late, so answering 429 early is kinder.
    */
   get overloaded(): boolean {
-    return this.piscina.queueSize >= this.threads * 64;
+    return this.queued >= this.threads * 64;
   }
 
   async close(): Promise<void> {

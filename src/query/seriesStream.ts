@@ -57,9 +57,9 @@ export async function streamSeriesSlices(stream: QueryStream, pool: QueryPool, p
   const renderer = new SeriesRenderer();
   const stats = summary ? new SummaryAccumulator() : undefined;
   try {
-    await runSeriesPlan(pool, plan, stream.signal, async (series) => {
+    await runSeriesPlan(pool, plan, stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);
-      else await stream.emit(renderer.pointEvents(series));
+      else await stream.emit(renderer.pointEvents(series), bytes);
     });
     if (stats) await stream.emit(stats.events(renderer));
     stream.finish();

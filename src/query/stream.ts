@@ -1,3 +1,4 @@
+import { memoryBudgetExceeded } from '../../engine/index.js';
 import { ApiError, toApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
 import { SseStream, type SseEvent } from '../http/sse.js';
@@ -41,6 +42,10 @@ export interface QueryStreamOptions {
   endpoint: string;
   heartbeatMs: number;
   timeoutMs: number;
+  /** stallTimeoutMs: a client that takes none of the waiting data for this long gets its query cancelled. */
+  stallTimeoutMs: number;
+  /** memoryBytes is the query's memory budget; a single result held for the client may not pass it. */
+  memoryBytes: number;
   metrics: ServiceMetrics;
   /** release frees the org's concurrency slot when the stream ends. */
   release: () => void;
@@ -67,7 +72,7 @@ export class QueryStream {
   private ended = false;
   private readonly openTimer: NodeJS.Timeout;
   private readonly deadline: NodeJS.Timeout;
-  private abortReason: 'client' | 'deadline' | 'shutdown' | undefined;
+  private abortReason: 'client' | 'stalled' | 'deadline' | 'shutdown' | undefined;
   private readonly onShutdown = (): void => {
     this.abortReason ??= 'shutdown';
     this.controller.abort(shuttingDown());
@@ -84,7 +89,15 @@ export class QueryStream {
       this.abortReason ??= 'client';
       this.controller.abort(new ApiError('CLIENT_CLOSED', 'client closed the connection'));
     });
-    this.sse = new SseStream(ctx.res, { heartbeatMs: options.heartbeatMs, onClose: () => this.cleanUp() });
+    this.sse = new SseStream(ctx.res, {
+      heartbeatMs: options.heartbeatMs,
+      onClose: () => this.cleanUp(),
+      stallTimeoutMs: options.stallTimeoutMs,
+      onStall: () => {
+        this.abortReason ??= 'stalled';
+        ctx.log.warn({ stallTimeoutMs: options.stallTimeoutMs, bufferedBytes: this.sse.bufferedBytes }, 'query cancelled: its client stopped reading');
+      },
+    });
     this.openTimer = setTimeout(() => {
       this.ensureOpen();
       this.sse.send({ type: 'heartbeat', data: { status: 'waiting' } });
@@ -116,14 +129,25 @@ export class QueryStream {
   }
 
   /**
-   * emit sends events and waits while the client is behind, so producers pause with it. A
-   * client that stays behind until the deadline (or leaves) ends the wait: emit then throws the
-   * abort's reason, so the producer fails the stream rather than finishing it short.
+   * emit sends events and waits while the client is behind, so producers pause with it (and,
+   * since the next worker task is dispatched only once emit returns, so do the workers). A
+   * client that stays behind until the deadline (or leaves, or stalls) ends the wait: emit then
+   * throws the abort's reason, so the producer fails the stream rather than finishing it short.
+   *
+   * `heldBytes` is the size of the worker result the events come from; it counts as buffered
+   * for this stream until written, and a result larger than the query's memory budget fails
+   * the query instead of being held.
    */
-  async emit(events: SseEvent[]): Promise<void> {
+  async emit(events: Iterable<SseEvent>, heldBytes = 0): Promise<void> {
     if (this.ended || this.sse.closed) return;
+    if (heldBytes > this.options.memoryBytes) throw memoryBudgetExceeded(this.options.memoryBytes, 'results waiting for the client');
     this.ensureOpen();
-    await this.sse.sendAll(events, this.controller.signal);
+    this.sse.hold(heldBytes);
+    try {
+      await this.sse.sendAll(events, this.controller.signal);
+    } finally {
+      this.sse.hold(-heldBytes);
+    }
     if (this.controller.signal.aborted) throw this.controller.signal.reason;
   }
 
@@ -157,7 +181,7 @@ export class QueryStream {
         : this.abortReason === 'shutdown'
           ? shuttingDown()
           : toApiError(err, this.ctx.queryId);
-    const outcome = this.abortReason === 'client' ? 'client_closed' : this.abortReason === 'deadline' ? 'deadline' : 'error';
+    const outcome = this.abortReason === 'client' ? 'client_closed' : this.abortReason === 'stalled' ? 'client_stalled' : this.abortReason === 'deadline' ? 'deadline' : 'error';
     this.recordOutcome(outcome);
     if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED' && this.abortReason !== 'shutdown') {
       this.ctx.log.error({ err, code: apiError.code }, 'query failed');
@@ -180,7 +204,7 @@ export class QueryStream {
   }
 
   /** recordOutcome counts the query in `sluice_queries_total` once, whichever way it ends first. */
-  private recordOutcome(outcome: 'ok' | 'error' | 'client_closed' | 'deadline'): void {
+  private recordOutcome(outcome: 'ok' | 'error' | 'client_closed' | 'client_stalled' | 'deadline'): void {
     if (this.outcomeRecorded) return;
     this.outcomeRecorded = true;
     this.options.metrics.queries.inc({ endpoint: this.options.endpoint, outcome });
@@ -193,6 +217,7 @@ export class QueryStream {
     this.cleaned = true;
     // A client that leaves mid-stream ends the stream before the producer notices and fails it.
     if (this.abortReason === 'client') this.recordOutcome('client_closed');
+    if (this.abortReason === 'stalled') this.recordOutcome('client_stalled');
     this.ended = true;
     clearTimeout(this.openTimer);
     clearTimeout(this.deadline);

@@ -159,6 +159,26 @@ describe('POST /api/v1/metrics/query', () => {
     expect(inf.events.filter((e) => e.type === 'result')).toEqual([]);
   });
 
+  it('writes only canonical integer tag values as JSON integers: -0, 007, +3 and 1e3 stay strings', async () => {
+    const cases: Array<[string, string | number]> = [
+      ['-0', '-0'],
+      ['007', '007'],
+      ['+3', '+3'],
+      ['1e3', '1e3'],
+      ['9007199254740993', '9007199254740993'],
+      ['0', 0],
+      ['-5', -5],
+      ['42', 42],
+    ];
+    for (const [text, want] of cases) {
+      const q = `label_replace(temperature, "v", "${text}", "__name__", ".*")`;
+      const res = await run({ q, s: String(END_MS - 60_000), e: String(END_MS), step: 60 });
+      const tags = res.events[0].data.tags as Record<string, unknown>;
+      expect(tags.v, `tag value ${text}`).toBe(want);
+      expect(res.raw).toContain(typeof want === 'number' ? `"v":${text}` : `"v":"${text}"`);
+    }
+  });
+
   it('derives the step from maxDataPoints and honours an explicit one', async () => {
     const auto = await run({ q: 'http_requests_total{job="api", code="200", instance="a"}', s: String(END_MS - 3_600_000), e: String(END_MS), maxDataPoints: 10 });
     const stamps = auto.events.filter((e) => e.type === 'result').map((e) => e.data.timestamp as number);

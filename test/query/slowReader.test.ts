@@ -36,8 +36,12 @@ const PUSH_ROWS = 1500;
  * would exceed it whichever slice it stopped in.
  */
 const RSS_BOUND = 64 * MB;
-/** BUFFER_BOUND: the SSE writer hands uWS one piece of about 64 KiB at a time (72 KiB measured). */
-const BUFFER_BOUND = 256 * 1024;
+/**
+ * BUFFER_BOUND: what the stream reports holding for its client, the worker result being
+ * delivered plus the text uWS holds, stays within SVC_SSE_BUFFER_BYTES (4 MiB by default), with
+ * room for the piece being written.
+ */
+const BUFFER_BOUND = 4 * MB + 256 * 1024;
 /**
  * SLOW_READ_SECONDS covers, with room, uWS' ~10 s send timeout: at 1 KB/s the client never
  * drains the megabytes of socket buffer ahead of it enough for the socket to turn writable.

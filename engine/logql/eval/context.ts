@@ -2,6 +2,7 @@
  * EvalContext is what one evaluation shares: the reader, the abort signal, the limits and
  * the count of samples held, so operators never share mutable state across queries.
  */
+import { MemoryBudget, unboundedBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { LogReader } from '../../storage/logHead.js';
 import { LabelCache } from './labels-builder.js';
@@ -32,6 +33,7 @@ export class EvalContext {
   readonly maxSeries: number;
   readonly maxSamples: number;
   readonly labelCache = new LabelCache();
+  readonly memory: MemoryBudget;
   private held = 0;
 
   constructor(
@@ -40,6 +42,7 @@ export class EvalContext {
   ) {
     this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
     this.maxSamples = options.maxSamples ?? DEFAULT_MAX_SAMPLES;
+    this.memory = options.memory ?? unboundedBudget();
   }
 
   checkAbort(): void {

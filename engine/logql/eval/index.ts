@@ -3,7 +3,7 @@
  * LogReader, plus the compiled pipeline for callers that run stages themselves.
  */
 export { evaluateLogQLInstant, evaluateLogQLRange } from './metric-query.js';
-export { LogQuery, evaluateLogQuery, iterateLogQuery, MESSAGE_TAG } from './log-query.js';
+export { LogQuery, evaluateLogQuery, iterateLogQuery, rowBytes, MESSAGE_TAG } from './log-query.js';
 export { CompiledPipeline, StreamPipeline, reorderStages, withoutUnusedLineFormat } from './pipeline/pipeline.js';
 export type { PipelineOptions } from './pipeline/pipeline.js';
 export { LabelsBuilder, LabelCache, ERROR_LABEL, ERROR_DETAILS_LABEL, PRESERVE_ERROR_LABEL, DUPLICATE_SUFFIX } from './labels-builder.js';

@@ -5,6 +5,7 @@
  * pipelines are built once per stream and reused across slices.
  */
 import type { Expr, LogSelectorExpr } from '../ast.js';
+import type { MemoryBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
 import type { LogReader } from '../../storage/logHead.js';
@@ -20,6 +21,21 @@ export const MESSAGE_TAG = 'message';
 
 /** BATCH is how many lines are processed between abort checks. */
 const BATCH = 8192;
+
+/** ROW_OVERHEAD_BYTES stands for a row's fixed cost (its objects and timestamp) in byte estimates. */
+const ROW_OVERHEAD_BYTES = 64;
+
+/**
+ * rowBytes estimates what a row holds: its tags' names and values (the line among them as
+ * `message`, or apart when a field list left it out) and a fixed overhead; a few additions.
+ */
+export function rowBytes(row: LogRow): number {
+  let bytes = ROW_OVERHEAD_BYTES;
+  const tags = row.tags;
+  for (const name in tags) bytes += name.length + tags[name].length;
+  if (tags[MESSAGE_TAG] === undefined) bytes += row.line.length;
+  return bytes;
+}
 
 interface Candidate {
   ts: bigint;
@@ -37,13 +53,15 @@ export class LogQuery {
   private readonly streams = new Map<string, StreamPipeline>();
   private readonly cache = new LabelCache();
   private readonly fields: ReadonlySet<string> | undefined;
+  private readonly memory: MemoryBudget | undefined;
   readonly direction: LogDirection;
 
   constructor(
     readonly expr: LogSelectorExpr,
-    options: Pick<LogQueryOptions, 'direction' | 'fields'> = {},
+    options: Pick<LogQueryOptions, 'direction' | 'fields' | 'memory'> = {},
   ) {
-    this.pipeline = new CompiledPipeline(expr.pipeline);
+    this.memory = options.memory;
+    this.pipeline = new CompiledPipeline(expr.pipeline, { memory: options.memory });
     this.direction = options.direction ?? 'forward';
     this.fields = options.fields === undefined ? undefined : new Set(options.fields);
   }
@@ -82,7 +100,21 @@ export class LogQuery {
   slice(reader: LogReader, fromNs: bigint, toNs: bigint, limit = 0, signal?: AbortSignal): LogRow[] {
     checkSignal(signal);
     const data = reader.select(this.expr.matchers.map(matcherOf), fromNs, toNs);
-    const candidates: Candidate[] = [];
+    let candidates: Candidate[] = [];
+    const sign = this.direction === 'forward' ? 1 : -1;
+    const order = (a: Candidate, b: Candidate): number => {
+      if (a.ts !== b.ts) return a.ts < b.ts ? -sign : sign;
+      if (a.streamKey !== b.streamKey) return a.streamKey < b.streamKey ? -sign : sign;
+      return (a.seq - b.seq) * sign;
+    };
+    // With a limit, candidates are cut back to the best `limit` whenever they pass twice that,
+    // so a dense slice holds about 2 x limit rows, not all of its lines.
+    const keepAtMost = limit > 0 ? 2 * limit + 1024 : Number.POSITIVE_INFINITY;
+    const cutTo = (n: number): void => {
+      candidates.sort(order);
+      if (this.memory !== undefined) for (let i = n; i < candidates.length; i++) this.memory.release(rowBytes(candidates[i].row));
+      candidates = candidates.slice(0, n);
+    };
     let processed = 0;
     for (const stream of data) {
       const sp = this.streamPipeline(stream.tags);
@@ -94,18 +126,16 @@ export class LogQuery {
         if (this.pipeline.usesTimestamps) this.pipeline.context.timestampNs = ts;
         const line = sp.process(messages[i]);
         if (line === null) continue;
-        candidates.push({ ts, streamKey, seq: i, row: { timestampNs: ts, tags: this.rowTags(sp, line), line } });
+        const row = { timestampNs: ts, tags: this.rowTags(sp, line), line };
+        // Every candidate is kept until the slice is sorted and cut to its limit.
+        this.memory?.charge(rowBytes(row), 'log lines and labels kept');
+        candidates.push({ ts, streamKey, seq: i, row });
+        if (candidates.length >= keepAtMost) cutTo(limit);
       }
     }
-    const sign = this.direction === 'forward' ? 1 : -1;
-    candidates.sort((a, b) => {
-      if (a.ts !== b.ts) return a.ts < b.ts ? -sign : sign;
-      if (a.streamKey !== b.streamKey) return a.streamKey < b.streamKey ? -sign : sign;
-      return (a.seq - b.seq) * sign;
-    });
-    const n = limit > 0 ? Math.min(limit, candidates.length) : candidates.length;
-    const rows = new Array<LogRow>(n);
-    for (let i = 0; i < n; i++) rows[i] = candidates[i].row;
+    cutTo(limit > 0 ? Math.min(limit, candidates.length) : candidates.length);
+    const rows = new Array<LogRow>(candidates.length);
+    for (let i = 0; i < candidates.length; i++) rows[i] = candidates[i].row;
     return rows;
   }
 

@@ -2,6 +2,7 @@
  * Plain-data request options and results of LogQL evaluation, safe to pass between threads:
  * series are label objects with typed arrays of timestamps (milliseconds) and values.
  */
+import type { MemoryBudget } from '../../common/memoryBudget.js';
 import type { Labels } from '../../storage/labels.js';
 
 /** DEFAULT_MAX_SERIES bounds the series one query may return or hold per step. */
@@ -17,6 +18,8 @@ export interface EvalOptions {
   maxSeries?: number;
   /** maxSamples fails the query with RESOURCE_EXHAUSTED beyond this many samples held. */
   maxSamples?: number;
+  /** memory is the query's memory budget: series kept and template output count against it. */
+  memory?: MemoryBudget;
 }
 
 /** MetricSeries is one result series: points at `timestampsMs` with `values`. */
@@ -54,6 +57,8 @@ export interface LogQueryOptions {
   /** sliceNs is the width of the time slices the query walks (default: the whole range). */
   sliceNs?: bigint;
   signal?: AbortSignal;
+  /** memory is the query's memory budget: rows kept and template output count against it. */
+  memory?: MemoryBudget;
 }
 
 /** LogRow is one result line. */

@@ -220,6 +220,9 @@ function allOf(filters: readonly LabelFilterExpr[]): LabelPredicate | undefined 
 /** BATCH is how many lines are processed between abort checks. */
 const BATCH = 8192;
 
+/** SERIES_OVERHEAD_BYTES stands for a series' fixed cost (its sink and map entry) in byte estimates. */
+const SERIES_OVERHEAD_BYTES = 256;
+
 /** Collector routes samples to per-series sinks, creating them on first use. */
 class Collector<S extends Sink> {
   readonly sinks = new Map<string, S>();
@@ -235,6 +238,9 @@ class Collector<S extends Sink> {
       s = this.create(labels, hint);
       this.sinks.set(labels.key, s);
       this.ctx.checkSeries(this.sinks.size);
+      // A series' labels are kept until the aggregation ends: label_format output grown into
+      // a label is paid for here, once per series.
+      this.ctx.memory.charge(SERIES_OVERHEAD_BYTES + labels.key.length, 'series kept for aggregation');
     }
     return s;
   }
@@ -258,7 +264,7 @@ function runExtraction<S extends Sink>(
   // Counting lines through no pipeline reads no line: the reader may leave messages out.
   const lines = !(plan.source === 'count' && stages.length === 0);
   const streams = ctx.reader.select(selector.matchers.map(matcherOf), baseNs + 1n, maxNs, { lines });
-  const pipeline = new CompiledPipeline(stages, { noLabels: plan.noLabels, preserveError: plan.preserveError });
+  const pipeline = new CompiledPipeline(stages, { noLabels: plan.noLabels, preserveError: plan.preserveError, memory: ctx.memory });
   const unwrap = plan.range.unwrap;
   const convert = converter(unwrap?.conversion);
   const postFilter = unwrap === undefined ? undefined : allOf(unwrap.postFilters);

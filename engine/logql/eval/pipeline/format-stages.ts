@@ -42,7 +42,10 @@ export class LineFormat implements Stage {
   private readonly simpleKey: string | undefined;
   private readonly callContext: StageCallContext;
 
-  constructor(stage: LineFormatStage, lineContext: LineContext) {
+  constructor(
+    stage: LineFormatStage,
+    private readonly lineContext: LineContext,
+  ) {
     this.program = { template: stage.parsed, source: stage.template, name: 'line' };
     this.simpleKey = simpleField(stage.parsed);
     this.callContext = new StageCallContext(lineContext);
@@ -52,7 +55,7 @@ export class LineFormat implements Stage {
     if (this.simpleKey !== undefined) return labels.get(this.simpleKey) ?? '';
     this.callContext.currentLine = line;
     try {
-      return executeTemplate(this.program, labelsAsDot(labels), this.callContext);
+      return executeTemplate(this.program, labelsAsDot(labels), this.callContext, this.lineContext.memory);
     } catch (err) {
       if (!(err instanceof TemplateExecError)) throw err;
       labels.setError(TEMPLATE_FORMAT_ERROR, err.message);
@@ -68,7 +71,10 @@ export class LabelFormat implements Stage {
   private readonly operations: LabelOperation[];
   private readonly callContext: StageCallContext;
 
-  constructor(stage: LabelFormatStage, lineContext: LineContext) {
+  constructor(
+    stage: LabelFormatStage,
+    private readonly lineContext: LineContext,
+  ) {
     this.operations = stage.operations.map((op) =>
       op.kind === 'LabelRename'
         ? { rename: true, dst: op.dst, src: op.src }
@@ -92,7 +98,7 @@ export class LabelFormat implements Stage {
       // Like Loki, every template of one stage sees the labels as they were at its first template.
       if (dot === undefined || dot.entries.size === 0) dot = labelsAsDot(labels);
       try {
-        labels.set(op.dst, executeTemplate(op.program, dot, this.callContext));
+        labels.set(op.dst, executeTemplate(op.program, dot, this.callContext, this.lineContext.memory));
       } catch (err) {
         if (!(err instanceof TemplateExecError)) throw err;
         labels.setError(TEMPLATE_FORMAT_ERROR, err.message);

@@ -5,6 +5,7 @@
  * compiled once per query. A StreamPipeline then runs the stages for one stream's lines.
  */
 import type { LineFilterStage, PipelineStage } from '../../ast.js';
+import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelCache } from '../labels-builder.js';
 import { LabelsBuilder } from '../labels-builder.js';
 import type { Labels } from '../../../storage/labels.js';
@@ -136,12 +137,14 @@ export interface PipelineOptions {
   noLabels?: boolean;
   /** preserveError marks parser errors as preserved (a query grouping by __error__). */
   preserveError?: boolean;
+  /** memory bounds what line_format and label_format may produce for one line. */
+  memory?: MemoryBudget;
 }
 
 /** CompiledPipeline is a query's pipeline, ready to run over any stream. */
 export class CompiledPipeline {
   /** context is where callers put the current line's timestamp before processing it. */
-  readonly context: LineContext = { timestampNs: 0n };
+  readonly context: LineContext;
   readonly stages: readonly Stage[];
   /** usesTimestamps tells callers whether stages read the line's timestamp. */
   readonly usesTimestamps: boolean;
@@ -153,6 +156,7 @@ export class CompiledPipeline {
   private readonly options: PipelineOptions;
 
   constructor(stages: readonly PipelineStage[], options: PipelineOptions = {}) {
+    this.context = { timestampNs: 0n, memory: options.memory };
     const ordered = reorderStages(stages);
     const compiled: Stage[] = [];
     let pendingTests: LineTest[] = [];

@@ -12,6 +12,7 @@ import type {
   TemplateOperand,
   TemplatePipeline,
 } from '../../template.js';
+import { memoryBudgetExceeded, type MemoryBudget } from '../../../common/memoryBudget.js';
 import { formatTime, inZone, unixNanos } from './gotime.js';
 import { printValue } from './gofmt.js';
 import type { CallContext, ParamKind } from './functions.js';
@@ -85,15 +86,65 @@ function timeMethod(t: GoTime, name: string, args: GoValue[]): GoValue | undefin
   }
 }
 
+/**
+ * resultBound estimates from above how long a call's result will be, for the functions whose
+ * output can be far larger than their inputs (a count, a width, an empty search string), so
+ * a template cannot allocate gigabytes in one call before its output is checked.
+ */
+function resultBound(name: string, args: readonly GoValue[]): number {
+  const length = (v: GoValue): number => (typeof v === 'string' ? v.length : 0);
+  const count = (v: GoValue): number => (typeof v === 'bigint' ? Math.max(0, Number(v)) : 0);
+  switch (name) {
+    case 'repeat':
+      return count(args[0]) * length(args[1]);
+    case 'indent':
+    case 'nindent': {
+      const text = typeof args[1] === 'string' ? args[1] : '';
+      let lines = 1;
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+      return count(args[0]) * lines + text.length + 1;
+    }
+    case 'alignLeft':
+    case 'alignRight':
+      return count(args[0]) + length(args[1]);
+    case 'replace':
+      return args[0] === '' ? (length(args[2]) + 1) * (length(args[1]) + 1) : 0;
+    case 'printf': {
+      // Widths and precisions, written in the format or passed for `*`.
+      let widest = 0;
+      for (const m of length(args[0]) > 0 ? (args[0] as string).matchAll(/\d+/g) : []) widest = Math.max(widest, Number(m[0]));
+      for (const a of args) widest = Math.max(widest, count(a));
+      return widest;
+    }
+    default:
+      return 0;
+  }
+}
+
 /** Executor runs one template once. */
 class Executor {
   private out = '';
   private readonly vars: Array<{ name: string; value: GoValue }> = [];
+  /** limit is the longest output (and call result) the query's memory budget still allows. */
+  private readonly limit: number;
 
   constructor(
     private readonly program: TemplateProgram,
     private readonly ctx: CallContext,
-  ) {}
+    private readonly memory: MemoryBudget | undefined,
+  ) {
+    this.limit = memory === undefined ? Number.POSITIVE_INFINITY : memory.available;
+  }
+
+  /** tooLarge fails the query (not the line): its template output outgrew the memory budget. */
+  private tooLarge(): never {
+    throw memoryBudgetExceeded(this.memory!.limitBytes, `${this.program.name === 'line' ? 'line_format' : 'label_format'} output`);
+  }
+
+  private append(text: string): void {
+    this.out += text;
+    if (this.out.length > this.limit) this.tooLarge();
+  }
 
   run(dot: GoValue): string {
     this.vars.push({ name: '$', value: dot });
@@ -115,11 +166,11 @@ class Executor {
     for (const node of nodes) {
       switch (node.kind) {
         case 'text':
-          this.out += node.text;
+          this.append(node.text);
           break;
         case 'action': {
           const value = this.pipeline(node.pipeline, dot);
-          if (node.pipeline.declarations.length === 0) this.out += value === null ? '<no value>' : printValue(value);
+          if (node.pipeline.declarations.length === 0) this.append(value === null ? '<no value>' : printValue(value));
           break;
         }
         case 'if':
@@ -396,18 +447,28 @@ class Executor {
       const kind = k < fixed ? def.params[k] : (def.variadic ?? 'any');
       args.push(this.checkType(final, kind, at));
     }
+    if (resultBound(name, args) > this.limit) this.tooLarge();
+    let result: GoValue;
     try {
-      return def.call(args, this.ctx);
+      result = def.call(args, this.ctx);
     } catch (err) {
       if (err instanceof CallError) this.fail(at, `error calling ${name}: ${err.message}`);
+      // A string past the engine's own limit: the output was far beyond any budget.
+      if (err instanceof RangeError && this.memory !== undefined) this.tooLarge();
       throw err;
     }
+    if (typeof result === 'string' && result.length > this.limit) this.tooLarge();
+    return result;
   }
 }
 
-/** executeTemplate runs `program` over `dot`, returning the output or throwing TemplateExecError. */
-export function executeTemplate(program: TemplateProgram, dot: GoValue, ctx: CallContext): string {
-  return new Executor(program, ctx).run(dot);
+/**
+ * executeTemplate runs `program` over `dot`, returning the output or throwing TemplateExecError.
+ * With `memory`, the output may not grow past what the budget has left: it is checked as it is
+ * produced, and past it the query fails with RESOURCE_EXHAUSTED.
+ */
+export function executeTemplate(program: TemplateProgram, dot: GoValue, ctx: CallContext, memory?: MemoryBudget): string {
+  return new Executor(program, ctx, memory).run(dot);
 }
 
 /**
