@@ -6,6 +6,7 @@ import { RateLimiter } from './auth/rateLimit.js';
 import type { Config } from './config.js';
 import { Router, type RouteSpec } from './http/router.js';
 import { HttpServer } from './http/server.js';
+import { uwsBuild } from './http/uws.js';
 import { createLogger } from './log.js';
 import { dashboardRoutes } from './dashboards/index.js';
 import { FileMetaStore } from './meta/fileStore.js';
@@ -74,7 +75,11 @@ async function bootstrapAccess(config: Config, store: MetaStore, log: Logger, an
 
 /** startService opens the stores, bootstraps access, and starts listening. */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  // First, before any store is opened: on a Node or glibc no uWebSockets.js build supports,
+  // the service stops here with UwsUnavailableError rather than failing on its first request.
+  const http = uwsBuild();
   const log = createLogger(config.logLevel, options.logDestination);
+  log.info({ build: http.name, node: process.versions.node }, 'uWebSockets.js build loaded');
   const store = await FileMetaStore.open(config.dataDir, { watchChanges: true });
   await bootstrapAccess(config, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError } from '../config.js';
+import { UwsUnavailableError } from '../http/uws.js';
 import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList, orgsSet } from './admin.js';
 import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
 import { conformanceLogql, conformancePromql } from './conformance.js';
@@ -65,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       process.stderr.write(`sluice ${cmd.name}: ${err.message}\n`);
       return 78;
+    }
+    if (err instanceof UwsUnavailableError) {
+      process.stderr.write(`sluice ${cmd.name}: ${err.message}\n`);
+      return 69; // EX_UNAVAILABLE: this platform lacks what the service needs
     }
     process.stderr.write(`sluice ${cmd.name}: ${(err as Error).stack ?? String(err)}\n`);
     return 1;

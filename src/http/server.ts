@@ -1,4 +1,4 @@
-import uws, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { KeyIndex, Principal } from '../auth/keyIndex.js';
 import { extractCredentials } from '../auth/credentials.js';
@@ -10,6 +10,7 @@ import { isJsonContentType, readBody } from './body.js';
 import { resolveQueryId } from './queryId.js';
 import { Responder } from './responder.js';
 import type { RequestContext, Router } from './router.js';
+import { uwsBuild, type UwsModule } from './uws.js';
 
 export interface HttpServerDeps {
   router: Router;
@@ -27,6 +28,7 @@ export interface HttpServerDeps {
  * async, is caught here, so no request can take the process down.
  */
 export class HttpServer {
+  private readonly uws: UwsModule;
   private readonly app: TemplatedApp;
   private listenSocket: us_listen_socket | undefined;
   private inFlight = 0;
@@ -34,19 +36,24 @@ export class HttpServer {
   private draining = false;
 
   constructor(private readonly deps: HttpServerDeps) {
-    this.app = uws.App();
+    this.uws = uwsBuild().module;
+    this.app = this.uws.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
 
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
+      // Exclusive: without it a second server on the same port could share it (SO_REUSEPORT)
+      // and take half the connections instead of failing here.
+      // The typings only declare options for listen(port, options, cb); both builds take them after a host too.
+      const listen = this.app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp;
+      listen.call(this.app, host, port, this.uws.LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
         if (!socket) {
           reject(new Error(`cannot listen on ${host}:${port} (address in use or not permitted)`));
           return;
         }
         this.listenSocket = socket;
-        resolve(uws.us_socket_local_port(socket as unknown as uws.us_socket));
+        resolve(this.uws.us_socket_local_port(socket as unknown as us_socket));
       });
     });
   }
@@ -55,7 +62,7 @@ export class HttpServer {
   stopAccepting(): void {
     this.draining = true;
     if (this.listenSocket) {
-      uws.us_listen_socket_close(this.listenSocket);
+      this.uws.us_listen_socket_close(this.listenSocket);
       this.listenSocket = undefined;
     }
   }
