@@ -66,13 +66,17 @@ export function runtimeDescription(): string {
   return `Node ${process.versions.node} (ABI ${process.versions.modules}) on ${process.platform} ${process.arch}${libc}`;
 }
 
-/** whyNotLoaded keeps the line of a load error that says what is missing (module, file or symbol). */
+/**
+ * whyNotLoaded keeps the line of a load error that says what is missing (a package, a binary
+ * for this ABI, or a libc symbol), without the require stack Node appends.
+ */
 function whyNotLoaded(err: unknown): string {
-  const code = (err as { code?: string }).code;
-  const lines = String((err as Error).message ?? err).split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  if (code === 'MODULE_NOT_FOUND' && lines[0]?.includes('.node')) return 'no binary for this Node ABI and platform';
-  if (code === 'MODULE_NOT_FOUND') return 'not installed';
-  return lines.at(-1) ?? 'failed to load';
+  const lines = String((err as Error)?.message ?? err).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const stackAt = lines.indexOf('Require stack:');
+  const last = (stackAt >= 0 ? lines.slice(0, stackAt) : lines).at(-1) ?? 'failed to load';
+  if (/Cannot find module '[^']*\.node'/.test(last)) return 'no binary for this Node ABI and platform';
+  if (/Cannot find module/.test(last)) return 'not installed';
+  return last;
 }
 
 /** selectUws returns the first candidate that loads, or explains why none did. */

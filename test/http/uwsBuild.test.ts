@@ -47,7 +47,18 @@ describe('uWebSockets.js build selection', () => {
   it('explains, when nothing loads, which Node versions and glibc are supported and why each build failed', () => {
     let caught: unknown;
     try {
-      selectUws([missingBinary('first'), { name: 'second', runsOn: 'Node 99', load: () => require('a-package-that-is-not-installed') as never }]);
+      selectUws([
+        missingBinary('first'),
+        { name: 'second', runsOn: 'Node 99', load: () => require('a-package-that-is-not-installed') as never },
+        {
+          // How the modern build's entry point reports a Node ABI it has no binary for.
+          name: 'third',
+          runsOn: 'Node 25',
+          load: () => {
+            throw new Error("This version of uWS.js supports only Node.js 20 to 25.\n\nError: Cannot find module './uws_linux_x64_147.node'\nRequire stack:\n- /app/node_modules/uws-modern/uws.js");
+          },
+        },
+      ]);
     } catch (err) {
       caught = err;
     }
@@ -57,6 +68,8 @@ describe('uWebSockets.js build selection', () => {
     expect(message).toMatch(/Node\.js 22 or 24 .*glibc 2\.38/);
     expect(message).toContain('first [Node 0]: no binary for this Node ABI and platform');
     expect(message).toContain('second [Node 99]: not installed');
+    expect(message).toContain('third [Node 25]: no binary for this Node ABI and platform');
+    expect(message).not.toContain('Require stack');
   });
 
   it('stops `sluice serve` at start, before opening any store, when no build loads', async () => {
