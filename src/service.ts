@@ -8,6 +8,7 @@ import { lockDataDir } from './dataDirLock.js';
 import type { Config } from './config.js';
 import { Router, type RouteSpec } from './http/router.js';
 import { HttpServer } from './http/server.js';
+import { uwsBuild } from './http/uws.js';
 import { createLogger } from './log.js';
 import { dashboardRoutes } from './dashboards/index.js';
 import { FileMetaStore } from './meta/fileStore.js';
@@ -82,7 +83,11 @@ async function bootstrapAccess(config: Config, port: number, store: MetaStore, l
  * port is ours. Whatever was taken is released again when a later step fails.
  */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  // First, before any store is opened: on a Node or glibc no uWebSockets.js build supports,
+  // the service stops here with UwsUnavailableError rather than failing on its first request.
+  const http = uwsBuild();
   const log = createLogger(config.logLevel, options.logDestination);
+  log.info({ build: http.name, node: process.versions.node }, 'uWebSockets.js build loaded');
   const unlock = lockDataDir(config.dataDir);
   const metrics = new ServiceMetrics();
   const router = new Router();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ConfigError } from '../config.js';
 import { packageRoot } from '../packageRoot.js';
 import { StartupError } from '../startupError.js';
+import { UwsUnavailableError } from '../http/uws.js';
 import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList, orgsSet } from './admin.js';
 import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
 import { conformanceLogql, conformancePromql } from './conformance.js';
@@ -104,6 +105,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof StartupError) {
       process.stderr.write(`sluice ${cmd.name}: ${err.message}\n`);
       return 1;
+    }
+    if (err instanceof UwsUnavailableError) {
+      process.stderr.write(`sluice ${cmd.name}: ${err.message}\n`);
+      return 69; // EX_UNAVAILABLE: this platform lacks what the service needs
     }
     process.stderr.write(`sluice ${cmd.name}: ${(err as Error).stack ?? String(err)}\n`);
     return 1;

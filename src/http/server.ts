@@ -1,4 +1,4 @@
-import uws, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { KeyIndex, Principal } from '../auth/keyIndex.js';
 import { extractCredentials } from '../auth/credentials.js';
@@ -12,15 +12,13 @@ import { isJsonContentType, readBody } from './body.js';
 import { resolveQueryId } from './queryId.js';
 import { Responder } from './responder.js';
 import type { RequestContext, Router } from './router.js';
+import { uwsBuild, type UwsModule } from './uws.js';
 
 /** UNMATCHED_ROUTE is the route label of every request whose path is in no route. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** KNOWN_METHODS keep the method label bounded too: anything else is counted as OTHER. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
-
-/** LIBUS_LISTEN_EXCLUSIVE_PORT: without it uWS sets SO_REUSEPORT and a second server shares the port silently. */
-const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 export interface HttpServerDeps {
   router: Router;
@@ -41,6 +39,7 @@ export interface HttpServerDeps {
  * created or printed); until `open` hands over the key index, every request gets 503.
  */
 export class HttpServer {
+  private readonly uws: UwsModule;
   private readonly app: TemplatedApp;
   private listenSocket: us_listen_socket | undefined;
   private inFlight = 0;
@@ -51,7 +50,8 @@ export class HttpServer {
   private readonly shutdown = new AbortController();
 
   constructor(private readonly deps: HttpServerDeps) {
-    this.app = uws.App();
+    this.uws = uwsBuild().module;
+    this.app = this.uws.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
 
@@ -63,13 +63,13 @@ export class HttpServer {
     return new Promise((resolve, reject) => {
       // uWS.js takes (host, port, options, cb) although its typings list options only without a host.
       const listen = this.app.listen as unknown as (h: string, p: number, o: number, cb: (s: us_listen_socket | false) => void) => void;
-      listen.call(this.app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
+      listen.call(this.app, host, port, this.uws.LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
         if (!socket) {
           reject(new StartupError(`cannot listen on ${host}:${port}: port ${port} is in use by another process (or the address is not available here); stop it or set SVC_PORT`));
           return;
         }
         this.listenSocket = socket;
-        resolve(uws.us_socket_local_port(socket as unknown as uws.us_socket));
+        resolve(this.uws.us_socket_local_port(socket as unknown as us_socket));
       });
     });
   }
@@ -91,7 +91,7 @@ export class HttpServer {
   stopAccepting(): void {
     this.draining = true;
     if (this.listenSocket) {
-      uws.us_listen_socket_close(this.listenSocket);
+      this.uws.us_listen_socket_close(this.listenSocket);
       this.listenSocket = undefined;
     }
   }

@@ -6,17 +6,18 @@
  * Regenerate the baseline after an improvement with:
  *   UPDATE_LOGQL_BASELINE=1 npx vitest run test/conformance/logql.test.ts
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { formatFailures, runScriptFiles, summarize, type Summary } from '../../engine/conformance/logql/index.js';
+import { describeWithShared, sharedPath } from '../support/sharedBundle.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CORPUS_DIR = join(HERE, '../../../shared/conformance/logql');
+const CORPUS_DIR = sharedPath('conformance/logql');
 const BASELINE_PATH = join(HERE, 'logql.baseline.json');
 
-describe.skipIf(!existsSync(CORPUS_DIR))('LogQL conformance corpus', () => {
+describeWithShared('conformance/logql', 'LogQL conformance corpus', () => {
   const outcomes = runScriptFiles([CORPUS_DIR]);
   const summary: Summary = summarize(outcomes);
 

@@ -5,20 +5,21 @@
  * Regenerate the baseline after an improvement with:
  *   UPDATE_PROMQL_BASELINE=1 npx vitest run test/conformance/promql.test.ts
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runScriptFiles, summarize, type Summary } from '../../engine/conformance/promql/index.js';
+import { describeWithShared, sharedPath } from '../support/sharedBundle.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CORPUS_DIR = join(HERE, '../../../shared/conformance/promql');
+const CORPUS_DIR = sharedPath('conformance/promql');
 const BASELINE_PATH = join(HERE, 'promql.baseline.json');
 
 /** FULLY_PASSING_FILES must pass every float eval (the acceptance bar for these files). */
 const FULLY_PASSING_FILES = ['literals', 'selectors', 'collision', 'trig_functions', 'range_queries'];
 
-describe.skipIf(!existsSync(CORPUS_DIR))('PromQL conformance corpus', () => {
+describeWithShared('conformance/promql', 'PromQL conformance corpus', () => {
   const summary: Summary = summarize(runScriptFiles([CORPUS_DIR]));
 
   if (process.env.UPDATE_PROMQL_BASELINE === '1') {

@@ -4,10 +4,10 @@
  * only what the front-end tests need: the query and whether it is expected to fail.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { sharedPath } from '../../support/sharedBundle.js';
 
 /** CORPUS_DIR is the corpus folder, resolved from this file's location. */
-export const CORPUS_DIR = fileURLToPath(new URL('../../../../shared/conformance/logql/', import.meta.url));
+export const CORPUS_DIR = sharedPath('conformance/logql/');
 
 /** ConformanceCase is one `eval` of a `.logqltest` script. */
 export interface ConformanceCase {

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { EngineError } from '../../../engine/errors.js';
 import { checkLogQL, parseLogQL } from '../../../engine/logql/index.js';
+import { describeWithShared } from '../../support/sharedBundle.js';
 import { conformanceCases } from './conformance-cases.js';
 import type { ConformanceCase } from './conformance-cases.js';
 
@@ -48,7 +49,7 @@ function frontEndError(query: string, rangeQuery: boolean): EngineError | undefi
   }
 }
 
-describe('LogQL conformance corpus', () => {
+describeWithShared('conformance/logql', 'LogQL conformance corpus', () => {
   const cases = conformanceCases();
 
   it('finds the corpus', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseLogQL, printLogQL } from '../../../engine/logql/index.js';
+import { sharedAvailable } from '../../support/sharedBundle.js';
 import { conformanceCases } from './conformance-cases.js';
 import { withoutPositions } from './helpers.js';
 
@@ -68,7 +69,7 @@ describe('printLogQL', () => {
     roundTrips(text);
   });
 
-  it('round-trips every query of the conformance corpus', () => {
+  it.skipIf(!sharedAvailable('conformance/logql', 'printLogQL round trip of the conformance corpus'))('round-trips every query of the conformance corpus', () => {
     const cases = conformanceCases();
     let count = 0;
     for (const { query } of cases) {

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { EngineError } from '../../../engine/errors.js';
 import { checkLogQL, parseLogQL, printLogQL } from '../../../engine/logql/index.js';
+import { describeWithShared } from '../../support/sharedBundle.js';
 import { conformanceCases } from './conformance-cases.js';
 import { withoutPositions } from './helpers.js';
 
@@ -25,7 +26,7 @@ function outcome(text: string): 'ok' | 'error' {
   }
 }
 
-describe('front end robustness', () => {
+describeWithShared('conformance/logql', 'front end robustness', () => {
   const queries = [...new Set(conformanceCases().map((c) => c.query))];
 
   it('handles every prefix of the corpus queries', () => {

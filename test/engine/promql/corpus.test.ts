@@ -4,13 +4,13 @@
  * the same tree. Files that exercise experimental syntax we do not accept are left out.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { parseAndCheckPromQL, printPromQL } from '../../../engine/promql/index.js';
+import { describeWithShared, sharedPath } from '../../support/sharedBundle.js';
 import { stripPositions } from './helpers.js';
 
-const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/conformance/promql');
+const CORPUS_DIR = sharedPath('conformance/promql');
 
 /** EXPERIMENTAL_FILES exercise upstream features behind feature flags (duration expressions, fill(), info(), ...). */
 const EXPERIMENTAL_FILES = new Set([
@@ -72,7 +72,7 @@ function roundTripProblem(text: string): string | null {
   }
 }
 
-describe('PromQL conformance corpus', () => {
+describeWithShared('conformance/promql', 'PromQL conformance corpus', () => {
   const cases = readCorpus();
   const stable = cases.filter((c) => !EXPERIMENTAL_FILES.has(c.file));
 
