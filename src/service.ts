@@ -15,6 +15,7 @@ import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
@@ -89,7 +90,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     retentionMs: config.retentionDays * 86_400_000,
     retentionFor: (org) => orgRetention.retentionMs(org),
     compactionIntervalMs: config.compactionIntervalMs,
-    maxSeriesPerOrg: config.maxSeriesPerOrg,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   const metrics = new ServiceMetrics();
@@ -117,7 +117,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const routes: RouteSpec[] = [
     ...healthRoutes(metrics, config.metricsRequireKey),
     ...validateRoutes(),
-    ...ingestRoutes({ storage, metrics, maxBodyBytes: config.maxBodyBytes }),
+    ...ingestRoutes({
+      storage,
+      metrics,
+      maxBodyBytes: config.maxBodyBytes,
+      limitsFor: ingestLimitsFor(serviceIngestLimits(config), (org) => orgRetention.retentionMs(org)),
+      streamTags: new Set(config.indexedTags),
+    }),
     ...queryRoutes({
       ...planLimits,
       ...windowLimits,
