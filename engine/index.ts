@@ -34,8 +34,10 @@ export {
   decodeRemoteWrite,
   encodeExportResponse,
   exportResponseJson,
+  DEFAULT_INGEST_LIMITS,
+  describeLabels,
 } from './ingest/index.js';
-export type { DecodeResult, IngestLimits, MetricSeries } from './ingest/index.js';
+export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, LogEntry, MetricSeries } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries, type SeriesColumns } from './query/packing.js';

@@ -46,6 +46,14 @@ export interface Config {
   maxSamples: number;
   defaultLogLimit: number;
   maxSeriesPerOrg: number;
+  maxStreamsPerOrg: number;
+  maxLabelsPerSeries: number;
+  maxLabelsPerStream: number;
+  maxLabelNameLength: number;
+  maxLabelValueLength: number;
+  maxLineBytes: number;
+  maxLineAttributes: number;
+  maxLineAttributesBytes: number;
   headMaxBytes: number;
   headMaxAgeMs: number;
   segmentTargetBytes: number;
@@ -358,6 +366,62 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '1000000',
     doc: 'Active metric series (in the in-memory head) one org may have; samples of further series are refused and reported. 0: no limit.',
     parse: (raw) => (raw === undefined ? 1_000_000 : integer('SVC_MAX_SERIES_PER_ORG', raw, 0, 1_000_000_000)),
+  },
+  {
+    env: 'SVC_MAX_STREAMS_PER_ORG',
+    key: 'maxStreamsPerOrg',
+    defaultText: '5000',
+    doc: 'Active log streams (distinct sets of indexed tags in the in-memory head) one org may have, as Loki\'s max_global_streams_per_user; lines of further streams are refused and reported. 0: no limit.',
+    parse: (raw) => (raw === undefined ? 5000 : integer('SVC_MAX_STREAMS_PER_ORG', raw, 0, 1_000_000_000)),
+  },
+  {
+    env: 'SVC_MAX_LABELS_PER_SERIES',
+    key: 'maxLabelsPerSeries',
+    defaultText: '30',
+    doc: 'Labels a metric series may have, `__name__` included (Mimir\'s default); a series with more is rejected with its samples.',
+    parse: (raw) => (raw === undefined ? 30 : integer('SVC_MAX_LABELS_PER_SERIES', raw, 1, 10_000)),
+  },
+  {
+    env: 'SVC_MAX_LABELS_PER_STREAM',
+    key: 'maxLabelsPerStream',
+    defaultText: '15',
+    doc: 'Labels a log stream may have (Loki\'s default): a Loki push stream\'s labels, or the indexed tags of an OTLP log record.',
+    parse: (raw) => (raw === undefined ? 15 : integer('SVC_MAX_LABELS_PER_STREAM', raw, 1, 10_000)),
+  },
+  {
+    env: 'SVC_MAX_LABEL_NAME_LENGTH',
+    key: 'maxLabelNameLength',
+    defaultText: '1024',
+    doc: 'Characters a label name (metric label, stream label or log attribute name) may have.',
+    parse: (raw) => (raw === undefined ? 1024 : integer('SVC_MAX_LABEL_NAME_LENGTH', raw, 1, 1_000_000)),
+  },
+  {
+    env: 'SVC_MAX_LABEL_VALUE_LENGTH',
+    key: 'maxLabelValueLength',
+    defaultText: '2048',
+    doc: 'Characters a metric label value or log stream label value may have (log attribute values are bounded by SVC_MAX_LINE_ATTRIBUTES_BYTES instead).',
+    parse: (raw) => (raw === undefined ? 2048 : integer('SVC_MAX_LABEL_VALUE_LENGTH', raw, 1, 10_000_000)),
+  },
+  {
+    env: 'SVC_MAX_LINE_BYTES',
+    key: 'maxLineBytes',
+    defaultText: '256KiB',
+    doc: 'Largest log line (UTF-8 bytes of the message), as Loki\'s max_line_size; a longer line is rejected.',
+    parse: (raw) => (raw === undefined ? 256 * 1024 : byteSize('SVC_MAX_LINE_BYTES', raw)),
+  },
+  {
+    env: 'SVC_MAX_LINE_ATTRIBUTES',
+    key: 'maxLineAttributes',
+    defaultText: '128',
+    doc: 'Attributes a log line may carry besides its stream labels (Loki\'s structured metadata entries).',
+    parse: (raw) => (raw === undefined ? 128 : integer('SVC_MAX_LINE_ATTRIBUTES', raw, 0, 100_000)),
+  },
+  {
+    env: 'SVC_MAX_LINE_ATTRIBUTES_BYTES',
+    key: 'maxLineAttributesBytes',
+    defaultText: '64KiB',
+    doc: 'Total UTF-8 bytes of the names and values of those attributes (Loki\'s structured metadata size).',
+    parse: (raw) => (raw === undefined ? 64 * 1024 : byteSize('SVC_MAX_LINE_ATTRIBUTES_BYTES', raw)),
   },
   {
     env: 'SVC_DEFAULT_LOG_LIMIT',

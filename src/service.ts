@@ -18,6 +18,7 @@ import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
@@ -147,7 +148,6 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     retentionMs: config.retentionDays * 86_400_000,
     retentionFor: (org) => orgRetention.retentionMs(org),
     compactionIntervalMs: config.compactionIntervalMs,
-    maxSeriesPerOrg: config.maxSeriesPerOrg,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   cleanups.unshift(() => storage.close());
@@ -177,7 +177,13 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   const routes: RouteSpec[] = [
     ...healthRoutes(metrics, config.metricsRequireKey),
     ...validateRoutes(),
-    ...ingestRoutes({ storage, metrics, maxBodyBytes: config.maxBodyBytes }),
+    ...ingestRoutes({
+      storage,
+      metrics,
+      maxBodyBytes: config.maxBodyBytes,
+      limitsFor: ingestLimitsFor(serviceIngestLimits(config), (org) => orgRetention.retentionMs(org)),
+      streamTags: new Set(config.indexedTags),
+    }),
     ...queryRoutes({
       ...planLimits,
       ...windowLimits,

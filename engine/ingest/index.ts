@@ -21,7 +21,7 @@ export { DeltaAccumulator, MAX_EXPONENTIAL_BUCKETS } from './deltaAccumulator.js
 export type { DeltaAccumulatorOptions, DeltaOutcome } from './deltaAccumulator.js';
 export { IngestError } from './errors.js';
 export type { IngestErrorCode } from './errors.js';
-export { resolveLimits, MAX_ERROR_MESSAGES } from './limits.js';
+export { resolveLimits, describeLabels, MAX_ERROR_MESSAGES, MAX_DATE_MS } from './limits.js';
 export { snappyCompress, snappyDecompress, snappyDecodedLength } from './snappy.js';
 export { parseStreamSelector } from './lokiSelector.js';
 export type { SelectorParseResult } from './lokiSelector.js';
@@ -33,6 +33,8 @@ export { DEFAULT_INGEST_LIMITS, DEFAULT_MAX_DECOMPRESSED_BYTES } from './types.j
 export type {
   DecodeOptions,
   DecodeResult,
+  DiscardCounts,
+  DiscardReason,
   IngestLimits,
   LogEntry,
   MetricMetadata,

@@ -82,6 +82,25 @@ export function asUint64Text(v: unknown, path: string): string {
   throw badRequest(`${path}: expected an unsigned 64-bit integer (decimal string), got ${describe(v)}`);
 }
 
+const MAX_UINT64 = 0xffffffffffffffffn;
+
+/**
+ * readTimeNanos reads a timestamp field (uint64 nanoseconds) leniently: a malformed one costs
+ * only the record that carries it, so instead of throwing it returns why it is not a time.
+ * Absent reads as 0n.
+ */
+export function readTimeNanos(v: unknown, path: string): bigint | string {
+  if (v === undefined || v === null) return 0n;
+  let ns: bigint | undefined;
+  if (typeof v === 'string' && UNSIGNED_DIGITS.test(v)) ns = BigInt(v);
+  else if (typeof v === 'number' && Number.isInteger(v) && v >= 0) ns = BigInt(v);
+  if (ns === undefined || ns > MAX_UINT64) {
+    const shown = typeof v === 'string' && v.length > 40 ? `string ${JSON.stringify(v.slice(0, 40))}…` : describe(v);
+    return `${path}: expected an unsigned 64-bit integer of nanoseconds (decimal string), got ${shown}`;
+  }
+  return ns;
+}
+
 /** asUint64Number reads a uint64 field as a number (counts; exact below 2^53). */
 export function asUint64Number(v: unknown, path: string): number {
   return Number(asUint64Text(v, path));
@@ -140,12 +159,4 @@ export function asEnum(v: unknown, path: string, names: Readonly<Record<string, 
     if (n !== undefined) return n;
   }
   throw badRequest(`${path}: expected an enum number or name, got ${describe(v)}`);
-}
-
-/**
- * nanosTextToMillis converts a decimal nanosecond count to whole milliseconds (floor) without
- * losing precision: dropping the last six digits is exact division.
- */
-export function nanosTextToMillis(digits: string): number {
-  return digits.length <= 6 ? 0 : Number(digits.slice(0, -6));
 }

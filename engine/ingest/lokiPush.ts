@@ -13,7 +13,8 @@ import { bodyFormat } from './contentType.js';
 import { badRequest, withContext } from './errors.js';
 import { asArray, asObject, parseJsonBody } from './jsonFields.js';
 import { setLabel } from './labelObject.js';
-import { checkLabelSet, checkLogLine, describeLabels, futureMessage, Rejections, resolveLimits } from './limits.js';
+import { checkLineAttributes, checkLogLine, checkStreamLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
+import type { Problem } from './limits.js';
 import { parseStreamSelector } from './lokiSelector.js';
 import { tagKey } from './otlpValue.js';
 import { ProtoReader, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag, scanMessage } from './protobuf.js';
@@ -76,7 +77,10 @@ function readStream(r: ProtoReader, end: number, out: LokiAssembler, si: number)
   r.pos = end;
   const parsed = parseStreamSelector(labelsText);
   if (!parsed.ok) {
-    out.rejectStream(entries.length, `stream ${si} labels ${JSON.stringify(labelsText)}: ${parsed.message}`);
+    out.rejectStream(entries.length, {
+      reason: 'invalid_labels',
+      message: `stream ${si} labels ${JSON.stringify(labelsText)}: ${parsed.message}`,
+    });
     return;
   }
   if (!out.setStream(parsed.labels, si, entries.length)) return;
@@ -123,11 +127,18 @@ function readEntry(r: ProtoReader, end: number, out: LokiAssembler, si: number, 
   }
   r.checkEnd(end);
   if (nanos < 0 || nanos >= 1e9 || seconds < 0) {
-    out.rejectEntry(si, ei, `invalid timestamp (seconds=${seconds}, nanos=${nanos})`);
+    out.rejectEntry(si, ei, { reason: 'invalid_timestamp', message: `invalid timestamp (seconds=${seconds}, nanos=${nanos})` });
     return;
   }
-  const timestampNs = BigInt(seconds) * NS_PER_SECOND + BigInt(nanos);
-  out.addEntry(timestampNs, seconds * 1000 + Math.floor(nanos / 1e6), line, metadata, si, ei);
+  out.addEntry(BigInt(seconds) * NS_PER_SECOND + BigInt(nanos), line, metadata, si, ei);
+}
+
+/** describeTimestamp shows a rejected timestamp value in a message, shortened if long. */
+function describeTimestamp(ts: unknown): string {
+  if (typeof ts === 'string') return ts.length <= 40 ? JSON.stringify(ts) : `${JSON.stringify(ts.slice(0, 40))}… (${ts.length} chars)`;
+  if (typeof ts === 'number' || typeof ts === 'boolean') return String(ts);
+  if (ts === null) return 'null';
+  return Array.isArray(ts) ? 'an array' : 'an object';
 }
 
 /** decodeLokiPushJson decodes a Loki push JSON body. */
@@ -154,9 +165,6 @@ export function decodeLokiPushJson(body: Uint8Array, opts: DecodeOptions): Decod
         throw badRequest(`${ePath}: expected [timestamp, line] or [timestamp, line, metadata]`);
       }
       const [ts, line, meta] = entry as [unknown, unknown, unknown];
-      if (typeof ts !== 'string' || !DIGITS.test(ts)) {
-        throw badRequest(`${ePath}[0]: expected the timestamp as a string of Unix epoch nanoseconds`);
-      }
       if (typeof line !== 'string') throw badRequest(`${ePath}[1]: expected the log line as a string`);
       let metadata: Array<[string, string]> | null = null;
       const metaObj = asObject(meta, `${ePath}[2]`);
@@ -168,8 +176,15 @@ export function decodeLokiPushJson(body: Uint8Array, opts: DecodeOptions): Decod
           metadata.push([name, value]);
         }
       }
-      const ms = ts.length <= 6 ? 0 : Number(ts.slice(0, -6));
-      out.addEntry(BigInt(ts), ms, line, metadata, si, ei);
+      // A bad timestamp costs only its entry, as any other value out of bounds does.
+      if (typeof ts !== 'string' || !DIGITS.test(ts)) {
+        out.rejectEntry(si, ei, {
+          reason: 'invalid_timestamp',
+          message: `timestamp ${describeTimestamp(ts)} is not a string of Unix epoch nanoseconds`,
+        });
+        continue;
+      }
+      out.addEntry(BigInt(ts), line, metadata, si, ei);
     }
   }
   return out.result();
@@ -178,8 +193,7 @@ export function decodeLokiPushJson(body: Uint8Array, opts: DecodeOptions): Decod
 /** LokiAssembler applies the mapping and the limits to streams and entries. */
 class LokiAssembler {
   private readonly limits: IngestLimits;
-  private readonly nowMs: number;
-  private readonly maxTimeMs: number;
+  private readonly bounds: TimeBounds;
   private readonly records: LogEntry[] = [];
   private readonly rejections = new Rejections();
   /** every label of the current stream */
@@ -190,8 +204,7 @@ class LokiAssembler {
 
   constructor(opts: DecodeOptions) {
     this.limits = resolveLimits(opts.limits);
-    this.nowMs = opts.nowMs;
-    this.maxTimeMs = opts.nowMs + this.limits.maxFutureSkewMs;
+    this.bounds = new TimeBounds(opts.nowMs, this.limits);
   }
 
   /** setStream starts a stream; false (after rejecting its entries) when its labels are invalid. */
@@ -200,9 +213,10 @@ class LokiAssembler {
     // An empty stream label is no label: Loki drops it on write (empty metadata values stay).
     for (const [name, value] of labels) if (value !== '') setLabel(tags, tagKey(name), value);
     this.streamTags = tags;
-    const problem = labels.length === 0 ? 'a stream needs at least one label' : checkLabelSet(tags, this.limits, 'labels');
+    const problem: Problem | undefined =
+      labels.length === 0 ? { reason: 'invalid_labels', message: 'a stream needs at least one label' } : checkStreamLabels(tags, this.limits);
     if (problem !== undefined) {
-      this.rejectStream(entryCount, `stream ${si} ${describeLabels(tags)}: ${problem}`);
+      this.rejectStream(entryCount, { reason: problem.reason, message: `stream ${si} ${describeLabels(tags)}: ${problem.message}` });
       return false;
     }
     const { level, key } = findLevel(tags, null);
@@ -211,17 +225,16 @@ class LokiAssembler {
     return true;
   }
 
-  rejectStream(entryCount: number, message: string): void {
-    if (entryCount > 0) this.rejections.reject(entryCount, message);
+  rejectStream(entryCount: number, problem: Problem): void {
+    if (entryCount > 0) this.rejections.reject(entryCount, problem.reason, problem.message);
   }
 
-  rejectEntry(si: number, ei: number, problem: string): void {
-    this.rejections.reject(1, `stream ${si} ${describeLabels(this.streamTags)} entry ${ei}: ${problem}`);
+  rejectEntry(si: number, ei: number, problem: Problem): void {
+    this.rejections.reject(1, problem.reason, `stream ${si} ${describeLabels(this.streamTags)} entry ${ei}: ${problem.message}`);
   }
 
   addEntry(
     timestampNs: bigint,
-    timestampMs: number,
     line: string,
     metadata: Array<[string, string]> | null,
     si: number,
@@ -241,11 +254,13 @@ class LokiAssembler {
       tags = {};
       for (const name in this.streamTags) if (name !== found.key) setLabel(tags, name, this.streamTags[name]);
       for (const [name, value] of named) if (name !== found.key) setLabel(tags, name, value);
-      problem ??= checkLabelSet(tags, this.limits, 'tags');
+      problem ??= checkLineAttributes(
+        metadata.map((pair) => pair[0]),
+        metadata.map((pair) => pair[1]),
+        this.limits,
+      );
     }
-    if (problem === undefined && timestampMs > this.maxTimeMs) {
-      problem = futureMessage(timestampMs, this.nowMs, this.limits);
-    }
+    problem ??= this.bounds.checkNs(timestampNs);
     if (problem !== undefined) {
       this.rejectEntry(si, ei, problem);
       return;
@@ -254,7 +269,12 @@ class LokiAssembler {
   }
 
   result(): DecodeResult<LogEntry> {
-    return { records: this.records, rejected: this.rejections.count, errors: this.rejections.errors() };
+    return {
+      records: this.records,
+      rejected: this.rejections.count,
+      discarded: this.rejections.byReason,
+      errors: this.rejections.errors(),
+    };
   }
 }
 

@@ -15,10 +15,13 @@
  *   `event_name` when present. Keys have dots replaced by underscores; nested maps are
  *   flattened with `_`; arrays are JSON.
  */
+import { setLabel } from './labelObject.js';
 import { addFlattenedTag, valueToJson } from './otlpValue.js';
 import type { OtlpAttribute, OtlpValue } from './otlpValue.js';
 import type { OtlpScope } from './otlpCommonProto.js';
-import { checkLabelSet, checkLogLine, futureMessage, Rejections, resolveLimits } from './limits.js';
+import { DEFAULT_INDEXED_TAGS } from '../storage/logHead.js';
+import { checkLineAttributes, checkLogLine, checkStreamLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
+import type { Problem } from './limits.js';
 import { levelFromSeverityNumber, levelFromText, UNKNOWN_LEVEL } from './severity.js';
 import type { DecodeOptions, DecodeResult, IngestLimits, LogEntry } from './types.js';
 
@@ -34,6 +37,8 @@ export interface LogRecordFields {
   /** lowercase hex, '' when absent */
   spanId: string;
   eventName: string;
+  /** why a timestamp field could not be read (JSON allows any value there); '' when it could */
+  timeError: string;
 }
 
 /** emptyLogRecordFields returns the defaults of a LogRecord, for a decoder to fill. */
@@ -47,17 +52,21 @@ export function emptyLogRecordFields(): LogRecordFields {
     traceId: '',
     spanId: '',
     eventName: '',
+    timeError: '',
   };
 }
 
 const NS_PER_MS = 1_000_000n;
 
+/** DEFAULT_STREAM_TAGS is the stream tag set when the caller does not name one. */
+const DEFAULT_STREAM_TAGS: ReadonlySet<string> = new Set(DEFAULT_INDEXED_TAGS);
+
 /** OtlpLogAssembler maps the records of one request and collects entries and rejections. */
 export class OtlpLogAssembler {
   private readonly limits: IngestLimits;
-  private readonly nowMs: number;
+  private readonly bounds: TimeBounds;
   private readonly nowNs: bigint;
-  private readonly maxNs: bigint;
+  private readonly streamTags: ReadonlySet<string>;
   private readonly records: LogEntry[] = [];
   private readonly rejections = new Rejections();
   private resourceTags: Record<string, string> = {};
@@ -66,9 +75,9 @@ export class OtlpLogAssembler {
 
   constructor(opts: DecodeOptions) {
     this.limits = resolveLimits(opts.limits);
-    this.nowMs = opts.nowMs;
+    this.bounds = new TimeBounds(opts.nowMs, this.limits);
     this.nowNs = BigInt(Math.floor(opts.nowMs)) * NS_PER_MS;
-    this.maxNs = BigInt(Math.floor(opts.nowMs + this.limits.maxFutureSkewMs)) * NS_PER_MS;
+    this.streamTags = opts.streamTags ?? DEFAULT_STREAM_TAGS;
   }
 
   /** setResource starts a ResourceLogs: its attributes become the lowest-precedence tags. */
@@ -102,6 +111,7 @@ export class OtlpLogAssembler {
     f.traceId = '';
     f.spanId = '';
     f.eventName = '';
+    f.timeError = '';
     return f;
   }
 
@@ -130,20 +140,45 @@ export class OtlpLogAssembler {
     const message = typeof body === 'string' ? body : body === null ? '' : valueToJson(body);
     const timestampNs = rec.timeNs !== 0n ? rec.timeNs : rec.observedNs !== 0n ? rec.observedNs : this.nowNs;
 
-    let problem = checkLogLine(message, this.limits) ?? checkLabelSet(tags, this.limits, 'tags');
-    if (problem === undefined && timestampNs > this.maxNs) {
-      problem = futureMessage(Number(timestampNs / NS_PER_MS), this.nowMs, this.limits);
-    }
+    const problem =
+      checkLogLine(message, this.limits) ??
+      this.checkTags(tags) ??
+      (rec.timeError !== '' ? { reason: 'invalid_timestamp', message: rec.timeError } : this.bounds.checkNs(timestampNs));
     if (problem !== undefined) {
       const who = tags.service_name !== undefined ? ` (service_name=${JSON.stringify(tags.service_name)})` : '';
-      this.rejections.reject(1, `log record resourceLogs[${ri}].scopeLogs[${si}].logRecords[${li}]${who}: ${problem}`);
+      const where = `log record resourceLogs[${ri}].scopeLogs[${si}].logRecords[${li}]${who}`;
+      this.rejections.reject(1, problem.reason, `${where}: ${problem.message}`);
       return;
     }
     this.records.push({ timestampNs, message, level, tags });
   }
 
+  /**
+   * checkTags checks the tags that will form the record's stream (the indexed ones) as stream
+   * labels, and the others as line attributes, as Loki checks stream labels and structured
+   * metadata.
+   */
+  private checkTags(tags: Record<string, string>): Problem | undefined {
+    let stream: Record<string, string> | undefined;
+    const names: string[] = [];
+    const values: string[] = [];
+    for (const name in tags) {
+      if (this.streamTags.has(name)) setLabel((stream ??= {}), name, tags[name]);
+      else {
+        names.push(name);
+        values.push(tags[name]);
+      }
+    }
+    return (stream && checkStreamLabels(stream, this.limits)) ?? checkLineAttributes(names, values, this.limits);
+  }
+
   /** result returns the decoded entries and the rejections. */
   result(): DecodeResult<LogEntry> {
-    return { records: this.records, rejected: this.rejections.count, errors: this.rejections.errors() };
+    return {
+      records: this.records,
+      rejected: this.rejections.count,
+      discarded: this.rejections.byReason,
+      errors: this.rejections.errors(),
+    };
   }
 }

@@ -4,7 +4,7 @@
  * traceId/spanId hex strings, per the OTLP/JSON encoding rules.
  */
 import { badRequest } from './errors.js';
-import { asEnum, asObject, asString, asUint64Text, parseJsonBody, pick } from './jsonFields.js';
+import { asEnum, asObject, asString, parseJsonBody, pick, readTimeNanos } from './jsonFields.js';
 import type { JsonObject } from './jsonFields.js';
 import { jsonAnyValue, jsonKeyValues, jsonRepeated, jsonResourceAttributes, jsonScope } from './otlpCommonJson.js';
 import { OtlpLogAssembler } from './otlpLogAssembler.js';
@@ -50,10 +50,13 @@ export function decodeOtlpLogsJson(body: Uint8Array, opts: DecodeOptions): Decod
 
 function readRecord(rec: JsonObject, path: string, out: OtlpLogAssembler, ri: number, si: number, li: number): void {
   const fields = out.scratchFields();
-  fields.timeNs = BigInt(asUint64Text(pick(rec, 'timeUnixNano', 'time_unix_nano'), `${path}.timeUnixNano`));
-  fields.observedNs = BigInt(
-    asUint64Text(pick(rec, 'observedTimeUnixNano', 'observed_time_unix_nano'), `${path}.observedTimeUnixNano`),
-  );
+  const time = readTimeNanos(pick(rec, 'timeUnixNano', 'time_unix_nano'), 'timeUnixNano');
+  const observed = readTimeNanos(pick(rec, 'observedTimeUnixNano', 'observed_time_unix_nano'), 'observedTimeUnixNano');
+  if (typeof time === 'string') fields.timeError = time;
+  else fields.timeNs = time;
+  // The observed time only matters when the record has no time of its own.
+  if (typeof observed !== 'string') fields.observedNs = observed;
+  else if (fields.timeNs === 0n) fields.timeError ||= observed;
   fields.severityNumber = asEnum(pick(rec, 'severityNumber', 'severity_number'), `${path}.severityNumber`, SEVERITY_NAMES);
   fields.severityText = asString(pick(rec, 'severityText', 'severity_text'), `${path}.severityText`);
   fields.body = jsonAnyValue(rec.body, `${path}.body`);

@@ -28,7 +28,8 @@ import { withContext } from './errors.js';
 import { exponentialToClassic } from './expHistogram.js';
 import type { ClassicBucket } from './expHistogram.js';
 import { formatGoFloat } from './goFloat.js';
-import { checkLabelSet, describeLabels, futureMessage, Rejections, resolveLimits } from './limits.js';
+import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
+import type { Problem } from './limits.js';
 import {
   FLAG_NO_RECORDED_VALUE,
   TEMPORALITY_CUMULATIVE,
@@ -104,8 +105,7 @@ interface ResourceContext {
 
 class MetricsConverter {
   private readonly limits: IngestLimits;
-  private readonly nowMs: number;
-  private readonly maxTimeMs: number;
+  private readonly bounds: TimeBounds;
   private readonly accumulator: DeltaAccumulator | undefined;
   private readonly collector = new SeriesCollector();
   private readonly rejections = new Rejections();
@@ -113,8 +113,7 @@ class MetricsConverter {
 
   constructor(opts: OtlpMetricsDecodeOptions) {
     this.limits = resolveLimits(opts.limits);
-    this.nowMs = opts.nowMs;
-    this.maxTimeMs = opts.nowMs + this.limits.maxFutureSkewMs;
+    this.bounds = new TimeBounds(opts.nowMs, this.limits);
     this.accumulator = opts.deltaAccumulator;
   }
 
@@ -131,6 +130,7 @@ class MetricsConverter {
       records: this.collector.finish(),
       metadata: [...this.metadata.values()],
       rejected: this.rejections.count,
+      discarded: this.rejections.byReason,
       errors: this.rejections.errors(),
     };
   }
@@ -162,7 +162,7 @@ class MetricsConverter {
     const name = prometheusMetricName(metric.name, metric.unit, kind);
     if (name === '') {
       const why = `metric ${JSON.stringify(metric.name)}: name has no valid Prometheus characters`;
-      this.rejections.reject(pointCount(data), why);
+      this.rejections.reject(pointCount(data), 'invalid_labels', why);
       return;
     }
     if (data.kind !== 'gauge' && data.kind !== 'summary') {
@@ -173,7 +173,7 @@ class MetricsConverter {
           t === TEMPORALITY_DELTA
             ? 'delta temporality is not accepted here (no delta accumulator)'
             : `aggregation temporality ${t} is not cumulative or delta`;
-        this.rejections.reject(data.points.length, `metric ${name}: ${why}`);
+        this.rejections.reject(data.points.length, 'invalid_point', `metric ${name}: ${why}`);
         return;
       }
     }
@@ -204,24 +204,25 @@ class MetricsConverter {
    */
   private pointLabels(name: string, p: PointBase, ctx: ResourceContext, extra: string | undefined): LabelPairs | undefined {
     const built = attributesToLabels(p.attributes);
-    let problem: string | undefined;
+    let problem: Problem | undefined;
     let pairs: LabelPairs = [];
     if (typeof built === 'string') {
-      problem = built;
+      problem = { reason: 'invalid_labels', message: built };
     } else {
       pairs = built;
       for (const [n, v] of ctx.identity) pairs = withLabel(pairs, n, v);
       const check = pairsToObject(pairs);
       check.__name__ = name;
       if (extra !== undefined) check[extra] = '+Inf';
-      problem = checkLabelSet(check, this.limits);
+      problem = checkSeriesLabels(check, this.limits);
     }
     if (problem === undefined) {
-      if (p.timeMs === 0) problem = 'timeUnixNano is missing';
-      else if (p.timeMs > this.maxTimeMs) problem = futureMessage(p.timeMs, this.nowMs, this.limits);
+      if (p.timeError !== undefined) problem = { reason: 'invalid_timestamp', message: p.timeError };
+      else if (p.timeMs === 0) problem = { reason: 'invalid_timestamp', message: 'timeUnixNano is missing' };
+      else problem = this.bounds.checkMs(p.timeMs);
     }
     if (problem !== undefined) {
-      this.rejections.reject(1, `metric ${name}${describeLabels(pairsToObject(pairs))}: ${problem}`);
+      this.rejections.reject(1, problem.reason, `metric ${name}${describeLabels(pairsToObject(pairs))}: ${problem.message}`);
       return undefined;
     }
     if (p.timeMs > ctx.latestTimeMs) ctx.latestTimeMs = p.timeMs;
@@ -253,8 +254,9 @@ class MetricsConverter {
     );
   }
 
-  private rejectDelta(name: string, base: LabelPairs, reason: string): void {
-    this.rejections.reject(1, `metric ${name}${describeLabels(pairsToObject(base))}: ${reason}`);
+  /** rejectPoint drops a point whose labels and time were fine but whose data cannot be used. */
+  private rejectPoint(name: string, base: LabelPairs, why: string): void {
+    this.rejections.reject(1, 'invalid_point', `metric ${name}${describeLabels(pairsToObject(base))}: ${why}`);
   }
 
   private addNumberPoint(name: string, p: NumberPoint, ctx: ResourceContext, delta: boolean): void {
@@ -265,7 +267,7 @@ class MetricsConverter {
     let value = p.value;
     if (delta && !stale) {
       const outcome = this.accumulator!.addSum(`${name}\x00${baseKey}`, p.timeMs, p.value);
-      if (!outcome.ok) return this.rejectDelta(name, base, outcome.reason);
+      if (!outcome.ok) return this.rejectPoint(name, base, outcome.reason);
       value = outcome.value;
     }
     this.emit(name, base, baseKey, '', '', p.timeMs, value, stale);
@@ -275,7 +277,7 @@ class MetricsConverter {
     const base = this.pointLabels(name, p, ctx, 'le');
     if (base === undefined) return;
     if (p.bucketCounts.length !== 0 && p.bucketCounts.length !== p.explicitBounds.length + 1) {
-      return this.rejectDelta(
+      return this.rejectPoint(
         name,
         base,
         `histogram has ${p.bucketCounts.length} bucket counts for ${p.explicitBounds.length} bounds ` +
@@ -290,7 +292,7 @@ class MetricsConverter {
     if (delta && !stale) {
       const key = `${name}\x00${baseKey}`;
       const outcome = this.accumulator!.addHistogram(key, p.timeMs, p.explicitBounds, counts, count, sum ?? 0);
-      if (!outcome.ok) return this.rejectDelta(name, base, outcome.reason);
+      if (!outcome.ok) return this.rejectPoint(name, base, outcome.reason);
       counts = outcome.value.bucketCounts;
       count = outcome.value.count;
       if (sum !== undefined) sum = outcome.value.sum;
@@ -310,14 +312,14 @@ class MetricsConverter {
     const base = this.pointLabels(name, p, ctx, 'le');
     if (base === undefined) return;
     if (p.scale < MIN_SCALE || p.scale > MAX_SCALE) {
-      return this.rejectDelta(name, base, `exponential histogram scale ${p.scale} is outside [${MIN_SCALE}, ${MAX_SCALE}]`);
+      return this.rejectPoint(name, base, `exponential histogram scale ${p.scale} is outside [${MIN_SCALE}, ${MAX_SCALE}]`);
     }
     const baseKey = labelPairsKey(base);
     const stale = (p.flags & FLAG_NO_RECORDED_VALUE) !== 0;
     let point = p;
     if (delta && !stale) {
       const outcome = this.accumulator!.addExponential(`${name}\x00${baseKey}`, p);
-      if (!outcome.ok) return this.rejectDelta(name, base, outcome.reason);
+      if (!outcome.ok) return this.rejectPoint(name, base, outcome.reason);
       point = outcome.value;
     }
     this.emitHistogram(name, base, baseKey, p.timeMs, exponentialToClassic(point), point.count, point.sum, stale);
@@ -365,16 +367,16 @@ class MetricsConverter {
     const built = attributesToLabels(rest);
     const name = 'target_info';
     if (typeof built === 'string') {
-      this.rejections.reject(1, `${name}${describeLabels(pairsToObject(ctx.identity))}: ${built}`);
+      this.rejections.reject(1, 'invalid_labels', `${name}${describeLabels(pairsToObject(ctx.identity))}: ${built}`);
       return;
     }
     let pairs = built;
     for (const [n, v] of ctx.identity) pairs = withLabel(pairs, n, v);
     const check = pairsToObject(pairs);
     check.__name__ = name;
-    const problem = checkLabelSet(check, this.limits);
+    const problem = checkSeriesLabels(check, this.limits);
     if (problem !== undefined) {
-      this.rejections.reject(1, `${name}${describeLabels(pairsToObject(ctx.identity))}: ${problem}`);
+      this.rejections.reject(1, problem.reason, `${name}${describeLabels(pairsToObject(ctx.identity))}: ${problem.message}`);
       return;
     }
     if (!this.metadata.has(name)) this.metadata.set(name, { name, type: 'gauge', unit: '', help: 'Target metadata' });

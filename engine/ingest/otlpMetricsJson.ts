@@ -13,10 +13,9 @@ import {
   asObject,
   asString,
   asUint64Number,
-  asUint64Text,
-  nanosTextToMillis,
   parseJsonBody,
   pick,
+  readTimeNanos,
 } from './jsonFields.js';
 import type { JsonObject } from './jsonFields.js';
 import { jsonKeyValues, jsonRepeated, jsonResourceAttributes, jsonScope } from './otlpCommonJson.js';
@@ -32,6 +31,8 @@ import type {
   PointBase,
   SummaryPoint,
 } from './otlpMetricsModel.js';
+
+const NS_PER_MS = 1_000_000n;
 
 const TEMPORALITY_NAMES: Readonly<Record<string, number>> = Object.assign(Object.create(null) as Record<string, number>, {
   AGGREGATION_TEMPORALITY_UNSPECIFIED: 0,
@@ -117,14 +118,20 @@ function temporality(container: JsonObject, path: string): number {
 }
 
 function readBase(p: JsonObject, path: string): PointBase {
-  return {
+  const base: PointBase = {
     attributes: jsonKeyValues(p.attributes, `${path}.attributes`),
-    startTimeMs: nanosTextToMillis(
-      asUint64Text(pick(p, 'startTimeUnixNano', 'start_time_unix_nano'), `${path}.startTimeUnixNano`),
-    ),
-    timeMs: nanosTextToMillis(asUint64Text(pick(p, 'timeUnixNano', 'time_unix_nano'), `${path}.timeUnixNano`)),
+    startTimeMs: 0,
+    timeMs: 0,
     flags: asUint64Number(p.flags, `${path}.flags`),
   };
+  // A malformed time rejects its point only; the conversion reports it.
+  const start = readTimeNanos(pick(p, 'startTimeUnixNano', 'start_time_unix_nano'), 'startTimeUnixNano');
+  const time = readTimeNanos(pick(p, 'timeUnixNano', 'time_unix_nano'), 'timeUnixNano');
+  if (typeof time === 'string') base.timeError = time;
+  else base.timeMs = Number(time / NS_PER_MS);
+  if (typeof start === 'string') base.timeError ??= start;
+  else base.startTimeMs = Number(start / NS_PER_MS);
+  return base;
 }
 
 function readNumberPoint(p: JsonObject, path: string): NumberPoint {

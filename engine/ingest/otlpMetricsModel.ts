@@ -22,6 +22,8 @@ export interface PointBase {
   /** point time in ms (floor of the nanoseconds), 0 when unset */
   timeMs: number;
   flags: number;
+  /** why a time field could not be read (JSON allows any value there); absent when it could */
+  timeError?: string;
 }
 
 /** NumberPoint is a gauge or sum point. */

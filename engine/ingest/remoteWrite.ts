@@ -15,11 +15,12 @@
  */
 import { withContext } from './errors.js';
 import { setLabel } from './labelObject.js';
-import { checkLabelSet, describeLabels, futureMessage, Rejections, resolveLimits } from './limits.js';
+import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
+import type { Problem } from './limits.js';
 import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag } from './protobuf.js';
 import { snappyDecompress } from './snappy.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from './types.js';
-import type { DecodeOptions, DecodeResult, IngestLimits, MetricMetadata, MetricSeries, MetricType } from './types.js';
+import type { DecodeOptions, DecodeResult, DiscardReason, IngestLimits, MetricMetadata, MetricSeries, MetricType } from './types.js';
 import { decodeUtf8, decodeUtf8Strict } from './utf8.js';
 
 /** RemoteWriteResult adds what was skipped, not rejected, to the common result. */
@@ -76,8 +77,7 @@ export function decodeWriteRequest(raw: Uint8Array, opts: DecodeOptions): Remote
 class WriteRequestDecoder {
   private readonly r: ProtoReader;
   private readonly limits: IngestLimits;
-  private readonly nowMs: number;
-  private readonly maxTimeMs: number;
+  private readonly bounds: TimeBounds;
   private readonly records: MetricSeries[] = [];
   private readonly metadata: MetricMetadata[] = [];
   private readonly rejections = new Rejections();
@@ -98,8 +98,7 @@ class WriteRequestDecoder {
   constructor(raw: Uint8Array, opts: DecodeOptions) {
     this.r = new ProtoReader(raw);
     this.limits = resolveLimits(opts.limits);
-    this.nowMs = opts.nowMs;
-    this.maxTimeMs = opts.nowMs + this.limits.maxFutureSkewMs;
+    this.bounds = new TimeBounds(opts.nowMs, this.limits);
   }
 
   decode(): RemoteWriteResult {
@@ -115,6 +114,7 @@ class WriteRequestDecoder {
       records: this.records,
       metadata: this.metadata,
       rejected: this.rejections.count,
+      discarded: this.rejections.byReason,
       errors: this.rejections.errors(),
       skippedExemplars: this.skippedExemplars,
       skippedHistograms: this.skippedHistograms,
@@ -175,12 +175,13 @@ class WriteRequestDecoder {
     }
     r.checkEnd(end);
     if (sampleCount === 0) return;
-    const labels = this.buildLabels(labelCount);
-    if (typeof labels === 'string') {
-      this.rejections.reject(sampleCount, `series ${this.describeRaw(labelCount)}: ${labels}`);
+    const built = this.buildLabels(labelCount);
+    if ('problem' in built) {
+      const { reason, message } = built.problem;
+      this.rejections.reject(sampleCount, reason, `series ${this.describeRaw(labelCount)}: ${message}`);
       return;
     }
-    this.finishSeries(labels, sampleCount, anyStale);
+    this.finishSeries(built.labels, sampleCount, anyStale);
   }
 
   private readLabel(end: number, index: number): void {
@@ -223,11 +224,11 @@ class WriteRequestDecoder {
   }
 
   /** buildLabels validates the scratch labels and returns the sorted label object or why not. */
-  private buildLabels(count: number): Record<string, string> | string {
-    if (this.invalidUtf8) return 'label name or value is not valid UTF-8';
+  private buildLabels(count: number): { labels: Record<string, string> } | { problem: Problem } {
+    if (this.invalidUtf8) return invalidLabels('label name or value is not valid UTF-8');
     const order: number[] = [];
     for (let i = 0; i < count; i++) {
-      if (this.names[i] === '') return 'empty label name';
+      if (this.names[i] === '') return invalidLabels('empty label name');
       if (this.values[i] !== '') order.push(i);
     }
     const names = this.names;
@@ -243,16 +244,17 @@ class WriteRequestDecoder {
     let hasName = false;
     for (let k = 0; k < order.length; k++) {
       const name = names[order[k]];
-      if (k > 0 && name === names[order[k - 1]]) return `duplicate label name ${JSON.stringify(name)}`;
+      if (k > 0 && name === names[order[k - 1]]) return invalidLabels(`duplicate label name ${JSON.stringify(name)}`);
       setLabel(labels, name, this.values[order[k]]);
       if (name === '__name__') hasName = true;
     }
     for (let i = 0; i < count; i++) {
       // A duplicate whose other copy had an empty value is still a duplicate.
-      if (this.values[i] === '' && Object.hasOwn(labels, names[i])) return `duplicate label name ${JSON.stringify(names[i])}`;
+      if (this.values[i] === '' && Object.hasOwn(labels, names[i])) return invalidLabels(`duplicate label name ${JSON.stringify(names[i])}`);
     }
-    if (!hasName) return 'missing metric name (__name__ label)';
-    return checkLabelSet(labels, this.limits) ?? labels;
+    if (!hasName) return invalidLabels('missing metric name (__name__ label)');
+    const problem = checkSeriesLabels(labels, this.limits);
+    return problem === undefined ? { labels } : { problem };
   }
 
   private describeRaw(count: number): string {
@@ -262,8 +264,9 @@ class WriteRequestDecoder {
   }
 
   /**
-   * finishSeries drops the samples of a valid series that lie too far in the future, puts the
-   * rest in time order and commits them.
+   * finishSeries drops the samples of a valid series whose timestamps are out of bounds (each
+   * on its own: the series' other samples are kept), puts the rest in time order and commits
+   * them. Each reason met is reported once per series, with its first sample's problem.
    */
   private finishSeries(labels: Record<string, string>, count: number, anyStale: boolean): void {
     const times = this.times;
@@ -271,14 +274,16 @@ class WriteRequestDecoder {
     const staleFlags = this.staleFlags;
     const base = this.used;
     let kept = 0;
-    let future = 0;
-    let latestFuture = 0;
     let ordered = true;
+    let dropped: Map<DiscardReason, { count: number; first: Problem }> | undefined;
     for (let i = 0; i < count; i++) {
       const t = times[base + i];
-      if (t > this.maxTimeMs) {
-        future++;
-        if (t > latestFuture) latestFuture = t;
+      const problem = this.bounds.checkMs(t);
+      if (problem !== undefined) {
+        dropped ??= new Map();
+        const seen = dropped.get(problem.reason);
+        if (seen === undefined) dropped.set(problem.reason, { count: 1, first: problem });
+        else seen.count++;
         continue;
       }
       const to = base + kept;
@@ -290,12 +295,11 @@ class WriteRequestDecoder {
       if (kept > 0 && t < times[to - 1]) ordered = false;
       kept++;
     }
-    if (future > 0) {
-      this.rejections.reject(
-        future,
-        `series ${describeLabels(labels)}: ${future} sample(s) rejected, ` +
-          `latest ${futureMessage(latestFuture, this.nowMs, this.limits)}`,
-      );
+    if (dropped !== undefined) {
+      for (const [reason, { count: n, first }] of dropped) {
+        const which = n === 1 ? '1 sample rejected' : `${n} samples rejected, the first because`;
+        this.rejections.reject(n, reason, `series ${describeLabels(labels)}: ${which}: ${first.message}`);
+      }
     }
     if (kept === 0) return;
     if (!ordered) sortRange(times, samples, staleFlags, base, kept);
@@ -347,6 +351,10 @@ class WriteRequestDecoder {
     if (name === '') return;
     this.metadata.push({ name, type: METRIC_TYPES[type] ?? 'unknown', unit, help });
   }
+}
+
+function invalidLabels(message: string): { problem: Problem } {
+  return { problem: { reason: 'invalid_labels', message } };
 }
 
 /** PendingSeries is a validated series whose samples sit at [offset, offset + count). */

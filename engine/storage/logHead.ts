@@ -108,6 +108,23 @@ export class LogHead implements LogReader, LogTagSetReader {
     return this.messages.length;
   }
 
+  get streamCount(): number {
+    return this.streams.size;
+  }
+
+  /** streamOf returns the stream tags (the indexed ones, sorted) of a line with `tags`, and its key. */
+  streamOf(tags: Readonly<Record<string, string>>): { tags: Labels; key: string } {
+    const indexed: Record<string, string> = {};
+    for (const k in tags) if (this.indexedTags.has(k)) indexed[k] = tags[k];
+    const streamTags = sortLabels(indexed);
+    return { tags: streamTags, key: labelsKey(streamTags) };
+  }
+
+  /** hasStream tells whether the head already holds the stream with this key (from streamOf). */
+  hasStream(key: string): boolean {
+    return this.streams.has(key);
+  }
+
   append(records: readonly LogRecord[]): void {
     for (const r of records) {
       const indexed: Record<string, string> = {};

@@ -39,11 +39,6 @@ export interface StorageOptions {
   segmentTargetBytes?: number;
   /** segmentCacheBytes bounds the decoded segments kept in memory between queries. */
   segmentCacheBytes?: number;
-  /**
-   * maxSeriesPerOrg bounds the series an org may have in its active head (its active series);
-   * samples of series beyond it are refused. 0 or absent: no limit.
-   */
-  maxSeriesPerOrg?: number;
   /** retentionMs is how long segments are kept (by their newest timestamp); 0 keeps them forever. */
   retentionMs?: number;
   /** retentionFor overrides retentionMs for some orgs; undefined means the default applies. */
@@ -82,10 +77,29 @@ export interface StorageStats {
   segmentFileReads: number;
 }
 
-/** SeriesLimitOutcome is what appendMetrics refused because of the per-org series limit. */
+/**
+ * ActiveLimits bound what an org may hold in its active head: series and streams. A write that
+ * would take the org past a limit has its new series or streams refused (0 or absent: no limit).
+ */
+export interface ActiveLimits {
+  maxActiveSeries?: number;
+  maxActiveStreams?: number;
+}
+
+/** SeriesLimitOutcome is what appendMetrics refused because of the org's active series limit. */
 export interface SeriesLimitOutcome {
   refusedSeries: number;
   refusedSamples: number;
+  /** labels of the first refused series, for the answer to name it */
+  firstRefused?: Record<string, string>;
+}
+
+/** StreamLimitOutcome is what appendLogs refused because of the org's active stream limit. */
+export interface StreamLimitOutcome {
+  refusedStreams: number;
+  refusedLines: number;
+  /** stream tags of the first refused stream, for the answer to name it */
+  firstRefused?: Record<string, string>;
 }
 
 /** HeadGeneration is one set of heads of an org: the one taking writes, or one frozen by a cut. */
@@ -348,21 +362,56 @@ export class Storage {
     return data;
   }
 
-  async appendLogs(org: string, records: LogRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    await this.write({ kind: 'logs', org, records });
+  /**
+   * appendLogs stores log lines durably. Lines of streams that would take the org past
+   * `limits.maxActiveStreams` active streams are refused (lines of streams it already has are
+   * always kept); the answer says how many were refused so the caller can report them. As for
+   * series, concurrent requests may overshoot the limit by what they add between them.
+   */
+  async appendLogs(org: string, records: LogRecord[], limits: ActiveLimits = {}): Promise<StreamLimitOutcome> {
+    const outcome: StreamLimitOutcome = { refusedStreams: 0, refusedLines: 0 };
+    const limit = limits.maxActiveStreams ?? 0;
+    let accepted = records;
+    if (limit > 0 && records.length > 0) {
+      const head = this.org(org).active.logs;
+      const fresh = new Set<string>();
+      const refused = new Set<string>();
+      accepted = records.filter((r) => {
+        const stream = head.streamOf(r.tags);
+        if (head.hasStream(stream.key) || fresh.has(stream.key)) return true;
+        if (head.streamCount + fresh.size < limit) {
+          fresh.add(stream.key);
+          return true;
+        }
+        if (!refused.has(stream.key)) {
+          refused.add(stream.key);
+          outcome.refusedStreams++;
+          outcome.firstRefused ??= { ...stream.tags };
+        }
+        outcome.refusedLines++;
+        return false;
+      });
+    }
+    if (accepted.length === 0) return outcome;
+    await this.write({ kind: 'logs', org, records: accepted });
+    return outcome;
   }
 
   /**
    * appendMetrics stores samples durably. Series that would take the org past
-   * `maxSeriesPerOrg` active series are refused whole (samples of series it already has are
-   * always kept); the answer says how many were refused so the caller can report them. The
+   * `limits.maxActiveSeries` active series are refused whole (samples of series it already has
+   * are always kept); the answer says how many were refused so the caller can report them. The
    * check runs before the WAL write, so concurrent requests may overshoot the limit by what
    * they add between them.
    */
-  async appendMetrics(org: string, series: MetricAppend[], metadata: MetricMetadataRecord[] = []): Promise<SeriesLimitOutcome> {
+  async appendMetrics(
+    org: string,
+    series: MetricAppend[],
+    metadata: MetricMetadataRecord[] = [],
+    limits: ActiveLimits = {},
+  ): Promise<SeriesLimitOutcome> {
     const outcome: SeriesLimitOutcome = { refusedSeries: 0, refusedSamples: 0 };
-    const limit = this.options.maxSeriesPerOrg ?? 0;
+    const limit = limits.maxActiveSeries ?? 0;
     let accepted = series;
     if (limit > 0) {
       const head = this.org(org).active.metrics;
@@ -376,6 +425,7 @@ export class Storage {
         }
         outcome.refusedSeries++;
         outcome.refusedSamples += s.values.length;
+        outcome.firstRefused ??= s.labels;
         return false;
       });
     }

@@ -6,27 +6,38 @@ import {
   decodeOtlpLogs,
   decodeOtlpMetrics,
   decodeRemoteWrite,
+  describeLabels,
   encodeExportResponse,
   exportResponseJson,
   type DecodeResult,
+  type DiscardReason,
+  type IngestLimits,
+  type LogEntry,
   type MetricSeries,
   type Storage,
 } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
+import { describeReason, type IngestLimitsFor } from './ingestLimits.js';
 
 /**
- * Ingest routes take the formats collectors already speak. Each request is decoded and
- * validated in full before anything is stored: a body that cannot be read stores nothing
- * (400), while records that decode but break a limit are dropped one by one and reported,
- * OTLP-style as a partial success (200), remote-write and Loki-style as a 400 naming them after
- * the valid records were stored, as Mimir and Loki do, so a sender does not retry them forever.
+ * Ingest routes take the formats collectors already speak. A body that cannot be read at all
+ * stores nothing (400). Records that decode but break a limit (a timestamp out of bounds, too
+ * many labels, a line too long, a new series or stream beyond the org's count) are dropped one
+ * by one while the rest is stored, and reported: OTLP-style as a partial success (200, as the
+ * OTLP specification requires), remote-write and Loki-style as a 400 naming the first rejected
+ * records after the valid ones were stored, as Prometheus and Loki do, so a sender does not
+ * retry them forever. Every rejection is counted in /metrics by reason.
  */
 export interface IngestDeps {
   storage: Storage;
   metrics: ServiceMetrics;
   maxBodyBytes: number;
+  /** the limits of an org's writes; asked once per request */
+  limitsFor: IngestLimitsFor;
+  /** the log tags that form streams (the storage's indexed tags) */
+  streamTags: ReadonlySet<string>;
 }
 
 function orgOf(ctx: RequestContext): string {
@@ -46,9 +57,9 @@ function decodeOrFail<T>(decode: () => T): T {
 }
 
 /** store runs the durable write; a storage failure is transient for the sender (503, retry). */
-async function store(ctx: RequestContext, write: () => Promise<void>): Promise<void> {
+async function store<T>(ctx: RequestContext, write: () => Promise<T>): Promise<T> {
   try {
-    await write();
+    return await write();
   } catch (err) {
     ctx.log.error({ err }, 'storing ingested data failed');
     throw new ApiError('SERVICE_UNAVAILABLE', 'could not persist the data; retry later');
@@ -59,13 +70,20 @@ function isProtobuf(contentType: string | undefined): boolean {
   return (contentType ?? '').toLowerCase().includes('protobuf');
 }
 
-function rejectedMessage(result: DecodeResult<unknown>): string {
-  return result.errors.join('; ');
+/**
+ * rejectedMessage explains a request's rejections: the reasons with their counts and the
+ * settings behind them, then the first rejected records, each named.
+ */
+function rejectedMessage(result: DecodeResult<unknown>, limits: IngestLimits): string {
+  const reasons = (Object.entries(result.discarded) as Array<[DiscardReason, number]>)
+    .map(([reason, n]) => `${describeReason(reason, limits)}: ${n}`)
+    .join(', ');
+  return `${reasons}; ${result.errors.join('; ')}`;
 }
 
 /** answerOtlp writes the OTLP/HTTP response in the request's encoding, with partial success when some records were rejected. */
-function answerOtlp(ctx: RequestContext, signal: 'logs' | 'metrics', result: DecodeResult<unknown>): void {
-  const message = result.rejected > 0 ? rejectedMessage(result) : '';
+function answerOtlp(ctx: RequestContext, signal: 'logs' | 'metrics', result: DecodeResult<unknown>, limits: IngestLimits): void {
+  const message = result.rejected > 0 ? rejectedMessage(result, limits) : '';
   if (isProtobuf(ctx.headers['content-type'])) {
     ctx.res.send(200, encodeExportResponse(result.rejected, message), 'application/x-protobuf');
   } else {
@@ -73,17 +91,30 @@ function answerOtlp(ctx: RequestContext, signal: 'logs' | 'metrics', result: Dec
   }
 }
 
-/** answerPush is the remote-write / Loki push answer: 204, or 400 naming what was dropped. */
-function answerPush(ctx: RequestContext, result: DecodeResult<unknown>): void {
+/** answerPush is the remote-write / Loki push answer: 204, or 400 naming what was dropped out of how much. */
+function answerPush(ctx: RequestContext, result: DecodeResult<unknown>, total: number, unit: string, limits: IngestLimits): void {
   if (result.rejected === 0) {
     ctx.res.send(204, '', 'text/plain');
     return;
   }
-  throw new ApiError('BAD_REQUEST', `${result.rejected} record(s) rejected: ${rejectedMessage(result)}`);
+  throw new ApiError('BAD_REQUEST', `${result.rejected} of ${total} ${unit} rejected (${rejectedMessage(result, limits)})`);
+}
+
+/** addRefusal folds what the storage refused for a count limit into the decode result. */
+function addRefusal(result: DecodeResult<unknown>, reason: DiscardReason, records: number, message: string): void {
+  result.rejected += records;
+  result.discarded[reason] = (result.discarded[reason] ?? 0) + records;
+  result.errors.push(message);
+}
+
+function sampleCount(series: MetricSeries[]): number {
+  let n = 0;
+  for (const s of series) n += s.values.length;
+  return n;
 }
 
 export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
-  const { storage, metrics, maxBodyBytes } = deps;
+  const { storage, metrics, maxBodyBytes, limitsFor, streamTags } = deps;
   const deltas = new Map<string, DeltaAccumulator>();
   const deltaFor = (org: string): DeltaAccumulator => {
     let acc = deltas.get(org);
@@ -92,26 +123,42 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
   };
   const unpack = (ctx: RequestContext): Uint8Array =>
     decodeOrFail(() => decodeContentEncoding(ctx.body!, ctx.headers['content-encoding'], maxBodyBytes));
-  const count = (signal: string, accepted: number, rejected: number): void => {
+  const count = (signal: 'logs' | 'metrics', accepted: number, result: DecodeResult<unknown>): void => {
     metrics.ingested.inc({ signal }, accepted);
-    if (rejected > 0) metrics.ingestRejected.inc({ signal }, rejected);
+    for (const [reason, n] of Object.entries(result.discarded)) metrics.ingestRejected.inc({ signal, reason }, n);
   };
 
   /**
-   * storeMetrics writes decoded series and folds what the per-org series limit refused into
-   * the result's rejections, so each protocol reports it its own way. Returns the refused samples.
+   * storeMetrics writes decoded series and folds what the org's active series limit refused
+   * into the result's rejections, so each protocol reports it its own way. Returns the samples stored.
    */
-  const storeMetrics = async (ctx: RequestContext, org: string, result: DecodeResult<MetricSeries>): Promise<number> => {
-    let refused = 0;
-    await store(ctx, async () => {
-      const outcome = await storage.appendMetrics(org, result.records, result.metadata ?? []);
-      refused = outcome.refusedSamples;
-      if (outcome.refusedSeries > 0) {
-        result.rejected += outcome.refusedSamples;
-        result.errors.push(`${outcome.refusedSeries} new series refused: the org is at its limit of active series (SVC_MAX_SERIES_PER_ORG)`);
-      }
-    });
-    return refused;
+  const storeMetrics = async (ctx: RequestContext, org: string, result: DecodeResult<MetricSeries>, limits: IngestLimits): Promise<number> => {
+    const outcome = await store(ctx, () => storage.appendMetrics(org, result.records, result.metadata ?? [], limits));
+    if (outcome.refusedSeries > 0) {
+      addRefusal(
+        result,
+        'series_limit',
+        outcome.refusedSamples,
+        `${outcome.refusedSeries} new series refused, the first ${describeLabels(outcome.firstRefused ?? {})}: ` +
+          `the org is at its limit of ${limits.maxActiveSeries} active series (SVC_MAX_SERIES_PER_ORG)`,
+      );
+    }
+    return sampleCount(result.records) - outcome.refusedSamples;
+  };
+
+  /** storeLogs is storeMetrics for log lines and the active stream limit. Returns the lines stored. */
+  const storeLogs = async (ctx: RequestContext, org: string, result: DecodeResult<LogEntry>, limits: IngestLimits): Promise<number> => {
+    const outcome = await store(ctx, () => storage.appendLogs(org, result.records, limits));
+    if (outcome.refusedStreams > 0) {
+      addRefusal(
+        result,
+        'stream_limit',
+        outcome.refusedLines,
+        `${outcome.refusedStreams} new stream(s) refused, the first ${describeLabels(outcome.firstRefused ?? {})}: ` +
+          `the org is at its limit of ${limits.maxActiveStreams} active streams (SVC_MAX_STREAMS_PER_ORG)`,
+      );
+    }
+    return result.records.length - outcome.refusedLines;
   };
 
   return [
@@ -122,10 +169,11 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
-        const result = decodeOrFail(() => decodeOtlpLogs(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now() }));
-        await store(ctx, () => storage.appendLogs(org, result.records));
-        count('logs', result.records.length, result.rejected);
-        answerOtlp(ctx, 'logs', result);
+        const limits = limitsFor(org);
+        const result = decodeOrFail(() => decodeOtlpLogs(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, streamTags }));
+        const stored = await storeLogs(ctx, org, result, limits);
+        count('logs', stored, result);
+        answerOtlp(ctx, 'logs', result, limits);
       },
     },
     {
@@ -135,12 +183,13 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
+        const limits = limitsFor(org);
         const result = decodeOrFail(() =>
-          decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), deltaAccumulator: deltaFor(org) }),
+          decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator: deltaFor(org) }),
         );
-        const refused = await storeMetrics(ctx, org, result);
-        count('metrics', result.records.reduce((n, s) => n + s.values.length, 0) - refused, result.rejected);
-        answerOtlp(ctx, 'metrics', result);
+        const stored = await storeMetrics(ctx, org, result, limits);
+        count('metrics', stored, result);
+        answerOtlp(ctx, 'metrics', result, limits);
       },
     },
     {
@@ -150,11 +199,13 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
+        const limits = limitsFor(org);
         // Remote write bodies are snappy-compressed by contract; the decoder unpacks them.
-        const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), maxDecompressedBytes: maxBodyBytes }));
-        const refused = await storeMetrics(ctx, org, result);
-        count('metrics', result.records.reduce((n, s) => n + s.values.length, 0) - refused, result.rejected);
-        answerPush(ctx, result);
+        const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }));
+        const total = sampleCount(result.records) + result.rejected;
+        const stored = await storeMetrics(ctx, org, result, limits);
+        count('metrics', stored, result);
+        answerPush(ctx, result, total, 'samples', limits);
       },
     },
     {
@@ -164,13 +215,17 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
+        const limits = limitsFor(org);
         const contentType = ctx.headers['content-type'];
         // Protobuf pushes are snappy-compressed by contract; JSON ones may carry gzip.
         const body = isProtobuf(contentType) ? ctx.body! : unpack(ctx);
-        const result = decodeOrFail(() => decodeLokiPush(body, contentType, { nowMs: Date.now(), maxDecompressedBytes: maxBodyBytes }));
-        await store(ctx, () => storage.appendLogs(org, result.records));
-        count('logs', result.records.length, result.rejected);
-        answerPush(ctx, result);
+        const result = decodeOrFail(() =>
+          decodeLokiPush(body, contentType, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }),
+        );
+        const total = result.records.length + result.rejected;
+        const stored = await storeLogs(ctx, org, result, limits);
+        count('logs', stored, result);
+        answerPush(ctx, result, total, 'entries', limits);
       },
     },
   ];

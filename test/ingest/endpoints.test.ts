@@ -137,7 +137,7 @@ describe('ingest endpoints', () => {
     });
     const res = await post('/api/v1/write', body, { 'content-type': 'application/x-protobuf' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/1 record\(s\) rejected/) });
+    expect(await res.json()).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^1 of 2 samples rejected \(invalid_labels: 1; series \{no_name="x"\}: missing metric name/) });
     expect(srv.service.storage.metrics(srv.orgId).select([{ name: '__name__', type: '=', value: 'good_metric' }], -Infinity, Infinity)).toHaveLength(1);
   });
 

@@ -126,7 +126,7 @@ describe('decodeLokiPush protobuf', () => {
               {
                 timestamp: { seconds: SECONDS, nanos: 0 },
                 line: 'tags',
-                structuredMetadata: Array.from({ length: 64 }, (_, i) => ({ name: `m${i}`, value: 'v' })),
+                structuredMetadata: Array.from({ length: 129 }, (_, i) => ({ name: `m${i}`, value: 'v' })),
               },
             ],
           },
@@ -137,9 +137,37 @@ describe('decodeLokiPush protobuf', () => {
     expect(result.records.map((r) => r.message)).toEqual(['ok']);
     expect(result.rejected).toBe(3);
     expect(result.errors).toEqual([
-      'stream 0 {app="x"} entry 1: timestamp 2024-05-01T12:59:00.000Z is 3540s in the future, over the allowed skew of 600s',
+      'stream 0 {app="x"} entry 1: timestamp 2024-05-01T12:59:00.000Z is too new: 3540s in the future, over the allowed skew of 600s',
       'stream 0 {app="x"} entry 2: log line of 300000 bytes exceeds the limit of 262144 bytes',
-      'stream 0 {app="x"} entry 3: 65 tags, over the limit of 64',
+      'stream 0 {app="x"} entry 3: 129 attributes, over the limit of 128',
+    ]);
+    expect(result.discarded).toEqual({ too_far_in_future: 1, line_too_long: 1, max_line_attributes: 1 });
+  });
+
+  it('rejects entries whose timestamps are out of any range on their own, without throwing', () => {
+    const body = snappyCompress(
+      pbEncode(PushRequest, {
+        streams: [
+          {
+            labels: '{app="x"}',
+            entries: [
+              { timestamp: { seconds: SECONDS, nanos: 0 }, line: 'ok' },
+              // 9e12 s is past what a Date can hold (8.64e12 s): formatting it used to throw
+              { timestamp: { seconds: 9e12, nanos: 0 }, line: 'beyond dates' },
+              { timestamp: { seconds: -5, nanos: 0 }, line: 'negative' },
+              { timestamp: { seconds: SECONDS - 8 * 86_400, nanos: 0 }, line: 'old' },
+            ],
+          },
+        ],
+      }),
+    );
+    const result = decodeLokiPush(body, PROTO, { nowMs: NOW_MS, limits: { maxSampleAgeMs: 7 * 86_400_000 } });
+    expect(result.records.map((r) => r.message)).toEqual(['ok']);
+    expect(result.discarded).toEqual({ invalid_timestamp: 2, too_old: 1 });
+    expect(result.errors).toEqual([
+      'stream 0 {app="x"} entry 1: timestamp 9000000000000000000000 ns is beyond the range of dates (8640000000000000 ms)',
+      'stream 0 {app="x"} entry 2: invalid timestamp (seconds=-5, nanos=0)',
+      'stream 0 {app="x"} entry 3: timestamp 2024-04-23T11:59:00.000Z is too old: the oldest accepted is 2024-04-24T12:00:00.000Z (7 days before now)',
     ]);
   });
 
@@ -191,7 +219,6 @@ describe('decodeLokiPush JSON', () => {
 
   it('names the field at fault in malformed JSON', () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ streams: [{ stream: { a: 'b' }, values: [[1714564740123456789, 'x']] }] }, /streams\[0\]\.values\[0\]\[0\]: expected the timestamp as a string/],
       [{ streams: [{ stream: { a: 'b' }, values: [['1', 5]] }] }, /streams\[0\]\.values\[0\]\[1\]: expected the log line as a string/],
       [{ streams: [{ stream: { a: 1 }, values: [] }] }, /streams\[0\]\.stream\.a: expected a string label value/],
       [{ streams: [{ stream: { a: 'b' }, values: [['1', 'x', { k: 2 }]] }] }, /values\[0\]\[2\]\.k: expected a string metadata value/],
@@ -203,6 +230,19 @@ describe('decodeLokiPush JSON', () => {
         pattern,
       );
     }
+  });
+
+  it('rejects an entry whose timestamp is not a string of nanoseconds on its own, keeping the rest', () => {
+    const ok = String(BigInt(NOW_MS) * 1_000_000n);
+    const values = [[ok, 'kept'], [1714564740123456789, 'number'], ['-1', 'negative'], ['1.5e18', 'exponent'], ['NaN', 'nan'], [null, 'null'], ['9'.repeat(30), 'huge']];
+    const body = { streams: [{ stream: { app: 'x' }, values }] };
+    const result = decodeLokiPush(new TextEncoder().encode(JSON.stringify(body)), 'application/json', { nowMs: NOW_MS });
+    expect(result.records.map((r) => r.message)).toEqual(['kept']);
+    expect(result.rejected).toBe(6);
+    expect(result.discarded).toEqual({ invalid_timestamp: 6 });
+    expect(result.errors[0]).toBe('stream 0 {app="x"} entry 1: timestamp 1714564740123456800 is not a string of Unix epoch nanoseconds');
+    expect(result.errors[2]).toBe('stream 0 {app="x"} entry 3: timestamp "1.5e18" is not a string of Unix epoch nanoseconds');
+    expect(result.errors[5]).toMatch(/^stream 0 \{app="x"\} entry 6: timestamp 9{30} ns is beyond the range of dates/);
   });
 
   it('rejects a stream with an empty label name or no labels, with all its entries', () => {

@@ -247,11 +247,24 @@ describe('decodeOtlpLogs JSON', () => {
     expect(result.records).toEqual([{ timestampNs: 1714564800000000000n, message: 'hi', level: 'warn', tags: {} }]);
   });
 
-  it('names the offending field when a value has the wrong type', () => {
-    const body = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{}, { timeUnixNano: 'soon' }] }] }] });
-    expect(() => decodeOtlpLogs(new TextEncoder().encode(body), 'application/json', { nowMs: NOW_MS })).toThrow(
-      /resourceLogs\[0\]\.scopeLogs\[0\]\.logRecords\[1\]\.timeUnixNano: expected an unsigned 64-bit integer/,
+  it('rejects a record whose time is not an unsigned 64-bit integer on its own, naming it', () => {
+    // 'INFINITY' stands for the JSON number 1e400, which JSON.parse reads as Infinity.
+    const times: unknown[] = ['soon', -1, 1.5, 'NaN', '18446744073709551616', 'INFINITY', '9000000000000000000000'];
+    const logRecords = [{ body: { stringValue: 'kept' } }, ...times.map((t) => ({ timeUnixNano: t, body: { stringValue: 'bad' } }))];
+    // An observed time that is never used (the record has its own) does not matter.
+    logRecords.push({ timeUnixNano: String(BigInt(NOW_MS) * 1_000_000n), observedTimeUnixNano: 'later', body: { stringValue: 'kept too' } } as never);
+    const text = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords }] }] }).replace('"INFINITY"', '1e400');
+    const result = decodeOtlpLogs(new TextEncoder().encode(text), 'application/json', { nowMs: NOW_MS });
+    expect(result.records.map((r) => r.message)).toEqual(['kept', 'kept too']);
+    expect(result.rejected).toBe(times.length);
+    expect(result.discarded).toEqual({ invalid_timestamp: times.length });
+    expect(result.errors[0]).toBe(
+      'log record resourceLogs[0].scopeLogs[0].logRecords[1]: timeUnixNano: expected an unsigned 64-bit integer of nanoseconds (decimal string), got string "soon"',
     );
+    expect(result.errors[4]).toMatch(/logRecords\[5\]: timeUnixNano: .* got string "18446744073709551616"/);
+  });
+
+  it('names the offending field when a value has the wrong type', () => {
     const badHex = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ traceId: 'xyz' }] }] }] });
     expect(() => decodeOtlpLogs(new TextEncoder().encode(badHex), 'application/json', { nowMs: NOW_MS })).toThrow(
       /logRecords\[0\]\.traceId: expected a hex string/,
@@ -286,8 +299,8 @@ describe('decodeOtlpLogs limits and errors', () => {
   it('rejects only the records that break a limit, naming them', () => {
     const big = 'x'.repeat(300 * 1024);
     const future = String(BigInt(NOW_MS + 11 * 60 * 1000) * 1_000_000n);
-    const manyAttrs = Array.from({ length: 70 }, (_, k) => ({ key: `a${k}`, value: str('v') }));
-    const body = records(6, (i) =>
+    const manyAttrs = Array.from({ length: 129 }, (_, k) => ({ key: `a${k}`, value: str('v') }));
+    const body = records(8, (i) =>
       i === 1
         ? { body: str(big) }
         : i === 2
@@ -296,17 +309,24 @@ describe('decodeOtlpLogs limits and errors', () => {
             ? { attributes: manyAttrs }
             : i === 4
               ? { attributes: [{ key: 'k'.repeat(2000), value: str('v') }] }
-              : {},
+              : i === 5
+                ? { attributes: [{ key: 'k8s.pod.name', value: str('p'.repeat(2049)) }] }
+                : i === 6
+                  ? { attributes: [{ key: 'exception.stacktrace', value: str('at x\n'.repeat(2000)) }] }
+                  : {},
     );
     const result = decodeOtlpLogs(body, PROTO, { nowMs: NOW_MS });
-    expect(result.records.map((r) => r.message)).toEqual(['line 0', 'line 5']);
-    expect(result.rejected).toBe(4);
+    // A long attribute value is fine (line 6); a long stream label value is not (line 5).
+    expect(result.records.map((r) => r.message)).toEqual(['line 0', 'line 6', 'line 7']);
+    expect(result.rejected).toBe(5);
+    expect(result.discarded).toEqual({ line_too_long: 1, too_far_in_future: 1, max_line_attributes: 1, label_name_too_long: 1, label_value_too_long: 1 });
     expect(result.errors[0]).toBe(
       'log record resourceLogs[0].scopeLogs[0].logRecords[1] (service_name="api"): log line of 307200 bytes exceeds the limit of 262144 bytes',
     );
-    expect(result.errors[1]).toMatch(/logRecords\[2\].*is 660s in the future, over the allowed skew of 600s/);
-    expect(result.errors[2]).toMatch(/logRecords\[3\].*71 tags, over the limit of 64/);
-    expect(result.errors[3]).toMatch(/logRecords\[4\].*label name "kkkk.*\(2000 chars\) is longer than the limit of 1024/);
+    expect(result.errors[1]).toMatch(/logRecords\[2\].*is too new: 660s in the future, over the allowed skew of 600s/);
+    expect(result.errors[2]).toMatch(/logRecords\[3\].*129 attributes, over the limit of 128/);
+    expect(result.errors[3]).toMatch(/logRecords\[4\].*attribute name "kkkk.*\(2000 chars\) is longer than the limit of 1024/);
+    expect(result.errors[4]).toMatch(/logRecords\[5\].*value of label "k8s_pod_name" is 2049 characters long, over the limit of 2048/);
   });
 
   it('accepts a line just under the limit and honours overridden limits', () => {

@@ -290,13 +290,57 @@ describe('decodeOtlpMetrics', () => {
     const result = decodeOtlpMetrics(body, PROTO, { nowMs: NOW_MS });
     expect(byIdentity(result)).toEqual({ 'm{ok="yes"}': [[T_MS, 1]] });
     expect(result.rejected).toBe(5);
+    expect(result.discarded).toEqual({ too_far_in_future: 1, max_label_names_per_series: 1, invalid_timestamp: 1, label_value_too_long: 1, invalid_labels: 1 });
     expect(result.errors).toEqual([
-      expect.stringMatching(/^metric m\{\}: timestamp .* is 3600s in the future/),
-      expect.stringMatching(/^metric m\{k0="v", .*: 71 labels, over the limit of 64$/),
+      expect.stringMatching(/^metric m\{\}: timestamp .* is too new: 3600s in the future/),
+      expect.stringMatching(/^metric m\{k0="v", .*: 71 labels, over the limit of 30$/),
       'metric m{}: timeUnixNano is missing',
-      expect.stringMatching(/^metric m\{v="x{60}"…\}: value of label "v" is 20000 characters long, over the limit of 16384$/),
+      expect.stringMatching(/^metric m\{v="x{60}"…\}: value of label "v" is 20000 characters long, over the limit of 2048$/),
       'metric "!!!": name has no valid Prometheus characters',
     ]);
+  });
+
+  it('rejects a JSON point whose time is not an unsigned 64-bit integer on its own', () => {
+    const times: unknown[] = ['soon', -1, 1.5, 'NaN', '18446744073709551616', '9000000000000000000000'];
+    const dataPoints = [{ timeUnixNano: ns(T_MS), asDouble: 1 }, ...times.map((t) => ({ timeUnixNano: t, asDouble: 2 }))];
+    dataPoints.push({ timeUnixNano: ns(T_MS + 1), startTimeUnixNano: 'early', asDouble: 3 } as never);
+    const body = JSON.stringify({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'm', gauge: { dataPoints } }] }] }] });
+    const result = decodeOtlpMetrics(new TextEncoder().encode(body), 'application/json', { nowMs: NOW_MS });
+    expect(byIdentity(result)).toEqual({ 'm{}': [[T_MS, 1]] });
+    expect(result.rejected).toBe(times.length + 1);
+    expect(result.discarded).toEqual({ invalid_timestamp: times.length + 1 });
+    expect(result.errors[0]).toBe('metric m{}: timeUnixNano: expected an unsigned 64-bit integer of nanoseconds (decimal string), got string "soon"');
+    expect(result.errors.at(-1)).toMatch(/^metric m\{\}: startTimeUnixNano: .* got string "early"$/);
+  });
+
+  it('rejects points out of the time bounds on their own: too old, and far beyond the future', () => {
+    const body = pbEncode(ExportMetricsServiceRequest, {
+      resourceMetrics: [
+        {
+          scopeMetrics: [
+            {
+              metrics: [
+                {
+                  name: 'm',
+                  gauge: {
+                    dataPoints: [
+                      { timeUnixNano: ns(T_MS), asDouble: 1 },
+                      { timeUnixNano: '18446744073709551615', asDouble: 2 },
+                      { timeUnixNano: ns(NOW_MS - 2 * 86_400_000), asDouble: 3 },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const result = decodeOtlpMetrics(body, PROTO, { nowMs: NOW_MS, limits: { maxSampleAgeMs: 86_400_000 } });
+    expect(byIdentity(result)).toEqual({ 'm{}': [[T_MS, 1]] });
+    expect(result.discarded).toEqual({ too_far_in_future: 1, too_old: 1 });
+    expect(result.errors[0]).toMatch(/^metric m\{\}: timestamp 2554-07-21T23:34:33\.709Z is too new/);
+    expect(result.errors[1]).toMatch(/^metric m\{\}: timestamp .* is too old: the oldest accepted is .* \(1 day before now\)$/);
   });
 
   it('rejects delta points without an accumulator and unspecified temporality', () => {

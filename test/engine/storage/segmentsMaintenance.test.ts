@@ -237,7 +237,7 @@ describe('segments: compaction, retention, pruning, triggers', () => {
       for (let i = wave * 50 + 1; i < wave * 50 + 25; i++) write(i);
       await first;
       // A brand-new org's first write, still in flight when the cut freezes the heads.
-      writes.push(storage.appendLogs(`new-${wave}`, [{ timestampNs: 1n, message: `hello ${wave}`, level: 'info', tags: {} }]));
+      writes.push(storage.appendLogs(`new-${wave}`, [{ timestampNs: 1n, message: `hello ${wave}`, level: 'info', tags: {} }]).then(() => undefined));
       cuts.push(storage.cut());
       for (let i = wave * 50 + 25; i < wave * 50 + 40; i++) write(i);
       await new Promise((r) => setImmediate(r));
