@@ -106,7 +106,7 @@ describe('running scripts', () => {
   });
 
   it('runs from the CLI over a directory', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'logqltest-'));
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-logqltest-'));
     try {
       writeFileSync(join(dir, 'one.logqltest'), SCRIPT);
       writeFileSync(join(dir, 'ignored.txt'), 'not a script');
