@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChildServer, type ChildServer } from '../support/child.js';
+import { startChildServer, stopChildServer, type ChildServer } from '../support/child.js';
 import { waitFor } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
 
@@ -121,13 +121,7 @@ describe('a client reading a large raw log stream at 1 KB/s', () => {
     await push('web', Array.from({ length: 200 }, (_, i): [string, string] => [String(BigInt(NOW - 60_000 + i * 10) * 1_000_000n), `web line ${i}`]));
   }, 120_000);
 
-  afterAll(async () => {
-    if (server) {
-      server.proc.kill('SIGTERM');
-      await server.exit;
-    }
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopChildServer(server, dataDir));
 
   it('keeps the server memory bounded, serves other clients, and ends the stream of a client that stays behind', async () => {
     // Warm up the paths the measurement crosses (workers, small slices, other clients), not the bulk.

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChildServer, type ChildServer } from '../support/child.js';
+import { startChildServer, stopChildServer, type ChildServer } from '../support/child.js';
 import { waitFor } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
 
@@ -60,13 +60,7 @@ describe('a client that sends a query and never reads the answer', () => {
     }
   }, 60_000);
 
-  afterAll(async () => {
-    if (server) {
-      server.proc.kill('SIGTERM');
-      await server.exit;
-    }
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopChildServer(server, dataDir));
 
   it('holds at most the stream buffer for it, then cancels its query after the stall timeout', async () => {
     const body = JSON.stringify({ q: '{service_name="bulk"}', s: String(START), e: String(NOW), limit: LINES });

@@ -52,6 +52,15 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
   }
 }
 
+/** stopChildServer ends a child server with SIGTERM (its graceful path) and removes its data directory. */
+export async function stopChildServer(server: ChildServer | undefined, dataDir: string): Promise<void> {
+  if (server) {
+    server.proc.kill('SIGTERM');
+    await server.exit;
+  }
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}
+
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

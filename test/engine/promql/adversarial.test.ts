@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EngineError } from '../../../engine/errors.js';
+import { expectPositioned, timeFrontEnd, type FrontEndOutcome } from '../frontEndTiming.js';
 import { MAX_EXPRESSION_DEPTH } from '../../../engine/common/depth.js';
 import { MAX_QUERY_LENGTH, parseAndCheckPromQL, printPromQL } from '../../../engine/promql/index.js';
 import { PROMQL_SHAPES } from '../../../bench/parsers/shapes.js';
@@ -10,21 +10,8 @@ import { PROMQL_SHAPES } from '../../../bench/parsers/shapes.js';
  * generous on purpose (the suite shares a busy machine; a quadratic path at this size takes
  * minutes: 32 KB of minus signs took 172 s in LogQL); the benchmark reports the real figures.
  */
-function frontEnd(text: string): { outcome: 'ok' | 'error'; ms: number; error?: EngineError } {
-  const t0 = performance.now();
-  try {
-    printPromQL(parseAndCheckPromQL(text));
-    return { outcome: 'ok', ms: performance.now() - t0 };
-  } catch (err) {
-    if (!(err instanceof EngineError)) throw new Error(`${text.slice(0, 60)}… threw ${String(err)}`);
-    return { outcome: 'error', ms: performance.now() - t0, error: err };
-  }
-}
-
-function expectPositioned(err: EngineError | undefined, text: string): void {
-  expect(err?.position).toBeDefined();
-  expect(err!.position!.start).toBeGreaterThanOrEqual(0);
-  expect(err!.position!.end).toBeLessThanOrEqual(text.length);
+function frontEnd(text: string): FrontEndOutcome {
+  return timeFrontEnd(text, (t) => printPromQL(parseAndCheckPromQL(t)));
 }
 
 describe('PromQL front end on adversarial input', () => {
