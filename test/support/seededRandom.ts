@@ -1,21 +1,19 @@
+import { mulberry32 } from '../../src/gen/model.js';
+
 /**
  * SeededRandom is a small deterministic generator (mulberry32) for property and fuzz tests: a
  * failing case is reproduced from its seed, which the tests print in their assertion messages.
  */
 export class SeededRandom {
-  private state: number;
+  private readonly draw: () => number;
 
   constructor(readonly seed: number) {
-    this.state = seed | 0;
+    this.draw = mulberry32(seed);
   }
 
   /** next returns a number in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.draw();
   }
 
   /** int returns a whole number from min to max, both included. */
