@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, uti
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { StartupError } from './startupError.js';
+import { isProcessAlive } from './processAlive.js';
 
 /**
  * DataDirLock keeps a second server off a data directory in use: two processes appending to the
@@ -47,15 +48,6 @@ function processStartTime(pid: number): string | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function lockAgeMs(file: string): number {
   try {
@@ -79,7 +71,7 @@ function ownerIsGone(file: string, owner: LockOwner | undefined): boolean {
   if (owner === undefined) return true; // unreadable or half-written: no live owner wrote it whole
   if (owner.host !== hostname()) return lockAgeMs(file) > LOCK_STALE_MS;
   if (owner.pid === process.pid) return !held.has(file);
-  if (!isAlive(owner.pid)) return true;
+  if (!isProcessAlive(owner.pid)) return true;
   const now = processStartTime(owner.pid);
   return owner.startTime !== undefined && now !== undefined && now !== owner.startTime;
 }

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../processAlive.js';
 
 /**
  * writeFileAtomic replaces `file` so that a reader, or the file after a crash, holds either
@@ -30,14 +31,6 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * withFileLock runs `fn` while holding an exclusive lock file, so the CLI and a running
@@ -55,7 +48,7 @@ export async function withFileLock<T>(lockFile: string, fn: () => Promise<T>, ti
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(await fs.readFile(lockFile, 'utf8').catch(() => ''));
-      if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) {
+      if (Number.isInteger(owner) && owner > 0 && !isProcessAlive(owner)) {
         await fs.rm(lockFile, { force: true });
         continue;
       }
