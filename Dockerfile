@@ -31,6 +31,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/schemas schemas
+# `serve --demo` stores the example dashboards beside the demo data.
+COPY examples examples
 RUN mkdir -p /data && chown node:node /data
 # The image's unprivileged user (uid 1000, matching fsGroup in k8s/sluice.yaml).
 USER node

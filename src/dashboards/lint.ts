@@ -3,7 +3,7 @@ import { IssueList, type IssueMessage } from './issueList.js';
 import { formatPath, type IssueSeverity, type Location } from './issues.js';
 import { findOverlaps } from './overlaps.js';
 import { checkQuery, type QueryLanguage, type QueryShape } from './queryCheck.js';
-import { hintFor } from './suggestions.js';
+import { suggestClosest } from '../suggest.js';
 import { GRID_COLUMNS, type DashboardSpec, type GridCell, type Panel, type QueryKind } from './types.js';
 import { VARIABLE_NAME, findVariableReferences, substitutePlaceholders } from './variables.js';
 
@@ -169,7 +169,7 @@ function checkLayout(spec: DashboardSpec, report: Report): void {
       const at: Location = ['sections', s, 'cells', c];
       if (!known.has(cell.i)) {
         report('unknown-panel', [...at, 'i'], () => {
-          const hint = hintFor(cell.i, panelIds);
+          const hint = suggestClosest(cell.i, panelIds);
           return `places panel ${JSON.stringify(cell.i)}, but panels has no such id${hint ? `; did you mean "${hint}"?` : ''}`;
         });
       } else {
@@ -258,7 +258,7 @@ function checkTexts(spec: DashboardSpec, issues: IssueList, report: Report): voi
 }
 
 function unknownVariableMessage(name: string, defined: ReadonlySet<string>): string {
-  const hint = hintFor(name, defined);
+  const hint = suggestClosest(name, defined);
   let known = 'the dashboard defines no variables';
   if (defined.size > 0) {
     const names = [...defined].slice(0, LISTED_NAMES).join(', ');

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { IssueList } from './issueList.js';
 import { issueAt, parsePointer, type DashboardIssue, type Location } from './issues.js';
-import { hintFor } from './suggestions.js';
+import { suggestClosest } from '../suggest.js';
 
 /**
  * Ajv reports what a schema keyword saw ("must NOT have additional properties"); people need
@@ -105,7 +105,7 @@ function translate(error: ErrorObject, data: unknown, facts: SchemaFacts): Dashb
       return fail('wrong-type', at, `must be ${describeType(String(params.type))}, not ${describeValue(error.data)}`);
     case 'enum': {
       const allowed = (parent.enum ?? []).map((v) => JSON.stringify(v));
-      const hint = typeof error.data === 'string' ? hintFor(error.data, (parent.enum ?? []).map(String)) : undefined;
+      const hint = typeof error.data === 'string' ? suggestClosest(error.data, (parent.enum ?? []).map(String)) : undefined;
       const lead = allowed.length === 1 ? `must be ${allowed[0]}` : `must be one of ${allowed.join(', ')}`;
       return fail('not-allowed', at, `${lead}, not ${describeValue(error.data)}${hint ? `; did you mean "${hint}"?` : ''}`);
     }
@@ -146,7 +146,7 @@ function discriminatorIssue(at: Location, params: Record<string, unknown>, paren
   if (typeof value !== 'string') {
     return issueAt('error', 'schema/wrong-type', [...at, tag], `must be a string naming the ${noun}: ${list}; not ${describeValue(value)}`);
   }
-  const hint = hintFor(value, allowed);
+  const hint = suggestClosest(value, allowed);
   return issueAt(
     'error',
     'schema/unknown-kind',
@@ -163,7 +163,7 @@ function unknownFieldMessage(field: string, parent: SchemaObject, facts: SchemaF
     const others = (facts.kindsWithField.get(field) ?? []).filter((k) => k !== kind);
     if (others.length > 0) return `unknown field "${field}"${where}; only ${joinWords(others)} panels have it`;
   }
-  const hint = hintFor(field, allowed);
+  const hint = suggestClosest(field, allowed);
   if (hint) return `unknown field "${field}"${where}; did you mean "${hint}"?`;
   return `unknown field "${field}"${where}; allowed fields: ${allowed.join(', ')}`;
 }
