@@ -329,7 +329,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_QUERY_MEMORY_BYTES',
     key: 'queryMemoryBytes',
     defaultText: '256MiB',
-    doc: 'Memory one query may use on a worker: lines and labels it keeps, line_format and label_format output (checked while a template runs), series kept for aggregation, and results waiting for its client. Past it the query ends with 400 VALIDATION_FAILED (before the stream) or `done` with status error.',
+    doc: 'Memory one query may use on a worker: lines and labels it keeps, line_format and label_format output (checked while a template runs), series kept for aggregation, results waiting for its client, and the whole result a tool gateway call collects. Past it the query ends with 400 VALIDATION_FAILED (before the stream) or `done` with status error.',
     parse: (raw) => (raw === undefined ? 256 * 1024 * 1024 : byteSize('SVC_QUERY_MEMORY_BYTES', raw)),
   },
   {

@@ -1,4 +1,4 @@
-import { formatLabels, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, MemoryBudget, rowBytes, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { logSeriesPlan, metricSeriesPlan, runRawLogs, runSeriesPlan, type LogPlanDeps, type RawLogOptions, type SeriesPlan } from './plans.js';
 import type { OrgGate } from './stream.js';
@@ -8,8 +8,14 @@ import type { QueryWindow } from './timeRange.js';
  * In-process queries for side handlers (the tool gateway): the same plans the SSE endpoints
  * stream, collected into whole results, under the same per-org concurrency gate and a
  * deadline. Results are bounded: a series query stops once it holds more than `maxSeries`
- * series, a raw query at its `limit`.
+ * series, a raw query at its `limit`, and both fail once what they hold passes the query memory
+ * budget (SVC_QUERY_MEMORY_BYTES), as a streamed query does when its client falls behind: a
+ * collected result is all held at once, so a few thousand long lines could otherwise take
+ * gigabytes.
  */
+
+/** SERIES_OVERHEAD_BYTES stands for a kept series' objects in byte estimates; points cost 16 bytes each. */
+const SERIES_OVERHEAD_BYTES = 128;
 
 export interface CollectDeps extends LogPlanDeps {
   gate: OrgGate;
@@ -31,11 +37,15 @@ export interface CollectedRows {
 class SeriesJoiner {
   private readonly byKey = new Map<string, { labels: SeriesColumns['labels']; parts: SeriesColumns[]; points: number }>();
 
-  constructor(private readonly maxSeries: number) {}
+  constructor(
+    private readonly maxSeries: number,
+    private readonly memory: MemoryBudget,
+  ) {}
 
   add(series: readonly SeriesColumns[]): void {
     for (const s of series) {
       const key = formatLabels(s.labels);
+      this.memory.charge(SERIES_OVERHEAD_BYTES + key.length + s.timestampsMs.length * 16, 'series collected for the answer');
       let entry = this.byKey.get(key);
       if (!entry) {
         if (this.byKey.size >= this.maxSeries) {
@@ -87,8 +97,12 @@ export class QueryCollector {
   async logqlRows(org: string, q: string, expr: LogQLExpr, window: QueryWindow, options: RawLogOptions, signal: AbortSignal): Promise<CollectedRows> {
     return this.withSlot(org, signal, async (bounded) => {
       const rows: RawRow[] = [];
+      const memory = new MemoryBudget(this.deps.memoryBytes);
       const { failedSegments } = await runRawLogs(this.deps, org, q, expr, window, options, bounded, (part) => {
-        for (const row of part) rows.push(row);
+        for (const row of part) {
+          memory.charge(rowBytes(row), 'log lines collected for the answer');
+          rows.push(row);
+        }
       });
       return { rows, failedSegments };
     });
@@ -97,7 +111,7 @@ export class QueryCollector {
   private collectSeries(org: string, plan: () => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
     return this.withSlot(org, signal, async (bounded) => {
       const planned = plan();
-      const joiner = new SeriesJoiner(maxSeries);
+      const joiner = new SeriesJoiner(maxSeries, new MemoryBudget(this.deps.memoryBytes));
       await runSeriesPlan(this.deps.pool, planned, bounded, (series) => joiner.add(series));
       return { series: joiner.result(), failedSegments: planned.failedSegments() };
     });

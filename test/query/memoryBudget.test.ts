@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp, textOf } from '../support/mcpClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query, readSse, type SseResponse } from '../support/sse.js';
 
@@ -33,6 +34,8 @@ describe('the per-query memory budget', () => {
           [ts(END_MS - 60_000), 'L'.repeat(8000)],
         ],
       },
+      // app="wide": 1,000 lines of 8 KB, 8 MB in all: fine to stream, too much to hold at once.
+      { stream: { service_name: 'wide' }, values: Array.from({ length: 1000 }, (_, i): [string, string] => [ts(START_MS + i * 1000), `${i} ${'W'.repeat(8000)}`]) },
     ]);
   });
   afterAll(async () => {
@@ -90,5 +93,22 @@ describe('the per-query memory budget', () => {
     expect(results).toHaveLength(200);
     expect((results[7].data.tags as Record<string, string>).message).toBe('line 7 of xline 7 of x');
     expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
+  });
+
+  it('bounds what the tool gateway collects for an answer by the same budget, while the stream serves it', async () => {
+    const client = await connectMcp(srv.url, srv.orgId, 'telemetry', srv.key);
+    try {
+      const held = await client.callTool({ name: 'query_logs', arguments: { query: '{service_name="wide"}', limit: 2000, start: 'now-1h' } });
+      expect(held.isError).toBe(true);
+      expect(textOf(held)).toContain('memory budget of 4 MiB');
+      expect(textOf(held)).toContain('log lines collected for the answer');
+      const small = await client.callTool({ name: 'query_logs', arguments: { query: '{service_name="wide"}', limit: 20, start: 'now-1h' } });
+      expect(small.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const streamed = await run('/api/v1/logs/query', { q: '{service_name="wide"}', ...window, limit: 1000 });
+    expect(streamed.events.filter((e) => e.type === 'result')).toHaveLength(1000);
+    expect(streamed.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
   });
 });

@@ -29,11 +29,11 @@ const ROW_OVERHEAD_BYTES = 64;
  * rowBytes estimates what a row holds: its tags' names and values (the line among them as
  * `message`, or apart when a field list left it out) and a fixed overhead; a few additions.
  */
-export function rowBytes(row: LogRow): number {
+export function rowBytes(row: { readonly tags: Readonly<Record<string, string>>; readonly line: string | undefined }): number {
   let bytes = ROW_OVERHEAD_BYTES;
   const tags = row.tags;
   for (const name in tags) bytes += name.length + tags[name].length;
-  if (tags[MESSAGE_TAG] === undefined) bytes += row.line.length;
+  if (tags[MESSAGE_TAG] === undefined) bytes += row.line?.length ?? 0;
   return bytes;
 }
 
