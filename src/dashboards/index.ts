@@ -24,6 +24,7 @@ export {
   type TimeContext,
 } from './builtinVariables.js';
 export { substituteBuiltins } from './builtinSubstitution.js';
+export { PanelQueryError, fillDashboardVariables, panelQueries, type ChosenValues, type RunnableQuery } from './panelQueries.js';
 export { checkInterlinks, interlinkTargets, loadDashboardDirectory, type DashboardDirectory } from './interlinks.js';
 export { checkQuery, type QueryLanguage, type QueryShape, type QueryProblem } from './queryCheck.js';
 export { etagOf, parseIfMatch, type IfMatch } from './preconditions.js';
