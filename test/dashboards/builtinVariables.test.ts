@@ -3,8 +3,10 @@ import {
   builtinText,
   computeBuiltinValues,
   formatInterval,
+  fillDashboardVariables,
   roundInterval,
   substituteBuiltins,
+  type DashboardVariable,
   type BuiltinName,
   type TimeContext,
 } from '../../src/dashboards/index.js';
@@ -105,5 +107,20 @@ describe('substituting built-ins into a query', () => {
       `"${new Date(TO - DAY).toISOString()}" "${new Date(TO).toISOString()}" ${TO / 1000} ${TO}`,
     );
     expect(substituteBuiltins('"${__from:date:YYYY}"', day)).toBe('"${__from:date:YYYY}"');
+  });
+});
+
+describe('filling dashboard variables for a run', () => {
+  const variable = (extra: Partial<DashboardVariable>): DashboardVariable => ({ name: 'svc', kind: 'query', source: { signal: 'metrics', metric: 'up', label: 'job' }, ...extra });
+
+  it('writes one value as it is, several as an escaped alternation, All as .+', () => {
+    expect(fillDashboardVariables('up{job=~"$svc"}', [variable({ defaultValue: ['a.b'] })], {})).toBe('up{job=~"a.b"}');
+    expect(fillDashboardVariables('up{job=~"${svc}"}', [variable({ multi: true })], { svc: ['a.b', 'c'] })).toBe('up{job=~"(a\\.b|c)"}');
+    expect(fillDashboardVariables('up{job=~"$svc"}', [variable({ multi: true, includeAll: true })], {})).toBe('up{job=~".+"}');
+  });
+
+  it('names the variable that has no value', () => {
+    expect(() => fillDashboardVariables('up{job="$svc"}', [variable({})], {})).toThrow(/\$svc has no value/);
+    expect(() => fillDashboardVariables('up{job="$other"}', [variable({})], {})).toThrow(/\$other, which the dashboard does not define/);
   });
 });

@@ -124,6 +124,9 @@ describe("Grafana's built-in variables and interlinks, on the real server", () =
     const dashboard = await client.callTool({ name: 'query_dashboard_panel', arguments: { dashboardId: 'nope', panelId: 'rate' } });
     expect(dashboard.isError).toBe(true);
     expect(textOf(dashboard)).toContain('no dashboard "nope"');
+    const badValue = await client.callTool({ name: 'query_dashboard_panel', arguments: { dashboardId: 'requests', panelId: 'rate', variables: { service: 3 } } });
+    expect(badValue.isError).toBe(true);
+    expect(textOf(badValue)).toMatch(/variables/);
   });
 
   it('warns about an interlink to a dashboard the org does not have, on create, replace and validate', async () => {
