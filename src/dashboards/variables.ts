@@ -1,4 +1,4 @@
-import { builtinKind, isBuiltinVariable } from './builtinVariables.js';
+import { builtinKind, isBuiltinVariable, type BuiltinKind } from './builtinVariables.js';
 
 /**
  * Variable references in dashboard text: `$name`, `${name}` and `${name:format}`, where a name
@@ -93,14 +93,29 @@ export function substitutePlaceholders(text: string): Substituted {
   for (const ref of references) {
     const length = ref.end - ref.start;
     out += text.slice(last, ref.start);
-    const builtin = isBuiltinVariable(ref.name) ? builtinKind(ref.name) : undefined;
+    const builtin = builtinPlaceholderKind(ref);
     if (ref.context === 'quoted') out += 'x'.repeat(length);
     else if (builtin === 'number') out += '1'.repeat(length);
     else if (ref.context === 'range' || builtin === 'duration') out += '0'.repeat(length - 2) + '1m';
     else out += text.slice(ref.start, ref.end).replace(/[^A-Za-z0-9_]/g, '_');
-    if (ref.context === 'bare' && builtin === undefined) guessed = true;
+    if (isGuess(ref)) guessed = true;
     last = ref.end;
   }
   out += text.slice(last);
   return { text: out, references, guessed };
+}
+
+/**
+ * builtinPlaceholderKind is the kind of value a built-in reference stands for, or undefined
+ * for a dashboard variable. An ISO date (`${__from:date}`) is text, not a number.
+ */
+function builtinPlaceholderKind(ref: VariableReference): BuiltinKind | undefined {
+  if (!isBuiltinVariable(ref.name)) return undefined;
+  if (ref.format !== undefined && ref.format !== 'date:seconds') return undefined;
+  return builtinKind(ref.name);
+}
+
+/** isGuess says whether a reference's placeholder is a guess: bare in the expression, of unknown kind. */
+export function isGuess(ref: VariableReference): boolean {
+  return ref.context === 'bare' && builtinPlaceholderKind(ref) === undefined;
 }
