@@ -150,4 +150,16 @@ describe("Grafana's built-in variables and interlinks, on the real server", () =
     expect(replaced.body.warnings).toEqual([]);
     expect((await send('POST', '/validate?id=linking', panelSpec(['linking']))).body.warnings).toEqual([]);
   });
+
+  it('checks thousands of interlinks in bounded time, listing 100 warnings and counting the rest', async () => {
+    const targets = Array.from({ length: 5000 }, (_, n) => `target-${n}`);
+    const started = performance.now();
+    const res = await send('POST', '/validate', panelSpec(['requests', ...targets]));
+    const elapsedMs = performance.now() - started;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: true, truncated: { errors: 0, warnings: 4900 } });
+    expect((res.body.warnings as Issue[]).length).toBe(100);
+    expect((res.body.warnings as Issue[])[0].path).toBe('$.panels.rate.interlinks[1].targetDashboardId');
+    expect(elapsedMs).toBeLessThan(5000);
+  });
 });
