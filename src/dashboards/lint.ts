@@ -5,6 +5,8 @@ import { findOverlaps } from './overlaps.js';
 import { checkQuery, type QueryLanguage, type QueryShape } from './queryCheck.js';
 import { suggestClosest } from '../suggest.js';
 import { GRID_COLUMNS, type DashboardSpec, type GridCell, type Panel, type QueryKind } from './types.js';
+import { BUILTIN_VARIABLE_NAMES, formatProblem, isBuiltinVariable } from './builtinVariables.js';
+import { checkInterlinks, type DashboardDirectory } from './interlinks.js';
 import { VARIABLE_NAME, findVariableReferences, substitutePlaceholders } from './variables.js';
 
 /**
@@ -27,6 +29,8 @@ export type LintRuleId =
   | 'query-syntax'
   | 'query-kind-mismatch'
   | 'unknown-variable'
+  | 'variable-format'
+  | 'unknown-interlink-target'
   | 'unused-variable'
   | 'invalid-duration'
   | 'invalid-variable-name'
@@ -58,10 +62,12 @@ export const LINT_RULES: Readonly<Record<LintRuleId, LintRule>> = {
   'cell-overlap': { severity: 'warning', summary: 'Cells in one section do not overlap.' },
   'query-syntax': { severity: 'error', summary: 'Every query parses and type-checks as PromQL or LogQL (per queryKind) after substituting variables.' },
   'query-kind-mismatch': { severity: 'error', summary: 'LogQL used for a chart returns numbers; rawLogql and variable expr select log lines.' },
-  'unknown-variable': { severity: 'error', summary: 'Every $var and ${var} names a dashboard variable.' },
+  'unknown-variable': { severity: 'error', summary: 'Every $var and ${var} names a dashboard variable or a built-in such as $__rate_interval.' },
+  'variable-format': { severity: 'error', summary: '${var:format} is used only as ${__from:date}, ${__from:date:iso} or ${__from:date:seconds} (or with __to).' },
+  'unknown-interlink-target': { severity: 'warning', summary: 'An interlink\'s targetDashboardId names a dashboard of the same org.' },
   'unused-variable': { severity: 'warning', summary: 'Every variable is used somewhere.' },
   'invalid-duration': { severity: 'error', summary: 'duration (and a log builder window) is a positive duration such as 1h or 7d.' },
-  'invalid-variable-name': { severity: 'error', summary: 'A variable name is letters, digits and _, not starting with a digit.' },
+  'invalid-variable-name': { severity: 'error', summary: 'A variable name is letters, digits and _, not starting with a digit or with __ (kept for built-ins).' },
   'duplicate-variable': { severity: 'error', summary: 'Variable names are unique.' },
   'variable-options': { severity: 'warning', summary: 'includeAll and several default values need multi.' },
   'log-events-source': { severity: 'error', summary: 'A log-events panel sets rawLogql or logqlState.' },
@@ -74,6 +80,11 @@ export const LINT_RULES: Readonly<Record<LintRuleId, LintRule>> = {
 export interface LintOptions {
   /** mode is the operation the spec is checked for: libraryRef is refused on create, removed on replace. */
   mode: 'create' | 'replace';
+  /**
+   * dashboards says which dashboard ids exist in the spec's org, for the interlink check; when
+   * absent (a spec checked on its own, away from any org) interlinks are not checked.
+   */
+  dashboards?: DashboardDirectory;
 }
 
 /** KINDS_WITHOUT_QUERIES are the panel kinds whose queries array is empty by contract. */
@@ -103,6 +114,7 @@ export function lintDashboard(spec: DashboardSpec, options: LintOptions, issues:
   checkVariables(spec, report);
   checkMetricsSources(spec, issues);
   checkTexts(spec, issues, report);
+  if (options.dashboards) checkInterlinks(spec, options.dashboards, (location, message) => report('unknown-interlink-target', location, message));
   return issues;
 }
 
@@ -214,6 +226,12 @@ function checkVariables(spec: DashboardSpec, report: Report): void {
         [...at, 'name'],
         `${JSON.stringify(variable.name)} is not a valid variable name: use letters, digits and _, not starting with a digit`,
       );
+    } else if (variable.name.startsWith('__')) {
+      report(
+        'invalid-variable-name',
+        [...at, 'name'],
+        `${JSON.stringify(variable.name)} starts with __, which is kept for built-in variables such as $__interval; choose another name`,
+      );
     }
     const first = seen.get(variable.name);
     if (first !== undefined) {
@@ -245,7 +263,11 @@ function checkTexts(spec: DashboardSpec, issues: IssueList, report: Report): voi
     const reported = new Set<string>();
     for (const ref of findVariableReferences(field.text)) {
       if (ref.name !== field.owner) used.add(ref.name);
-      if (defined.has(ref.name) || reported.has(ref.name)) continue;
+      if (ref.format !== undefined) {
+        const problem = formatProblem(ref.name, ref.format);
+        if (problem) report('variable-format', field.location, problem);
+      }
+      if (defined.has(ref.name) || isBuiltinVariable(ref.name) || reported.has(ref.name)) continue;
       reported.add(ref.name);
       report('unknown-variable', field.location, () => unknownVariableMessage(ref.name, defined));
     }
@@ -258,6 +280,10 @@ function checkTexts(spec: DashboardSpec, issues: IssueList, report: Report): voi
 }
 
 function unknownVariableMessage(name: string, defined: ReadonlySet<string>): string {
+  if (name.startsWith('__')) {
+    const hint = suggestClosest(name, BUILTIN_VARIABLE_NAMES);
+    return `refers to $${name}, which is not a built-in variable (built-ins: ${BUILTIN_VARIABLE_NAMES.map((b) => '$' + b).join(', ')})${hint ? `; did you mean $${hint}?` : ''}`;
+  }
   const hint = suggestClosest(name, defined);
   let known = 'the dashboard defines no variables';
   if (defined.size > 0) {

@@ -1,6 +1,6 @@
 import { EngineError, checkLogQL, logqlQueryKind, parseAndCheckPromQL, parseLogQL } from '../../engine/index.js';
 import type { IssueSeverity } from './issues.js';
-import { substitutePlaceholders } from './variables.js';
+import { isGuess, substitutePlaceholders } from './variables.js';
 
 /**
  * Checking a dashboard query the way the query endpoints will: substitute placeholders for
@@ -44,7 +44,7 @@ export function checkQuery(text: string, language: QueryLanguage, shape: QuerySh
     const verb = err.code === 'INVALID_EXPR' ? 'does not parse as' : 'is not valid';
     let message = `query ${verb} ${LANGUAGE_NAME[language]}: ${firstLine}`;
     if (substituted.guessed) {
-      const names = [...new Set(substituted.references.filter((r) => r.context === 'bare').map((r) => '$' + r.name))];
+      const names = [...new Set(substituted.references.filter(isGuess).map((r) => '$' + r.name))];
       message += ` (checked with a placeholder for ${names.join(', ')}, which stands outside quotes; the query may be fine for real values)`;
     }
     const problem: QueryProblem = { rule: 'query-syntax', severity: substituted.guessed ? 'warning' : 'error', message };

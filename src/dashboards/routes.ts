@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
 import { MetaConflictError, MetaNotFoundError, MetaVersionConflictError, type DashboardRecord, type MetaStore } from '../meta/types.js';
+import { interlinkTargets, loadDashboardDirectory, type DashboardDirectory } from './interlinks.js';
 import type { DashboardIssue, DashboardValidation } from './issues.js';
 import { etagOf, parseIfMatch } from './preconditions.js';
 import { defaultName, readListQuery, readMode, readName, requireDashboardId } from './requests.js';
@@ -135,11 +136,17 @@ class DashboardHandlers {
     throw preconditionFailed(id, current.version);
   }
 
+  /** directoryFor looks up the spec's interlink targets in the org; `selfId` is the dashboard being written. */
+  private directoryFor(spec: unknown, orgId: string, selfId?: string): Promise<DashboardDirectory> {
+    return loadDashboardDirectory(this.store, orgId, interlinkTargets(spec), selfId);
+  }
+
   async validate(ctx: RequestContext): Promise<void> {
     const spec = parseJsonBody(ctx.body!);
-    await this.orgOf(ctx);
+    const orgId = await this.orgOf(ctx);
     const mode = readMode(ctx.query);
-    ctx.res.json(200, this.validator.validate(spec, { mode }));
+    const dashboards = await this.directoryFor(spec, orgId, ctx.query.get('id') ?? undefined);
+    ctx.res.json(200, this.validator.validate(spec, { mode, dashboards }));
   }
 
   async list(ctx: RequestContext): Promise<void> {
@@ -165,7 +172,7 @@ class DashboardHandlers {
     const requestedId = ctx.query.get('id');
     const id = requestedId === null ? randomUUID() : requireDashboardId(requestedId);
     const name = readName(ctx.query) ?? defaultName(id, requestedId !== null);
-    const result = this.validator.validate(spec, { mode: 'create' });
+    const result = this.validator.validate(spec, { mode: 'create', dashboards: await this.directoryFor(spec, orgId, id) });
     rejectInvalid(result);
     let record: DashboardRecord;
     try {
@@ -187,7 +194,7 @@ class DashboardHandlers {
     const orgId = await this.orgOf(ctx);
     const id = idOf(ctx);
     const name = readName(ctx.query);
-    const result = this.validator.validate(spec, { mode: 'replace' });
+    const result = this.validator.validate(spec, { mode: 'replace', dashboards: await this.directoryFor(spec, orgId, id) });
     rejectInvalid(result);
     // The spec says updates drop libraryRef: the stored dashboard is no longer the gallery's.
     const { libraryRef: _dropped, ...stored } = asSpec(spec);

@@ -37,7 +37,7 @@ export function toolGatewayRoutes(deps: ToolGatewayDeps): { routes: RouteSpec[];
     maxLogRows: MAX_TOOL_LOG_ROWS,
   });
   const gateway = new ToolGateway(deps.store, [
-    telemetryDriver(access),
+    telemetryDriver(access, deps.store),
     commonDriver(access),
     kubeDriver(),
     ...UPSTREAM_KINDS.map((kind) => upstreamDriver(kind, { timeoutMs: deps.upstreamTimeoutMs })),

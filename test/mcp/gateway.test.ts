@@ -122,7 +122,7 @@ describe('tool gateway over HTTP with the MCP SDK client', () => {
     const { tools } = await telemetry.listTools();
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['error_overview', 'explain_query', 'find_metrics', 'list_labels', 'list_series', 'list_services', 'log_patterns', 'metric_metadata', 'query_logs', 'query_metrics', 'validate_query'].sort(),
+      ['error_overview', 'explain_query', 'find_metrics', 'list_labels', 'list_series', 'list_services', 'log_patterns', 'metric_metadata', 'query_dashboard_panel', 'query_logs', 'query_metrics', 'validate_query'].sort(),
     );
     for (const t of tools) {
       expect(t.description!.length).toBeGreaterThan(20);
