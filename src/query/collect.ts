@@ -1,6 +1,7 @@
 import { formatLabels, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { logSeriesPlan, metricSeriesPlan, runRawLogs, runSeriesPlan, type LogPlanDeps, type RawLogOptions, type SeriesPlan } from './plans.js';
+import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
 import type { OrgGate } from './stream.js';
 import type { QueryWindow } from './timeRange.js';
 
@@ -13,7 +14,8 @@ import type { QueryWindow } from './timeRange.js';
 
 export interface CollectDeps extends LogPlanDeps {
   gate: OrgGate;
-  timeoutMs: number;
+  /** queryLimitsFor gives the limits of the org a query runs for: concurrency, budgets, deadline, retention. */
+  queryLimitsFor: QueryLimitsFor;
 }
 
 export interface CollectedSeries {
@@ -75,28 +77,29 @@ export class QueryCollector {
 
   /** promql runs a checked PromQL range query; `maxSeries` bounds what it may hold. */
   promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, () => metricSeriesPlan(this.deps, org, q, expr, window), maxSeries, signal);
+    return this.collectSeries(org, (deps) => metricSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlSeries runs a checked LogQL metric query. */
   logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, () => logSeriesPlan(this.deps, org, q, expr, window), maxSeries, signal);
+    return this.collectSeries(org, (deps) => logSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlRows runs a checked LogQL log query and returns at most `options.limit` rows in output order. */
   async logqlRows(org: string, q: string, expr: LogQLExpr, window: QueryWindow, options: RawLogOptions, signal: AbortSignal): Promise<CollectedRows> {
     return this.withSlot(org, signal, async (bounded) => {
       const rows: RawRow[] = [];
-      const { failedSegments } = await runRawLogs(this.deps, org, q, expr, window, options, bounded, (part) => {
+      const deps = orgPlanDeps(this.deps, this.deps.queryLimitsFor(org), 'logs');
+      const { failedSegments } = await runRawLogs(deps, org, q, expr, window, options, bounded, (part) => {
         for (const row of part) rows.push(row);
       });
       return { rows, failedSegments };
     });
   }
 
-  private collectSeries(org: string, plan: () => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+  private collectSeries(org: string, plan: (deps: LogPlanDeps) => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
     return this.withSlot(org, signal, async (bounded) => {
-      const planned = plan();
+      const planned = plan(this.deps);
       const joiner = new SeriesJoiner(maxSeries);
       await runSeriesPlan(this.deps.pool, planned, bounded, (series) => joiner.add(series));
       return { series: joiner.result(), failedSegments: planned.failedSegments() };
@@ -108,11 +111,15 @@ export class QueryCollector {
    * query deadline as well as the caller's signal; a deadline is reported as DEADLINE_EXCEEDED.
    */
   private async withSlot<T>(org: string, signal: AbortSignal, run: (bounded: AbortSignal) => Promise<T>): Promise<T> {
-    const release = this.deps.gate.acquire(org, this.deps.pool.overloaded);
+    const limits = this.deps.queryLimitsFor(org);
+    const release = this.deps.gate.acquire(org, this.deps.pool.overloaded, limits);
     const deadline = new AbortController();
     const timer = setTimeout(
-      () => deadline.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.deps.timeoutMs} ms; narrow the window or the selector`)),
-      this.deps.timeoutMs,
+      () =>
+        deadline.abort(
+          new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${limits.timeoutMs} ms (${limits.originOf('timeoutMs')}); narrow the window or the selector`),
+        ),
+      limits.timeoutMs,
     );
     const bounded = AbortSignal.any([signal, deadline.signal]);
     try {
