@@ -19,6 +19,7 @@ import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
+import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
@@ -196,6 +197,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
+    ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);
