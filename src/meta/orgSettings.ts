@@ -71,7 +71,7 @@ export type OrgSettingRow = RowBase &
     | { subsystem: 'query'; field: keyof QueryLimits }
   );
 
-const TOO_OLD = '400 (remote_write, Loki push) or a partial-success message (OTLP) naming `too_old`; queries return nothing older';
+const TOO_OLD = 'an older sample or line is refused: 400 naming `too_old` (remote_write, Loki push) or an OTLP partial success; queries return nothing older';
 
 export const ORG_SETTINGS = [
   {
@@ -126,7 +126,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxActiveSeries',
     doc: 'Active metric series the org may have (0: no limit).',
-    error: '400 naming `series_limit` when no sample of a request could be stored, else counted as rejected',
+    error: '400 naming `series_limit` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxStreams',
@@ -139,7 +139,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxActiveStreams',
     doc: 'Active log streams the org may have (0: no limit).',
-    error: '400 naming `stream_limit` when no line of a request could be stored, else counted as rejected',
+    error: '400 naming `stream_limit` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLabelsPerSeries',
@@ -152,7 +152,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLabelsPerSeries',
     doc: 'Labels a metric series may have, `__name__` included.',
-    error: '400 naming `max_label_names_per_series`',
+    error: '400 naming `max_label_names_per_series` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLabelsPerStream',
@@ -165,7 +165,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLabelsPerStream',
     doc: 'Labels a log stream may have.',
-    error: '400 naming `max_label_names_per_stream`',
+    error: '400 naming `max_label_names_per_stream` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLabelNameLength',
@@ -178,7 +178,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLabelNameLength',
     doc: 'Characters of a label or log attribute name.',
-    error: '400 naming `label_name_too_long`',
+    error: '400 naming `label_name_too_long` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLabelValueLength',
@@ -191,7 +191,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLabelValueLength',
     doc: 'Characters of a metric label value or log stream label value.',
-    error: '400 naming `label_value_too_long`',
+    error: '400 naming `label_value_too_long` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLineBytes',
@@ -204,7 +204,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLogLineBytes',
     doc: 'UTF-8 bytes of one log line.',
-    error: '400 naming `line_too_long`',
+    error: '400 naming `line_too_long` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLineAttributes',
@@ -217,7 +217,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLineAttributes',
     doc: 'Attributes a log line may carry besides its stream labels.',
-    error: '400 naming `max_line_attributes`',
+    error: '400 naming `max_line_attributes` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxLineAttributesBytes',
@@ -230,7 +230,7 @@ export const ORG_SETTINGS = [
     subsystem: 'ingest',
     field: 'maxLineAttributesBytes',
     doc: 'UTF-8 bytes of a log line\'s attribute names and values together.',
-    error: '400 naming `line_attributes_too_large`',
+    error: '400 naming `line_attributes_too_large` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
     name: 'maxConcurrentQueries',
@@ -348,8 +348,9 @@ export function isOrgSettingName(name: string): name is OrgSettingName {
 
 /** settingProblem says why `value` cannot be stored for `row`, or undefined when it can. */
 export function settingProblem(row: OrgSettingRow, value: unknown): string | undefined {
-  if (typeof value !== 'number' || !Number.isInteger(value)) return `${row.name} must be a whole number of ${unitWord(row.unit)}, got ${JSON.stringify(value)}`;
-  if (value < row.min || value > row.max) return `${row.name} must be from ${row.min} to ${row.max} ${unitWord(row.unit)}, got ${value}`;
+  const unit = unitWord(row.unit);
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `${row.name} must be a whole number${unit === '' ? '' : ` of ${unit}`}, got ${JSON.stringify(value)}`;
+  if (value < row.min || value > row.max) return `${row.name} must be from ${row.min} to ${row.max}${unit === '' ? '' : ` ${unit}`}, got ${value}`;
   return undefined;
 }
 
@@ -368,7 +369,8 @@ export function parseSettingText(row: OrgSettingRow, text: string): number | { p
   const m = pattern.exec(text);
   const factor = m ? BYTE_UNITS[m[2].toLowerCase()] : undefined;
   if (!m || factor === undefined) {
-    const shape = row.unit === 'bytes' ? 'a byte size such as 1048576 or 512KiB' : `a whole number of ${unitWord(row.unit) || 'items'}`;
+    const unit = unitWord(row.unit);
+    const shape = row.unit === 'bytes' ? 'a byte size such as 1048576 or 512KiB' : `a whole number${unit === '' ? '' : ` of ${unit}`}`;
     return { problem: `--${row.flag} must be ${shape} or 'default', got ${JSON.stringify(text)}` };
   }
   return Number(m[1]) * factor;
