@@ -121,6 +121,7 @@ describe('per-org settings on a running server', () => {
       return refused.status === 400;
     }, 5000);
     expect(tookMs).toBeLessThan(1000);
+    console.info(`org settings: an API change applied to ingest after ${tookMs.toFixed(0)} ms`);
     expect(((await refused!.json()) as { message: string }).message).toMatch(/series_limit \(this org's maxSeries=3\)/);
     // The other org writes the same five series under the service default.
     expect((await write(srv.url, other.key, series('api_limited', 5))).status).toBe(204);
@@ -151,7 +152,9 @@ describe('per-org settings on a running server', () => {
     const changedAt = performance.now();
     expect(JSON.parse(set.stdout)).toMatchObject({ id: other.orgId, settings: { maxConcurrentQueries: 2, maxLogLimit: 7, maxLineBytes: 2048 } });
     await waitFor(async () => (await rawLogQuery(srv.url, other.key, 8)).status === 400, 5000);
-    expect(performance.now() - changedAt).toBeLessThan(1000);
+    const cliTookMs = performance.now() - changedAt;
+    expect(cliTookMs).toBeLessThan(1000);
+    console.info(`org settings: a CLI change applied to queries ${cliTookMs.toFixed(0)} ms after the command returned`);
     expect((await rawLogQuery(srv.url, srv.key, 8)).status).toBe(200);
 
     const shown = cli('orgs', 'show', other.orgId, '--json');

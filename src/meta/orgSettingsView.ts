@@ -16,6 +16,7 @@ export class OrgSettingsView {
   private byOrg = new Map<string, OrgEntry>();
   private readonly defaults: OrgEntry;
   private unsubscribe: (() => void) | undefined;
+  private generation = 0;
 
   private constructor(private readonly config: Config) {
     this.defaults = entryFor(resolveSettings(undefined, config));
@@ -30,8 +31,13 @@ export class OrgSettingsView {
   }
 
   private async rebuild(store: MetaStore): Promise<void> {
+    // A store that answers asynchronously (a database) may finish two reloads out of order; the
+    // one started last wins, so an older read never replaces a newer one.
+    const generation = ++this.generation;
+    const orgs = await store.listOrgs();
+    if (generation !== this.generation) return;
     const next = new Map<string, OrgEntry>();
-    for (const org of await store.listOrgs()) next.set(org.id, entryFor(resolveSettings(org, this.config)));
+    for (const org of orgs) next.set(org.id, entryFor(resolveSettings(org, this.config)));
     this.byOrg = next;
   }
 
