@@ -42,9 +42,16 @@ export function orgSettingsRoutes(deps: OrgSettingsRouteDeps): RouteSpec[] {
   ];
 }
 
+/** requireSystemKey admits the system key only: an org key must not raise its own org's limits. */
+function requireSystemKey(ctx: RequestContext): void {
+  if (ctx.principal?.kind !== 'system') {
+    throw new ApiError('FORBIDDEN', 'org settings are reached with the system key (SVC_MCP_API_KEY); an org API key cannot reach them');
+  }
+}
+
 /** requireOrg admits the system key only, then finds the org of the path. */
 async function requireOrg(ctx: RequestContext, store: MetaStore): Promise<Org> {
-  if (ctx.principal?.kind !== 'system') throw new ApiError('FORBIDDEN', 'org settings are changed with the system key (SVC_MCP_API_KEY); an org API key cannot reach them');
+  requireSystemKey(ctx);
   const org = await store.getOrg(ctx.params.orgId.toLowerCase());
   if (org === undefined) throw new ApiError('NOT_FOUND', `org ${ctx.params.orgId} does not exist`);
   return org;
@@ -56,7 +63,7 @@ async function requireOrg(ctx: RequestContext, store: MetaStore): Promise<Org> {
  * leaving it out does the same).
  */
 function readChange(ctx: RequestContext): OrgSettingsChange {
-  if (ctx.principal?.kind !== 'system') throw new ApiError('FORBIDDEN', 'org settings are changed with the system key (SVC_MCP_API_KEY); an org API key cannot reach them');
+  requireSystemKey(ctx);
   const body = parseJsonBody(ctx.body!);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('BAD_REQUEST', 'the body must be a JSON object of settings by name');
   const change: OrgSettingsChange = {};
