@@ -10,10 +10,11 @@ import { RETENTION_DAYS_OPTION, parseRetentionDays } from './retentionOption.js'
 function optionFor(row: OrgSettingRow): OptionSpec {
   if (row.name === 'retentionDays') return RETENTION_DAYS_OPTION;
   const unit = row.unit === 'bytes' ? 'bytes (512KiB, 16MiB...)' : row.unit === 'count' ? '' : row.unit;
+  const followed = row.subsystem === 'retention' && row.fallback !== undefined ? `the org's ${row.fallback}, else ${row.env}` : row.env;
   return {
     type: 'string',
     valueName: row.unit === 'bytes' ? 'SIZE|default' : 'N|default',
-    description: `${row.doc} ${row.min} to ${row.max}${unit === '' ? '' : ` ${unit}`}, or 'default' to follow ${row.env}.`,
+    description: `${row.doc} ${row.min} to ${row.max}${unit === '' ? '' : ` ${unit}`}, or 'default' to follow ${followed}.`,
   };
 }
 
