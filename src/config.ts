@@ -45,6 +45,8 @@ export interface Config {
   maxPointsPerSeries: number;
   maxSamples: number;
   defaultLogLimit: number;
+  maxLogLimit: number;
+  maxSeriesPerQuery: number;
   maxSeriesPerOrg: number;
   maxStreamsPerOrg: number;
   maxLabelsPerSeries: number;
@@ -431,6 +433,20 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? 1000 : integer('SVC_DEFAULT_LOG_LIMIT', raw, 1, 10_000_000)),
   },
   {
+    env: 'SVC_MAX_LOG_LIMIT',
+    key: 'maxLogLimit',
+    defaultText: '100000',
+    doc: 'Largest limit a raw log query may ask for; more is 400 VALIDATION_FAILED.',
+    parse: (raw) => (raw === undefined ? 100_000 : integer('SVC_MAX_LOG_LIMIT', raw, 1, 10_000_000)),
+  },
+  {
+    env: 'SVC_MAX_SERIES_PER_QUERY',
+    key: 'maxSeriesPerQuery',
+    defaultText: '100000',
+    doc: 'Series one log metric query may hold on a worker; beyond it the query fails cleanly.',
+    parse: (raw) => (raw === undefined ? 100_000 : integer('SVC_MAX_SERIES_PER_QUERY', raw, 1, 100_000_000)),
+  },
+  {
     env: 'SVC_HEAD_MAX_BYTES',
     key: 'headMaxBytes',
     defaultText: '64MiB',
@@ -467,7 +483,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_RETENTION_DAYS',
     key: 'retentionDays',
     defaultText: '30',
-    doc: 'Days of data kept per org, unless the org has its own retention (`sluice orgs set`); older segments are deleted in the background. 0 keeps data forever.',
+    doc: 'Days of data kept per org and signal, unless the org has its own retention (`sluice orgs set`, see Orgs and limits); older segments are deleted in the background. 0 keeps data forever.',
     parse: (raw) => (raw === undefined ? 30 : integer('SVC_RETENTION_DAYS', raw, 0, MAX_RETENTION_DAYS)),
   },
   {

@@ -12,13 +12,14 @@ import { uwsBuild } from './http/uws.js';
 import { createLogger } from './log.js';
 import { dashboardRoutes } from './dashboards/index.js';
 import { FileMetaStore } from './meta/fileStore.js';
-import { OrgRetention } from './meta/orgRetention.js';
+import { OrgSettingsView } from './meta/orgSettingsView.js';
 import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
+import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
@@ -136,8 +137,8 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   await bootstrapAccess(config, port, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);
   cleanups.unshift(() => keyIndex.close());
-  const orgRetention = await OrgRetention.create(store);
-  cleanups.unshift(() => orgRetention.close());
+  const orgSettings = await OrgSettingsView.create(store, config);
+  cleanups.unshift(() => orgSettings.close());
   const storage = await Storage.open({
     dir: config.dataDir,
     indexedTags: config.indexedTags,
@@ -146,21 +147,22 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     segmentTargetBytes: config.segmentTargetBytes,
     segmentCacheBytes: config.segmentCacheBytes,
     retentionMs: config.retentionDays * 86_400_000,
-    retentionFor: (org) => orgRetention.retentionMs(org),
+    retentionFor: (org, signal) => orgSettings.retentionMs(org, signal),
     compactionIntervalMs: config.compactionIntervalMs,
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   cleanups.unshift(() => storage.close());
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'));
   cleanups.unshift(() => pool.close());
-  const gate = new OrgGate(config.maxQueriesPerOrg);
+  const gate = new OrgGate();
+  const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
   const planLimits = {
     storage,
     pool,
     maxSamples: config.maxSamples,
     lookbackMs: 5 * 60_000,
     shardMinSamples: config.queryShardMinSamples,
-    maxSeries: 100_000,
+    maxSeries: config.maxSeriesPerQuery,
     rawTaskRows: config.queryRawTaskRows,
     rawTaskBytes: rawTaskBytesFor(config.sseBufferBytes, config.queryWorkers),
     memoryBytes: config.queryMemoryBytes,
@@ -169,7 +171,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   const toolGateway = toolGatewayRoutes({
     store,
     storage,
-    collector: new QueryCollector({ ...planLimits, gate, timeoutMs: config.queryTimeoutMs }),
+    collector: new QueryCollector({ ...planLimits, gate, queryLimitsFor }),
     windowLimits,
     callTimeoutMs: config.mcpCallTimeoutMs,
     upstreamTimeoutMs: config.mcpUpstreamTimeoutMs,
@@ -181,7 +183,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       storage,
       metrics,
       maxBodyBytes: config.maxBodyBytes,
-      limitsFor: ingestLimitsFor(serviceIngestLimits(config), (org) => orgRetention.retentionMs(org)),
+      limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
       streamTags: new Set(config.indexedTags),
     }),
     ...queryRoutes({
@@ -189,14 +191,13 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       ...windowLimits,
       metrics,
       gate,
+      queryLimitsFor,
       heartbeatMs: config.heartbeatMs,
-      timeoutMs: config.queryTimeoutMs,
       stallTimeoutMs: config.sseStallTimeoutMs,
-      defaultLogLimit: config.defaultLogLimit,
-      maxLogLimit: 100_000,
     }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
+    ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);
@@ -216,7 +217,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'requests still in flight at exit');
       }
       keyIndex.close();
-      orgRetention.close();
+      orgSettings.close();
       await pool.close();
       await storage.close();
       await store.close();

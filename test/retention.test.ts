@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../engine/index.js';
 import { FileMetaStore } from '../src/meta/fileStore.js';
-import { OrgRetention } from '../src/meta/orgRetention.js';
+import { loadConfig } from '../src/config.js';
+import { OrgSettingsView } from '../src/meta/orgSettingsView.js';
 import { runCli, startChildServer, useCliWorkspace } from './support/child.js';
 import { waitFor } from './support/server.js';
 import { query, readSse } from './support/sse.js';
@@ -162,24 +163,30 @@ describe('per-org retention', () => {
     }
   }, 120_000);
 
-  it('gives the server the retention another process writes, in milliseconds, 0 meaning forever', async () => {
+  it('gives the server the retention another process writes, per signal, in milliseconds, 0 meaning forever', async () => {
     const served = await FileMetaStore.open(ws.dataDir, { watchChanges: true });
-    const retention = await OrgRetention.create(served);
+    const view = await OrgSettingsView.create(served, loadConfig({ SVC_RETENTION_DAYS: '30' }));
     const writer = await FileMetaStore.open(ws.dataDir);
     try {
       await writer.createOrg({ id: 'org-a', name: 'A', createdAt: new Date().toISOString() });
       await writer.createOrg({ id: 'org-b', name: 'B', createdAt: new Date().toISOString(), retentionDays: 2 });
-      await waitFor(() => retention.retentionMs('org-b') === 2 * DAY_MS, 10_000);
-      expect(retention.retentionMs('org-a')).toBeUndefined();
-      await writer.setOrgRetention('org-a', 0);
-      await waitFor(() => retention.retentionMs('org-a') === 0, 10_000);
-      await writer.setOrgRetention('org-b', undefined);
-      await waitFor(() => retention.retentionMs('org-b') === undefined, 10_000);
-      expect(await writer.setOrgRetention('org-missing', 5)).toBeUndefined();
-      await expect(writer.setOrgRetention('org-a', -1)).rejects.toThrow(RangeError);
-      await expect(writer.setOrgRetention('org-a', 2.5)).rejects.toThrow(RangeError);
+      await waitFor(() => view.retentionMs('org-b', 'metrics') === 2 * DAY_MS, 10_000);
+      expect(view.retentionMs('org-b', 'logs')).toBe(2 * DAY_MS);
+      expect(view.retentionMs('org-a', 'metrics')).toBe(30 * DAY_MS);
+      expect(view.retentionSetting('org-a', 'logs')).toEqual({ value: 30, source: 'default', from: 'SVC_RETENTION_DAYS' });
+      await writer.updateOrgSettings('org-a', { retentionDays: 0 });
+      await waitFor(() => view.retentionMs('org-a', 'logs') === 0, 10_000);
+      // A per-signal value wins over the org's single retention, for its signal only.
+      await writer.updateOrgSettings('org-b', { retentionMetricsDays: 9 });
+      await waitFor(() => view.retentionMs('org-b', 'metrics') === 9 * DAY_MS, 10_000);
+      expect(view.retentionSetting('org-b', 'logs')).toEqual({ value: 2, source: 'org', from: 'retentionDays' });
+      await writer.updateOrgSettings('org-b', { retentionDays: null, retentionMetricsDays: null });
+      await waitFor(() => view.retentionMs('org-b', 'metrics') === 30 * DAY_MS, 10_000);
+      expect(await writer.updateOrgSettings('org-missing', { retentionDays: 5 })).toBeUndefined();
+      await expect(writer.updateOrgSettings('org-a', { retentionDays: -1 })).rejects.toThrow(RangeError);
+      await expect(writer.updateOrgSettings('org-a', { retentionLogsDays: 2.5 })).rejects.toThrow(RangeError);
     } finally {
-      retention.close();
+      view.close();
       await writer.close();
       await served.close();
     }

@@ -41,8 +41,11 @@ export interface StorageOptions {
   segmentCacheBytes?: number;
   /** retentionMs is how long segments are kept (by their newest timestamp); 0 keeps them forever. */
   retentionMs?: number;
-  /** retentionFor overrides retentionMs for some orgs; undefined means the default applies. */
-  retentionFor?: (org: string) => number | undefined;
+  /**
+   * retentionFor overrides retentionMs for some orgs, per signal (an org may keep its metrics
+   * longer than its logs); undefined means the default applies.
+   */
+  retentionFor?: (org: string, signal: Signal) => number | undefined;
   /** maintenanceIntervalMs is how often the size and age of the heads are checked; 0 turns background cuts off. */
   maintenanceIntervalMs?: number;
   /** compactionIntervalMs is how often compaction and retention run; 0 turns them off in the background. */
@@ -723,14 +726,14 @@ export class Storage {
 
   /**
    * applyRetention deletes segments whose newest timestamp is older than their org's
-   * retention before `nowMs`. Returns the deleted segments.
+   * retention for their signal before `nowMs`. Returns the deleted segments.
    */
   applyRetention(nowMs: number = this.now()): Promise<SegmentMeta[]> {
     return this.exclusive(async () => {
       if (this.closed) throw new Error('storage is closed');
       const fallback = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
       const expired = this.catalog.state.segments.filter((s) => {
-        const retention = this.options.retentionFor?.(s.org) ?? fallback;
+        const retention = this.options.retentionFor?.(s.org, s.signal) ?? fallback;
         return retention > 0 && Number.isFinite(retention) && s.maxMs < nowMs - retention;
       });
       if (expired.length === 0) return [];

@@ -3,6 +3,9 @@ import { describeRetention } from '../meta/retentionDays.js';
 import type { FileMetaStore } from '../meta/fileStore.js';
 import type { Org } from '../meta/types.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
+import { loadConfig } from '../config.js';
+import { resolveSettings } from '../meta/effectiveSettings.js';
+import { ORG_SETTING_OPTIONS, settingsChangeOf } from './orgSettingsOptions.js';
 import { RETENTION_DAYS_OPTION, parseRetentionDays } from './retentionOption.js';
 import { DATA_DIR_OPTION, JSON_OPTION, findOrg, print, table, withStore } from './storeCommand.js';
 
@@ -47,20 +50,38 @@ export const orgsCreate: Command = {
 export const orgsSet: Command = {
   name: 'orgs set',
   summary:
-    "Change an org's settings. --retention-days sets how many days of its data are kept (0: forever), or with 'default' returns it to SVC_RETENTION_DAYS; a running server applies it at its next retention run.",
-  usage: 'sluice orgs set ORG --retention-days N|default [--json] [--data-dir DIR]',
-  options: { 'retention-days': RETENTION_DAYS_OPTION, json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+    "Change an org's settings: its retention (for all its data, or per signal) and its ingest and query limits. 'default' returns a setting to its SVC_* default. A running server applies a change within a second (retention at its next retention run).",
+  usage: 'sluice orgs set ORG [--retention-days N|default] [--retention-metrics-days N|default] [--max-series N|default] ... [--json] [--data-dir DIR]',
+  options: { ...ORG_SETTING_OPTIONS, json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
   run: (values, positionals) =>
     withAdmin(values, async (_admin, store) => {
       const ref = positionals[0];
       if (ref === undefined) throw new UsageError('the org to change is required: its id or its name');
       if (positionals.length > 1) throw new UsageError(`expected one org, got ${positionals.length}: ${positionals.join(' ')}`);
-      const retentionDays = parseRetentionDays(values['retention-days']);
-      if (retentionDays === undefined) throw new UsageError('nothing to change: give --retention-days N or --retention-days default');
+      const change = settingsChangeOf(values);
+      if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give a setting, such as --retention-days N or --max-series N (see --help)');
       const found = await findOrg(store, ref);
-      const org = await store.setOrgRetention(found.id, retentionDays ?? undefined);
+      const org = await store.updateOrgSettings(found.id, change);
       if (!org) throw new UsageError(`no org with id ${found.id}`);
-      print(values, shownOrg(org), `updated org ${org.name}\n  id: ${org.id}\n  retention: ${retentionText(org)}`);
+      const lines = Object.entries(change).map(([name, value]) => `  ${name}: ${value === null ? 'default' : String(value)}`);
+      print(values, shownOrg(org), [`updated org ${org.name}`, `  id: ${org.id}`, `  retention: ${retentionText(org)}`, ...lines].join('\n'));
+      return 0;
+    }),
+};
+
+export const orgsShow: Command = {
+  name: 'orgs show',
+  summary:
+    "Show every setting in force for an org and where it comes from: the org's own value, or the service default (the SVC_* variable as this command's environment sets it).",
+  usage: 'sluice orgs show ORG [--json] [--data-dir DIR]',
+  options: { json: JSON_OPTION, 'data-dir': DATA_DIR_OPTION },
+  run: (values, positionals) =>
+    withAdmin(values, async (_admin, store) => {
+      if (positionals.length !== 1) throw new UsageError('give one org to show: its id or its name');
+      const org = await findOrg(store, positionals[0]);
+      const settings = resolveSettings(org, loadConfig());
+      const rows = Object.entries(settings).map(([name, s]) => [name, String(s.value), s.source === 'org' ? `org (${s.from})` : `default (${s.from})`]);
+      print(values, { id: org.id, name: org.name, settings }, [`org ${org.name} (${org.id})`, table([['SETTING', 'VALUE', 'SOURCE'], ...rows])].join('\n'));
       return 0;
     }),
 };

@@ -5,7 +5,7 @@ import { ConfigError } from '../config.js';
 import { packageRoot } from '../packageRoot.js';
 import { StartupError } from '../startupError.js';
 import { UwsUnavailableError } from '../http/uws.js';
-import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList, orgsSet } from './admin.js';
+import { keysCreate, keysList, keysRevoke, orgsCreate, orgsList, orgsSet, orgsShow } from './admin.js';
 import { UsageError, commandHelp, parseCommandArgs, type Command } from './command.js';
 import { conformanceLogql, conformancePromql } from './conformance.js';
 import { gen } from './gen.js';
@@ -13,7 +13,7 @@ import { integrationsDisable, integrationsEnable, integrationsList, integrations
 import { serve } from './serve.js';
 
 /** COMMANDS is the whole CLI; `sluice --help` lists it and each entry documents itself. */
-const COMMANDS: Command[] = [serve, gen, orgsCreate, orgsList, orgsSet, keysCreate, keysList, keysRevoke, integrationsList, integrationsEnable, integrationsDisable, integrationsSet, conformancePromql, conformanceLogql];
+const COMMANDS: Command[] = [serve, gen, orgsCreate, orgsList, orgsSet, orgsShow, keysCreate, keysList, keysRevoke, integrationsList, integrationsEnable, integrationsDisable, integrationsSet, conformancePromql, conformanceLogql];
 
 /** version is the package's version, read from the package.json the CLI was installed with. */
 function version(): string {

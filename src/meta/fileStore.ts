@@ -3,6 +3,8 @@ import path from 'node:path';
 import { writeFileAtomic, withFileLock } from './atomicFile.js';
 import { DashboardFiles } from './dashboardFiles.js';
 import { MAX_RETENTION_DAYS, isRetentionDays } from './retentionDays.js';
+import { applySettingsChange, checkSettingsChange } from './orgSettingsChange.js';
+import type { OrgSettingsChange } from './orgSettings.js';
 import {
   MetaConflictError,
   MetaNotFoundError,
@@ -113,32 +115,32 @@ export class FileMetaStore implements MetaStore {
   }
 
   async listOrgs(): Promise<Org[]> {
-    return this.doc.orgs.map((o) => ({ ...o }));
+    return this.doc.orgs.map(copyOrg);
   }
 
   async getOrg(id: string): Promise<Org | undefined> {
     const org = this.doc.orgs.find((o) => o.id === id);
-    return org && { ...org };
+    return org && copyOrg(org);
   }
 
   async createOrg(org: Org): Promise<Org> {
     if (org.retentionDays !== undefined) checkRetentionDays(org.retentionDays);
+    if (org.settings !== undefined) checkSettingsChange(org.settings);
     return this.mutate((doc) => {
       if (doc.orgs.some((o) => o.id === org.id)) throw new MetaConflictError(`org ${org.id} already exists`);
       if (doc.orgs.some((o) => o.name === org.name)) throw new MetaConflictError(`an org named "${org.name}" already exists`);
-      doc.orgs.push({ ...org });
-      return { ...org };
+      doc.orgs.push(copyOrg(org));
+      return copyOrg(org);
     });
   }
 
-  async setOrgRetention(id: string, retentionDays: number | undefined): Promise<Org | undefined> {
-    if (retentionDays !== undefined) checkRetentionDays(retentionDays);
+  async updateOrgSettings(id: string, change: OrgSettingsChange): Promise<Org | undefined> {
+    checkSettingsChange(change);
     return this.mutate((doc) => {
       const org = doc.orgs.find((o) => o.id === id);
       if (!org) return undefined;
-      if (retentionDays === undefined) delete org.retentionDays;
-      else org.retentionDays = retentionDays;
-      return { ...org };
+      applySettingsChange(org, change);
+      return copyOrg(org);
     });
   }
 
@@ -224,6 +226,10 @@ export class FileMetaStore implements MetaStore {
 /** checkRetentionDays keeps a value the server could not apply out of the document. */
 function checkRetentionDays(days: number): void {
   if (!isRetentionDays(days)) throw new RangeError(`retention must be a whole number of days from 0 to ${MAX_RETENTION_DAYS}, got ${days}`);
+}
+
+function copyOrg(org: Org): Org {
+  return org.settings === undefined ? { ...org } : { ...org, settings: { ...org.settings } };
 }
 
 function copyIntegration(record: IntegrationRecord): IntegrationRecord {

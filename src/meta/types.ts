@@ -1,3 +1,5 @@
+import type { OrgSettingsChange, OrgSettings } from './orgSettings.js';
+
 /**
  * The metadata store holds the small, precious records of an installation: orgs, API keys
  * and dashboards. It is an interface so a single laptop keeps them in files under
@@ -14,6 +16,12 @@ export interface Org {
    * org that never chose its own.
    */
   retentionDays?: number;
+  /**
+   * settings are the org's own limits and per-signal retention (ORG_SETTINGS in
+   * orgSettings.ts), name to value; a missing name follows the service default. Absent when
+   * the org has none.
+   */
+  settings?: OrgSettings;
 }
 
 /** ApiKeyRecord is what is stored of a key: never the key itself, only its SHA-256. */
@@ -128,10 +136,11 @@ export interface MetaStore {
   /** createOrg fails with MetaConflictError when the id or the name is taken. */
   createOrg(org: Org): Promise<Org>;
   /**
-   * setOrgRetention sets the org's retention in days (0: forever), or with undefined removes it
-   * so the service default applies. Returns the changed org; undefined when no such org exists.
+   * updateOrgSettings sets the org's own values of the named settings, or with null removes
+   * them so the default applies; names not in the change stay. One atomic step: an invalid value
+   * (RangeError) changes nothing. Returns the changed org; undefined when no such org exists.
    */
-  setOrgRetention(id: string, retentionDays: number | undefined): Promise<Org | undefined>;
+  updateOrgSettings(id: string, change: OrgSettingsChange): Promise<Org | undefined>;
   listApiKeys(filter?: { orgId?: string }): Promise<ApiKeyRecord[]>;
   /** insertApiKey fails with MetaNotFoundError for an unknown org, MetaConflictError for a duplicate. */
   insertApiKey(record: ApiKeyRecord): Promise<void>;

@@ -1,6 +1,7 @@
 import { formatLabels, MemoryBudget, rowBytes, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { logSeriesPlan, metricSeriesPlan, runRawLogs, runSeriesPlan, type LogPlanDeps, type RawLogOptions, type SeriesPlan } from './plans.js';
+import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
 import type { OrgGate } from './stream.js';
 import type { QueryWindow } from './timeRange.js';
 
@@ -19,7 +20,8 @@ const SERIES_OVERHEAD_BYTES = 128;
 
 export interface CollectDeps extends LogPlanDeps {
   gate: OrgGate;
-  timeoutMs: number;
+  /** queryLimitsFor gives the limits of the org a query runs for: concurrency, budgets, deadline, retention. */
+  queryLimitsFor: QueryLimitsFor;
 }
 
 export interface CollectedSeries {
@@ -85,20 +87,21 @@ export class QueryCollector {
 
   /** promql runs a checked PromQL range query; `maxSeries` bounds what it may hold. */
   promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, () => metricSeriesPlan(this.deps, org, q, expr, window), maxSeries, signal);
+    return this.collectSeries(org, (deps) => metricSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlSeries runs a checked LogQL metric query. */
   logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, () => logSeriesPlan(this.deps, org, q, expr, window), maxSeries, signal);
+    return this.collectSeries(org, (deps) => logSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlRows runs a checked LogQL log query and returns at most `options.limit` rows in output order. */
   async logqlRows(org: string, q: string, expr: LogQLExpr, window: QueryWindow, options: RawLogOptions, signal: AbortSignal): Promise<CollectedRows> {
     return this.withSlot(org, signal, async (bounded) => {
       const rows: RawRow[] = [];
-      const memory = new MemoryBudget(this.deps.memoryBytes);
-      const { failedSegments } = await runRawLogs(this.deps, org, q, expr, window, options, bounded, (part) => {
+      const deps = orgPlanDeps(this.deps, this.deps.queryLimitsFor(org), 'logs');
+      const memory = new MemoryBudget(deps.memoryBytes);
+      const { failedSegments } = await runRawLogs(deps, org, q, expr, window, options, bounded, (part) => {
         for (const row of part) {
           memory.charge(rowBytes(row), 'log lines collected for the answer');
           rows.push(row);
@@ -108,10 +111,10 @@ export class QueryCollector {
     });
   }
 
-  private collectSeries(org: string, plan: () => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+  private collectSeries(org: string, plan: (deps: LogPlanDeps) => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
     return this.withSlot(org, signal, async (bounded) => {
-      const planned = plan();
-      const joiner = new SeriesJoiner(maxSeries, new MemoryBudget(this.deps.memoryBytes));
+      const planned = plan(this.deps);
+      const joiner = new SeriesJoiner(maxSeries, new MemoryBudget(this.deps.queryLimitsFor(org).memoryBytes));
       await runSeriesPlan(this.deps.pool, planned, bounded, (series) => joiner.add(series));
       return { series: joiner.result(), failedSegments: planned.failedSegments() };
     });
@@ -122,11 +125,15 @@ export class QueryCollector {
    * query deadline as well as the caller's signal; a deadline is reported as DEADLINE_EXCEEDED.
    */
   private async withSlot<T>(org: string, signal: AbortSignal, run: (bounded: AbortSignal) => Promise<T>): Promise<T> {
-    const release = this.deps.gate.acquire(org, this.deps.pool.overloaded);
+    const limits = this.deps.queryLimitsFor(org);
+    const release = this.deps.gate.acquire(org, this.deps.pool.overloaded, limits);
     const deadline = new AbortController();
     const timer = setTimeout(
-      () => deadline.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.deps.timeoutMs} ms; narrow the window or the selector`)),
-      this.deps.timeoutMs,
+      () =>
+        deadline.abort(
+          new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${limits.timeoutMs} ms (${limits.originOf('timeoutMs')}); narrow the window or the selector`),
+        ),
+      limits.timeoutMs,
     );
     const bounded = AbortSignal.any([signal, deadline.signal]);
     try {

@@ -8,23 +8,32 @@ import { optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
 import { logSeriesPlan, runRawLogs, type LogPlanDeps } from './plans.js';
 import { requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
+import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
+import { orgPlanDeps } from './orgQueryLimits.js';
 import { QueryStream } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
-export interface LogsQueryDeps extends QueryDeps, LogPlanDeps {
-  defaultLogLimit: number;
-  /** maxLogLimit caps what a client may ask for, so one request cannot ask for everything. */
-  maxLogLimit: number;
-}
+export type LogsQueryDeps = QueryDeps & LogPlanDeps;
 
 const NS_PER_MS = 1_000_000n;
 
 
-function optionalLimit(value: unknown, deps: LogsQueryDeps): number {
-  if (value === undefined || value === null || value === 0) return deps.defaultLogLimit;
+/** checkLimitShape refuses a limit that is not a count, before anything else about the request is looked at. */
+function checkLimitShape(value: unknown): void {
+  if (value === undefined || value === null) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ApiError('BAD_REQUEST', 'limit must be a non-negative integer');
-  if (value > deps.maxLogLimit) throw new ApiError('VALIDATION_FAILED', `limit may be at most ${deps.maxLogLimit}`);
-  return value;
+}
+
+/**
+ * rowLimit is the rows a raw query returns: the request's limit, or the org's default (never
+ * above its maximum, should an org set a default past a lower service maximum). A limit past
+ * the maximum is refused, naming the setting, so one request cannot ask for everything.
+ */
+function rowLimit(value: unknown, limits: OrgQueryLimits): number {
+  if (value === undefined || value === null || value === 0) return Math.min(limits.defaultLogLimit, limits.maxLogLimit);
+  const asked = value as number;
+  if (asked > limits.maxLogLimit) throw new ApiError('VALIDATION_FAILED', `limit may be at most ${limits.maxLogLimit} (${limits.originOf('maxLogLimit')})`);
+  return asked;
 }
 
 function optionalFields(value: unknown): string[] | undefined {
@@ -81,21 +90,25 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const expr = parseLogQL(q);
   checkLogQL(expr, q, { rangeQuery: true });
   const raw = logqlQueryKind(expr) === 'log';
-  const limit = raw ? optionalLimit(body.limit, deps) : 0;
+  if (raw) checkLimitShape(body.limit);
   const reverse = optionalBoolean(body.reverse, 'reverse');
   const fields = optionalFields(body.fields);
   if (body.summary !== undefined && body.summary !== false) throw new ApiError('BAD_REQUEST', 'summary applies to metrics queries only');
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
-  const release = deps.gate.acquire(org, deps.pool.overloaded);
-  const plan = raw ? undefined : logSeriesPlan(deps, org, q, expr, window);
+  const limits = deps.queryLimitsFor(org);
+  const limit = raw ? rowLimit(body.limit, limits) : 0;
+  const release = deps.gate.acquire(org, deps.pool.overloaded, limits);
+  const planDeps = orgPlanDeps(deps, limits, 'logs');
+  const plan = raw ? undefined : logSeriesPlan(planDeps, org, q, expr, window);
   let rawFailed = 0;
   const stream = new QueryStream(ctx, {
     endpoint: raw ? 'logs_raw' : 'logs_aggregate',
     heartbeatMs: deps.heartbeatMs,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: limits.timeoutMs,
+    timeoutOrigin: limits.originOf('timeoutMs'),
     stallTimeoutMs: deps.stallTimeoutMs,
-    memoryBytes: deps.memoryBytes,
+    memoryBytes: limits.memoryBytes,
     metrics: deps.metrics,
     release,
     failedSegments: () => plan?.failedSegments() ?? rawFailed,
@@ -106,7 +119,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   }
   const renderer = new RawRowRenderer();
   try {
-    const outcome = await runRawLogs(deps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows, bytes) => {
+    const outcome = await runRawLogs(planDeps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows, bytes) => {
       await stream.emit(renderer.events(rows), bytes);
     });
     rawFailed = outcome.failedSegments;

@@ -7,14 +7,16 @@ import { requireEventStream } from './accept.js';
 import { requireObject, requireQueryText } from './request.js';
 import { metricSeriesPlan, type PlanDeps } from './plans.js';
 import { streamSeriesSlices } from './seriesStream.js';
+import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
 import { OrgGate, QueryStream } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
 export interface QueryDeps extends PlanDeps {
   metrics: ServiceMetrics;
   gate: OrgGate;
+  /** queryLimitsFor gives the limits of the org that asks: concurrency, budgets, deadline, retention. */
+  queryLimitsFor: QueryLimitsFor;
   heartbeatMs: number;
-  timeoutMs: number;
   stallTimeoutMs: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
@@ -54,15 +56,17 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   }
   requireEventStream(ctx.headers.accept);
   const org = orgOf(ctx);
-  const release = deps.gate.acquire(org, deps.pool.overloaded);
-  const plan = metricSeriesPlan(deps, org, q, expr, window);
+  const limits = deps.queryLimitsFor(org);
+  const release = deps.gate.acquire(org, deps.pool.overloaded, limits);
+  const plan = metricSeriesPlan(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
   const stream = new QueryStream(ctx, {
     failedSegments: plan.failedSegments,
     endpoint: 'metrics',
     heartbeatMs: deps.heartbeatMs,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: limits.timeoutMs,
+    timeoutOrigin: limits.originOf('timeoutMs'),
     stallTimeoutMs: deps.stallTimeoutMs,
-    memoryBytes: deps.memoryBytes,
+    memoryBytes: limits.memoryBytes,
     metrics: deps.metrics,
     release,
     terminalErrorEvent: summary,

@@ -48,6 +48,11 @@ export interface PlanDeps {
   shardMinSamples: number;
   /** memoryBytes is one query's memory budget; it travels with each task to the worker that runs it. */
   memoryBytes: number;
+  /**
+   * oldestMs, when set, is the oldest instant the query may read (the org's retention): data
+   * before it is never selected, whether or not the retention run has deleted it yet.
+   */
+  oldestMs?: number;
 }
 
 export interface LogPlanDeps extends PlanDeps {
@@ -75,6 +80,19 @@ export const MIN_STEPS_PER_SLICE = 30;
 
 const NS_PER_MS = 1_000_000n;
 
+/** clipMetricSelections moves each selection's start up to `oldestMs`, when set. */
+function clipMetricSelections<S extends { minMs: number }>(selections: S[], oldestMs: number | undefined): S[] {
+  if (oldestMs === undefined) return selections;
+  return selections.map((s) => (s.minMs >= oldestMs ? s : { ...s, minMs: oldestMs }));
+}
+
+/** clipLogRanges moves each range's start up to `oldestMs`, when set. */
+function clipLogRanges<R extends { minNs: bigint }>(ranges: R[], oldestMs: number | undefined): R[] {
+  if (oldestMs === undefined) return ranges;
+  const oldestNs = BigInt(Math.ceil(oldestMs)) * NS_PER_MS;
+  return ranges.map((r) => (r.minNs >= oldestNs ? r : { ...r, minNs: oldestNs }));
+}
+
 /** SeriesPlan is a query that yields series: its slices in order and how each becomes tasks. */
 export interface SeriesPlan {
   slices: SliceWindow[];
@@ -97,7 +115,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
     slices,
     failedSegments: () => querier.failedSegments.length,
     async tasksFor(slice) {
-      const selections = selectionsFor(expr, slice.startMs, slice.endMs, planCtx);
+      const selections = clipMetricSelections(selectionsFor(expr, slice.startMs, slice.endMs, planCtx), deps.oldestMs);
       // Segment files not yet open are read off this thread first; the share below then finds them open.
       await querier.prepare(selections);
       const share = gatherMetricShare(querier, selections);
@@ -130,7 +148,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
     slices,
     failedSegments: () => reader.failedSegments.length,
     async tasksFor(slice) {
-      const selections = logSelectionsFor(expr, slice.startMs, slice.endMs);
+      const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);
       await reader.prepare(selections);
       const share = gatherLogShare(reader, selections);
       return sliceTasks(
@@ -235,7 +253,7 @@ export async function runRawLogs(
     slices,
     deps.pool.threads,
     async (slice, sliceSignal) => {
-      const ranges = [{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }];
+      const ranges = clipLogRanges([{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }], deps.oldestMs);
       // The task's data (a copy of the head over its range) is made only once the pool has a place for it.
       const result = await deps.pool.runRaw(async () => {
         await reader.prepare(ranges);

@@ -4,22 +4,31 @@ import type { RequestContext } from '../http/router.js';
 import { SseStream, type SseEvent } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
 
-/** OrgGate bounds how many queries one org runs at once, so one org cannot starve the others. */
+/** GateLimit is how many queries an org may run at once and the setting that says so. */
+export interface GateLimit {
+  maxConcurrentQueries: number;
+  originOf(field: 'maxConcurrentQueries'): string;
+}
+
+/**
+ * OrgGate bounds how many queries one org runs at once, so one org cannot starve the others.
+ * The bound is the org's own, read by each acquire, so a changed limit applies to the next query.
+ */
 export class OrgGate {
   private readonly running = new Map<string, number>();
 
-  constructor(private readonly limit: number) {}
-
   /** acquire reserves a slot or throws 429; the returned function releases it (idempotent). */
-  acquire(org: string, overloaded = false): () => void {
+  acquire(org: string, overloaded: boolean, limit: GateLimit): () => void {
     if (overloaded) {
       throw new ApiError('RATE_LIMITED', 'the query workers are saturated; retry shortly', { headers: { 'retry-after': '2' } });
     }
     const n = this.running.get(org) ?? 0;
-    if (n >= this.limit) {
-      throw new ApiError('RATE_LIMITED', `too many concurrent queries for this org (limit ${this.limit}); retry shortly`, {
-        headers: { 'retry-after': '1' },
-      });
+    if (n >= limit.maxConcurrentQueries) {
+      throw new ApiError(
+        'RATE_LIMITED',
+        `too many concurrent queries for this org (limit ${limit.maxConcurrentQueries}: ${limit.originOf('maxConcurrentQueries')}); retry shortly`,
+        { headers: { 'retry-after': '1' } },
+      );
     }
     this.running.set(org, n + 1);
     let released = false;
@@ -42,6 +51,8 @@ export interface QueryStreamOptions {
   endpoint: string;
   heartbeatMs: number;
   timeoutMs: number;
+  /** timeoutOrigin names the setting behind timeoutMs, for the deadline's message. */
+  timeoutOrigin?: string;
   /** stallTimeoutMs: a client that takes none of the waiting data for this long gets its query cancelled. */
   stallTimeoutMs: number;
   /** memoryBytes is the query's memory budget; a single result held for the client may not pass it. */
@@ -104,12 +115,17 @@ export class QueryStream {
     }, options.heartbeatMs);
     this.deadline = setTimeout(() => {
       this.abortReason ??= 'deadline';
-      this.controller.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${options.timeoutMs} ms`));
+      this.controller.abort(new ApiError('DEADLINE_EXCEEDED', this.deadlineMessage()));
     }, options.timeoutMs);
     options.metrics.openStreams.inc();
     options.metrics.sseBuffers.add(this.sse);
     if (ctx.shutdown.aborted) this.onShutdown();
     else ctx.shutdown.addEventListener('abort', this.onShutdown, { once: true });
+  }
+
+  private deadlineMessage(): string {
+    const origin = this.options.timeoutOrigin === undefined ? '' : ` (${this.options.timeoutOrigin})`;
+    return `query exceeded the deadline of ${this.options.timeoutMs} ms${origin}`;
   }
 
   get signal(): AbortSignal {
@@ -177,7 +193,7 @@ export class QueryStream {
     if (this.ended) return;
     const apiError =
       this.abortReason === 'deadline'
-        ? new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${this.options.timeoutMs} ms`)
+        ? new ApiError('DEADLINE_EXCEEDED', this.deadlineMessage())
         : this.abortReason === 'shutdown'
           ? shuttingDown()
           : toApiError(err, this.ctx.queryId);

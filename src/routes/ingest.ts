@@ -19,7 +19,7 @@ import {
 import { ApiError } from '../errors.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
-import { describeReason, type IngestLimitsFor } from './ingestLimits.js';
+import { describeReason, limitOrigin, type IngestLimitsFor } from './ingestLimits.js';
 
 /**
  * Ingest routes take the formats collectors already speak. A body that cannot be read at all
@@ -140,7 +140,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         'series_limit',
         outcome.refusedSamples,
         `${outcome.refusedSeries} new series refused, the first ${describeLabels(outcome.firstRefused ?? {})}: ` +
-          `the org is at its limit of ${limits.maxActiveSeries} active series (SVC_MAX_SERIES_PER_ORG)`,
+          `the org is at its limit of ${limits.maxActiveSeries} active series (${limitOrigin(limits, 'maxActiveSeries')})`,
       );
     }
     return sampleCount(result.records) - outcome.refusedSamples;
@@ -155,7 +155,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         'stream_limit',
         outcome.refusedLines,
         `${outcome.refusedStreams} new stream(s) refused, the first ${describeLabels(outcome.firstRefused ?? {})}: ` +
-          `the org is at its limit of ${limits.maxActiveStreams} active streams (SVC_MAX_STREAMS_PER_ORG)`,
+          `the org is at its limit of ${limits.maxActiveStreams} active streams (${limitOrigin(limits, 'maxActiveStreams')})`,
       );
     }
     return result.records.length - outcome.refusedLines;
@@ -169,7 +169,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
-        const limits = limitsFor(org);
+        const limits = limitsFor(org, 'logs');
         const result = decodeOrFail(() => decodeOtlpLogs(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, streamTags }));
         const stored = await storeLogs(ctx, org, result, limits);
         count('logs', stored, result);
@@ -183,7 +183,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
-        const limits = limitsFor(org);
+        const limits = limitsFor(org, 'metrics');
         const result = decodeOrFail(() =>
           decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator: deltaFor(org) }),
         );
@@ -199,7 +199,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
-        const limits = limitsFor(org);
+        const limits = limitsFor(org, 'metrics');
         // Remote write bodies are snappy-compressed by contract; the decoder unpacks them.
         const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }));
         const total = sampleCount(result.records) + result.rejected;
@@ -215,7 +215,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const org = orgOf(ctx);
-        const limits = limitsFor(org);
+        const limits = limitsFor(org, 'logs');
         const contentType = ctx.headers['content-type'];
         // Protobuf pushes are snappy-compressed by contract; JSON ones may carry gzip.
         const body = isProtobuf(contentType) ? ctx.body! : unpack(ctx);

@@ -150,7 +150,7 @@ describe('ingest of out-of-range timestamps', () => {
   });
 
   it('follows an org\'s own retention for the oldest acceptable timestamp', async () => {
-    await srv.service.store.setOrgRetention(srv.orgId, 3);
+    await srv.service.store.updateOrgSettings(srv.orgId, { retentionDays: 3 });
     const body = encodeRemoteWriteBody({
       timeseries: [{ labels: [{ name: '__name__', value: 'ts_org_retention' }], samples: [{ value: 1, timestamp: NOW - 2 * DAY }, { value: 2, timestamp: NOW - 4 * DAY }] }],
     });

@@ -1,0 +1,382 @@
+import type { IngestLimits } from '../../engine/ingest/types.js';
+import type { Config } from '../config.js';
+import { MAX_RETENTION_DAYS } from './retentionDays.js';
+
+/**
+ * The settings an org may hold for itself, each falling back to a service-wide SVC_* default,
+ * as Mimir's and Loki's runtime overrides do per tenant. ORG_SETTINGS is the single table of
+ * them: the metadata store validates against it, the CLI derives its flags from it, the admin
+ * API its JSON fields, the README its "Orgs and limits" table, and the ingest, query and
+ * retention paths read their values through it. Adding a setting is adding one row (and, if
+ * its subsystem does not yet read the field it names, teaching that subsystem the field).
+ *
+ * Stored, an org's settings are a flat map of name to number, so a relational backend keeps
+ * them as rows of (org_id, name, value) without a schema change per setting.
+ */
+
+/** QueryLimits are the per-query bounds the query paths read for the org that asks. */
+export interface QueryLimits {
+  /** queries the org may run at once; more get 429 */
+  maxConcurrentQueries: number;
+  /** samples one query slice may hold on a worker */
+  maxSamples: number;
+  /** memory one query may use on a worker */
+  memoryBytes: number;
+  /** series one log metric query may hold on a worker */
+  maxSeries: number;
+  /** rows a raw log query returns when the request gives no limit */
+  defaultLogLimit: number;
+  /** largest limit a raw log query may ask for */
+  maxLogLimit: number;
+  /** deadline of one query */
+  timeoutMs: number;
+}
+
+/** Signal is what retention distinguishes: metric samples and log lines. */
+export type RetentionSignal = 'metrics' | 'logs';
+
+/** NumericConfigKey is a Config field that holds a number: what a setting's default may be. */
+type NumericConfigKey = { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
+
+/** Unit says how a value is read and shown: `bytes` also takes KiB, MiB and GiB. */
+export type SettingUnit = 'days' | 'count' | 'bytes' | 'characters' | 'ms';
+
+interface RowBase {
+  /** name is the stored key and the admin API's JSON field. */
+  name: string;
+  /** flag is the `sluice orgs set` option, without the dashes. */
+  flag: string;
+  /** env is the SVC_* variable whose value applies when the org has none. */
+  env: string;
+  /** defaultKey is the Config field that variable is read into. */
+  defaultKey: NumericConfigKey;
+  unit: SettingUnit;
+  min: number;
+  max: number;
+  /** doc says what the setting bounds; README and --help show it. */
+  doc: string;
+  /** error is what a client sees when the setting refuses it. */
+  error: string;
+}
+
+/**
+ * A row names the one field of its subsystem it sets. Retention rows with `fallback` follow
+ * another setting of the same org before the service default (metrics retention falls back on
+ * the org's single retention, which falls back on SVC_RETENTION_DAYS).
+ */
+export type OrgSettingRow = RowBase &
+  (
+    | { subsystem: 'retention'; signal: RetentionSignal | 'both'; fallback?: string }
+    | { subsystem: 'ingest'; field: keyof IngestLimits }
+    | { subsystem: 'query'; field: keyof QueryLimits }
+  );
+
+const TOO_OLD = 'an older sample or line is refused: 400 naming `too_old` (remote_write, Loki push) or an OTLP partial success; queries return nothing older';
+
+export const ORG_SETTINGS = [
+  {
+    name: 'retentionDays',
+    flag: 'retention-days',
+    env: 'SVC_RETENTION_DAYS',
+    defaultKey: 'retentionDays',
+    unit: 'days',
+    min: 0,
+    max: MAX_RETENTION_DAYS,
+    subsystem: 'retention',
+    signal: 'both',
+    doc: 'Days of the org\'s data kept, logs and metrics alike unless set per signal below; 0 keeps them forever.',
+    error: TOO_OLD,
+  },
+  {
+    name: 'retentionMetricsDays',
+    flag: 'retention-metrics-days',
+    env: 'SVC_RETENTION_DAYS',
+    defaultKey: 'retentionDays',
+    unit: 'days',
+    min: 0,
+    max: MAX_RETENTION_DAYS,
+    subsystem: 'retention',
+    signal: 'metrics',
+    fallback: 'retentionDays',
+    doc: 'Days of the org\'s metric samples kept (0: forever); unset, the org\'s retentionDays applies.',
+    error: TOO_OLD,
+  },
+  {
+    name: 'retentionLogsDays',
+    flag: 'retention-logs-days',
+    env: 'SVC_RETENTION_DAYS',
+    defaultKey: 'retentionDays',
+    unit: 'days',
+    min: 0,
+    max: MAX_RETENTION_DAYS,
+    subsystem: 'retention',
+    signal: 'logs',
+    fallback: 'retentionDays',
+    doc: 'Days of the org\'s log lines kept (0: forever); unset, the org\'s retentionDays applies.',
+    error: TOO_OLD,
+  },
+  {
+    name: 'maxSeries',
+    flag: 'max-series',
+    env: 'SVC_MAX_SERIES_PER_ORG',
+    defaultKey: 'maxSeriesPerOrg',
+    unit: 'count',
+    min: 0,
+    max: 1_000_000_000,
+    subsystem: 'ingest',
+    field: 'maxActiveSeries',
+    doc: 'Active metric series the org may have (0: no limit).',
+    error: '400 naming `series_limit` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxStreams',
+    flag: 'max-streams',
+    env: 'SVC_MAX_STREAMS_PER_ORG',
+    defaultKey: 'maxStreamsPerOrg',
+    unit: 'count',
+    min: 0,
+    max: 1_000_000_000,
+    subsystem: 'ingest',
+    field: 'maxActiveStreams',
+    doc: 'Active log streams the org may have (0: no limit).',
+    error: '400 naming `stream_limit` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLabelsPerSeries',
+    flag: 'max-labels-per-series',
+    env: 'SVC_MAX_LABELS_PER_SERIES',
+    defaultKey: 'maxLabelsPerSeries',
+    unit: 'count',
+    min: 1,
+    max: 10_000,
+    subsystem: 'ingest',
+    field: 'maxLabelsPerSeries',
+    doc: 'Labels a metric series may have, `__name__` included.',
+    error: '400 naming `max_label_names_per_series` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLabelsPerStream',
+    flag: 'max-labels-per-stream',
+    env: 'SVC_MAX_LABELS_PER_STREAM',
+    defaultKey: 'maxLabelsPerStream',
+    unit: 'count',
+    min: 1,
+    max: 10_000,
+    subsystem: 'ingest',
+    field: 'maxLabelsPerStream',
+    doc: 'Labels a log stream may have.',
+    error: '400 naming `max_label_names_per_stream` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLabelNameLength',
+    flag: 'max-label-name-length',
+    env: 'SVC_MAX_LABEL_NAME_LENGTH',
+    defaultKey: 'maxLabelNameLength',
+    unit: 'characters',
+    min: 1,
+    max: 1_000_000,
+    subsystem: 'ingest',
+    field: 'maxLabelNameLength',
+    doc: 'Characters of a label or log attribute name.',
+    error: '400 naming `label_name_too_long` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLabelValueLength',
+    flag: 'max-label-value-length',
+    env: 'SVC_MAX_LABEL_VALUE_LENGTH',
+    defaultKey: 'maxLabelValueLength',
+    unit: 'characters',
+    min: 1,
+    max: 10_000_000,
+    subsystem: 'ingest',
+    field: 'maxLabelValueLength',
+    doc: 'Characters of a metric label value or log stream label value.',
+    error: '400 naming `label_value_too_long` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLineBytes',
+    flag: 'max-line-bytes',
+    env: 'SVC_MAX_LINE_BYTES',
+    defaultKey: 'maxLineBytes',
+    unit: 'bytes',
+    min: 1024,
+    max: 1024 ** 3,
+    subsystem: 'ingest',
+    field: 'maxLogLineBytes',
+    doc: 'UTF-8 bytes of one log line.',
+    error: '400 naming `line_too_long` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLineAttributes',
+    flag: 'max-line-attributes',
+    env: 'SVC_MAX_LINE_ATTRIBUTES',
+    defaultKey: 'maxLineAttributes',
+    unit: 'count',
+    min: 0,
+    max: 100_000,
+    subsystem: 'ingest',
+    field: 'maxLineAttributes',
+    doc: 'Attributes a log line may carry besides its stream labels.',
+    error: '400 naming `max_line_attributes` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxLineAttributesBytes',
+    flag: 'max-line-attributes-bytes',
+    env: 'SVC_MAX_LINE_ATTRIBUTES_BYTES',
+    defaultKey: 'maxLineAttributesBytes',
+    unit: 'bytes',
+    min: 1024,
+    max: 1024 ** 3,
+    subsystem: 'ingest',
+    field: 'maxLineAttributesBytes',
+    doc: 'UTF-8 bytes of a log line\'s attribute names and values together.',
+    error: '400 naming `line_attributes_too_large` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
+  },
+  {
+    name: 'maxConcurrentQueries',
+    flag: 'max-concurrent-queries',
+    env: 'SVC_MAX_QUERIES_PER_ORG',
+    defaultKey: 'maxQueriesPerOrg',
+    unit: 'count',
+    min: 1,
+    max: 100_000,
+    subsystem: 'query',
+    field: 'maxConcurrentQueries',
+    doc: 'Queries the org may run at once.',
+    error: '429 RATE_LIMITED with Retry-After',
+  },
+  {
+    name: 'maxSamplesPerQuery',
+    flag: 'max-samples-per-query',
+    env: 'SVC_MAX_SAMPLES',
+    defaultKey: 'maxSamples',
+    unit: 'count',
+    min: 1000,
+    max: 2_000_000_000,
+    subsystem: 'query',
+    field: 'maxSamples',
+    doc: 'Samples one query slice may hold in memory.',
+    error: '400 VALIDATION_FAILED, or `done` with status error once streaming',
+  },
+  {
+    name: 'maxQueryBytes',
+    flag: 'max-query-bytes',
+    env: 'SVC_QUERY_MEMORY_BYTES',
+    defaultKey: 'queryMemoryBytes',
+    unit: 'bytes',
+    min: 1024,
+    max: 64 * 1024 ** 3,
+    subsystem: 'query',
+    field: 'memoryBytes',
+    doc: 'Memory one query may use on a worker.',
+    error: '400 VALIDATION_FAILED, or `done` with status error once streaming',
+  },
+  {
+    name: 'maxSeriesPerQuery',
+    flag: 'max-series-per-query',
+    env: 'SVC_MAX_SERIES_PER_QUERY',
+    defaultKey: 'maxSeriesPerQuery',
+    unit: 'count',
+    min: 1,
+    max: 100_000_000,
+    subsystem: 'query',
+    field: 'maxSeries',
+    doc: 'Series one log metric query may hold on a worker.',
+    error: '400 VALIDATION_FAILED, or `done` with status error once streaming',
+  },
+  {
+    name: 'defaultLogLimit',
+    flag: 'default-log-limit',
+    env: 'SVC_DEFAULT_LOG_LIMIT',
+    defaultKey: 'defaultLogLimit',
+    unit: 'count',
+    min: 1,
+    max: 10_000_000,
+    subsystem: 'query',
+    field: 'defaultLogLimit',
+    doc: 'Rows a raw log query returns when it gives no limit (at most the maximum below).',
+    error: '(none: fewer rows)',
+  },
+  {
+    name: 'maxLogLimit',
+    flag: 'max-log-limit',
+    env: 'SVC_MAX_LOG_LIMIT',
+    defaultKey: 'maxLogLimit',
+    unit: 'count',
+    min: 1,
+    max: 10_000_000,
+    subsystem: 'query',
+    field: 'maxLogLimit',
+    doc: 'Largest limit a raw log query may ask for.',
+    error: '400 VALIDATION_FAILED naming the limit',
+  },
+  {
+    name: 'queryTimeoutMs',
+    flag: 'query-timeout-ms',
+    env: 'SVC_QUERY_TIMEOUT_MS',
+    defaultKey: 'queryTimeoutMs',
+    unit: 'ms',
+    min: 1,
+    max: 3_600_000,
+    subsystem: 'query',
+    field: 'timeoutMs',
+    doc: 'Deadline of one query.',
+    error: '504 DEADLINE_EXCEEDED, or `done` with status error once streaming',
+  },
+] as const satisfies readonly OrgSettingRow[];
+
+export type OrgSettingName = (typeof ORG_SETTINGS)[number]['name'];
+
+/** OrgSettings are the values an org set for itself; a missing name follows its default. */
+export type OrgSettings = Partial<Record<OrgSettingName, number>>;
+
+/** OrgSettingsChange sets the given names; null removes the org's own value. */
+export type OrgSettingsChange = Partial<Record<OrgSettingName, number | null>>;
+
+const ROWS: readonly OrgSettingRow[] = ORG_SETTINGS;
+const BY_NAME = new Map<string, OrgSettingRow>(ROWS.map((row) => [row.name, row]));
+
+/** settingRow finds a row by its stored name. */
+export function settingRow(name: string): OrgSettingRow | undefined {
+  return BY_NAME.get(name);
+}
+
+/** isOrgSettingName tells whether `name` is a known setting. */
+export function isOrgSettingName(name: string): name is OrgSettingName {
+  return BY_NAME.has(name);
+}
+
+/** settingProblem says why `value` cannot be stored for `row`, or undefined when it can. */
+export function settingProblem(row: OrgSettingRow, value: unknown): string | undefined {
+  const unit = unitWord(row.unit);
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `${row.name} must be a whole number${unit === '' ? '' : ` of ${unit}`}, got ${JSON.stringify(value)}`;
+  if (value < row.min || value > row.max) return `${row.name} must be from ${row.min} to ${row.max}${unit === '' ? '' : ` ${unit}`}, got ${value}`;
+  return undefined;
+}
+
+function unitWord(unit: SettingUnit): string {
+  return unit === 'count' ? '' : unit === 'ms' ? 'milliseconds' : unit;
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/**
+ * parseSettingText reads a value as the CLI receives it: a whole number, or for bytes a size
+ * such as 512KiB. Returns the number or a problem; bounds are checked by settingProblem.
+ */
+export function parseSettingText(row: OrgSettingRow, text: string): number | { problem: string } {
+  const pattern = row.unit === 'bytes' ? /^\s*(\d+)\s*([a-zA-Z]*)\s*$/ : /^\s*(\d+)()\s*$/;
+  const m = pattern.exec(text);
+  const factor = m ? BYTE_UNITS[m[2].toLowerCase()] : undefined;
+  if (!m || factor === undefined) {
+    const unit = unitWord(row.unit);
+    const shape = row.unit === 'bytes' ? 'a byte size such as 1048576 or 512KiB' : `a whole number${unit === '' ? '' : ` of ${unit}`}`;
+    return { problem: `--${row.flag} must be ${shape} or 'default', got ${JSON.stringify(text)}` };
+  }
+  return Number(m[1]) * factor;
+}
+
+/** serviceDefault is the value a row takes from the service configuration. */
+export function serviceDefault(row: OrgSettingRow, config: Config): number {
+  return config[row.defaultKey];
+}
