@@ -1,4 +1,3 @@
-import { Packr } from 'msgpackr';
 import { labelsKey, type Labels } from './labels.js';
 
 /**
@@ -21,7 +20,10 @@ export interface SharedLogChunk {
   /** lineOffsets[i]..lineOffsets[i+1] are row i's message bytes in `text` (UTF-8). */
   lineOffsets: Uint32Array;
   text: Uint8Array;
-  /** groupTags is the chunk's tag sets, msgpack-encoded, in group order. */
+  /**
+   * groupTags is the chunk's tag sets as UTF-8 JSON, in group order. Not msgpack: its native
+   * decoder must not be handed shared memory, while Buffer and JSON.parse read it safely.
+   */
   groupTags: Uint8Array;
 }
 
@@ -37,8 +39,6 @@ export interface HeadRows {
   tagsOf: (row: number) => Labels;
   message: (row: number) => string;
 }
-
-const packr = new Packr({ useRecords: false });
 
 let chunkSeq = 0;
 
@@ -75,7 +75,7 @@ export function packLogChunk(head: HeadRows, from: number, to: number, textBytes
     }
     groups[i] = group;
   }
-  const groupTagBytes = packr.pack(tagSets);
+  const groupTagBytes = Buffer.from(JSON.stringify(tagSets), 'utf8');
 
   const tsAt = 0;
   const groupsAt = tsAt + rows * 8;
@@ -123,8 +123,7 @@ export function packLogChunk(head: HeadRows, from: number, to: number, textBytes
 
 /** unpackGroupTags reads a chunk's tag sets back. */
 export function unpackGroupTags(chunk: SharedLogChunk): Labels[] {
-  // msgpackr reads from a Buffer; over shared memory that Buffer is a view, not a copy.
-  return packr.unpack(Buffer.from(chunk.groupTags.buffer, chunk.groupTags.byteOffset, chunk.groupTags.byteLength)) as Labels[];
+  return JSON.parse(Buffer.from(chunk.groupTags.buffer, chunk.groupTags.byteOffset, chunk.groupTags.byteLength).toString('utf8')) as Labels[];
 }
 
 /** chunkText is a Buffer over a chunk's messages (a view of the shared bytes), to decode rows with chunkMessage. */

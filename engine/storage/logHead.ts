@@ -2,7 +2,7 @@ import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import type { HeadRows } from './logChunk.js';
-import { LogHeadSnapshots, type LogHeadSnapshot } from './logHeadSnapshots.js';
+import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 
 /** LogRecord is one log line as stored: `message` and `level` are columns, everything else a tag. */
@@ -101,12 +101,18 @@ export class LogHead implements LogReader, LogTagSetReader {
   /** inOrder stays true while every line arrived no earlier than the one before: a window is then found by binary search. */
   private inOrder = true;
   /** snapshots packs this head for worker tasks, once per change (see logHeadSnapshots.ts). */
-  private readonly snapshots = new LogHeadSnapshots();
+  private readonly snapshots: LogHeadSnapshots;
   minNs: bigint | undefined;
   maxNs: bigint | undefined;
   bytes = 0;
 
-  constructor(private readonly indexedTags: ReadonlySet<string> = new Set(DEFAULT_INDEXED_TAGS)) {}
+  /** `chunkLimits` say when snapshot rows are sealed into a chunk; tests make them small. */
+  constructor(
+    private readonly indexedTags: ReadonlySet<string> = new Set(DEFAULT_INDEXED_TAGS),
+    chunkLimits: ChunkLimits = SNAPSHOT_CHUNK_LIMITS,
+  ) {
+    this.snapshots = new LogHeadSnapshots(chunkLimits);
+  }
 
   get rowCount(): number {
     return this.messages.length;
