@@ -46,7 +46,6 @@ export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
-export { packLogStreams, type PackedLogs } from './query/logPacking.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';

@@ -17,11 +17,13 @@ import { runWhenDirect } from '../runDirect.js';
  * - 65 clients that send a raw log query over 200 MB of lines and never read the answer.
  *
  * Run from the package root after `npm run build`: `node dist/bench/adversarial/adversarial.bench.js`.
+ * On a shared machine it scales down: BENCH_LINES (lines of 4 KB, default 50,000),
+ * BENCH_STALLED (stalled clients, default 65) and BENCH_ONLY=stalled (skip the template bombs).
  */
 const KEY = 'adversarial-bench-key-0123456789abcdef0123456789';
 const MB = 1024 * 1024;
-const STALLED_CLIENTS = 65;
-const LINES = 50_000;
+const STALLED_CLIENTS = Number(process.env.BENCH_STALLED ?? 65);
+const LINES = Number(process.env.BENCH_LINES ?? 50_000);
 const LINE_BYTES = 4000;
 
 function rssOf(pid: number): { rss: number; hwm: number } {
@@ -42,7 +44,7 @@ async function push(url: string, values: Array<[string, string]>): Promise<void>
 async function fill(url: string, fromMs: number): Promise<void> {
   const filler = randomBytes(LINE_BYTES).toString('base64').slice(0, LINE_BYTES - 12);
   for (let done = 0; done < LINES; done += 2000) {
-    const values = Array.from({ length: 2000 }, (_, i): [string, string] => [String(BigInt(fromMs + done + i) * 1_000_000n), `row-${done + i} ${filler}`]);
+    const values = Array.from({ length: Math.min(2000, LINES - done) }, (_, i): [string, string] => [String(BigInt(fromMs + done + i) * 1_000_000n), `row-${done + i} ${filler}`]);
     await push(url, values);
   }
 }
@@ -112,7 +114,7 @@ export async function main(): Promise<void> {
   const now = Date.now();
   const from = now - 600_000;
 
-  await withServer({}, async (server) => {
+  if (process.env.BENCH_ONLY !== 'stalled') await withServer({}, async (server) => {
     const pid = server.proc.pid!;
     await fill(server.url, from);
     // The plain query is the control: what any query over these lines costs (the head's copy for

@@ -1,33 +1,36 @@
 import { segmentEntryOf } from '../storage/catalog.js';
 import { OrgLogView, OrgMetricView } from '../storage/orgViews.js';
-import type { LogStreamData } from '../storage/logHead.js';
+import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import type { SharedSegment, SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { gatherLogStreams, gatherSeries } from './gather.js';
 import type { LogSelection } from './logqlPlan.js';
-import { logTransferables, packLogStreams, unpackLogStreams, type PackedLogs } from './logPacking.js';
 import { packSeries, transferablesOf, unpackSeries, type PackedSeries, type SeriesColumns } from './packing.js';
 import { shardOf } from './shards.js';
 import type { Selection } from './promqlPlan.js';
-import { StaticLogReader } from './staticLogReader.js';
+import { SnapshotLogReader } from './snapshotLogReader.js';
 import { StaticQuerier } from './staticQuerier.js';
 
 /**
  * A task's data is what a worker reads to evaluate its slice: the segments that may hold
  * matching data, shared with the worker (the file bytes live in shared memory, so nothing is
- * copied however large they are), and a snapshot of the in-memory heads for the slice's
- * ranges, packed into buffers that are moved, not cloned. The worker selects, merges and
- * decodes segment rows itself, so the query front only prunes and snapshots. A task for one
- * series shard (see shards.ts) carries the same segments and only its shard of the heads.
+ * copied however large they are), and the in-memory heads. Metric heads travel as a snapshot
+ * of the slice's ranges, packed into buffers that are moved, not cloned; a task for one
+ * series shard (see shards.ts) carries only its shard of them. Log heads travel whole, as
+ * their shared snapshots (logHeadSnapshots.ts): every task of every query over an unchanged
+ * head reads the same memory, and the worker selects the slice's ranges and its shard itself.
+ * The worker selects, merges and decodes segment rows itself, so the query front only prunes
+ * and snapshots.
  */
 export interface MetricTaskData {
   segments: SharedSegment[];
   head: PackedSeries;
 }
 
-/** LogTaskData is MetricTaskData for log queries. */
+/** LogTaskData is MetricTaskData for log queries: segments and heads, both in shared memory. */
 export interface LogTaskData {
   segments: SharedSegment[];
-  head: PackedLogs;
+  /** heads are the org's log heads (a head being cut, then the active one), as snapshots. */
+  heads: LogHeadSnapshot[];
 }
 
 /** MetricShare is a metric slice's data before packing: shared segments and the heads' series. */
@@ -64,35 +67,47 @@ export function shareMetrics(view: OrgMetricView, selections: readonly Selection
   return metricTaskData(gatherMetricShare(view, selections));
 }
 
-/** LogShare is a log slice's data before packing: shared segments and the heads' streams. */
+/**
+ * LogShare is a log slice's data: shared segments, how many head lines the slice's selections
+ * reach (to decide whether sharding pays), and the heads' snapshots, taken once on first use
+ * so that all shards of a slice read the same moment.
+ */
 export interface LogShare {
   segments: SharedSegment[];
-  head: LogStreamData[];
+  headLines: number;
+  snapshots(): LogHeadSnapshot[];
 }
 
 /** gatherLogShare collects what a log task over `selections` reads from one org's view. */
 export function gatherLogShare(view: OrgLogView, selections: readonly LogSelection[]): LogShare {
-  const { segments, heads } = view.share(selections);
-  return { segments, head: gatherLogStreams(heads, selections) };
+  const { segments, heads, snapshots } = view.share(selections);
+  // Counting needs no message: the heads are scanned, no line is copied.
+  const bare = selections.map((s) => ({ ...s, lines: false }));
+  let headLines = 0;
+  for (const s of gatherLogStreams(heads, bare)) headLines += s.timestampsNs.length;
+  let taken: LogHeadSnapshot[] | undefined;
+  return { segments, headLines, snapshots: () => (taken ??= snapshots()) };
 }
 
 /** logShareSize estimates the lines a share holds, as shareSize does for samples. */
 export function logShareSize(share: LogShare): number {
-  let n = 0;
+  let n = share.headLines;
   for (const s of share.segments) n += s.meta.rows;
-  for (const s of share.head) n += s.timestampsNs.length;
   return n;
 }
 
-/** logTaskData packs a share for one task; with a shard, only the heads' tag sets of that shard are packed. */
-export function logTaskData(share: LogShare, shard?: { index: number; count: number }): LogTaskData {
-  const head = shard ? share.head.filter((s) => shardOf(s.tags, shard.count) === shard.index) : share.head;
-  return { segments: share.segments, head: packLogStreams(head) };
+/**
+ * logTaskData is a share's data for one task. Every task, of any shard, gets the same shared
+ * snapshots: a shard task narrows them to its tag sets as it reads (see logViewOf).
+ */
+export function logTaskData(share: LogShare): LogTaskData {
+  return { segments: share.segments, heads: share.snapshots() };
 }
 
 /** shareLogs prepares the data of a log task over `selections` from one org's view. */
 export function shareLogs(view: OrgLogView, selections: readonly LogSelection[]): LogTaskData {
-  return logTaskData(gatherLogShare(view, selections));
+  const { segments, snapshots } = view.share(selections);
+  return { segments, heads: snapshots() };
 }
 
 /** metricViewOf rebuilds, on the worker, a view reading the task's segments and head snapshot as one store. */
@@ -104,20 +119,15 @@ export function metricViewOf(data: MetricTaskData, readers: SharedSegmentReaders
   return new OrgMetricView(() => ({ segments, heads }), readers.over(data.segments), only);
 }
 
-/** logViewOf is metricViewOf for log tasks. */
+/** logViewOf is metricViewOf for log tasks; the heads' snapshots are read in place, narrowed to the shard if any. */
 export function logViewOf(data: LogTaskData, readers: SharedSegmentReaders, shard?: { index: number; count: number }): OrgLogView {
   const segments = data.segments.map((s) => segmentEntryOf(s.meta));
-  const heads = [new StaticLogReader(unpackLogStreams(data.head))];
   const only = shard ? { of: shardOf, index: shard.index, count: shard.count } : undefined;
+  const heads = data.heads.map((h) => new SnapshotLogReader(h, only));
   return new OrgLogView(() => ({ segments, heads }), readers.over(data.segments), only);
 }
 
 /** metricDataTransferables lists the buffers to move with a metric task (segment bytes are shared, never moved). */
 export function metricDataTransferables(data: MetricTaskData): ArrayBuffer[] {
   return transferablesOf(data.head);
-}
-
-/** logDataTransferables lists the buffers to move with a log task. */
-export function logDataTransferables(data: LogTaskData): ArrayBuffer[] {
-  return logTransferables(data.head);
 }

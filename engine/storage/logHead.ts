@@ -1,6 +1,8 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
+import type { HeadRows } from './logChunk.js';
+import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 
 /** LogRecord is one log line as stored: `message` and `level` are columns, everything else a tag. */
@@ -98,11 +100,19 @@ export class LogHead implements LogReader, LogTagSetReader {
   private readonly attributes = new Interner();
   /** inOrder stays true while every line arrived no earlier than the one before: a window is then found by binary search. */
   private inOrder = true;
+  /** snapshots packs this head for worker tasks, once per change (see logHeadSnapshots.ts). */
+  private readonly snapshots: LogHeadSnapshots;
   minNs: bigint | undefined;
   maxNs: bigint | undefined;
   bytes = 0;
 
-  constructor(private readonly indexedTags: ReadonlySet<string> = new Set(DEFAULT_INDEXED_TAGS)) {}
+  /** `chunkLimits` say when snapshot rows are sealed into a chunk; tests make them small. */
+  constructor(
+    private readonly indexedTags: ReadonlySet<string> = new Set(DEFAULT_INDEXED_TAGS),
+    chunkLimits: ChunkLimits = SNAPSHOT_CHUNK_LIMITS,
+  ) {
+    this.snapshots = new LogHeadSnapshots(chunkLimits);
+  }
 
   get rowCount(): number {
     return this.messages.length;
@@ -256,6 +266,33 @@ export class LogHead implements LogReader, LogTagSetReader {
       visited.add(key);
       return visit(tags) !== false;
     });
+  }
+
+  /**
+   * snapshot answers the head as worker tasks read it: its rows packed into shared memory,
+   * the same snapshot for every task until the next append, which repacks only the open tail.
+   */
+  snapshot(): LogHeadSnapshot {
+    return this.snapshots.snapshot(this.rowCount, () => this.headRows());
+  }
+
+  /** snapshotStats says how much shared memory the snapshots hold and how many chunks were ever packed. */
+  get snapshotStats(): { packedBytes: number; chunksPacked: number } {
+    return { packedBytes: this.snapshots.packedBytes, chunksPacked: this.snapshots.chunksPacked };
+  }
+
+  private headRows(): HeadRows {
+    const sids = this.streamIds.view();
+    const levelIds = this.levelIds.view();
+    const attributeIds = this.attributeIds.view();
+    const streams = this.streamList.length;
+    const levels = this.levels.size;
+    return {
+      timestampsNs: this.timestamps.view(),
+      groupIds: (row) => (attributeIds[row] * levels + levelIds[row]) * streams + sids[row],
+      tagsOf: (row) => this.groupTags(row),
+      message: (row) => this.messages[row],
+    };
   }
 
   /** estimatedBytes approximates the head's memory, to decide when it is worth cutting into a segment. */

@@ -1,5 +1,6 @@
 import type { SegmentEntry } from './catalog.js';
 import { labelsKey } from './labels.js';
+import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
@@ -13,8 +14,11 @@ import type { SharedSegment } from './sharedSegments.js';
 
 /** MetricSource is what a view reads besides segments: a live head, or a worker's snapshot of the heads. */
 export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet'>;
-/** LogSource is the log counterpart of MetricSource. */
-export type LogSource = Pick<LogHead, 'rowCount' | 'select' | 'forEachTagSet'>;
+/**
+ * LogSource is the log counterpart of MetricSource; it can also answer a snapshot of itself
+ * in shared memory, which is how log heads travel to workers (see logHeadSnapshots.ts).
+ */
+export type LogSource = Pick<LogHead, 'rowCount' | 'select' | 'forEachTagSet' | 'snapshot'>;
 /**
  * SegmentOpener opens segments for a view: the store's cached readers (which can also
  * prefetch files asynchronously), or a worker's readers over shared bytes.
@@ -43,6 +47,14 @@ export interface LogRange {
 export interface Shareable<V> {
   segments: SharedSegment[];
   heads: V;
+}
+
+/**
+ * LogShareable adds the heads' snapshots: the heads themselves in shared memory, as every
+ * task over them reads them (taken on call, so only a caller that ships them pays).
+ */
+export interface LogShareable extends Shareable<OrgLogView> {
+  snapshots(): LogHeadSnapshot[];
 }
 
 /**
@@ -251,11 +263,15 @@ export class OrgLogView implements LogReader, LogTagSetReader {
     return this.failures.list;
   }
 
-  /** share is OrgMetricView.share for log ranges. */
-  share(ranges: readonly LogRange[]): Shareable<OrgLogView> {
+  /** share is OrgMetricView.share for log ranges, with the heads' snapshots on demand. */
+  share(ranges: readonly LogRange[]): LogShareable {
     const { segments, heads } = this.sources();
     const shared = openShared(this.needed(segments, ranges), (meta) => this.readers.log(meta), this.failures);
-    return { segments: shared, heads: new OrgLogView(() => ({ segments: [], heads }), this.readers) };
+    return {
+      segments: shared,
+      heads: new OrgLogView(() => ({ segments: [], heads }), this.readers),
+      snapshots: () => heads.filter((h) => h.rowCount > 0).map((h) => h.snapshot()),
+    };
   }
 
   /** prepare is OrgMetricView.prepare for log ranges. */

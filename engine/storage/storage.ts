@@ -78,6 +78,10 @@ export interface StorageStats {
   walCheckpoint: number;
   /** segmentFileReads counts segment files read from the blob store (cache misses included, hits not). */
   segmentFileReads: number;
+  /** logSnapshotBytes is the shared memory the log heads keep packed for query tasks (see logHeadSnapshots.ts). */
+  logSnapshotBytes: number;
+  /** logChunksPacked counts the snapshot chunks the current log heads ever packed: it stays put while queries reuse them. */
+  logChunksPacked: number;
 }
 
 /**
@@ -509,8 +513,15 @@ export class Storage {
       segmentRows += s.rows;
     }
     let headBytes = 0;
+    let logSnapshotBytes = 0;
+    let logChunksPacked = 0;
     for (const o of this.orgs.values()) {
-      for (const g of [...o.frozen, o.active]) headBytes += g.metrics.estimatedBytes + g.logs.estimatedBytes;
+      for (const g of [...o.frozen, o.active]) {
+        headBytes += g.metrics.estimatedBytes + g.logs.estimatedBytes;
+        const snapshots = g.logs.snapshotStats;
+        logSnapshotBytes += snapshots.packedBytes;
+        logChunksPacked += snapshots.chunksPacked;
+      }
     }
     return {
       segments: this.catalog.state.segments.length,
@@ -519,6 +530,8 @@ export class Storage {
       headBytes,
       walCheckpoint: this.catalog.state.walCheckpoint,
       segmentFileReads: this.readers.fileReads,
+      logSnapshotBytes,
+      logChunksPacked,
     };
   }
 

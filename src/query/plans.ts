@@ -154,7 +154,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
       return sliceTasks(
         sharding,
         logShareSize(share),
-        (shard) => logTaskData(share, shard),
+        () => logTaskData(share),
         (data, shard): QueryTask => ({
           kind: 'logql-range',
           query: q,
@@ -254,7 +254,8 @@ export async function runRawLogs(
     deps.pool.threads,
     async (slice, sliceSignal) => {
       const ranges = clipLogRanges([{ matchers: selection.matchers, minNs: slice.startNs, maxNs: slice.endNs }], deps.oldestMs);
-      // The task's data (a copy of the head over its range) is made only once the pool has a place for it.
+      // The task's data is taken once the pool has a place for it, so it reads the newest head;
+      // the head itself is a shared snapshot, the same for every task until the next append.
       const result = await deps.pool.runRaw(async () => {
         await reader.prepare(ranges);
         const data = shareLogs(reader, ranges);

@@ -16,9 +16,10 @@ export class QueryPool {
   private readonly piscina: Piscina;
   /**
    * Raw log tasks are built only when one of `threads * 2` places on the pool is free (one
-   * running and one queued per worker): a task carries a copy of the in-memory head for its
-   * range, and queries that cannot run yet (many clients at once, or clients that stopped
-   * reading) hold no such copies while they wait.
+   * running and one queued per worker): a task holds the head's snapshot it was given (shared
+   * with every other task while the head is unchanged, but kept alive by the task after the
+   * head moves on) and then its answer, and queries that cannot run yet (many clients at once,
+   * or clients that stopped reading) hold neither while they wait.
    */
   private rawPlacesFree: number;
   private readonly rawWaiters: Array<() => void> = [];

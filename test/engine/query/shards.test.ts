@@ -193,7 +193,7 @@ describe('log series shards', () => {
       for (const count of [2, 3]) {
         const outputs: ShardOutput[] = [];
         for (let index = 0; index < count; index++) {
-          const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share, { index, count }), shard: { index, count, merge: 'sum' } };
+          const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share), shard: { index, count, merge: 'sum' } };
           const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
           if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
           outputs.push({ series: unpackSeries(result.series) });

@@ -1,0 +1,167 @@
+import { lowerBound, upperBound } from '../storage/bounds.js';
+import { GrowableUint32 } from '../storage/growable.js';
+import { labelsKey, type Labels } from '../storage/labels.js';
+import { chunkMessage, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
+import type { LogProjection, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
+import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
+import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from '../storage/matchers.js';
+import type { SeriesPartition } from '../storage/partition.js';
+
+/** ChunkGroups is what a worker decodes once from a chunk: its tag sets and their keys. */
+interface ChunkGroups {
+  tags: Labels[];
+  keys: string[];
+}
+
+/**
+ * DECODED_CHUNKS_KEPT bounds the chunks whose tag sets a worker keeps between tasks. Only the
+ * decoded tags are kept, never the chunk itself, so a snapshot's shared memory is released
+ * once the tasks that were given it are done.
+ */
+const DECODED_CHUNKS_KEPT = 512;
+const decodedGroups = new Map<string, ChunkGroups>();
+
+function groupsOf(chunk: SharedLogChunk): ChunkGroups {
+  let groups = decodedGroups.get(chunk.id);
+  if (groups) {
+    // Refreshed as most recently used.
+    decodedGroups.delete(chunk.id);
+  } else {
+    const tags = unpackGroupTags(chunk);
+    groups = { tags, keys: tags.map(labelsKey) };
+  }
+  decodedGroups.set(chunk.id, groups);
+  if (decodedGroups.size > DECODED_CHUNKS_KEPT) decodedGroups.delete(decodedGroups.keys().next().value!);
+  return groups;
+}
+
+/** Bucket collects the rows of one tag set, as (chunk, row) pairs in arrival order. */
+interface Bucket {
+  tags: Labels;
+  chunks: GrowableUint32;
+  rows: GrowableUint32;
+}
+
+/**
+ * SnapshotLogReader serves a worker's reads of one log head from the head's snapshot (see
+ * logHeadSnapshots.ts), answering exactly as the live head did when the snapshot was taken:
+ * lines grouped by full tag set, groups in order of first arrival, lines oldest first with
+ * arrival order breaking ties. With `only`, it reads one shard of the tag sets.
+ */
+export class SnapshotLogReader {
+  constructor(
+    private readonly head: LogHeadSnapshot,
+    private readonly only?: SeriesPartition,
+  ) {}
+
+  get rowCount(): number {
+    let n = 0;
+    for (const c of this.head.chunks) n += c.rows;
+    return n;
+  }
+
+  /** snapshot is the snapshot read: sharing it again shares the same memory. */
+  snapshot(): LogHeadSnapshot {
+    return this.head;
+  }
+
+  select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[] {
+    const lines = projection?.lines !== false;
+    const compiled = compileMatchers(matchers);
+    const buckets = new Map<string, Bucket>();
+    const chunks = this.head.chunks;
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c];
+      const { tags, keys } = groupsOf(chunk);
+      const decided: Array<Bucket | null | undefined> = new Array(tags.length);
+      this.scan(chunk, minNs, maxNs, (row, group) => {
+        let bucket = decided[group];
+        if (bucket === undefined) {
+          bucket = null;
+          if (this.wants(tags[group], compiled)) {
+            bucket = buckets.get(keys[group]) ?? null;
+            if (bucket === null) buckets.set(keys[group], (bucket = { tags: tags[group], chunks: new GrowableUint32(64), rows: new GrowableUint32(64) }));
+          }
+          decided[group] = bucket;
+        }
+        if (bucket !== null) {
+          bucket.chunks.push(c);
+          bucket.rows.push(row);
+        }
+      });
+    }
+    const texts = new Map<number, Buffer>();
+    const textOf = (c: number): Buffer => {
+      let text = texts.get(c);
+      if (!text) texts.set(c, (text = chunkText(chunks[c])));
+      return text;
+    };
+    const out: LogStreamData[] = [];
+    for (const bucket of buckets.values()) {
+      const cs = bucket.chunks.view();
+      const rs = bucket.rows.view();
+      const n = rs.length;
+      const at = (j: number): bigint => chunks[cs[j]].timestampsNs[rs[j]];
+      let order: number[] | undefined;
+      for (let j = 1; j < n; j++) {
+        if (at(j) < at(j - 1)) {
+          // Pairs are in arrival order already, so a stable sort by time breaks ties by arrival.
+          order = Array.from({ length: n }, (_, k) => k).sort((a, b) => {
+            const ta = at(a);
+            const tb = at(b);
+            return ta < tb ? -1 : ta > tb ? 1 : a - b;
+          });
+          break;
+        }
+      }
+      const timestampsNs = new BigInt64Array(n);
+      const messages = new Array<string>(n);
+      for (let j = 0; j < n; j++) {
+        const k = order === undefined ? j : order[j];
+        timestampsNs[j] = at(k);
+        messages[j] = lines ? chunkMessage(chunks[cs[k]], textOf(cs[k]), rs[k]) : '';
+      }
+      out.push({ tags: bucket.tags, timestampsNs, messages });
+    }
+    return out;
+  }
+
+  forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {
+    const compiled = compileMatchers(matchers);
+    const visited = new Set<string>();
+    for (const chunk of this.head.chunks) {
+      const { tags, keys } = groupsOf(chunk);
+      const seen = new Uint8Array(tags.length);
+      let stopped = false;
+      this.scan(chunk, minNs, maxNs, (_row, group) => {
+        if (seen[group] !== 0) return true;
+        seen[group] = 1;
+        if (visited.has(keys[group]) || !this.wants(tags[group], compiled)) return true;
+        visited.add(keys[group]);
+        if (visit(tags[group]) === false) stopped = true;
+        return !stopped;
+      });
+      if (stopped) return;
+    }
+  }
+
+  private wants(tags: Labels, compiled: readonly CompiledMatcher[]): boolean {
+    return matchesAll(tags, compiled) && (this.only === undefined || this.only.of(tags, this.only.count) === this.only.index);
+  }
+
+  /** scan visits a chunk's rows in [minNs, maxNs] in arrival order; returning false stops it. */
+  private scan(chunk: SharedLogChunk, minNs: bigint, maxNs: bigint, onRow: (row: number, group: number) => boolean | void): void {
+    if (chunk.rows === 0 || chunk.maxNs < minNs || chunk.minNs > maxNs) return;
+    const ts = chunk.timestampsNs;
+    const groups = chunk.groups;
+    if (chunk.inOrder) {
+      const end = upperBound(ts, maxNs);
+      for (let i = lowerBound(ts, minNs); i < end; i++) if (onRow(i, groups[i]) === false) return;
+      return;
+    }
+    for (let i = 0; i < chunk.rows; i++) {
+      const t = ts[i];
+      if (t >= minNs && t <= maxNs && onRow(i, groups[i]) === false) return;
+    }
+  }
+}
