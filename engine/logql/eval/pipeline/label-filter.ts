@@ -123,9 +123,19 @@ export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): voi
 
 /** LabelFilter is a label filter stage. */
 export class LabelFilter implements Stage {
-  constructor(private readonly predicate: LabelPredicate) {}
+  readonly requiredLabelNames: readonly string[];
+  readonly readsTimestamp = false;
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  private readonly predicate: LabelPredicate;
+
+  constructor(filter: LabelFilterExpr) {
+    this.predicate = compileLabelPredicate(filter);
+    const names = new Set<string>();
+    filterLabelNames(filter, names);
+    this.requiredLabelNames = [...names];
+  }
+
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     return this.predicate(labels) ? line : null;
   }
 }
