@@ -112,7 +112,7 @@ export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
 }
 
 /** filterLabelNames adds the labels a filter reads to `out`, for the parser hints. */
-export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
+function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
   if (filter.kind === 'BinaryLabelFilter') {
     filterLabelNames(filter.left, out);
     filterLabelNames(filter.right, out);
@@ -125,7 +125,6 @@ export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): voi
 export class LabelFilter implements Stage {
   readonly requiredLabelNames: readonly string[];
   readonly readsTimestamp = false;
-
   private readonly predicate: LabelPredicate;
 
   constructor(filter: LabelFilterExpr) {
