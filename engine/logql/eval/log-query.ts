@@ -123,8 +123,7 @@ export class LogQuery {
       for (let i = 0; i < messages.length; i++) {
         if (++processed % BATCH === 0) checkSignal(signal);
         const ts = timestampsNs[i];
-        if (this.pipeline.usesTimestamps) this.pipeline.context.timestampNs = ts;
-        const line = sp.process(messages[i]);
+        const line = sp.process(ts, messages[i]);
         if (line === null) continue;
         const row = { timestampNs: ts, tags: this.rowTags(sp, line), line };
         // Every candidate is kept until the slice is sorted and cut to its limit.

@@ -14,7 +14,8 @@ import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
 import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
 import type { GroupingSpec, ResultLabels } from '../labels-builder.js';
-import { CompiledPipeline, withoutUnusedLineFormat } from '../pipeline/pipeline.js';
+import { CompiledPipeline } from '../pipeline/pipeline.js';
+import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/label-filter.js';
 import { utf8Length } from '../utf8.js';
 import { TimeReader } from './relative-time.js';
@@ -37,6 +38,10 @@ export interface ExtractionPlan {
   range: LogRangeExpr;
   source: ValueSource;
   grouping?: GroupingSpec;
+  /**
+   * noLabels says the aggregation reads no label of the lines (no grouping label, no unwrap):
+   * Loki's parser hint, which the pipeline keeps only when its stages read no label either.
+   */
   noLabels: boolean;
   preserveError: boolean;
 }
@@ -260,11 +265,18 @@ function runExtraction<S extends Sink>(
   holdSamples: boolean,
 ): void {
   const selector = plan.range.selector;
-  const stages = plan.source === 'bytes' ? selector.pipeline : withoutUnusedLineFormat(selector.pipeline);
+  // bytes_over_time measures the line line_format wrote; other sources drop a line_format
+  // whose output nothing reads.
+  const pipeline = new CompiledPipeline(selector.pipeline, {
+    noLabels: plan.noLabels,
+    preserveError: plan.preserveError,
+    memory: ctx.memory,
+    dropUnusedLineFormat: plan.source !== 'bytes',
+  });
   // Counting lines through no pipeline reads no line: the reader may leave messages out.
-  const lines = !(plan.source === 'count' && stages.length === 0);
+  const lines = !(plan.source === 'count' && pipeline.stages.length === 0);
   const streams = ctx.reader.select(selector.matchers.map(matcherOf), baseNs + 1n, maxNs, { lines });
-  const pipeline = new CompiledPipeline(stages, { noLabels: plan.noLabels, preserveError: plan.preserveError, memory: ctx.memory });
+  const readsTimestamp = pipeline.readsTimestamp;
   const unwrap = plan.range.unwrap;
   const convert = converter(unwrap?.conversion);
   const postFilter = unwrap === undefined ? undefined : allOf(unwrap.postFilters);
@@ -303,8 +315,7 @@ function runExtraction<S extends Sink>(
         if (holdSamples) ctx.holdSamples(kept);
         kept = 0;
       }
-      if (pipeline.usesTimestamps) pipeline.context.timestampNs = stream.timestampsNs[i];
-      const line = sp.process(messages[i]);
+      const line = sp.process(readsTimestamp ? stream.timestampsNs[i] : UNREAD_TIMESTAMP, messages[i]);
       if (line === null) continue;
       let value: number;
       if (plan.source === 'count') {

@@ -10,8 +10,6 @@ import type { Grouping, LabelMatcher, RangeAggregationExpr } from '../../ast.js'
 import type { EvalContext } from '../context.js';
 import type { GroupingSpec } from '../labels-builder.js';
 import { ERROR_LABEL } from '../labels-builder.js';
-import { requiredLabelNames } from '../pipeline/pipeline.js';
-import { filterLabelNames } from '../pipeline/label-filter.js';
 import { extractSamples, extractWindows, type ExtractionPlan, type ValueSource } from './extract.js';
 import { isFailedSeries, pipelineError } from './pipeline-error.js';
 import { slideWindows, type Windows } from './range-kernels.js';
@@ -26,7 +24,8 @@ function valueSource(expr: RangeAggregationExpr): ValueSource {
 /**
  * extractionPlan decides the grouping applied while extracting and Loki's parser hints: with
  * unwrap the unwrapped label leaves the series; a singleton grouping (`sum(…)` pushed down, or
- * absent_over_time) lets parsers skip lines when no stage reads a label.
+ * absent_over_time) lets parsers skip lines when nothing reads a label. Here only what the
+ * aggregation reads is weighed; the pipeline adds what its own stages read.
  */
 function extractionPlan(expr: RangeAggregationExpr, pushedDown: Grouping | undefined): ExtractionPlan {
   const grouping = expr.grouping ?? pushedDown;
@@ -42,15 +41,8 @@ function extractionPlan(expr: RangeAggregationExpr, pushedDown: Grouping | undef
     spec = { without: true, names: [...(spec?.names ?? []), unwrap.label].sort() };
   }
   if (expr.op === 'absent_over_time') noLabels = true;
-  if (noLabels) {
-    const hints = requiredLabelNames(expr.range.selector.pipeline);
-    if (unwrap !== undefined) {
-      hints.add(unwrap.label);
-      for (const f of unwrap.postFilters) filterLabelNames(f, hints);
-    }
-    if (grouping !== undefined) for (const g of grouping.labels) hints.add(g);
-    if (hints.size > 0) noLabels = false;
-  }
+  // An unwrapped label (and its post-filters) or a grouping label is read by the aggregation.
+  if (unwrap !== undefined || (grouping !== undefined && grouping.labels.length > 0)) noLabels = false;
   const preserveError = grouping !== undefined && !grouping.without && grouping.labels.includes(ERROR_LABEL);
   const plan: ExtractionPlan = { range: expr.range, source, noLabels, preserveError };
   if (spec !== undefined) plan.grouping = spec;

@@ -4,7 +4,7 @@
  */
 import { compileRegex } from '../../../regex/index.js';
 import type { LabelsBuilder } from '../labels-builder.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** ANSI_PATTERN matches one escape sequence (CSI and OSC forms). */
 const ANSI_PATTERN =
@@ -20,7 +20,10 @@ export function stripAnsi(line: string): string {
 
 /** Decolorize is the decolorize stage. */
 export class Decolorize implements Stage {
-  process(line: string, _labels: LabelsBuilder): string | null {
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
+  process(_timestampNs: bigint, line: string, _labels: LabelsBuilder): string | null {
     return stripAnsi(line);
   }
 }

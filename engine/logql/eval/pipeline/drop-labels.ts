@@ -7,7 +7,7 @@ import type { LabelMatcher, LabelName } from '../../ast.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { ERROR_DETAILS_LABEL, ERROR_LABEL } from '../labels-builder.js';
 import { stringValueTest } from './label-filter.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 interface DropSpec {
   name: string;
@@ -17,12 +17,18 @@ interface DropSpec {
 /** DropLabels removes labels. */
 export class DropLabels implements Stage {
   private readonly specs: DropSpec[];
+  /**
+   * Dropping reads no label a parser must provide: a label no parser extracted is absent
+   * either way, and nothing after the pipeline reads the labels when the hint applies.
+   */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
     this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
   }
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     for (const { name, test } of this.specs) {
       if (name === ERROR_LABEL) {
         if (test === undefined || test(labels.error())) labels.clearError();

@@ -24,7 +24,7 @@ import {
   type JsonKind,
 } from './json-scan.js';
 import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
 export const JSON_PARSER_ERROR = 'JSONParserErr';
@@ -36,9 +36,13 @@ function scalarValue(line: string, start: number, end: number, kind: JsonKind): 
 
 /** JsonParser extracts every field. */
 export class JsonParser implements Stage {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   private readonly keys = new KeyCache();
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
     try {
       const start = skipWhitespace(line, 0);
@@ -133,9 +137,13 @@ function lookupPath(line: string, start: number, path: readonly JsonPathSegment[
 
 /** JsonExpressionParser extracts only the named paths. */
 export class JsonExpressionParser implements Stage {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   constructor(private readonly extractions: readonly JsonExtraction[]) {}
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (line.length === 0 || labels.noLabels) return line;
     const first = line.charCodeAt(0);
     if (first !== 34 && first !== 123 && first !== 91) {

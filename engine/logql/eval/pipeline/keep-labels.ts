@@ -6,7 +6,7 @@ import type { LabelMatcher, LabelName } from '../../ast.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { ERROR_DETAILS_LABEL, ERROR_LABEL, PRESERVE_ERROR_LABEL } from '../labels-builder.js';
 import { stringValueTest } from './label-filter.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 interface KeepSpec {
   name: string;
@@ -16,6 +16,12 @@ interface KeepSpec {
 /** KeepLabels removes every label it is not told to keep. */
 export class KeepLabels implements Stage {
   private readonly specs: KeepSpec[];
+  /**
+   * Keeping reads no label a parser must provide: a label no parser extracted is absent
+   * either way, and nothing after the pipeline reads the labels when the hint applies.
+   */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
     this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
@@ -29,7 +35,7 @@ export class KeepLabels implements Stage {
     return false;
   }
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (this.specs.length === 0) return line;
     const { names, values } = labels.entries();
     for (let i = 0; i < names.length; i++) {

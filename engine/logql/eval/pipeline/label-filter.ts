@@ -112,7 +112,7 @@ export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
 }
 
 /** filterLabelNames adds the labels a filter reads to `out`, for the parser hints. */
-export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
+function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
   if (filter.kind === 'BinaryLabelFilter') {
     filterLabelNames(filter.left, out);
     filterLabelNames(filter.right, out);
@@ -123,9 +123,18 @@ export function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): voi
 
 /** LabelFilter is a label filter stage. */
 export class LabelFilter implements Stage {
-  constructor(private readonly predicate: LabelPredicate) {}
+  readonly requiredLabelNames: readonly string[];
+  readonly readsTimestamp = false;
+  private readonly predicate: LabelPredicate;
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  constructor(filter: LabelFilterExpr) {
+    this.predicate = compileLabelPredicate(filter);
+    const names = new Set<string>();
+    filterLabelNames(filter, names);
+    this.requiredLabelNames = [...names];
+  }
+
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     return this.predicate(labels) ? line : null;
   }
 }

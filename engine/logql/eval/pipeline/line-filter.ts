@@ -8,7 +8,7 @@ import { compileRegex } from '../../../regex/index.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { textContainsIp } from './ip-search.js';
 import { patternTest } from './pattern-match.js';
-import type { LineTest, Stage } from './stage.js';
+import { NO_LABELS_READ, type LineTest, type Stage } from './stage.js';
 
 function valueTest(op: LineFilterStage['op'], value: LineFilterValue): LineTest {
   if (value.kind === 'LineFilterIp') {
@@ -80,9 +80,12 @@ export function combineLineTests(tests: readonly LineTest[]): LineTest {
 
 /** LineFilter adapts a predicate to the Stage contract. */
 export class LineFilter implements Stage {
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   constructor(readonly test: LineTest) {}
 
-  process(line: string, _labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, _labels: LabelsBuilder): string | null {
     return this.test(line) ? line : null;
   }
 }

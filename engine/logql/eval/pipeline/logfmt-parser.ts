@@ -9,13 +9,17 @@ import type { LabelsBuilder } from '../labels-builder.js';
 import { DUPLICATE_SUFFIX } from '../labels-builder.js';
 import { LogfmtDecoder } from './logfmt-decoder.js';
 import { KeyCache, replaceInvalidUtf8 } from './sanitize.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** LOGFMT_PARSER_ERROR is the `__error__` value of a logfmt failure. */
 export const LOGFMT_PARSER_ERROR = 'LogfmtParserErr';
 
 /** LogfmtParser extracts every pair. */
 export class LogfmtParser implements Stage {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();
 
@@ -24,7 +28,7 @@ export class LogfmtParser implements Stage {
     private readonly keepEmpty: boolean,
   ) {}
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
     const dec = this.decoder;
     dec.reset(line);
@@ -48,6 +52,10 @@ export class LogfmtParser implements Stage {
 
 /** LogfmtExpressionParser extracts the named keys, each under its chosen label name. */
 export class LogfmtExpressionParser implements Stage {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();
   /** byKey maps a logfmt key to the label names reading it. */
@@ -66,7 +74,7 @@ export class LogfmtExpressionParser implements Stage {
     this.names = new Set(extractions.map((e) => e.name));
   }
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
     for (const e of this.extractions) {
       if (!labels.baseHas(e.name)) labels.set(e.name, '');

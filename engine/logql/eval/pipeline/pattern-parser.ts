@@ -6,13 +6,17 @@ import type { PatternExpr } from '../../pattern.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { DUPLICATE_SUFFIX } from '../labels-builder.js';
 import { patternCaptures } from './pattern-match.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** PatternParser extracts named captures. */
 export class PatternParser implements Stage {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   constructor(private readonly pattern: PatternExpr) {}
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
     const values = patternCaptures(this.pattern, line);
     const names = this.pattern.captures;

@@ -3,24 +3,17 @@
  * that does not rewrite the line (they only read the line, so running them first changes
  * nothing but the cost), consecutive filters are fused into one test, and each stage is
  * compiled once per query. A StreamPipeline then runs the stages for one stream's lines.
+ * What the stages read besides the line (its timestamp, labels for the parser hint) comes
+ * from each Stage's own declaration.
  */
-import type { LineFilterStage, PipelineStage } from '../../ast.js';
+import type { PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelCache } from '../labels-builder.js';
 import { LabelsBuilder } from '../labels-builder.js';
 import type { Labels } from '../../../storage/labels.js';
-import { Decolorize } from './decolorize.js';
-import { DropLabels } from './drop-labels.js';
-import { LabelFormat, LineFormat } from './format-stages.js';
-import { JsonExpressionParser, JsonParser } from './json-parser.js';
-import { KeepLabels } from './keep-labels.js';
-import { LabelFilter, compileLabelPredicate, filterLabelNames } from './label-filter.js';
 import { LineFilter, combineLineTests, compileLineTest } from './line-filter.js';
-import { LogfmtExpressionParser, LogfmtParser } from './logfmt-parser.js';
-import { PatternParser } from './pattern-parser.js';
-import { RegexpParser } from './regexp-parser.js';
-import type { LineContext, LineTest, Stage } from './stage.js';
-import { UnpackParser } from './unpack-parser.js';
+import { compileStage } from './compileStage.js';
+import type { LineTest, Stage } from './stage.js';
 
 /** rewritesLine tells whether a stage can change the line (so filters may not move past it). */
 function rewritesLine(stage: PipelineStage): boolean {
@@ -76,106 +69,74 @@ export function reorderStages(stages: readonly PipelineStage[]): PipelineStage[]
   return out;
 }
 
-/** requiredLabelNames lists the labels the stages read, for Loki's "no labels needed" hint. */
-export function requiredLabelNames(stages: readonly PipelineStage[]): Set<string> {
-  const out = new Set<string>();
-  for (const stage of stages) {
-    switch (stage.kind) {
-      case 'LabelFilterStage':
-        filterLabelNames(stage.filter, out);
-        break;
-      case 'LineFormat':
-        for (const name of stage.parsed.labels) out.add(name);
-        break;
-      case 'LabelFormat':
-        for (const op of stage.operations) {
-          if (op.kind === 'LabelRename') out.add(op.src);
-          else for (const name of op.parsed.labels) out.add(name);
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  return out;
-}
-
-function compileStage(stage: PipelineStage, context: LineContext): Stage {
-  switch (stage.kind) {
-    case 'LineFilter':
-      return new LineFilter(compileLineTest(stage));
-    case 'JsonParser':
-      return stage.extractions.length > 0 ? new JsonExpressionParser(stage.extractions) : new JsonParser();
-    case 'LogfmtParser':
-      return stage.extractions.length > 0
-        ? new LogfmtExpressionParser(stage.extractions, stage.strict)
-        : new LogfmtParser(stage.strict, stage.keepEmpty);
-    case 'RegexpParser':
-      return new RegexpParser(stage.regex);
-    case 'PatternParser':
-      return new PatternParser(stage.parsed);
-    case 'UnpackParser':
-      return new UnpackParser();
-    case 'LabelFilterStage':
-      return new LabelFilter(compileLabelPredicate(stage.filter));
-    case 'LineFormat':
-      return new LineFormat(stage, context);
-    case 'LabelFormat':
-      return new LabelFormat(stage, context);
-    case 'DropLabels':
-      return new DropLabels(stage.labels);
-    case 'KeepLabels':
-      return new KeepLabels(stage.labels);
-    case 'Decolorize':
-      return new Decolorize();
-  }
-}
-
 /** PipelineOptions tune how a pipeline is built. */
 export interface PipelineOptions {
-  /** noLabels tells parsers no extracted label is ever read (Loki's parser hint). */
+  /**
+   * noLabels tells the pipeline that nothing after it reads a label (Loki's parser hint):
+   * parsers then skip extraction, unless a stage of the pipeline itself reads a label.
+   */
   noLabels?: boolean;
   /** preserveError marks parser errors as preserved (a query grouping by __error__). */
   preserveError?: boolean;
   /** memory bounds what line_format and label_format may produce for one line. */
   memory?: MemoryBudget;
+  /**
+   * dropUnusedLineFormat leaves out the line_format stages whose output nothing reads (see
+   * withoutUnusedLineFormat); the labels they read still count for the parser hint.
+   */
+  dropUnusedLineFormat?: boolean;
 }
 
 /** CompiledPipeline is a query's pipeline, ready to run over any stream. */
 export class CompiledPipeline {
-  /** context is where callers put the current line's timestamp before processing it. */
-  readonly context: LineContext;
   readonly stages: readonly Stage[];
-  /** usesTimestamps tells callers whether stages read the line's timestamp. */
-  readonly usesTimestamps: boolean;
+  /** requiredLabelNames are the labels the stages read, dropped line_format stages included. */
+  readonly requiredLabelNames: ReadonlySet<string>;
+  /**
+   * readsTimestamp tells callers whether a stage reads the line's timestamp; when none does,
+   * they may pass UNREAD_TIMESTAMP instead of reading a BigInt per line.
+   */
+  readonly readsTimestamp: boolean;
   /**
    * lineOnly is set when every stage is a line filter: the pipeline is then one test that
    * never touches labels, and callers can skip the label machinery entirely.
    */
   readonly lineOnly: LineTest | undefined;
-  private readonly options: PipelineOptions;
+  /** noLabels is the parser hint streams get: see PipelineOptions.noLabels. */
+  private readonly noLabels: boolean;
+  private readonly preserveError: boolean;
 
   constructor(stages: readonly PipelineStage[], options: PipelineOptions = {}) {
-    this.context = { timestampNs: 0n, memory: options.memory };
-    const ordered = reorderStages(stages);
+    const kept = options.dropUnusedLineFormat === true ? new Set(withoutUnusedLineFormat(stages)) : undefined;
     const compiled: Stage[] = [];
+    const dropped: Stage[] = [];
     let pendingTests: LineTest[] = [];
     const flushTests = (): void => {
       if (pendingTests.length > 0) compiled.push(new LineFilter(combineLineTests(pendingTests)));
       pendingTests = [];
     };
-    for (const stage of ordered) {
+    for (const stage of reorderStages(stages)) {
       if (stage.kind === 'LineFilter') {
-        pendingTests.push(compileLineTest(stage as LineFilterStage));
+        // Consecutive filters become one LineFilter stage, pushed by flushTests.
+        pendingTests.push(compileLineTest(stage));
+        continue;
+      }
+      const built = compileStage(stage, options.memory);
+      if (kept !== undefined && !kept.has(stage)) {
+        dropped.push(built);
         continue;
       }
       flushTests();
-      compiled.push(compileStage(stage, this.context));
+      compiled.push(built);
     }
     flushTests();
     this.stages = compiled;
-    this.usesTimestamps = ordered.some((s) => s.kind === 'LineFormat' || s.kind === 'LabelFormat');
-    this.options = options;
+    const required = new Set<string>();
+    for (const stage of [...compiled, ...dropped]) for (const name of stage.requiredLabelNames) required.add(name);
+    this.requiredLabelNames = required;
+    this.readsTimestamp = compiled.some((stage) => stage.readsTimestamp);
+    this.noLabels = options.noLabels === true && required.size === 0;
+    this.preserveError = options.preserveError === true;
     if (compiled.length === 0) this.lineOnly = () => true;
     else if (compiled.length === 1 && compiled[0] instanceof LineFilter) this.lineOnly = compiled[0].test;
     else this.lineOnly = undefined;
@@ -183,7 +144,7 @@ export class CompiledPipeline {
 
   /** forStream prepares the pipeline for one stream's labels. */
   forStream(tags: Labels, cache: LabelCache): StreamPipeline {
-    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.options.noLabels, this.options.preserveError));
+    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError));
   }
 }
 
@@ -195,14 +156,17 @@ export class StreamPipeline {
     readonly labels: LabelsBuilder,
   ) {}
 
-  /** process returns the line after every stage, or null when a stage dropped it. */
-  process(line: string): string | null {
+  /**
+   * process returns the line after every stage, or null when a stage dropped it.
+   * `timestampNs` is the line's time (UNREAD_TIMESTAMP when the pipeline reads none).
+   */
+  process(timestampNs: bigint, line: string): string | null {
     const labels = this.labels;
     labels.reset();
     const stages = this.stages;
     let current: string | null = line;
     for (let i = 0; i < stages.length; i++) {
-      current = stages[i].process(current, labels);
+      current = stages[i].process(timestampNs, current, labels);
       if (current === null) return null;
     }
     return current;

@@ -8,10 +8,14 @@ import type { Regex } from '../../../regex/index.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { DUPLICATE_SUFFIX } from '../labels-builder.js';
 import { sanitizeLabelKey } from './sanitize.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** RegexpParser extracts named groups. */
 export class RegexpParser implements Stage {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
   private readonly regex: Regex;
   /** groups pairs a group index with its label name. */
   private readonly groups: Array<{ index: number; name: string }> = [];
@@ -23,7 +27,7 @@ export class RegexpParser implements Stage {
     });
   }
 
-  process(line: string, labels: LabelsBuilder): string | null {
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
     const m = this.regex.execIndices(line);
     if (m === null) return line;

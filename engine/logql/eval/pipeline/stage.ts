@@ -1,26 +1,43 @@
 /**
- * The contract every pipeline stage keeps, Loki's: take a line and the mutable labels of
- * that line, return the new line, or null to drop it. Stages are built once per query and
- * shared by every stream; per-line state lives only in the LabelsBuilder.
+ * The contract every pipeline stage keeps, Loki's: take a line's timestamp, the line and the
+ * mutable labels of that line, return the new line, or null to drop it. Stages are built once
+ * per query and shared by every stream; per-line state lives only in the LabelsBuilder.
+ *
+ * What a stage needs from outside the line is declared by the stage itself, so a new stage
+ * cannot be added without saying it: the timestamp is an argument of every call, and the
+ * labels a stage reads (which decide whether parsers may skip extraction) are a member every
+ * stage must define.
  */
-import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelsBuilder } from '../labels-builder.js';
-
-/**
- * LineContext carries what a few stages need besides the line: its timestamp, for templates,
- * and the query's memory budget, which bounds what a template may produce.
- */
-export interface LineContext {
-  /** timestampNs is the current line's time; set by the caller before process(). */
-  timestampNs: bigint;
-  memory?: MemoryBudget;
-}
 
 /** Stage is one compiled pipeline stage. */
 export interface Stage {
-  /** process returns the (possibly rewritten) line, or null when the line is dropped. */
-  process(line: string, labels: LabelsBuilder): string | null;
+  /**
+   * process returns the (possibly rewritten) line, or null when the line is dropped.
+   * `timestampNs` is the line's time; callers may pass UNREAD_TIMESTAMP only to a pipeline
+   * none of whose stages reads the timestamp (see readsTimestamp).
+   */
+  process(timestampNs: bigint, line: string, labels: LabelsBuilder): string | null;
+  /**
+   * requiredLabelNames lists the labels this stage reads (Loki's RequiredLabelNames): when
+   * no stage and no later step of the query reads a label, parsers may skip extraction.
+   */
+  readonly requiredLabelNames: readonly string[];
+  /**
+   * readsTimestamp tells whether process() looks at its timestamp, so pipelines without
+   * such a stage spare callers reading a BigInt per line.
+   */
+  readonly readsTimestamp: boolean;
 }
+
+/**
+ * UNREAD_TIMESTAMP is the timestamp passed to pipelines that declared they read none: a
+ * constant, so the per-line call allocates nothing.
+ */
+export const UNREAD_TIMESTAMP = 0n;
+
+/** NO_LABELS_READ is the requiredLabelNames of a stage that reads no label. */
+export const NO_LABELS_READ: readonly string[] = Object.freeze([]);
 
 /** LineTest is a compiled line filter: true keeps the line. */
 export type LineTest = (line: string) => boolean;

@@ -9,14 +9,18 @@ import { DUPLICATE_SUFFIX } from '../labels-builder.js';
 import { JSON_PARSER_ERROR } from './json-parser.js';
 import { JsonScanError, forEachMember, stringValue } from './json-scan.js';
 import { replaceInvalidUtf8, sanitizeLabelKey } from './sanitize.js';
-import type { Stage } from './stage.js';
+import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** PACKED_ENTRY_KEY holds the original line in a packed entry. */
 export const PACKED_ENTRY_KEY = '_entry';
 
 /** UnpackParser unpacks packed lines. */
 export class UnpackParser implements Stage {
-  process(line: string, labels: LabelsBuilder): string | null {
+  /** A parser adds labels; it reads none. */
+  readonly requiredLabelNames = NO_LABELS_READ;
+  readonly readsTimestamp = false;
+
+  process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (line.length === 0 || labels.noLabels) return line;
     if (line.charCodeAt(0) !== 123) {
       labels.setParserError(JSON_PARSER_ERROR, 'expecting json object(6), but it is not');

@@ -31,8 +31,7 @@ export function runPipeline(stages: string, line: string, tags: Record<string, s
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(tags).sort()) sorted[k] = tags[k];
   const sp = pipeline.forStream(sorted, new LabelCache());
-  pipeline.context.timestampNs = timestampNs;
-  const out = sp.process(line);
+  const out = sp.process(timestampNs, line);
   if (out === null) return null;
   return { line: out, labels: sp.labels.toObject() };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogSelectorExpr } from '../../../../engine/logql/index.js';
-import { CompiledPipeline, LabelCache, reorderStages, withoutUnusedLineFormat } from '../../../../engine/logql/eval/index.js';
+import { CompiledPipeline, LabelCache, UNREAD_TIMESTAMP, reorderStages, withoutUnusedLineFormat } from '../../../../engine/logql/eval/index.js';
 import { parseChecked, runPipeline } from './helpers.js';
 
 function stagesOf(query: string): LogSelectorExpr['pipeline'] {
@@ -43,16 +43,16 @@ describe('pipeline assembly', () => {
   it('skips parsing when told no label is needed', () => {
     const pipeline = new CompiledPipeline(stagesOf('| json | logfmt | regexp `(?P<x>.)` | pattern `<y> <_>` | unpack'), { noLabels: true });
     const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
-    expect(sp.process('not json at all')).toBe('not json at all');
+    expect(sp.process(UNREAD_TIMESTAMP, 'not json at all')).toBe('not json at all');
     expect(sp.labels.toObject()).toEqual({ app: 'x' });
   });
 
   it('reuses a stream pipeline across lines without leaking labels', () => {
     const pipeline = new CompiledPipeline(stagesOf('| logfmt'));
     const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
-    sp.process('a=1 b=2');
+    sp.process(UNREAD_TIMESTAMP, 'a=1 b=2');
     expect(sp.labels.toObject()).toEqual({ app: 'x', a: '1', b: '2' });
-    sp.process('c=3');
+    sp.process(UNREAD_TIMESTAMP, 'c=3');
     expect(sp.labels.toObject()).toEqual({ app: 'x', c: '3' });
   });
 

@@ -1,0 +1,120 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { LogSelectorExpr, PipelineStage } from '../../../../engine/logql/index.js';
+import { CompiledPipeline, LabelCache, LabelsBuilder, UNREAD_TIMESTAMP, compileStage, type Stage } from '../../../../engine/logql/eval/index.js';
+import { parseChecked } from './helpers.js';
+
+/** StageExample is one way of writing a stage and what its Stage must declare. */
+interface StageExample {
+  stages: string;
+  requiredLabelNames: string[];
+  readsTimestamp: boolean;
+}
+
+/**
+ * Examples of every kind in the AST's PipelineStage union, each Stage class at least once. The
+ * mapped type makes a kind added to the union without an example here a type error.
+ */
+const EXAMPLES: { readonly [K in PipelineStage['kind']]: readonly StageExample[] } = {
+  LineFilter: [
+    { stages: '|= "x"', requiredLabelNames: [], readsTimestamp: false },
+    { stages: '!~ "a|b" or "c"', requiredLabelNames: [], readsTimestamp: false },
+  ],
+  JsonParser: [
+    { stages: '| json', requiredLabelNames: [], readsTimestamp: false },
+    { stages: '| json code="response.code"', requiredLabelNames: [], readsTimestamp: false },
+  ],
+  LogfmtParser: [
+    { stages: '| logfmt --strict', requiredLabelNames: [], readsTimestamp: false },
+    { stages: '| logfmt level, status', requiredLabelNames: [], readsTimestamp: false },
+  ],
+  RegexpParser: [{ stages: '| regexp `(?P<verb>[A-Z]+)`', requiredLabelNames: [], readsTimestamp: false }],
+  PatternParser: [{ stages: '| pattern `<ip> - <_> <verb>`', requiredLabelNames: [], readsTimestamp: false }],
+  UnpackParser: [{ stages: '| unpack', requiredLabelNames: [], readsTimestamp: false }],
+  LabelFilterStage: [
+    { stages: '| status >= 500 or (level="error", took > 1s)', requiredLabelNames: ['level', 'status', 'took'], readsTimestamp: false },
+  ],
+  LineFormat: [
+    { stages: '| line_format "{{.method}} {{.path | lower}} {{__timestamp__}}"', requiredLabelNames: ['method', 'path'], readsTimestamp: true },
+  ],
+  LabelFormat: [
+    { stages: '| label_format dst=src, upper="{{ .level | ToUpper }}"', requiredLabelNames: ['level', 'src'], readsTimestamp: true },
+  ],
+  DropLabels: [{ stages: '| drop a, b="v"', requiredLabelNames: [], readsTimestamp: false }],
+  KeepLabels: [{ stages: '| keep a, b="v"', requiredLabelNames: [], readsTimestamp: false }],
+  Decolorize: [{ stages: '| decolorize', requiredLabelNames: [], readsTimestamp: false }],
+};
+
+function stagesOf(query: string): PipelineStage[] {
+  return (parseChecked(`{app="x"} ${query}`) as LogSelectorExpr).pipeline;
+}
+
+describe('the stage contract', () => {
+  it('takes the timestamp as an argument and requires the label hints of every stage (types)', () => {
+    expectTypeOf<Parameters<Stage['process']>>().toEqualTypeOf<[timestampNs: bigint, line: string, labels: LabelsBuilder]>();
+    expectTypeOf<Stage['requiredLabelNames']>().toEqualTypeOf<readonly string[]>();
+    expectTypeOf<Stage['readsTimestamp']>().toEqualTypeOf<boolean>();
+  });
+
+  for (const [kind, examples] of Object.entries(EXAMPLES)) {
+    it(`${kind} declares the labels it reads and whether it reads the timestamp`, () => {
+      for (const example of examples) {
+        const parsed = stagesOf(example.stages);
+        expect(parsed.map((s) => s.kind)).toEqual([kind]);
+        const stage = compileStage(parsed[0], undefined);
+        expect(Array.isArray(stage.requiredLabelNames), example.stages).toBe(true);
+        expect([...stage.requiredLabelNames].sort(), example.stages).toEqual(example.requiredLabelNames);
+        expect(stage.readsTimestamp, example.stages).toBe(example.readsTimestamp);
+      }
+    });
+  }
+});
+
+describe('timestamps passed through a pipeline', () => {
+  it('gives each line its own timestamp, whichever stream of the query it comes from', () => {
+    const pipeline = new CompiledPipeline(stagesOf('| label_format at="{{ __timestamp__ | unixEpochNanos }}" | line_format "{{.app}}@{{ unixEpochMillis __timestamp__ }}"'));
+    expect(pipeline.readsTimestamp).toBe(true);
+    const cache = new LabelCache();
+    const first = pipeline.forStream({ app: 'one' }, cache);
+    const second = pipeline.forStream({ app: 'two' }, cache);
+    expect(first.process(1_700_000_000_123_456_789n, 'x')).toBe('one@1700000000123');
+    expect(second.process(1_600_000_000_000_000_001n, 'y')).toBe('two@1600000000000');
+    expect(first.labels.get('at')).toBe('1700000000123456789');
+    expect(second.labels.get('at')).toBe('1600000000000000001');
+    expect(first.process(1_700_000_000_999_000_000n, 'z')).toBe('one@1700000000999');
+  });
+
+  it('tells callers when no stage reads the timestamp', () => {
+    expect(new CompiledPipeline(stagesOf('|= "a" | json | level="error" | drop b | decolorize')).readsTimestamp).toBe(false);
+    expect(new CompiledPipeline(stagesOf('| json | line_format "{{.a}}"'), { dropUnusedLineFormat: true }).readsTimestamp).toBe(false);
+    expect(new CompiledPipeline(stagesOf('| json | line_format "{{.a}}"')).readsTimestamp).toBe(true);
+  });
+});
+
+describe('parser hints from the stages', () => {
+  it('keeps parsers extracting when a stage reads a label, despite the caller hint', () => {
+    const reading = new CompiledPipeline(stagesOf('| json | level="error"'), { noLabels: true });
+    expect([...reading.requiredLabelNames]).toEqual(['level']);
+    const sp = reading.forStream({ app: 'x' }, new LabelCache());
+    expect(sp.labels.noLabels).toBe(false);
+    expect(sp.process(UNREAD_TIMESTAMP, '{"level":"error"}')).toBe('{"level":"error"}');
+    expect(sp.process(UNREAD_TIMESTAMP, '{"level":"info"}')).toBeNull();
+  });
+
+  it('lets parsers skip when neither the caller nor a stage reads a label', () => {
+    const blind = new CompiledPipeline(stagesOf('| json | drop a'), { noLabels: true });
+    expect(blind.requiredLabelNames.size).toBe(0);
+    const sp = blind.forStream({ app: 'x' }, new LabelCache());
+    expect(sp.labels.noLabels).toBe(true);
+    expect(sp.process(UNREAD_TIMESTAMP, '{"level":"info"}')).toBe('{"level":"info"}');
+    expect(sp.labels.get('level')).toBeUndefined();
+  });
+
+  it('counts the labels of a line_format it leaves out', () => {
+    const pipeline = new CompiledPipeline(stagesOf('| logfmt | line_format "{{.msg}}"'), { noLabels: true, dropUnusedLineFormat: true });
+    expect(pipeline.stages.length).toBe(1);
+    expect([...pipeline.requiredLabelNames]).toEqual(['msg']);
+    const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
+    expect(sp.process(UNREAD_TIMESTAMP, 'msg=hello')).toBe('msg=hello');
+    expect(sp.labels.get('msg')).toBe('hello');
+  });
+});
