@@ -19,6 +19,7 @@ import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
+import { IngestRateLimiter } from './routes/ingestRate.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
@@ -183,6 +184,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       maxBodyBytes: config.maxBodyBytes,
       limitsFor: ingestLimitsFor(serviceIngestLimits(config), (org) => orgRetention.retentionMs(org)),
       streamTags: new Set(config.indexedTags),
+      rateLimiter: new IngestRateLimiter(),
     }),
     ...queryRoutes({
       ...planLimits,

@@ -20,6 +20,7 @@ import { ApiError } from '../errors.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { describeReason, type IngestLimitsFor } from './ingestLimits.js';
+import { IngestRateLimiter, type IngestSignal } from './ingestRate.js';
 
 /**
  * Ingest routes take the formats collectors already speak. A body that cannot be read at all
@@ -28,7 +29,9 @@ import { describeReason, type IngestLimitsFor } from './ingestLimits.js';
  * by one while the rest is stored, and reported: OTLP-style as a partial success (200, as the
  * OTLP specification requires), remote-write and Loki-style as a 400 naming the first rejected
  * records after the valid ones were stored, as Prometheus and Loki do, so a sender does not
- * retry them forever. Every rejection is counted in /metrics by reason.
+ * retry them forever. An org over its ingestion rate (ingestRate.ts) has the whole request
+ * refused with 429 and Retry-After before anything is stored. Every rejection is counted in
+ * /metrics by org and reason.
  */
 export interface IngestDeps {
   storage: Storage;
@@ -38,6 +41,8 @@ export interface IngestDeps {
   limitsFor: IngestLimitsFor;
   /** the log tags that form streams (the storage's indexed tags) */
   streamTags: ReadonlySet<string>;
+  /** the per-org ingestion rate buckets; one per service */
+  rateLimiter: IngestRateLimiter;
 }
 
 function orgOf(ctx: RequestContext): string {
@@ -113,8 +118,15 @@ function sampleCount(series: MetricSeries[]): number {
   return n;
 }
 
+/** logBytes is what a batch of log lines costs against the org's rate: the UTF-8 bytes of the lines, as Loki counts. */
+function logBytes(entries: LogEntry[]): number {
+  let n = 0;
+  for (const e of entries) n += Buffer.byteLength(e.message, 'utf8');
+  return n;
+}
+
 export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
-  const { storage, metrics, maxBodyBytes, limitsFor, streamTags } = deps;
+  const { storage, metrics, maxBodyBytes, limitsFor, streamTags, rateLimiter } = deps;
   const deltas = new Map<string, DeltaAccumulator>();
   const deltaFor = (org: string): DeltaAccumulator => {
     let acc = deltas.get(org);
@@ -123,9 +135,22 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
   };
   const unpack = (ctx: RequestContext): Uint8Array =>
     decodeOrFail(() => decodeContentEncoding(ctx.body!, ctx.headers['content-encoding'], maxBodyBytes));
-  const count = (signal: 'logs' | 'metrics', accepted: number, result: DecodeResult<unknown>): void => {
+  const count = (org: string, signal: IngestSignal, accepted: number, result: DecodeResult<unknown>): void => {
     metrics.ingested.inc({ signal }, accepted);
-    for (const [reason, n] of Object.entries(result.discarded)) metrics.ingestRejected.inc({ signal, reason }, n);
+    for (const [reason, n] of Object.entries(result.discarded)) metrics.ingestRejected.inc({ signal, reason, org }, n);
+  };
+
+  /**
+   * admit takes the valid part of a decoded request (`records` samples or lines costing `cost`)
+   * from the org's rate budget, or refuses the whole request: the rejections already found
+   * and the refused records are counted, and the 429 is thrown before anything is stored.
+   */
+  const admit = (org: string, signal: IngestSignal, records: number, cost: number, result: DecodeResult<unknown>, limits: IngestLimits): void => {
+    const refusal = rateLimiter.refusal(org, signal, cost, limits);
+    if (refusal === undefined) return;
+    count(org, signal, 0, result);
+    metrics.ingestRejected.inc({ signal, reason: 'rate_limited', org }, records);
+    throw refusal;
   };
 
   /**
@@ -171,8 +196,9 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const org = orgOf(ctx);
         const limits = limitsFor(org);
         const result = decodeOrFail(() => decodeOtlpLogs(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, streamTags }));
+        admit(org, 'logs', result.records.length, logBytes(result.records), result, limits);
         const stored = await storeLogs(ctx, org, result, limits);
-        count('logs', stored, result);
+        count(org, 'logs', stored, result);
         answerOtlp(ctx, 'logs', result, limits);
       },
     },
@@ -187,8 +213,10 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const result = decodeOrFail(() =>
           decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator: deltaFor(org) }),
         );
+        const samples = sampleCount(result.records);
+        admit(org, 'metrics', samples, samples, result, limits);
         const stored = await storeMetrics(ctx, org, result, limits);
-        count('metrics', stored, result);
+        count(org, 'metrics', stored, result);
         answerOtlp(ctx, 'metrics', result, limits);
       },
     },
@@ -202,9 +230,11 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const limits = limitsFor(org);
         // Remote write bodies are snappy-compressed by contract; the decoder unpacks them.
         const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }));
-        const total = sampleCount(result.records) + result.rejected;
+        const samples = sampleCount(result.records);
+        const total = samples + result.rejected;
+        admit(org, 'metrics', samples, samples, result, limits);
         const stored = await storeMetrics(ctx, org, result, limits);
-        count('metrics', stored, result);
+        count(org, 'metrics', stored, result);
         answerPush(ctx, result, total, 'samples', limits);
       },
     },
@@ -223,8 +253,9 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
           decodeLokiPush(body, contentType, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }),
         );
         const total = result.records.length + result.rejected;
+        admit(org, 'logs', result.records.length, logBytes(result.records), result, limits);
         const stored = await storeLogs(ctx, org, result, limits);
-        count('logs', stored, result);
+        count(org, 'logs', stored, result);
         answerPush(ctx, result, total, 'entries', limits);
       },
     },
