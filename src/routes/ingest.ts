@@ -210,11 +210,22 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       handler: async (ctx) => {
         const org = orgOf(ctx);
         const limits = limitsFor(org);
-        const result = decodeOrFail(() =>
-          decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator: deltaFor(org) }),
-        );
-        const samples = sampleCount(result.records);
-        admit(org, 'metrics', samples, samples, result, limits);
+        const deltaAccumulator = deltaFor(org);
+        // Decoding adds delta points to the org's running totals; a request refused for its rate
+        // takes them back, so its retry is not mistaken for points already accumulated. Both
+        // steps are synchronous: no other request of the org can run in between. Without a rate
+        // limit nothing refuses a decoded request here, and the journal is not kept.
+        if (limits.ingestSamplesPerSecond > 0) deltaAccumulator.begin();
+        let result: DecodeResult<MetricSeries>;
+        try {
+          result = decodeOrFail(() => decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator }));
+          const samples = sampleCount(result.records);
+          admit(org, 'metrics', samples, samples, result, limits);
+        } catch (err) {
+          deltaAccumulator.rollback();
+          throw err;
+        }
+        deltaAccumulator.commit();
         const stored = await storeMetrics(ctx, org, result, limits);
         count(org, 'metrics', stored, result);
         answerOtlp(ctx, 'metrics', result, limits);

@@ -165,6 +165,23 @@ describe('ingestion rate limits per org', () => {
     expect(await rejectedCount(srv, 'metrics', 'rate_limited', org.orgId)).toBe(1000);
   });
 
+  it('OTLP delta sums refused for the rate are accumulated once their retry passes', async () => {
+    const org = as(srv, await newOrg('otlp-delta'));
+    expect((await push(org, '/api/v1/write', remoteWrite('delta_before', SAMPLES_BURST - 1), 'application/x-protobuf')).status).toBe(204);
+    // 1000 delta points of 1 each on one series, one a millisecond apart.
+    const points = Array.from({ length: 1000 }, (_, i) => ({ timeUnixNano: ns(T0 - 1000 + i), asInt: '1' }));
+    const otlp = JSON.stringify({
+      resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'delta_jobs', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: points } }] }] }],
+    });
+    const refused = await push(org, '/v1/metrics', otlp, 'application/json');
+    expect(refused.status).toBe(429);
+    await sleep(Number(refused.headers.get('retry-after')) * 1000);
+    const retried = await push(org, '/v1/metrics', otlp, 'application/json');
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toEqual({});
+    expect(await storedSamples(org, 'delta_jobs_total', T0)).toBe(1000);
+  });
+
   it('logs: Loki push (JSON and protobuf) and OTLP logs draw on one bucket of line bytes', async () => {
     const org = as(srv, await newOrg('logs-noisy'));
     // 6 KiB of lines: under the 8 KiB burst.
