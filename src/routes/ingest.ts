@@ -141,12 +141,14 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
   };
 
   /**
-   * admit takes the valid part of a decoded request (`records` samples or lines costing `cost`)
+   * admit takes the valid part of a decoded request (`records` samples or lines costing `cost()`)
    * from the org's rate budget, or refuses the whole request: the rejections already found
    * and the refused records are counted, and the 429 is thrown before anything is stored.
+   * The cost is only worked out when the org has a rate for the signal.
    */
-  const admit = (org: string, signal: IngestSignal, records: number, cost: number, result: DecodeResult<unknown>, limits: IngestLimits): void => {
-    const refusal = rateLimiter.refusal(org, signal, cost, limits);
+  const admit = (org: string, signal: IngestSignal, records: number, cost: () => number, result: DecodeResult<unknown>, limits: IngestLimits): void => {
+    if (!rateLimiter.applies(signal, limits)) return;
+    const refusal = rateLimiter.refusal(org, signal, cost(), limits);
     if (refusal === undefined) return;
     count(org, signal, 0, result);
     metrics.ingestRejected.inc({ signal, reason: 'rate_limited', org }, records);
@@ -196,7 +198,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const org = orgOf(ctx);
         const limits = limitsFor(org);
         const result = decodeOrFail(() => decodeOtlpLogs(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, streamTags }));
-        admit(org, 'logs', result.records.length, logBytes(result.records), result, limits);
+        admit(org, 'logs', result.records.length, () => logBytes(result.records), result, limits);
         const stored = await storeLogs(ctx, org, result, limits);
         count(org, 'logs', stored, result);
         answerOtlp(ctx, 'logs', result, limits);
@@ -220,7 +222,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         try {
           result = decodeOrFail(() => decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator }));
           const samples = sampleCount(result.records);
-          admit(org, 'metrics', samples, samples, result, limits);
+          admit(org, 'metrics', samples, () => samples, result, limits);
         } catch (err) {
           deltaAccumulator.rollback();
           throw err;
@@ -243,7 +245,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }));
         const samples = sampleCount(result.records);
         const total = samples + result.rejected;
-        admit(org, 'metrics', samples, samples, result, limits);
+        admit(org, 'metrics', samples, () => samples, result, limits);
         const stored = await storeMetrics(ctx, org, result, limits);
         count(org, 'metrics', stored, result);
         answerPush(ctx, result, total, 'samples', limits);
@@ -264,7 +266,7 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
           decodeLokiPush(body, contentType, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }),
         );
         const total = result.records.length + result.rejected;
-        admit(org, 'logs', result.records.length, logBytes(result.records), result, limits);
+        admit(org, 'logs', result.records.length, () => logBytes(result.records), result, limits);
         const stored = await storeLogs(ctx, org, result, limits);
         count(org, 'logs', stored, result);
         answerPush(ctx, result, total, 'entries', limits);

@@ -52,6 +52,11 @@ export class IngestRateLimiter {
     this.buckets = new TokenBuckets(now);
   }
 
+  /** applies tells whether the limits give `signal` a rate at all (0 is no limit). */
+  applies(signal: IngestSignal, limits: IngestLimits): boolean {
+    return RATE_SETTINGS[signal].perSecond(limits) > 0;
+  }
+
   /**
    * refusal takes `cost` (samples, or log bytes) from the org's bucket for `signal`; when the
    * bucket lacks them it takes nothing and returns the 429 to answer with.

@@ -54,17 +54,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * NOISY_SENDER_SOURCE is a remote-write client run on its own thread: `senders` loops post the
- * same body as fast as answers come until the shared stop flag is set, then report how many
- * answers of each status they got. On its own thread, the flood's client work does not share
- * the event loop with the server under test, so the measurement shows what the server spends.
+ * same body as fast as answers come while the shared flag says SEND, idle while it says PAUSE,
+ * and on STOP report how many answers of each status they got. On its own thread, the flood's
+ * client work does not share the event loop with the server under test.
  */
+const SEND = 0;
+const PAUSE = 1;
+const STOP = 2;
 const NOISY_SENDER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
-const { url, key, body, senders, stop } = workerData;
-const stopFlag = new Int32Array(stop);
+const { url, key, body, senders, flag } = workerData;
+const state = new Int32Array(flag);
 const statuses = {};
 async function send() {
-  while (Atomics.load(stopFlag, 0) === 0) {
+  for (;;) {
+    const now = Atomics.load(state, 0);
+    if (now === ${STOP}) return;
+    if (now === ${PAUSE}) { await new Promise((r) => setTimeout(r, 5)); continue; }
     const res = await fetch(url, { method: 'POST', body, headers: { 'x-svc-api-key': key, 'content-type': 'application/x-protobuf' } });
     await res.arrayBuffer();
     statuses[res.status] = (statuses[res.status] || 0) + 1;
@@ -73,14 +79,31 @@ async function send() {
 Promise.all(Array.from({ length: senders }, send)).then(() => parentPort.postMessage(statuses), (err) => parentPort.postMessage({ error: String(err) }));
 `;
 
-/** startNoisySenders floods `url` from a worker thread; `stop` ends it and gives the answers' statuses. */
-function startNoisySenders(url: string, key: string, body: Uint8Array, senders: number): { stop(): Promise<Record<string, number>> } {
-  const stop = new SharedArrayBuffer(4);
-  const worker = new Worker(NOISY_SENDER_SOURCE, { eval: true, workerData: { url, key, body, senders, stop } });
+interface NoisySenders {
+  /** send starts (or resumes) the flood */
+  send(): void;
+  /** pause idles the senders once their requests in flight are answered */
+  pause(): Promise<void>;
+  /** stop ends the thread and gives the answers' statuses */
+  stop(): Promise<Record<string, number>>;
+}
+
+/** startNoisySenders prepares a flood of `url` from a worker thread, paused until send(). */
+function startNoisySenders(url: string, key: string, body: Uint8Array, senders: number): NoisySenders {
+  const flag = new SharedArrayBuffer(4);
+  const state = new Int32Array(flag);
+  Atomics.store(state, 0, PAUSE);
+  const worker = new Worker(NOISY_SENDER_SOURCE, { eval: true, workerData: { url, key, body, senders, flag } });
   const result = once(worker, 'message');
   return {
+    send: () => void Atomics.store(state, 0, SEND),
+    async pause() {
+      Atomics.store(state, 0, PAUSE);
+      // A request in flight takes tens of milliseconds at most on this machine.
+      await sleep(150);
+    },
     async stop() {
-      Atomics.store(new Int32Array(stop), 0, 1);
+      Atomics.store(state, 0, STOP);
       const [statuses] = (await result) as [Record<string, number>];
       await worker.terminate();
       return statuses;
@@ -220,7 +243,7 @@ describe('ingestion rate limits per org', () => {
     const noisy = as(srv, await newOrg('noisy'));
     const quiet = as(srv, await newOrg('quiet'));
     const SAMPLES_PER_WRITE = 10;
-    const ROUNDS = 40;
+    const ROUNDS = 50;
     let written = 0;
 
     /** oneRound is what a quiet tenant does: write a batch, then read the total back; returns its latency. */
@@ -236,17 +259,23 @@ describe('ingestion rate limits per org', () => {
     // Warm-up rounds (the first query starts the workers' caches) are not measured.
     const WARM_UP = 5;
     for (let round = 0; round < WARM_UP; round++) await oneRound(round);
+    // Blocks of rounds alone and beside the flood alternate, so a change in the machine's load
+    // (it is shared) weighs on both sides alike. Two senders retrying at once keep the noisy org
+    // far over its rate: tens of thousands of samples a second against 1000.
+    const BLOCKS = 5;
     const alone: number[] = [];
-    for (let round = WARM_UP; round < WARM_UP + ROUNDS; round++) alone.push(await oneRound(round));
-
-    // Two senders retrying at once keep the noisy org far over its rate (tens of thousands of
-    // samples a second against 1000) until the quiet rounds are done.
-    const flood = startNoisySenders(`${srv.url}/api/v1/write`, noisy.key, remoteWrite('noisy_metric', 1500), 2);
-    await sleep(300);
     const withNeighbour: number[] = [];
+    const flood = startNoisySenders(`${srv.url}/api/v1/write`, noisy.key, remoteWrite('noisy_metric', 1500), 2);
     let noisyStatuses: Record<string, number>;
+    let round = WARM_UP;
     try {
-      for (let round = WARM_UP + ROUNDS; round < WARM_UP + 2 * ROUNDS; round++) withNeighbour.push(await oneRound(round));
+      for (let block = 0; block < BLOCKS; block++) {
+        for (let i = 0; i < ROUNDS / BLOCKS; i++) alone.push(await oneRound(round++));
+        flood.send();
+        await sleep(100);
+        for (let i = 0; i < ROUNDS / BLOCKS; i++) withNeighbour.push(await oneRound(round++));
+        await flood.pause();
+      }
     } finally {
       noisyStatuses = await flood.stop();
     }
