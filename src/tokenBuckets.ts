@@ -10,7 +10,9 @@
  * tokens across a change, refilling at the new rate and capped at the new burst.
  *
  * Buckets that have refilled completely hold no information (a fresh one starts full), so they
- * are forgotten: memory follows the number of active ids, not of ids ever seen.
+ * are forgotten: memory follows the number of active ids, not of ids ever seen. Where ids come
+ * from outside (client addresses), `maxIds` also bounds the table: the least recently used
+ * bucket is dropped to make room, which only ever errs on the lenient side.
  */
 export interface BucketLimit {
   /** tokens added per second; 0 or less disables the limit */
@@ -47,7 +49,10 @@ export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private lastSweepMs: number;
 
-  constructor(private readonly now: () => number = () => performance.now()) {
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    private readonly maxIds: number = Number.POSITIVE_INFINITY,
+  ) {
     this.lastSweepMs = now();
   }
 
@@ -64,11 +69,17 @@ export class TokenBuckets {
     this.sweep(now);
     let bucket = this.buckets.get(id);
     if (bucket === undefined) {
+      if (this.buckets.size >= this.maxIds) this.buckets.delete(this.buckets.keys().next().value!);
       bucket = { tokens: burst, updatedMs: now, fullAtMs: now };
       this.buckets.set(id, bucket);
     } else {
       bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.updatedMs) / 1000) * limit.perSecond);
       bucket.updatedMs = now;
+      if (this.maxIds !== Number.POSITIVE_INFINITY) {
+        // Map order is the eviction order: a used bucket moves to the end.
+        this.buckets.delete(id);
+        this.buckets.set(id, bucket);
+      }
     }
     const allowed = cost <= bucket.tokens;
     if (allowed) bucket.tokens -= cost;

@@ -70,6 +70,19 @@ describe('TokenBuckets', () => {
     expect(buckets.size).toBe(0);
   });
 
+  it('holds at most maxIds buckets, dropping the least recently used', () => {
+    const clock = manualClock();
+    const buckets = new TokenBuckets(clock.now, 2);
+    buckets.take('a', 500, limit);
+    buckets.take('b', 500, limit);
+    // Using a moves it behind b, so c's arrival drops b.
+    expect(buckets.take('a', 1, limit).allowed).toBe(false);
+    buckets.take('c', 500, limit);
+    expect(buckets.size).toBe(2);
+    expect(buckets.take('a', 1, limit).allowed).toBe(false);
+    expect(buckets.take('b', 500, limit).allowed).toBe(true);
+  });
+
   it('forgets buckets that have refilled completely, so memory follows the active ids', () => {
     const clock = manualClock();
     const buckets = new TokenBuckets(clock.now);
