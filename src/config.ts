@@ -56,6 +56,10 @@ export interface Config {
   maxLineBytes: number;
   maxLineAttributes: number;
   maxLineAttributesBytes: number;
+  ingestSamplesPerSecond: number;
+  ingestSamplesBurst: number;
+  ingestLogBytesPerSecond: number;
+  ingestLogBurstBytes: number;
   headMaxBytes: number;
   headMaxAgeMs: number;
   segmentTargetBytes: number;
@@ -108,6 +112,11 @@ function byteSize(name: string, raw: string): number {
   const n = Number(m[1]) * unit;
   if (n < 1024) throw new ConfigError(`${name} must be at least 1KiB, got "${raw}"`);
   return n;
+}
+
+/** byteRate reads a byte size as byteSize does, or 0 for "no limit". */
+function byteRate(name: string, raw: string): number {
+  return raw.trim() === '0' ? 0 : byteSize(name, raw);
 }
 
 function boolean(name: string, raw: string): boolean {
@@ -424,6 +433,34 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '64KiB',
     doc: 'Total UTF-8 bytes of the names and values of those attributes (Loki\'s structured metadata size).',
     parse: (raw) => (raw === undefined ? 64 * 1024 : byteSize('SVC_MAX_LINE_ATTRIBUTES_BYTES', raw)),
+  },
+  {
+    env: 'SVC_INGEST_SAMPLES_PER_SECOND',
+    key: 'ingestSamplesPerSecond',
+    defaultText: '0 (off)',
+    doc: 'Samples per second one org may write over remote write and OTLP together, as Mimir\'s ingestion_rate (a token bucket per org): every sample of a converted series counts, so a classic histogram costs one per bucket plus sum and count. A request with more samples than the bucket holds is refused whole with 429 RATE_LIMITED and Retry-After. 0: no limit.',
+    parse: (raw) => (raw === undefined ? 0 : number('SVC_INGEST_SAMPLES_PER_SECOND', raw, 0)),
+  },
+  {
+    env: 'SVC_INGEST_SAMPLES_BURST',
+    key: 'ingestSamplesBurst',
+    defaultText: '200000',
+    doc: 'Samples one org may write at once after a pause (Mimir\'s ingestion_burst_size): the bucket size of SVC_INGEST_SAMPLES_PER_SECOND, so also the largest request that can ever pass.',
+    parse: (raw) => (raw === undefined ? 200_000 : integer('SVC_INGEST_SAMPLES_BURST', raw, 1, 1_000_000_000)),
+  },
+  {
+    env: 'SVC_INGEST_LOG_BYTES_PER_SECOND',
+    key: 'ingestLogBytesPerSecond',
+    defaultText: '0 (off)',
+    doc: 'UTF-8 bytes of log lines per second one org may write over Loki push and OTLP together, as Loki\'s ingestion_rate_mb (a token bucket per org); a request with more than the bucket holds is refused whole with 429 RATE_LIMITED and Retry-After. A byte size such as 4MiB; 0: no limit.',
+    parse: (raw) => (raw === undefined ? 0 : byteRate('SVC_INGEST_LOG_BYTES_PER_SECOND', raw)),
+  },
+  {
+    env: 'SVC_INGEST_LOG_BURST_BYTES',
+    key: 'ingestLogBurstBytes',
+    defaultText: '6MiB',
+    doc: 'Log bytes one org may write at once after a pause (Loki\'s ingestion_burst_size_mb): the bucket size of SVC_INGEST_LOG_BYTES_PER_SECOND, so also the largest request that can ever pass.',
+    parse: (raw) => (raw === undefined ? 6 * 1024 * 1024 : byteSize('SVC_INGEST_LOG_BURST_BYTES', raw)),
   },
   {
     env: 'SVC_DEFAULT_LOG_LIMIT',

@@ -23,7 +23,7 @@ export class ServiceMetrics {
   readonly sseBuffered: Gauge;
   readonly inFlight: Gauge;
   readonly ingested: Counter<'signal'>;
-  readonly ingestRejected: Counter<'signal' | 'reason'>;
+  readonly ingestRejected: Counter<'signal' | 'reason' | 'org'>;
   readonly queryTasks: Counter<'outcome'>;
   readonly queries: Counter<'endpoint' | 'outcome'>;
 
@@ -84,11 +84,12 @@ export class ServiceMetrics {
     this.ingestRejected = new Counter({
       name: 'sluice_ingest_rejected_records_total',
       help:
-        'Records dropped at ingest, by signal and reason (invalid_timestamp, too_far_in_future, too_old, ' +
+        'Records dropped at ingest, by signal, reason (invalid_timestamp, too_far_in_future, too_old, ' +
         'max_label_names_per_series, max_label_names_per_stream, label_name_too_long, label_value_too_long, line_too_long, ' +
-        'max_line_attributes, line_attributes_too_large, invalid_labels, invalid_point, series_limit, stream_limit): ' +
-        'log lines for logs; samples for remote write, data points for OTLP metrics.',
-      labelNames: ['signal', 'reason'],
+        'max_line_attributes, line_attributes_too_large, invalid_labels, invalid_point, series_limit, stream_limit, rate_limited) ' +
+        'and org id (orgs exist only when an admin creates them, so the label stays bounded): ' +
+        'log lines for logs; samples for remote write, data points for OTLP metrics (samples when rate_limited).',
+      labelNames: ['signal', 'reason', 'org'],
       registers: [this.registry],
     });
   }

@@ -20,6 +20,7 @@ import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
+import { IngestRateLimiter } from './routes/ingestRate.js';
 import { queryRoutes } from './routes/query.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
@@ -185,6 +186,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       maxBodyBytes: config.maxBodyBytes,
       limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
       streamTags: new Set(config.indexedTags),
+      rateLimiter: new IngestRateLimiter(),
     }),
     ...queryRoutes({
       ...planLimits,

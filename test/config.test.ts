@@ -27,6 +27,21 @@ describe('configuration', () => {
     expect(c.rateLimitBurst).toBe(3);
   });
 
+  it('reads the ingestion rates: off by default, Mimir\'s and Loki\'s bursts, byte sizes for logs', () => {
+    const defaults = loadConfig({});
+    expect([defaults.ingestSamplesPerSecond, defaults.ingestSamplesBurst]).toEqual([0, 200_000]);
+    expect([defaults.ingestLogBytesPerSecond, defaults.ingestLogBurstBytes]).toEqual([0, 6 * 1024 * 1024]);
+    const c = loadConfig({
+      SVC_INGEST_SAMPLES_PER_SECOND: '2500.5',
+      SVC_INGEST_SAMPLES_BURST: '50000',
+      SVC_INGEST_LOG_BYTES_PER_SECOND: '4MiB',
+      SVC_INGEST_LOG_BURST_BYTES: '8MiB',
+    });
+    expect([c.ingestSamplesPerSecond, c.ingestSamplesBurst]).toEqual([2500.5, 50_000]);
+    expect([c.ingestLogBytesPerSecond, c.ingestLogBurstBytes]).toEqual([4 * 1024 * 1024, 8 * 1024 * 1024]);
+    expect(loadConfig({ SVC_INGEST_LOG_BYTES_PER_SECOND: '0' }).ingestLogBytesPerSecond).toBe(0);
+  });
+
   it('treats an empty system key as disabled', () => {
     expect(loadConfig({ SVC_MCP_API_KEY: '   ' }).mcpApiKey).toBeUndefined();
   });
@@ -36,6 +51,10 @@ describe('configuration', () => {
     ['SVC_PORT', '80a'],
     ['SVC_MAX_BODY_BYTES', '10 bananas'],
     ['SVC_RATE_LIMIT_RPS', '-1'],
+    ['SVC_INGEST_SAMPLES_PER_SECOND', '-5'],
+    ['SVC_INGEST_SAMPLES_BURST', '0'],
+    ['SVC_INGEST_LOG_BYTES_PER_SECOND', '100'],
+    ['SVC_INGEST_LOG_BURST_BYTES', 'lots'],
     ['SVC_LOG_LEVEL', 'chatty'],
     ['SVC_METRICS_REQUIRE_KEY', 'maybe'],
     ['SVC_MCP_API_KEY', 'short'],

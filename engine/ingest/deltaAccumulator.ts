@@ -19,6 +19,10 @@
  * - The state lives in memory only: after a restart the totals start again from zero (again a
  *   counter reset). `maxSeries` bounds the state; a new series beyond it is rejected until
  *   `prune()` drops series that have not been updated for a while.
+ * - A caller that may still refuse a decoded request (an org over its ingestion rate) wraps the
+ *   decode in `begin()` and `rollback()` or `commit()`: a refused request must leave the totals
+ *   as they were, or its retry would be rejected as already accumulated. The journal copies a
+ *   series' state before its first change, so it costs nothing when not begun.
  */
 import { downscaleIndex } from './expHistogram.js';
 import type { ExponentialBuckets, ExponentialHistogramPoint } from './otlpMetricsModel.js';
@@ -75,9 +79,39 @@ type SeriesState = SumState | HistogramState | ExponentialState;
 export class DeltaAccumulator {
   private readonly states = new Map<string, SeriesState>();
   private readonly maxSeries: number;
+  /** journal holds the states (undefined: absent) series had before this transaction changed them. */
+  private journal: Map<string, SeriesState | undefined> | undefined;
 
   constructor(options: DeltaAccumulatorOptions = {}) {
     this.maxSeries = options.maxSeries ?? 100_000;
+  }
+
+  /** begin starts recording changes so that rollback() can undo them; transactions do not nest. */
+  begin(): void {
+    this.journal = new Map();
+  }
+
+  /** commit keeps the changes made since begin(). */
+  commit(): void {
+    this.journal = undefined;
+  }
+
+  /** rollback restores every series changed since begin() to its state before. */
+  rollback(): void {
+    const journal = this.journal;
+    this.journal = undefined;
+    if (journal === undefined) return;
+    for (const [key, before] of journal) {
+      if (before === undefined) this.states.delete(key);
+      else this.states.set(key, before);
+    }
+  }
+
+  /** remember journals the state of `key` before its first change in a transaction. */
+  private remember(key: string): void {
+    if (this.journal === undefined || this.journal.has(key)) return;
+    const state = this.states.get(key);
+    this.journal.set(key, state === undefined ? undefined : structuredClone(state));
   }
 
   /** size is the number of series currently tracked. */
@@ -92,11 +126,13 @@ export class DeltaAccumulator {
     if (state === undefined) {
       const full = this.checkRoom();
       if (full !== undefined) return full;
+      this.remember(key);
       this.states.set(key, { kind: 'sum', lastTimeMs: timeMs, total: value });
       return { ok: true, value };
     }
     const late = lateReason(state.lastTimeMs, timeMs);
     if (late !== undefined) return late;
+    this.remember(key);
     state.lastTimeMs = timeMs;
     state.total += value;
     return { ok: true, value: state.total };
@@ -129,11 +165,13 @@ export class DeltaAccumulator {
         count,
         sum,
       };
+      this.remember(key);
       this.states.set(key, fresh);
       return { ok: true, value: { bucketCounts: fresh.counts.slice(), count, sum } };
     }
     const late = lateReason(state.lastTimeMs, timeMs);
     if (late !== undefined) return late;
+    this.remember(key);
     state.lastTimeMs = timeMs;
     for (let i = 0; i < state.counts.length; i++) state.counts[i] += bucketCounts[i] ?? 0;
     state.count += count;
@@ -148,6 +186,7 @@ export class DeltaAccumulator {
   addExponential(seriesKey: string, point: ExponentialHistogramPoint): DeltaOutcome<ExponentialHistogramPoint> {
     const key = `exponential\x00${seriesKey}`;
     let state = this.states.get(key) as ExponentialState | undefined;
+    this.remember(key);
     if (state === undefined) {
       const full = this.checkRoom();
       if (full !== undefined) return full;

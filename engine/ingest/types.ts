@@ -70,7 +70,9 @@ export type DiscardReason =
   /** a new series beyond the org's active series limit */
   | 'series_limit'
   /** a new stream beyond the org's active stream limit */
-  | 'stream_limit';
+  | 'stream_limit'
+  /** part of a request refused whole because the org's ingestion rate limit had no room for it */
+  | 'rate_limited';
 
 /** DiscardCounts counts rejected records per reason; reasons with none are absent. */
 export type DiscardCounts = Partial<Record<DiscardReason, number>>;
@@ -120,6 +122,18 @@ export interface IngestLimits {
   maxActiveSeries: number;
   /** active (in-memory head) log streams of the org; 0: no limit. Applied by the storage. */
   maxActiveStreams: number;
+  /**
+   * samples per second an org may write, over remote write and OTLP together, counted after
+   * conversion as Mimir counts them (each classic histogram bucket, sum and count is a sample);
+   * 0: no limit (Mimir's ingestion_rate). Applied by the service per request.
+   */
+  ingestSamplesPerSecond: number;
+  /** samples an org may write at once after a pause: the bucket size (Mimir's ingestion_burst_size) */
+  ingestSamplesBurst: number;
+  /** UTF-8 bytes of log lines per second an org may write; 0: no limit (Loki's ingestion_rate_mb) */
+  ingestLogBytesPerSecond: number;
+  /** log bytes an org may write at once after a pause (Loki's ingestion_burst_size_mb) */
+  ingestLogBurstBytes: number;
 }
 
 /**
@@ -138,6 +152,10 @@ export const DEFAULT_INGEST_LIMITS: Readonly<IngestLimits> = Object.freeze({
   maxSampleAgeMs: 0,
   maxActiveSeries: 0,
   maxActiveStreams: 0,
+  ingestSamplesPerSecond: 0,
+  ingestSamplesBurst: 200_000,
+  ingestLogBytesPerSecond: 0,
+  ingestLogBurstBytes: 6 * 1024 * 1024,
 });
 
 /** DEFAULT_MAX_DECOMPRESSED_BYTES bounds a decompressed request body unless told otherwise. */

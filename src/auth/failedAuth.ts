@@ -1,3 +1,5 @@
+import { TokenBuckets } from '../tokenBuckets.js';
+
 /**
  * FailedAuthLimiter bounds how often one client address may fail authentication. Each address
  * has a bucket of `perMinute` failures, refilled at `perMinute` a minute; a failure that finds
@@ -11,17 +13,14 @@
  * of the access log at full rate.
  *
  * Memory is bounded: at most `maxAddresses` buckets are kept, the least recently failing
- * dropped first, and buckets that have refilled completely are swept once a minute.
+ * dropped first, and buckets that have refilled completely are swept once a minute (both in
+ * TokenBuckets).
  */
+
 export interface FailedAuthDecision {
   limited: boolean;
   /** retryAfterSeconds is when the address may fail again (whole seconds, for Retry-After). */
   retryAfterSeconds: number;
-}
-
-interface Bucket {
-  tokens: number;
-  updatedMs: number;
 }
 
 const NOT_LIMITED: FailedAuthDecision = { limited: false, retryAfterSeconds: 0 };
@@ -30,15 +29,16 @@ const NOT_LIMITED: FailedAuthDecision = { limited: false, retryAfterSeconds: 0 }
 export const DEFAULT_MAX_ADDRESSES = 10_000;
 
 export class FailedAuthLimiter {
-  /** buckets iterate in least-recently-failed-first order: a touched entry is moved to the end. */
-  private readonly buckets = new Map<string, Bucket>();
-  private lastSweepMs = 0;
+  /** buckets drop the least recently failing address first when the table is full. */
+  private readonly buckets: TokenBuckets;
 
   constructor(
     private readonly perMinute: number,
-    private readonly maxAddresses: number = DEFAULT_MAX_ADDRESSES,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    maxAddresses: number = DEFAULT_MAX_ADDRESSES,
+    now: () => number = () => performance.now(),
+  ) {
+    this.buckets = new TokenBuckets(now, maxAddresses);
+  }
 
   get enabled(): boolean {
     return this.perMinute > 0;
@@ -52,33 +52,7 @@ export class FailedAuthLimiter {
   /** recordFailure counts one failed authentication from `address` and says whether it is over the limit. */
   recordFailure(address: string): FailedAuthDecision {
     if (!this.enabled) return NOT_LIMITED;
-    const now = this.now();
-    this.sweep(now);
-    const refillPerMs = this.perMinute / 60_000;
-    let bucket = this.buckets.get(address);
-    if (bucket) {
-      this.buckets.delete(address);
-      bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.updatedMs) * refillPerMs);
-      bucket.updatedMs = now;
-    } else {
-      bucket = { tokens: this.perMinute, updatedMs: now };
-      if (this.buckets.size >= this.maxAddresses) this.buckets.delete(this.buckets.keys().next().value!);
-    }
-    this.buckets.set(address, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return NOT_LIMITED;
-    }
-    return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / refillPerMs / 1000)) };
-  }
-
-  /** sweep forgets addresses whose bucket has refilled completely, at most once a minute. */
-  private sweep(now: number): void {
-    if (now - this.lastSweepMs < 60_000) return;
-    this.lastSweepMs = now;
-    // A bucket refills from empty to full in one minute.
-    for (const [address, bucket] of this.buckets) {
-      if (now - bucket.updatedMs >= 60_000) this.buckets.delete(address);
-    }
+    const decision = this.buckets.take(address, 1, { perSecond: this.perMinute / 60, burst: this.perMinute });
+    return decision.allowed ? NOT_LIMITED : { limited: true, retryAfterSeconds: decision.retryAfterSeconds };
   }
 }

@@ -20,6 +20,7 @@ import { ApiError } from '../errors.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { describeReason, limitOrigin, type IngestLimitsFor } from './ingestLimits.js';
+import { IngestRateLimiter, type IngestSignal } from './ingestRate.js';
 
 /**
  * Ingest routes take the formats collectors already speak. A body that cannot be read at all
@@ -28,7 +29,9 @@ import { describeReason, limitOrigin, type IngestLimitsFor } from './ingestLimit
  * by one while the rest is stored, and reported: OTLP-style as a partial success (200, as the
  * OTLP specification requires), remote-write and Loki-style as a 400 naming the first rejected
  * records after the valid ones were stored, as Prometheus and Loki do, so a sender does not
- * retry them forever. Every rejection is counted in /metrics by reason.
+ * retry them forever. An org over its ingestion rate (ingestRate.ts) has the whole request
+ * refused with 429 and Retry-After before anything is stored. Every rejection is counted in
+ * /metrics by org and reason.
  */
 export interface IngestDeps {
   storage: Storage;
@@ -38,6 +41,8 @@ export interface IngestDeps {
   limitsFor: IngestLimitsFor;
   /** the log tags that form streams (the storage's indexed tags) */
   streamTags: ReadonlySet<string>;
+  /** the per-org ingestion rate buckets; one per service */
+  rateLimiter: IngestRateLimiter;
 }
 
 function orgOf(ctx: RequestContext): string {
@@ -113,8 +118,15 @@ function sampleCount(series: MetricSeries[]): number {
   return n;
 }
 
+/** logBytes is what a batch of log lines costs against the org's rate: the UTF-8 bytes of the lines, as Loki counts. */
+function logBytes(entries: LogEntry[]): number {
+  let n = 0;
+  for (const e of entries) n += Buffer.byteLength(e.message, 'utf8');
+  return n;
+}
+
 export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
-  const { storage, metrics, maxBodyBytes, limitsFor, streamTags } = deps;
+  const { storage, metrics, maxBodyBytes, limitsFor, streamTags, rateLimiter } = deps;
   const deltas = new Map<string, DeltaAccumulator>();
   const deltaFor = (org: string): DeltaAccumulator => {
     let acc = deltas.get(org);
@@ -123,9 +135,24 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
   };
   const unpack = (ctx: RequestContext): Uint8Array =>
     decodeOrFail(() => decodeContentEncoding(ctx.body!, ctx.headers['content-encoding'], maxBodyBytes));
-  const count = (signal: 'logs' | 'metrics', accepted: number, result: DecodeResult<unknown>): void => {
+  const count = (org: string, signal: IngestSignal, accepted: number, result: DecodeResult<unknown>): void => {
     metrics.ingested.inc({ signal }, accepted);
-    for (const [reason, n] of Object.entries(result.discarded)) metrics.ingestRejected.inc({ signal, reason }, n);
+    for (const [reason, n] of Object.entries(result.discarded)) metrics.ingestRejected.inc({ signal, reason, org }, n);
+  };
+
+  /**
+   * admit takes the valid part of a decoded request (`records` samples or lines costing `cost()`)
+   * from the org's rate budget, or refuses the whole request: the rejections already found
+   * and the refused records are counted, and the 429 is thrown before anything is stored.
+   * The cost is only worked out when the org has a rate for the signal.
+   */
+  const admit = (org: string, signal: IngestSignal, records: number, cost: () => number, result: DecodeResult<unknown>, limits: IngestLimits): void => {
+    if (!rateLimiter.applies(signal, limits)) return;
+    const refusal = rateLimiter.refusal(org, signal, cost(), limits);
+    if (refusal === undefined) return;
+    count(org, signal, 0, result);
+    metrics.ingestRejected.inc({ signal, reason: 'rate_limited', org }, records);
+    throw refusal;
   };
 
   /**
@@ -171,8 +198,9 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const org = orgOf(ctx);
         const limits = limitsFor(org, 'logs');
         const result = decodeOrFail(() => decodeOtlpLogs(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, streamTags }));
+        admit(org, 'logs', result.records.length, () => logBytes(result.records), result, limits);
         const stored = await storeLogs(ctx, org, result, limits);
-        count('logs', stored, result);
+        count(org, 'logs', stored, result);
         answerOtlp(ctx, 'logs', result, limits);
       },
     },
@@ -184,11 +212,24 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       handler: async (ctx) => {
         const org = orgOf(ctx);
         const limits = limitsFor(org, 'metrics');
-        const result = decodeOrFail(() =>
-          decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator: deltaFor(org) }),
-        );
+        const deltaAccumulator = deltaFor(org);
+        // Decoding adds delta points to the org's running totals; a request refused for its rate
+        // takes them back, so its retry is not mistaken for points already accumulated. Both
+        // steps are synchronous: no other request of the org can run in between. Without a rate
+        // limit nothing refuses a decoded request here, and the journal is not kept.
+        if (limits.ingestSamplesPerSecond > 0) deltaAccumulator.begin();
+        let result: DecodeResult<MetricSeries>;
+        try {
+          result = decodeOrFail(() => decodeOtlpMetrics(unpack(ctx), ctx.headers['content-type'], { nowMs: Date.now(), limits, deltaAccumulator }));
+          const samples = sampleCount(result.records);
+          admit(org, 'metrics', samples, () => samples, result, limits);
+        } catch (err) {
+          deltaAccumulator.rollback();
+          throw err;
+        }
+        deltaAccumulator.commit();
         const stored = await storeMetrics(ctx, org, result, limits);
-        count('metrics', stored, result);
+        count(org, 'metrics', stored, result);
         answerOtlp(ctx, 'metrics', result, limits);
       },
     },
@@ -202,9 +243,11 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
         const limits = limitsFor(org, 'metrics');
         // Remote write bodies are snappy-compressed by contract; the decoder unpacks them.
         const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }));
-        const total = sampleCount(result.records) + result.rejected;
+        const samples = sampleCount(result.records);
+        const total = samples + result.rejected;
+        admit(org, 'metrics', samples, () => samples, result, limits);
         const stored = await storeMetrics(ctx, org, result, limits);
-        count('metrics', stored, result);
+        count(org, 'metrics', stored, result);
         answerPush(ctx, result, total, 'samples', limits);
       },
     },
@@ -223,8 +266,9 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
           decodeLokiPush(body, contentType, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }),
         );
         const total = result.records.length + result.rejected;
+        admit(org, 'logs', result.records.length, () => logBytes(result.records), result, limits);
         const stored = await storeLogs(ctx, org, result, limits);
-        count('logs', stored, result);
+        count(org, 'logs', stored, result);
         answerPush(ctx, result, total, 'entries', limits);
       },
     },

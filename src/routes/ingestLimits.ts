@@ -26,6 +26,10 @@ export function serviceIngestLimits(config: Config): IngestLimits {
     maxActiveSeries: config.maxSeriesPerOrg,
     maxActiveStreams: config.maxStreamsPerOrg,
     maxSampleAgeMs: config.retentionDays * 86_400_000,
+    ingestSamplesPerSecond: config.ingestSamplesPerSecond,
+    ingestSamplesBurst: config.ingestSamplesBurst,
+    ingestLogBytesPerSecond: config.ingestLogBytesPerSecond,
+    ingestLogBurstBytes: config.ingestLogBurstBytes,
   };
 }
 

@@ -23,7 +23,7 @@ export async function storedLines(srv: TestServer, selector: string, startMs: nu
   return res.events.filter((e) => e.type === 'result').map((e) => (e.data.tags as Record<string, string>).message);
 }
 
-/** rejectedCount reads sluice_ingest_rejected_records_total for one signal and reason. */
-export function rejectedCount(srv: TestServer, signal: 'logs' | 'metrics', reason: string): Promise<number> {
-  return metricValue(srv.url, new RegExp(`sluice_ingest_rejected_records_total\\{signal="${signal}",reason="${reason}"\\} (\\d+)`));
+/** rejectedCount reads sluice_ingest_rejected_records_total for one signal, reason and org (the server's own by default). */
+export function rejectedCount(srv: TestServer, signal: 'logs' | 'metrics', reason: string, org: string = srv.orgId): Promise<number> {
+  return metricValue(srv.url, new RegExp(`sluice_ingest_rejected_records_total\\{signal="${signal}",reason="${reason}",org="${org}"\\} (\\d+)`));
 }

@@ -510,6 +510,34 @@ describe('delta temporality through DeltaAccumulator', () => {
     expect(byIdentity(fresh)['jobs_processed_total{job="worker"}']).toEqual([[T_MS, 5]]);
   });
 
+  it('takes back a rolled-back request, so its retry is accumulated once, and keeps a committed one', () => {
+    const acc = new DeltaAccumulator();
+    const t1 = T_MS;
+    const t2 = T_MS + 10_000;
+    const request = (t: number, n: number) => deltaRequest(t, n, { counts: ['1', '0', '0'], count: '1', sum: 0.5 });
+    acc.begin();
+    expect(decodeOtlpMetrics(request(t1, 5), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc }).rejected).toBe(0);
+    acc.rollback();
+    expect(acc.size).toBe(0);
+    const retried = decodeOtlpMetrics(request(t1, 5), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc });
+    expect(retried.rejected).toBe(0);
+    expect(byIdentity(retried)['jobs_processed_total{job="worker"}']).toEqual([[t1, 5]]);
+
+    // A rolled-back change to an existing series restores its totals and last time.
+    acc.begin();
+    expect(byIdentity(decodeOtlpMetrics(request(t2, 7), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc }))['jobs_processed_total{job="worker"}']).toEqual([[t2, 12]]);
+    acc.rollback();
+    acc.begin();
+    const again = decodeOtlpMetrics(request(t2, 7), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc });
+    acc.commit();
+    expect(again.rejected).toBe(0);
+    expect(byIdentity(again)['jobs_processed_total{job="worker"}']).toEqual([[t2, 12]]);
+    expect(byIdentity(again)['job_duration_seconds_count{job="worker"}']).toEqual([[t2, 2]]);
+    acc.rollback();
+    // Committed: the same points again are a retry of accepted data.
+    expect(decodeOtlpMetrics(request(t2, 7), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc }).rejected).toBeGreaterThan(0);
+  });
+
   it('accumulates delta exponential histograms across a scale change', () => {
     const acc = new DeltaAccumulator();
     const point = (timeMs: number, scale: number, offset: number, counts: string[], zero: string) =>
