@@ -11,7 +11,7 @@ import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
 import { aggregateSelect } from './aggregateK.js';
 import { scalarScalar, setOperation, vectorScalar, vectorVector } from './binary.js';
-import { evalCall } from './calls.js';
+import { evalCall } from './callDispatch.js';
 import { TOO_MANY_SAMPLES, type EvalContext } from './context.js';
 import { distinctPerStep } from './dedupe.js';
 import { instantGrid, makeGrid, stepTimes, type StepGrid } from './grid.js';
