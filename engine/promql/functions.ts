@@ -1,15 +1,76 @@
 /**
- * The signature table of every PromQL function and aggregation operator. It lives beside the
- * parser because signatures are part of the language: the parser resolves names against it,
- * the checker validates arguments against it, and the evaluator keys its implementations by the
- * same names.
+ * The table of every PromQL function, and the aggregation operators' signatures. One row holds
+ * all there is to know about a function (signature, kernel, sharding, step invariance), and
+ * every other place derives from the rows: the parser resolves names against them, the checker
+ * validates arguments, the evaluator runs the kernel, the planner decides whether series
+ * sharding is exact and the step-invariance pass whether a call can be evaluated once. Adding
+ * a function means adding a row here and, when no existing kernel fits, writing one under eval/.
  */
 import type { AggregateOp, ValueType } from './ast.js';
+import {
+  absentOf,
+  absentOverTimeOf,
+  clamped,
+  classicHistogramOf,
+  datePart,
+  elementwise,
+  nativeHistogramOnly,
+  queryScalar,
+  relabelled,
+  rounded,
+  scalarOfVector,
+  scalarPair,
+  sorted,
+  timeOfStep,
+  timestampOf,
+  unsupported,
+  vectorOf,
+} from './eval/calls.js';
+import { overWindows, wholeCall, type FunctionKernel } from './eval/functionKernel.js';
+import { dayOfMonth, dayOfWeek, dayOfYear, daysInMonth, degrees, hourOf, minuteOf, monthOf, radians, sgn, yearOf } from './eval/functions.js';
+import {
+  avgOverTimeKernel,
+  changesKernel,
+  countOverTimeKernel,
+  deltaKernel,
+  derivKernel,
+  doubleExponentialSmoothingKernel,
+  firstOverTimeKernel,
+  ideltaKernel,
+  increaseKernel,
+  irateKernel,
+  lastOverTimeKernel,
+  madOverTimeKernel,
+  maxOverTimeKernel,
+  minOverTimeKernel,
+  predictLinearKernel,
+  presentOverTimeKernel,
+  quantileOverTimeKernel,
+  rateKernel,
+  resetsKernel,
+  stddevOverTimeKernel,
+  stdvarOverTimeKernel,
+  sumOverTimeKernel,
+  tsOfFirstOverTimeKernel,
+  tsOfLastOverTimeKernel,
+  tsOfMaxOverTimeKernel,
+  tsOfMinOverTimeKernel,
+} from './eval/kernels/index.js';
 
 /**
- * FunctionDef is one function's signature. Arguments beyond `argTypes` take the type of the
- * last entry; `minArgs`/`maxArgs` (Infinity when unbounded) bound the count. `experimental`
- * marks functions Prometheus hides behind --enable-feature=promql-experimental-functions.
+ * SeriesSharding is what a function lets series sharding (engine/query/shards.ts) assume:
+ * 'perSeries' when each output series comes from one input series with the same identity (so
+ * shards over disjoint series give disjoint outputs), 'constant' when it yields the same scalar
+ * whatever the data. A function with neither is evaluated unsharded.
+ */
+export type SeriesSharding = 'perSeries' | 'constant';
+
+/**
+ * FunctionDef is one function's signature and the properties the planner and evaluator read.
+ * Arguments beyond `argTypes` take the type of the last entry; `minArgs`/`maxArgs` (Infinity when
+ * unbounded) bound the count. `experimental` marks functions Prometheus hides behind
+ * --enable-feature=promql-experimental-functions. It is plain data, so a syntax tree that holds
+ * it can be cloned; the implementation is found with functionKernel().
  */
 export interface FunctionDef {
   readonly name: string;
@@ -20,130 +81,169 @@ export interface FunctionDef {
   readonly maxArgs: number;
   readonly returnType: ValueType;
   readonly experimental: boolean;
+  /** shard is how series sharding may split the function, null when it must not. */
+  readonly shard: SeriesSharding | null;
+  /**
+   * readsEvaluationTime: the result changes from step to step even when the arguments do not
+   * (it reads the evaluation time or a sample's timestamp), so the call is never step invariant.
+   */
+  readonly readsEvaluationTime: boolean;
 }
 
-/** FunctionRow is the compact table form: name, argument types, variadic, return type, flags. */
-type FunctionRow = readonly [string, readonly ValueType[], number, ValueType, 'experimental'?];
+/**
+ * FunctionRow is everything about one function: its signature, its kernel (a window kernel for
+ * range-vector functions, a call evaluator for the rest), how it shards and whether it reads the
+ * evaluation time. Omitted fields default to a fixed arity, stable, unsharded, time-free.
+ */
+interface FunctionRow {
+  readonly name: string;
+  readonly args: readonly ValueType[];
+  readonly variadic?: number;
+  readonly returns: ValueType;
+  readonly experimental?: true;
+  readonly kernel: FunctionKernel;
+  readonly shard?: SeriesSharding;
+  readonly readsEvaluationTime?: true;
+}
 
 const S: ValueType = 'scalar';
 const V: ValueType = 'vector';
 const M: ValueType = 'matrix';
 const STR: ValueType = 'string';
 
-/** FUNCTION_ROWS is the single source of truth for function signatures, sorted by name. */
+/** The kernels shared by several rows; each reads the call's name where the rows differ. */
+const CLAMP = wholeCall(clamped);
+const CLASSIC_HISTOGRAM = wholeCall(classicHistogramOf);
+const NATIVE_HISTOGRAM_ONLY = wholeCall(nativeHistogramOnly);
+const RELABEL = wholeCall(relabelled);
+const SORT = wholeCall(sorted);
+
+/**
+ * FUNCTION_ROWS is the single source of truth for PromQL functions, sorted by name: the parser,
+ * the checker, the evaluator, step invariance and series sharding all read it.
+ */
 const FUNCTION_ROWS: readonly FunctionRow[] = [
-  ['abs', [V], 0, V],
-  ['absent', [V], 0, V],
-  ['absent_over_time', [M], 0, V],
-  ['acos', [V], 0, V],
-  ['acosh', [V], 0, V],
-  ['asin', [V], 0, V],
-  ['asinh', [V], 0, V],
-  ['atan', [V], 0, V],
-  ['atanh', [V], 0, V],
-  ['avg_over_time', [M], 0, V],
-  ['ceil', [V], 0, V],
-  ['changes', [M], 0, V],
-  ['clamp', [V, S, S], 0, V],
-  ['clamp_max', [V, S], 0, V],
-  ['clamp_min', [V, S], 0, V],
-  ['cos', [V], 0, V],
-  ['cosh', [V], 0, V],
-  ['count_over_time', [M], 0, V],
-  ['day_of_month', [V], 1, V],
-  ['day_of_week', [V], 1, V],
-  ['day_of_year', [V], 1, V],
-  ['days_in_month', [V], 1, V],
-  ['deg', [V], 0, V],
-  ['delta', [M], 0, V],
-  ['deriv', [M], 0, V],
-  ['double_exponential_smoothing', [M, S, S], 0, V, 'experimental'],
-  ['end', [], 0, S, 'experimental'],
-  ['exp', [V], 0, V],
-  ['first_over_time', [M], 0, V],
-  ['floor', [V], 0, V],
-  ['histogram_avg', [V], 0, V],
-  ['histogram_count', [V], 0, V],
-  ['histogram_fraction', [S, S, V], 0, V],
-  ['histogram_quantile', [S, V], 0, V],
-  ['histogram_quantiles', [V, STR, S, S], 9, V, 'experimental'],
-  ['histogram_stddev', [V], 0, V],
-  ['histogram_stdvar', [V], 0, V],
-  ['histogram_sum', [V], 0, V],
-  ['hour', [V], 1, V],
-  ['idelta', [M], 0, V],
-  ['increase', [M], 0, V],
-  ['info', [V, V], 1, V, 'experimental'],
-  ['irate', [M], 0, V],
-  ['label_join', [V, STR, STR, STR], -1, V],
-  ['label_replace', [V, STR, STR, STR, STR], 0, V],
-  ['last_over_time', [M], 0, V],
-  ['ln', [V], 0, V],
-  ['log10', [V], 0, V],
-  ['log2', [V], 0, V],
-  ['mad_over_time', [M], 0, V, 'experimental'],
-  ['max_of', [S, S], 0, S, 'experimental'],
-  ['max_over_time', [M], 0, V],
-  ['min_of', [S, S], 0, S, 'experimental'],
-  ['min_over_time', [M], 0, V],
-  ['minute', [V], 1, V],
-  ['month', [V], 1, V],
-  ['pi', [], 0, S],
-  ['predict_linear', [M, S], 0, V],
-  ['present_over_time', [M], 0, V],
-  ['quantile_over_time', [S, M], 0, V],
-  ['rad', [V], 0, V],
-  ['range', [], 0, S, 'experimental'],
-  ['rate', [M], 0, V],
-  ['resets', [M], 0, V],
-  ['round', [V, S], 1, V],
-  ['scalar', [V], 0, S],
-  ['sgn', [V], 0, V],
-  ['sin', [V], 0, V],
-  ['sinh', [V], 0, V],
-  ['sort', [V], 0, V],
-  ['sort_by_label', [V, STR], -1, V, 'experimental'],
-  ['sort_by_label_desc', [V, STR], -1, V, 'experimental'],
-  ['sort_desc', [V], 0, V],
-  ['sqrt', [V], 0, V],
-  ['start', [], 0, S, 'experimental'],
-  ['start_timestamp', [V], 0, V, 'experimental'],
-  ['stddev_over_time', [M], 0, V],
-  ['stdvar_over_time', [M], 0, V],
-  ['step', [], 0, S, 'experimental'],
-  ['sum_over_time', [M], 0, V],
-  ['tan', [V], 0, V],
-  ['tanh', [V], 0, V],
-  ['time', [], 0, S],
-  ['timestamp', [V], 0, V],
-  ['ts_of_first_over_time', [M], 0, V, 'experimental'],
-  ['ts_of_last_over_time', [M], 0, V, 'experimental'],
-  ['ts_of_max_over_time', [M], 0, V, 'experimental'],
-  ['ts_of_min_over_time', [M], 0, V, 'experimental'],
-  ['vector', [S], 0, V],
-  ['year', [V], 1, V],
+  { name: 'abs', args: [V], returns: V, kernel: wholeCall(elementwise(Math.abs)), shard: 'perSeries' },
+  { name: 'absent', args: [V], returns: V, kernel: wholeCall(absentOf) },
+  { name: 'absent_over_time', args: [M], returns: V, kernel: wholeCall(absentOverTimeOf) },
+  { name: 'acos', args: [V], returns: V, kernel: wholeCall(elementwise(Math.acos)), shard: 'perSeries' },
+  { name: 'acosh', args: [V], returns: V, kernel: wholeCall(elementwise(Math.acosh)), shard: 'perSeries' },
+  { name: 'asin', args: [V], returns: V, kernel: wholeCall(elementwise(Math.asin)), shard: 'perSeries' },
+  { name: 'asinh', args: [V], returns: V, kernel: wholeCall(elementwise(Math.asinh)), shard: 'perSeries' },
+  { name: 'atan', args: [V], returns: V, kernel: wholeCall(elementwise(Math.atan)), shard: 'perSeries' },
+  { name: 'atanh', args: [V], returns: V, kernel: wholeCall(elementwise(Math.atanh)), shard: 'perSeries' },
+  { name: 'avg_over_time', args: [M], returns: V, kernel: overWindows(avgOverTimeKernel), shard: 'perSeries' },
+  { name: 'ceil', args: [V], returns: V, kernel: wholeCall(elementwise(Math.ceil)), shard: 'perSeries' },
+  { name: 'changes', args: [M], returns: V, kernel: overWindows(changesKernel), shard: 'perSeries' },
+  { name: 'clamp', args: [V, S, S], returns: V, kernel: CLAMP, shard: 'perSeries' },
+  { name: 'clamp_max', args: [V, S], returns: V, kernel: CLAMP, shard: 'perSeries' },
+  { name: 'clamp_min', args: [V, S], returns: V, kernel: CLAMP, shard: 'perSeries' },
+  { name: 'cos', args: [V], returns: V, kernel: wholeCall(elementwise(Math.cos)), shard: 'perSeries' },
+  { name: 'cosh', args: [V], returns: V, kernel: wholeCall(elementwise(Math.cosh)), shard: 'perSeries' },
+  { name: 'count_over_time', args: [M], returns: V, kernel: overWindows(countOverTimeKernel), shard: 'perSeries' },
+  { name: 'day_of_month', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(dayOfMonth)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'day_of_week', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(dayOfWeek)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'day_of_year', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(dayOfYear)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'days_in_month', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(daysInMonth)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'deg', args: [V], returns: V, kernel: wholeCall(elementwise(degrees)), shard: 'perSeries' },
+  { name: 'delta', args: [M], returns: V, kernel: overWindows(deltaKernel), shard: 'perSeries' },
+  { name: 'deriv', args: [M], returns: V, kernel: overWindows(derivKernel), shard: 'perSeries' },
+  { name: 'double_exponential_smoothing', args: [M, S, S], returns: V, experimental: true, kernel: overWindows(doubleExponentialSmoothingKernel), shard: 'perSeries' },
+  { name: 'end', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryEndMs / 1000)), readsEvaluationTime: true },
+  { name: 'exp', args: [V], returns: V, kernel: wholeCall(elementwise(Math.exp)), shard: 'perSeries' },
+  { name: 'first_over_time', args: [M], returns: V, kernel: overWindows(firstOverTimeKernel, { keepsName: true }) },
+  { name: 'floor', args: [V], returns: V, kernel: wholeCall(elementwise(Math.floor)), shard: 'perSeries' },
+  { name: 'histogram_avg', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'histogram_count', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'histogram_fraction', args: [S, S, V], returns: V, kernel: CLASSIC_HISTOGRAM },
+  { name: 'histogram_quantile', args: [S, V], returns: V, kernel: CLASSIC_HISTOGRAM },
+  { name: 'histogram_quantiles', args: [V, STR, S, S], variadic: 9, returns: V, experimental: true, kernel: CLASSIC_HISTOGRAM },
+  { name: 'histogram_stddev', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'histogram_stdvar', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'histogram_sum', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'hour', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(hourOf)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'idelta', args: [M], returns: V, kernel: overWindows(ideltaKernel), shard: 'perSeries' },
+  { name: 'increase', args: [M], returns: V, kernel: overWindows(increaseKernel, { notesNonCounter: true }), shard: 'perSeries' },
+  { name: 'info', args: [V, V], variadic: 1, returns: V, experimental: true, kernel: wholeCall(unsupported('info()')) },
+  { name: 'irate', args: [M], returns: V, kernel: overWindows(irateKernel), shard: 'perSeries' },
+  { name: 'label_join', args: [V, STR, STR, STR], variadic: -1, returns: V, kernel: RELABEL },
+  { name: 'label_replace', args: [V, STR, STR, STR, STR], returns: V, kernel: RELABEL },
+  { name: 'last_over_time', args: [M], returns: V, kernel: overWindows(lastOverTimeKernel, { keepsName: true }), shard: 'perSeries' },
+  { name: 'ln', args: [V], returns: V, kernel: wholeCall(elementwise(Math.log)), shard: 'perSeries' },
+  { name: 'log10', args: [V], returns: V, kernel: wholeCall(elementwise(Math.log10)), shard: 'perSeries' },
+  { name: 'log2', args: [V], returns: V, kernel: wholeCall(elementwise(Math.log2)), shard: 'perSeries' },
+  { name: 'mad_over_time', args: [M], returns: V, experimental: true, kernel: overWindows(madOverTimeKernel), shard: 'perSeries' },
+  { name: 'max_of', args: [S, S], returns: S, experimental: true, kernel: wholeCall(scalarPair(Math.max)) },
+  { name: 'max_over_time', args: [M], returns: V, kernel: overWindows(maxOverTimeKernel), shard: 'perSeries' },
+  { name: 'min_of', args: [S, S], returns: S, experimental: true, kernel: wholeCall(scalarPair(Math.min)) },
+  { name: 'min_over_time', args: [M], returns: V, kernel: overWindows(minOverTimeKernel), shard: 'perSeries' },
+  { name: 'minute', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(minuteOf)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'month', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(monthOf)), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'pi', args: [], returns: S, kernel: wholeCall(queryScalar(() => Math.PI)), shard: 'constant' },
+  { name: 'predict_linear', args: [M, S], returns: V, kernel: overWindows(predictLinearKernel), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'present_over_time', args: [M], returns: V, kernel: overWindows(presentOverTimeKernel), shard: 'perSeries' },
+  { name: 'quantile_over_time', args: [S, M], returns: V, kernel: overWindows(quantileOverTimeKernel), shard: 'perSeries' },
+  { name: 'rad', args: [V], returns: V, kernel: wholeCall(elementwise(radians)), shard: 'perSeries' },
+  { name: 'range', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => (ctx.queryEndMs - ctx.queryStartMs) / 1000)), readsEvaluationTime: true },
+  { name: 'rate', args: [M], returns: V, kernel: overWindows(rateKernel, { notesNonCounter: true }), shard: 'perSeries' },
+  { name: 'resets', args: [M], returns: V, kernel: overWindows(resetsKernel), shard: 'perSeries' },
+  { name: 'round', args: [V, S], variadic: 1, returns: V, kernel: wholeCall(rounded), shard: 'perSeries' },
+  { name: 'scalar', args: [V], returns: S, kernel: wholeCall(scalarOfVector) },
+  { name: 'sgn', args: [V], returns: V, kernel: wholeCall(elementwise(sgn)), shard: 'perSeries' },
+  { name: 'sin', args: [V], returns: V, kernel: wholeCall(elementwise(Math.sin)), shard: 'perSeries' },
+  { name: 'sinh', args: [V], returns: V, kernel: wholeCall(elementwise(Math.sinh)), shard: 'perSeries' },
+  { name: 'sort', args: [V], returns: V, kernel: SORT },
+  { name: 'sort_by_label', args: [V, STR], variadic: -1, returns: V, experimental: true, kernel: SORT },
+  { name: 'sort_by_label_desc', args: [V, STR], variadic: -1, returns: V, experimental: true, kernel: SORT },
+  { name: 'sort_desc', args: [V], returns: V, kernel: SORT },
+  { name: 'sqrt', args: [V], returns: V, kernel: wholeCall(elementwise(Math.sqrt)), shard: 'perSeries' },
+  { name: 'start', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStartMs / 1000)), readsEvaluationTime: true },
+  { name: 'start_timestamp', args: [V], returns: V, experimental: true, kernel: wholeCall(unsupported('start_timestamp() (start timestamps)')) },
+  { name: 'stddev_over_time', args: [M], returns: V, kernel: overWindows(stddevOverTimeKernel), shard: 'perSeries' },
+  { name: 'stdvar_over_time', args: [M], returns: V, kernel: overWindows(stdvarOverTimeKernel), shard: 'perSeries' },
+  { name: 'step', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStepMs / 1000)), readsEvaluationTime: true },
+  { name: 'sum_over_time', args: [M], returns: V, kernel: overWindows(sumOverTimeKernel), shard: 'perSeries' },
+  { name: 'tan', args: [V], returns: V, kernel: wholeCall(elementwise(Math.tan)), shard: 'perSeries' },
+  { name: 'tanh', args: [V], returns: V, kernel: wholeCall(elementwise(Math.tanh)), shard: 'perSeries' },
+  { name: 'time', args: [], returns: S, kernel: wholeCall(timeOfStep), shard: 'constant', readsEvaluationTime: true },
+  { name: 'timestamp', args: [V], returns: V, kernel: wholeCall(timestampOf), shard: 'perSeries', readsEvaluationTime: true },
+  { name: 'ts_of_first_over_time', args: [M], returns: V, experimental: true, kernel: overWindows(tsOfFirstOverTimeKernel) },
+  { name: 'ts_of_last_over_time', args: [M], returns: V, experimental: true, kernel: overWindows(tsOfLastOverTimeKernel) },
+  { name: 'ts_of_max_over_time', args: [M], returns: V, experimental: true, kernel: overWindows(tsOfMaxOverTimeKernel) },
+  { name: 'ts_of_min_over_time', args: [M], returns: V, experimental: true, kernel: overWindows(tsOfMinOverTimeKernel) },
+  { name: 'vector', args: [S], returns: V, kernel: wholeCall(vectorOf) },
+  { name: 'year', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(yearOf)), shard: 'perSeries', readsEvaluationTime: true },
 ];
 
-/** toFunctionDef expands a row, deriving the argument count bounds once. */
-function toFunctionDef([name, argTypes, variadic, returnType, flag]: FunctionRow): FunctionDef {
-  const fixed = argTypes.length;
+/** toFunctionDef expands a row's signature and properties, deriving the argument count bounds once. */
+function toFunctionDef(row: FunctionRow): FunctionDef {
+  const fixed = row.args.length;
+  const variadic = row.variadic ?? 0;
   const minArgs = variadic === 0 ? fixed : fixed - 1;
   const maxArgs = variadic === 0 ? fixed : variadic < 0 ? Infinity : fixed - 1 + variadic;
   return Object.freeze({
-    name,
-    argTypes: Object.freeze(argTypes.slice()),
+    name: row.name,
+    argTypes: Object.freeze(row.args.slice()),
     variadic,
     minArgs,
     maxArgs,
-    returnType,
-    experimental: flag === 'experimental',
+    returnType: row.returns,
+    experimental: row.experimental === true,
+    shard: row.shard ?? null,
+    readsEvaluationTime: row.readsEvaluationTime === true,
   });
 }
 
 /** FUNCTIONS maps each function name to its signature. */
-export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map(
-  FUNCTION_ROWS.map((row) => [row[0], toFunctionDef(row)] as const),
-);
+export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map(FUNCTION_ROWS.map((row) => [row.name, toFunctionDef(row)] as const));
+
+/** FUNCTION_KERNELS maps each function name to its implementation. */
+const FUNCTION_KERNELS: ReadonlyMap<string, FunctionKernel> = new Map(FUNCTION_ROWS.map((row) => [row.name, row.kernel] as const));
+
+/** functionKernel returns the implementation of `name`, or undefined for an unknown function. */
+export function functionKernel(name: string): FunctionKernel | undefined {
+  return FUNCTION_KERNELS.get(name);
+}
 
 /** lookupFunction returns the signature for `name`, or undefined for an unknown function. */
 export function lookupFunction(name: string): FunctionDef | undefined {

@@ -17,8 +17,9 @@ import type { SeriesColumns } from './packing.js';
  *   expression: each shard's answer is a partial aggregate per group, merged per timestamp
  *   (avg travels as a sum and a count).
  *
- * Anything else (binary operations between vectors, topk, quantiles, histogram_quantile, ...)
- * is evaluated unsharded.
+ * Which functions are series-local (or constant) is a property of each row of the function
+ * table (`shard` in engine/promql/functions.ts). Anything else (binary operations between
+ * vectors, topk, quantiles, histogram_quantile, ...) is evaluated unsharded.
  */
 export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg';
 
@@ -28,19 +29,6 @@ export interface SeriesShard {
   count: number;
   merge: ShardMerge;
 }
-
-/** PER_SERIES_FUNCTIONS map each input series to at most one output series with the same identity. */
-const PER_SERIES_FUNCTIONS = new Set([
-  'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'avg_over_time', 'ceil', 'changes', 'clamp', 'clamp_max',
-  'clamp_min', 'cos', 'cosh', 'count_over_time', 'day_of_month', 'day_of_week', 'day_of_year', 'days_in_month', 'deg',
-  'delta', 'deriv', 'double_exponential_smoothing', 'exp', 'floor', 'holt_winters', 'hour', 'idelta', 'increase', 'irate',
-  'last_over_time', 'ln', 'log10', 'log2', 'mad_over_time', 'max_over_time', 'min_over_time', 'minute', 'month',
-  'predict_linear', 'present_over_time', 'quantile_over_time', 'rad', 'rate', 'resets', 'round', 'sgn', 'sin', 'sinh',
-  'sqrt', 'stddev_over_time', 'stdvar_over_time', 'sum_over_time', 'tan', 'tanh', 'timestamp', 'year',
-]);
-
-/** CONSTANT_FUNCTIONS yield the same scalar whatever the data. */
-const CONSTANT_FUNCTIONS = new Set(['time', 'pi']);
 
 const MERGEABLE_AGGREGATIONS: ReadonlyMap<string, ShardMerge> = new Map([
   ['sum', 'sum'],
@@ -67,7 +55,7 @@ function isConstant(expr: Expr): boolean {
     case 'BinaryExpr':
       return isConstant(expr.lhs) && isConstant(expr.rhs);
     case 'Call':
-      return CONSTANT_FUNCTIONS.has(expr.func.name) && expr.args.length === 0;
+      return expr.func.shard === 'constant' && expr.args.length === 0;
     default:
       return false;
   }
@@ -87,7 +75,7 @@ function isSeriesLocal(expr: Expr): boolean {
     case 'BinaryExpr':
       return (isSeriesLocal(expr.lhs) && isConstant(expr.rhs)) || (isConstant(expr.lhs) && isSeriesLocal(expr.rhs));
     case 'Call': {
-      if (!PER_SERIES_FUNCTIONS.has(expr.func.name)) return false;
+      if (expr.func.shard !== 'perSeries') return false;
       const data = expr.args.filter((a) => !isConstant(a));
       return data.length === 1 && isSeriesLocal(data[0]);
     }

@@ -16,7 +16,6 @@ import {
   type EvalOptions,
   type VectorSample,
 } from '../../promql/eval/index.js';
-import { AT_MODIFIER_UNSAFE_FUNCTIONS } from '../../promql/eval/stepInvariant.js';
 import { sortLabels, type Labels } from '../../storage/labels.js';
 import { parseGoFloat } from '../../promql/eval/classicHistogram.js';
 import { compileMatchers, matchesAll } from '../../storage/matchers.js';
@@ -176,7 +175,7 @@ function atModifierVariants(expr: Expr, evalMs: number): { expr: Expr; evalMs: n
           pinnedHere = true;
           break;
         case 'Call':
-          if (AT_MODIFIER_UNSAFE_FUNCTIONS.has((node as Call).func.name)) unsafe = true;
+          if ((node as Call).func.readsEvaluationTime) unsafe = true;
           break;
         default:
           break;

@@ -1,39 +1,24 @@
 /**
- * Function calls. Range-vector functions go to rangeFunctions.ts; this module handles the rest:
- * query-time scalars (time(), start(), ...), conversions (scalar(), vector()), element-wise math
- * and date functions, clamping and rounding, label rewriting, sorting, absent() and classic
- * histogram quantiles.
+ * The call evaluators of the function table: query-time scalars (time(), start(), ...),
+ * conversions (scalar(), vector()), element-wise math and date functions, clamping and rounding,
+ * label rewriting, sorting, absent() and classic histogram quantiles. Each takes the whole call;
+ * the function table (../functions.ts) pairs them with names and callDispatch.ts runs them.
  */
-import type { Call, Expr } from '../ast.js';
-import { absent } from './absent.js';
+import type { Call, Expr, MatrixSelector, SubqueryExpr } from '../ast.js';
+import { absent, absentOverTime } from './absent.js';
 import { classicHistogram, quantileWarning } from './classicHistogram.js';
+import type { EvalContext } from './context.js';
 import { distinctPerStep } from './dedupe.js';
-import { applyDateFunction, clampValue, DATE_FUNCTIONS, MATH_FUNCTIONS, roundToNearest } from './functions.js';
+import type { CallEvaluator } from './functionKernel.js';
+import { applyDateFunction, clampValue, roundToNearest } from './functions.js';
 import { isRangeGrid, stepTimes, type StepGrid } from './grid.js';
 import { compileLabelReplaceRegex, labelJoin, labelReplace, validateLabelName } from './labelFunctions.js';
 import { EMPTY_LABELS } from './labelset.js';
-import { evalRangeFunction } from './rangeFunctions.js';
 import { selectInstant } from './selectors.js';
 import { countPresent, materialize, type SeriesStream, type StepSeries } from './series.js';
 import { sortByLabelValues, sortByValue } from './sorting.js';
-import { unwrapParens } from './stepInvariant.js';
 import { UnsupportedFeatureError } from './unsupported.js';
 import type { NodeEvaluator, Value } from './value.js';
-
-/** NATIVE_HISTOGRAM_ONLY_FUNCTIONS read only native histograms; floats yield nothing. */
-const NATIVE_HISTOGRAM_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
-  'histogram_count',
-  'histogram_sum',
-  'histogram_avg',
-  'histogram_stddev',
-  'histogram_stdvar',
-]);
-
-/** UNSUPPORTED_FUNCTIONS need features this engine does not have yet. */
-const UNSUPPORTED_FUNCTIONS: ReadonlyMap<string, string> = new Map([
-  ['info', 'info()'],
-  ['start_timestamp', 'start_timestamp() (start timestamps)'],
-]);
 
 /** filled is a scalar with the same value at every step. */
 function filled(grid: StepGrid, value: number): Value {
@@ -180,81 +165,86 @@ function clampFunction(ev: NodeEvaluator, name: string, args: readonly Expr[], g
   });
 }
 
-/** evalCall evaluates a function call over the grid. */
-export function evalCall(ev: NodeEvaluator, node: Call, grid: StepGrid): Value {
-  const ctx = ev.ctx;
-  const name = node.func.name;
-  const args = node.args.map(unwrapParens);
-  const unsupported = UNSUPPORTED_FUNCTIONS.get(name);
-  if (unsupported !== undefined) throw new UnsupportedFeatureError(unsupported, node.pos);
-  const rangeArgIndex = args.findIndex((a) => a.type === 'MatrixSelector' || a.type === 'SubqueryExpr');
-  if (rangeArgIndex >= 0) return { kind: 'vector', series: evalRangeFunction(ev, node, args, rangeArgIndex, grid) };
+/** timeOfStep is time(): each step's evaluation time in seconds. */
+export const timeOfStep: CallEvaluator = (_ev, _node, _args, grid) => ({ kind: 'scalar', values: stepTimes(grid).map((t) => t / 1000) });
 
-  switch (name) {
-    case 'time':
-      return { kind: 'scalar', values: stepTimes(grid).map((t) => t / 1000) };
-    case 'pi':
-      return filled(grid, Math.PI);
-    case 'start':
-      return filled(grid, ctx.queryStartMs / 1000);
-    case 'end':
-      return filled(grid, ctx.queryEndMs / 1000);
-    case 'range':
-      return filled(grid, (ctx.queryEndMs - ctx.queryStartMs) / 1000);
-    case 'step':
-      return filled(grid, ctx.queryStepMs / 1000);
-    case 'min_of':
-    case 'max_of': {
-      const a = ev.evalScalar(args[0], grid);
-      const b = ev.evalScalar(args[1], grid);
-      const pick = name === 'min_of' ? Math.min : Math.max;
-      return { kind: 'scalar', values: a.map((v, i) => pick(v, b[i])) };
-    }
-    case 'vector':
-      return constantVector(ev, ev.evalScalar(args[0], grid));
-    case 'scalar':
-      return { kind: 'scalar', values: scalarOf(ev, ev.evalVector(args[0], grid), grid) };
-    case 'absent':
-      return { kind: 'vector', series: absent(ctx, ev.evalVector(args[0], grid), args[0], grid) };
-    case 'timestamp':
-      return { kind: 'vector', series: ev.maybeDistinct(timestamp(ev, args[0], grid)) };
-    case 'label_replace':
-    case 'label_join':
-      return { kind: 'vector', series: relabel(ev, node, args, grid) };
-    case 'sort':
-    case 'sort_desc':
-    case 'sort_by_label':
-    case 'sort_by_label_desc':
-      return { kind: 'vector', series: sort(ev, node, args, grid) };
-    case 'histogram_quantile':
-    case 'histogram_quantiles':
-    case 'histogram_fraction':
-      return { kind: 'vector', series: ev.maybeDistinct(evalHistogramCall(ev, node, args, grid)) };
-    case 'clamp':
-    case 'clamp_min':
-    case 'clamp_max':
-      return { kind: 'vector', series: ev.maybeDistinct(clampFunction(ev, name, args, grid)) };
-    case 'round': {
-      const toNearest = args.length > 1 ? ev.evalScalar(args[1], grid) : null;
-      const stream = mapValues(ev, ev.evalVector(args[0], grid), (i) => {
-        const to = toNearest === null ? 1 : toNearest[i];
-        return (v) => roundToNearest(v, to);
-      });
-      return { kind: 'vector', series: ev.maybeDistinct(stream) };
-    }
-    default:
-      break;
-  }
-  if (NATIVE_HISTOGRAM_ONLY_FUNCTIONS.has(name)) {
-    for (const s of ev.evalVector(args[0], grid)) ctx.releaseSamples(countPresent(s));
-    return { kind: 'vector', series: [] };
-  }
-  const math = MATH_FUNCTIONS.get(name);
-  if (math !== undefined) return { kind: 'vector', series: ev.maybeDistinct(mapValues(ev, ev.evalVector(args[0], grid), () => math)) };
-  const date = DATE_FUNCTIONS.get(name);
-  if (date !== undefined) {
-    if (args.length === 0) return constantVector(ev, stepTimes(grid).map((t) => applyDateFunction(date, Math.trunc(t / 1000))));
-    return { kind: 'vector', series: ev.maybeDistinct(mapValues(ev, ev.evalVector(args[0], grid), () => (v) => applyDateFunction(date, v))) };
-  }
-  throw new UnsupportedFeatureError(`function ${name}()`, node.pos);
+/** queryScalar is a function of the query alone (pi(), start(), end(), range(), step()), the same at every step. */
+export function queryScalar(valueOf: (ctx: EvalContext) => number): CallEvaluator {
+  return (ev, _node, _args, grid) => filled(grid, valueOf(ev.ctx));
+}
+
+/** scalarPair applies `pick` to two scalar arguments step by step (min_of, max_of). */
+export function scalarPair(pick: (a: number, b: number) => number): CallEvaluator {
+  return (ev, _node, args, grid) => {
+    const a = ev.evalScalar(args[0], grid);
+    const b = ev.evalScalar(args[1], grid);
+    return { kind: 'scalar', values: a.map((v, i) => pick(v, b[i])) };
+  };
+}
+
+/** vectorOf is vector(): the scalar as one series without labels. */
+export const vectorOf: CallEvaluator = (ev, _node, args, grid) => constantVector(ev, ev.evalScalar(args[0], grid));
+
+/** scalarOfVector is scalar(). */
+export const scalarOfVector: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'scalar', values: scalarOf(ev, ev.evalVector(args[0], grid), grid) });
+
+/** absentOf is absent(). */
+export const absentOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vector', series: absent(ev.ctx, ev.evalVector(args[0], grid), args[0], grid) });
+
+/** absentOverTimeOf is absent_over_time(): it looks across the series of its range, so it is no window kernel. */
+export const absentOverTimeOf: CallEvaluator = (ev, _node, args, grid) => {
+  const rangeArg = args[0] as MatrixSelector | SubqueryExpr;
+  return { kind: 'vector', series: absentOverTime(ev.ctx, ev.rangeInput(rangeArg, grid), rangeArg, grid) };
+};
+
+/** timestampOf is timestamp(). */
+export const timestampOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vector', series: ev.maybeDistinct(timestamp(ev, args[0], grid)) });
+
+/** relabelled is label_replace() and label_join(). */
+export const relabelled: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: relabel(ev, node, args, grid) });
+
+/** sorted is sort(), sort_desc(), sort_by_label() and sort_by_label_desc(). */
+export const sorted: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: sort(ev, node, args, grid) });
+
+/** classicHistogramOf is histogram_quantile(), histogram_quantiles() and histogram_fraction(). */
+export const classicHistogramOf: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: ev.maybeDistinct(evalHistogramCall(ev, node, args, grid)) });
+
+/** clamped is clamp(), clamp_min() and clamp_max(). */
+export const clamped: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: ev.maybeDistinct(clampFunction(ev, node.func.name, args, grid)) });
+
+/** rounded is round(), to the nearest integer or multiple of its second argument. */
+export const rounded: CallEvaluator = (ev, _node, args, grid) => {
+  const toNearest = args.length > 1 ? ev.evalScalar(args[1], grid) : null;
+  const stream = mapValues(ev, ev.evalVector(args[0], grid), (i) => {
+    const to = toNearest === null ? 1 : toNearest[i];
+    return (v) => roundToNearest(v, to);
+  });
+  return { kind: 'vector', series: ev.maybeDistinct(stream) };
+};
+
+/** elementwise applies `fn` to every sample of its one vector argument. */
+export function elementwise(fn: (v: number) => number): CallEvaluator {
+  return (ev, _node, args, grid) => ({ kind: 'vector', series: ev.maybeDistinct(mapValues(ev, ev.evalVector(args[0], grid), () => fn)) });
+}
+
+/** datePart extracts a calendar field from each sample, or from the step time without an argument. */
+export function datePart(field: (d: Date) => number): CallEvaluator {
+  const ofSeconds = (v: number): number => applyDateFunction(field, v);
+  return (ev, _node, args, grid) => {
+    if (args.length === 0) return constantVector(ev, stepTimes(grid).map((t) => applyDateFunction(field, Math.trunc(t / 1000))));
+    return { kind: 'vector', series: ev.maybeDistinct(mapValues(ev, ev.evalVector(args[0], grid), () => ofSeconds)) };
+  };
+}
+
+/** nativeHistogramOnly reads only native histograms, which are not stored yet: floats yield nothing. */
+export const nativeHistogramOnly: CallEvaluator = (ev, _node, args, grid) => {
+  for (const s of ev.evalVector(args[0], grid)) ev.ctx.releaseSamples(countPresent(s));
+  return { kind: 'vector', series: [] };
+};
+
+/** unsupported rejects a function that needs a feature this engine does not have yet. */
+export function unsupported(feature: string): CallEvaluator {
+  return (_ev, node) => {
+    throw new UnsupportedFeatureError(feature, node.pos);
+  };
 }

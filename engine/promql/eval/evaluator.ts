@@ -3,7 +3,9 @@
  * one typed array, instant vectors a stream of StepSeries. Operators that fold (aggregations,
  * element-wise functions, range functions) consume their input one series at a time, so a
  * query such as `sum by (job) (rate(x[5m]))` never holds all rate series together.
- * Function calls live in calls.ts and rangeFunctions.ts, operators in their own modules.
+ * Function calls go through callDispatch.ts to the kernel in the function's row (../functions.ts):
+ * call evaluators in calls.ts, window kernels run by rangeFunctions.ts. Operators have their own
+ * modules.
  */
 import { EngineError } from '../../errors.js';
 import type { AggregateExpr, BinaryExpr, Expr, MatrixSelector, SubqueryExpr, UnaryExpr } from '../ast.js';
@@ -11,7 +13,7 @@ import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
 import { aggregateSelect } from './aggregateK.js';
 import { scalarScalar, setOperation, vectorScalar, vectorVector } from './binary.js';
-import { evalCall } from './calls.js';
+import { evalCall } from './callDispatch.js';
 import { TOO_MANY_SAMPLES, type EvalContext } from './context.js';
 import { distinctPerStep } from './dedupe.js';
 import { instantGrid, makeGrid, stepTimes, type StepGrid } from './grid.js';

@@ -1,42 +1,26 @@
 /**
- * The instant-vector function table: element-wise math, date parts, clamping and rounding.
- * Each entry maps one value (plus per-step scalar arguments) to one value; the evaluator applies
- * it across series and steps and takes care of name dropping.
+ * The per-value functions behind the instant-vector functions that Math lacks: sign, angle
+ * conversion, date parts, clamping and rounding. Each maps one value (plus per-step scalar
+ * arguments) to one value; the function table pairs them with names, and calls.ts applies them
+ * across series and steps and takes care of name dropping.
  */
 
 /** sgn is Prometheus' sign: -1, 1, or the input itself for zeros and NaN. */
-function sgn(v: number): number {
+export function sgn(v: number): number {
   if (v < 0) return -1;
   if (v > 0) return 1;
   return v;
 }
 
-/** MATH_FUNCTIONS are the one-argument element-wise functions. */
-export const MATH_FUNCTIONS: ReadonlyMap<string, (v: number) => number> = new Map<string, (v: number) => number>([
-  ['abs', Math.abs],
-  ['ceil', Math.ceil],
-  ['floor', Math.floor],
-  ['exp', Math.exp],
-  ['sqrt', Math.sqrt],
-  ['ln', Math.log],
-  ['log2', Math.log2],
-  ['log10', Math.log10],
-  ['sin', Math.sin],
-  ['cos', Math.cos],
-  ['tan', Math.tan],
-  ['asin', Math.asin],
-  ['acos', Math.acos],
-  ['atan', Math.atan],
-  ['sinh', Math.sinh],
-  ['cosh', Math.cosh],
-  ['tanh', Math.tanh],
-  ['asinh', Math.asinh],
-  ['acosh', Math.acosh],
-  ['atanh', Math.atanh],
-  ['rad', (v) => (v * Math.PI) / 180],
-  ['deg', (v) => (v * 180) / Math.PI],
-  ['sgn', sgn],
-]);
+/** radians converts degrees to radians, as rad(). */
+export function radians(v: number): number {
+  return (v * Math.PI) / 180;
+}
+
+/** degrees converts radians to degrees, as deg(). */
+export function degrees(v: number): number {
+  return (v * 180) / Math.PI;
+}
 
 /** MIN_INT64_SECONDS is what Go's int64(x) yields for NaN and out-of-range floats on amd64. */
 const MIN_INT64_SECONDS = -9223372036854775808;
@@ -49,21 +33,18 @@ function utcDate(seconds: number): Date | null {
 }
 
 /** dayOfYear is the 1-based day within the year. */
-function dayOfYear(d: Date): number {
+export function dayOfYear(d: Date): number {
   return Math.floor((Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000) + 1;
 }
 
-/** DATE_FUNCTIONS extract a calendar field (UTC) from a Unix time in seconds. */
-export const DATE_FUNCTIONS: ReadonlyMap<string, (d: Date) => number> = new Map<string, (d: Date) => number>([
-  ['year', (d) => d.getUTCFullYear()],
-  ['month', (d) => d.getUTCMonth() + 1],
-  ['day_of_month', (d) => d.getUTCDate()],
-  ['day_of_week', (d) => d.getUTCDay()],
-  ['day_of_year', dayOfYear],
-  ['hour', (d) => d.getUTCHours()],
-  ['minute', (d) => d.getUTCMinutes()],
-  ['days_in_month', (d) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()],
-]);
+/** The calendar fields the date functions extract (UTC) from a Unix time. */
+export const yearOf = (d: Date): number => d.getUTCFullYear();
+export const monthOf = (d: Date): number => d.getUTCMonth() + 1;
+export const dayOfMonth = (d: Date): number => d.getUTCDate();
+export const dayOfWeek = (d: Date): number => d.getUTCDay();
+export const hourOf = (d: Date): number => d.getUTCHours();
+export const minuteOf = (d: Date): number => d.getUTCMinutes();
+export const daysInMonth = (d: Date): number => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
 
 /** applyDateFunction evaluates a date function on a Unix time in seconds (NaN beyond Date's range). */
 export function applyDateFunction(fn: (d: Date) => number, seconds: number): number {

@@ -6,20 +6,15 @@
 import { quoteGoString } from '../../common/quote.js';
 import type { Call, Expr, MatrixSelector, SubqueryExpr } from '../ast.js';
 import { METRIC_NAME_LABEL } from '../ast.js';
-import { absentOverTime } from './absent.js';
 import { quantileWarning } from './classicHistogram.js';
 import { distinctSeries } from './dedupe.js';
 import { stepTimes, type StepGrid } from './grid.js';
-import { RANGE_KERNELS, type RangeKernel } from './kernels/index.js';
+import type { WindowFunction } from './functionKernel.js';
 import type { KernelOutput } from './kernels/types.js';
 import { dropMetricName, metricNameOf } from './labelset.js';
 import { windowBounds } from './selectors.js';
 import type { SeriesStream, StepSeries } from './series.js';
-import { UnsupportedFeatureError } from './unsupported.js';
 import type { NodeEvaluator, RangeInput } from './value.js';
-
-/** NAME_KEEPING_RANGE_FUNCTIONS return a sample as it was, so the metric name stays. */
-const NAME_KEEPING_RANGE_FUNCTIONS: ReadonlySet<string> = new Set(['last_over_time', 'first_over_time']);
 
 /** COUNTER_SUFFIXES are the name endings that mark a metric as a counter for rate()'s info note. */
 const COUNTER_SUFFIXES = ['_total', '_sum', '_count', '_bucket'];
@@ -33,38 +28,34 @@ function selectsOneName(arg: Expr): boolean {
   return arg.type === 'MatrixSelector' && arg.selector.matchers.some((m) => m.name === METRIC_NAME_LABEL && m.op === '=');
 }
 
-/** evalRangeFunction evaluates a call whose argument `rangeArgIndex` is a range vector. */
-export function evalRangeFunction(ev: NodeEvaluator, node: Call, args: readonly Expr[], rangeArgIndex: number, grid: StepGrid): SeriesStream {
-  const name = node.func.name;
+/** evalRangeFunction evaluates a call whose argument `rangeArgIndex` is a range vector, with its window kernel. */
+export function evalRangeFunction(ev: NodeEvaluator, node: Call, args: readonly Expr[], rangeArgIndex: number, fn: WindowFunction, grid: StepGrid): SeriesStream {
   const params = args.filter((_, i) => i !== rangeArgIndex).map((a) => ev.evalScalar(a, grid));
   const rangeArg = args[rangeArgIndex] as MatrixSelector | SubqueryExpr;
   const input = ev.rangeInput(rangeArg, grid);
-  if (name === 'absent_over_time') return absentOverTime(ev.ctx, input, rangeArg, grid);
-  const kernel = RANGE_KERNELS.get(name);
-  if (kernel === undefined) throw new UnsupportedFeatureError(`function ${name}()`, node.pos);
-  const stream = applyKernel(ev, node, input, params, grid, kernel, rangeArg);
-  if (ev.ctx.delayedNameRemoval || NAME_KEEPING_RANGE_FUNCTIONS.has(name) || selectsOneName(rangeArg)) return stream;
+  const stream = applyKernel(ev, node, input, params, grid, fn, rangeArg);
+  if (ev.ctx.delayedNameRemoval || fn.keepsName || selectsOneName(rangeArg)) return stream;
   return distinctSeries(stream);
 }
 
-/** applyKernel runs `kernel` over every series of `input` and yields the non-empty results. */
+/** applyKernel runs `fn`'s kernel over every series of `input` and yields the non-empty results. */
 function* applyKernel(
   ev: NodeEvaluator,
   node: Call,
   input: RangeInput,
   params: Float64Array[],
   grid: StepGrid,
-  kernel: RangeKernel,
+  fn: WindowFunction,
   rangeArg: Expr,
 ): Generator<StepSeries> {
   const ctx = ev.ctx;
-  const name = node.func.name;
+  const kernel = fn.kernel;
   const count = grid.count;
   const lo = new Int32Array(count);
   const hi = new Int32Array(count);
   const times = stepTimes(grid);
-  const keepsName = NAME_KEEPING_RANGE_FUNCTIONS.has(name);
-  const checkCounter = name === 'rate' || name === 'increase';
+  const keepsName = fn.keepsName;
+  const checkCounter = fn.notesNonCounter;
   /** notedNames are the metric names already checked for a counter suffix. */
   const notedNames = new Set<string>();
   for (const s of input.series) {

@@ -1,32 +1,11 @@
 /**
  * Step invariance: a subexpression whose every selector is pinned with `@` (and that calls no
- * function reading the evaluation time) has the same value at every step. Prometheus evaluates
- * such subexpressions once and repeats the result; we mark the same subexpressions, by the same
- * rules, so results (including errors raised only once) agree.
+ * function reading the evaluation time, `readsEvaluationTime` in the function table) has the
+ * same value at every step. Prometheus evaluates such subexpressions once and repeats the
+ * result; we mark the same subexpressions, by the same rules, so results (including errors
+ * raised only once) agree.
  */
 import type { Call, Expr } from '../ast.js';
-
-/**
- * AT_MODIFIER_UNSAFE_FUNCTIONS read the evaluation time (or a sample's timestamp), so their
- * result changes from step to step even when their arguments do not.
- */
-export const AT_MODIFIER_UNSAFE_FUNCTIONS: ReadonlySet<string> = new Set([
-  'days_in_month',
-  'day_of_month',
-  'day_of_week',
-  'day_of_year',
-  'end',
-  'hour',
-  'minute',
-  'month',
-  'year',
-  'predict_linear',
-  'range',
-  'start',
-  'step',
-  'time',
-  'timestamp',
-]);
 
 /** unwrapParens strips parentheses, as Prometheus does for function and aggregation arguments. */
 export function unwrapParens(expr: Expr): Expr {
@@ -80,7 +59,7 @@ export function stepInvariantNodes(root: Expr): ReadonlySet<Expr> {
     }
   };
   const visitCall = (node: Call): Verdict => {
-    let invariant = !AT_MODIFIER_UNSAFE_FUNCTIONS.has(node.func.name);
+    let invariant = !node.func.readsEvaluationTime;
     // timestamp(metric @ t) is invariant even though timestamp() in general is not.
     let timestampOfPinnedSelector = node.func.name === 'timestamp';
     const wraps: boolean[] = [];

@@ -8,11 +8,12 @@ import { unpackSeries, type SeriesColumns } from '../../../engine/query/packing.
 import { logShardMergeFor, mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData } from '../../../engine/query/taskData.js';
-import { runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
+import { runTask, taskTransferables, type LogQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricAppend } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
 import { fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
+import { evaluateInShards, expectSameSamples } from './shardedEvaluation.js';
 
 const ORG = 'org';
 const START = 1_700_000_000_000;
@@ -123,22 +124,8 @@ describe('series shards', () => {
         const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
         const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
         for (const count of [2, 3]) {
-          const outputs: ShardOutput[] = [];
-          for (let index = 0; index < count; index++) {
-            const task: PromQLRangeTask = { kind: 'promql-range', query: q, startMs, endMs, stepMs, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share, { index, count }), shard: { index, count, merge } };
-            const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
-            if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
-            outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) });
-          }
-          const got = keyed(mergeShards(merge, outputs));
-          const want = keyed(direct.series);
-          const context = `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`;
-          expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
-          expect(want.size, context).toBeGreaterThan(0);
-          for (const [k, v] of want) {
-            if (Number.isNaN(v)) expect(got.get(k), `${context} ${k}`).toBeNaN();
-            else expect(got.get(k), `${context} ${k}`).toBeCloseTo(v, 6);
-          }
+          const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, merge);
+          expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, 6);
         }
       }
     }

@@ -4,7 +4,7 @@
  * straightforward reference implementations written here.
  */
 import { describe, expect, it } from 'vitest';
-import { RANGE_KERNELS } from '../../../../engine/promql/eval/kernels/index.js';
+import { functionKernel } from '../../../../engine/promql/functions.js';
 import { SortedWindow } from '../../../../engine/promql/eval/kernels/ordered.js';
 import type { KernelInput, KernelOutput } from '../../../../engine/promql/eval/kernels/types.js';
 import { mulberry32 } from './helpers.js';
@@ -60,7 +60,9 @@ function randomCase(seed: number, stepMs: number, rangeMs: number, special: bool
 
 function run(name: string, input: KernelInput): KernelOutput {
   const out: KernelOutput = { values: new Float64Array(input.lo.length), present: new Uint8Array(input.lo.length) };
-  RANGE_KERNELS.get(name)!(input, out);
+  const fn = functionKernel(name);
+  if (fn?.kind !== 'window') throw new Error(`${name} has no window kernel`);
+  fn.kernel(input, out);
   return out;
 }
 

@@ -1,0 +1,55 @@
+/**
+ * Runs a PromQL range query the way the query front does when it splits by series: one task per
+ * shard through the worker's task runner (its data moved by structured clone, as between
+ * threads), the answers merged, and compares that with one direct evaluation.
+ */
+import { expect } from 'vitest';
+import type { RangeResult } from '../../../engine/promql/eval/index.js';
+import { unpackSeries, type SeriesColumns } from '../../../engine/query/packing.js';
+import { mergeShards, type ShardMerge, type ShardOutput } from '../../../engine/query/shards.js';
+import { metricTaskData, type MetricShare } from '../../../engine/query/taskData.js';
+import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
+import { formatLabels } from '../../../engine/storage/labels.js';
+
+/** StepRange is a range query's steps. */
+export interface StepRange {
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+}
+
+/** evaluateInShards evaluates `query` as `count` shards of `share` and merges their answers. */
+export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, merge: ShardMerge): SeriesColumns[] {
+  const outputs: ShardOutput[] = [];
+  for (let index = 0; index < count; index++) {
+    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share, { index, count }), shard: { index, count, merge } };
+    const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
+    if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
+    outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) });
+  }
+  return mergeShards(merge, outputs);
+}
+
+/** samplesByKey indexes every sample by its series' labels and its time. */
+function samplesByKey(series: readonly SeriesColumns[] | RangeResult['series']): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of series) s.timestampsMs.forEach((t, i) => out.set(`${formatLabels(s.labels)}@${t}`, s.values[i]));
+  return out;
+}
+
+/**
+ * expectSameSamples asserts that the merged shards hold exactly the direct answer's samples (NaN
+ * matching NaN), each value within 10^-digits, or with `relative` within 10^-digits of its
+ * magnitude (sums of large values merge in another order and round differently).
+ */
+export function expectSameSamples(merged: readonly SeriesColumns[], direct: RangeResult, context: string, digits: number, relative = false): void {
+  const got = samplesByKey(merged);
+  const want = samplesByKey(direct.series);
+  expect(want.size, context).toBeGreaterThan(0);
+  expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
+  for (const [k, v] of want) {
+    if (Number.isNaN(v)) expect(got.get(k), `${context} ${k}`).toBeNaN();
+    else if (!relative || !Number.isFinite(v)) expect(got.get(k), `${context} ${k}`).toBeCloseTo(v, digits);
+    else expect(Math.abs((got.get(k) ?? NaN) - v), `${context} ${k}: ${got.get(k)} vs ${v}`).toBeLessThanOrEqual(10 ** -digits * Math.max(1, Math.abs(v)));
+  }
+}
