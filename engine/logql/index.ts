@@ -64,7 +64,7 @@ export type {
   VectorExpr,
   VectorMatching,
 } from './ast.js';
-export { parseTemplate } from './template.js';
+export { parseTemplate } from '../gotemplate/index.js';
 export type {
   Template,
   TemplateAction,
@@ -85,8 +85,8 @@ export type {
   TemplateSubPipeline,
   TemplateText,
   TemplateVariable,
-} from './template.js';
-export { TEMPLATE_FUNCTIONS, GO_TEMPLATE_BUILTINS, LOKI_TEMPLATE_FUNCTIONS } from './template-functions.js';
+} from '../gotemplate/index.js';
+export { TEMPLATE_FUNCTIONS, GO_TEMPLATE_BUILTINS, LOKI_TEMPLATE_FUNCTIONS } from '../gotemplate/index.js';
 export { parsePattern, UNNAMED_CAPTURE } from './pattern.js';
 export type { PatternCapture, PatternExpr, PatternLiteral, PatternMode, PatternPart, PatternResult } from './pattern.js';
 export { parseIpPattern, parseIpAddress, compareIpAddresses } from './ip-pattern.js';
