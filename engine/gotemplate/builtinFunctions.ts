@@ -10,6 +10,7 @@ import { queryEscape } from './stringHelpers.js';
 import type { GoValue } from './values.js';
 import { isTrue, typeName } from './values.js';
 
+/** compareBasic orders two basic values of one kind, failing as Go's eq/lt do otherwise. */
 function compareBasic(name: string, a: GoValue, b: GoValue): number {
   const ka = basicKind(a);
   const kb = basicKind(b);
@@ -30,6 +31,7 @@ function compareBasic(name: string, a: GoValue, b: GoValue): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** basicKind is the comparison class of a value; undefined when it is not comparable. */
 function basicKind(v: GoValue): 'bool' | 'int' | 'float' | 'string' | undefined {
   switch (typeof v) {
     case 'boolean':
@@ -45,12 +47,14 @@ function basicKind(v: GoValue): 'bool' | 'int' | 'float' | 'string' | undefined 
   }
 }
 
+/** htmlEscape is template.HTMLEscapeString. */
 function htmlEscape(s: string): string {
   return s.replace(/[&<>"'\u0000]/g, (c) =>
     c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&#34;' : c === "'" ? '&#39;' : '\ufffd',
   );
 }
 
+/** jsEscape is template.JSEscapeString. */
 function jsEscape(s: string): string {
   let out = '';
   for (const ch of s) {
@@ -68,6 +72,7 @@ function jsEscape(s: string): string {
   return out;
 }
 
+/** indexValue is `index`: maps by key, slices and strings (bytes) by position. */
 function indexValue(item: GoValue, indexes: readonly GoValue[]): GoValue {
   let v = item;
   for (const idx of indexes) {
@@ -92,6 +97,7 @@ function indexValue(item: GoValue, indexes: readonly GoValue[]): GoValue {
   return v;
 }
 
+/** sliceValue is `slice` over strings and slices. */
 function sliceValue(item: GoValue, indexes: readonly GoValue[]): GoValue {
   const bounds = indexes.map((x) => {
     if (typeof x !== 'bigint') throw new CallError(`cannot index slice/array with type ${typeName(x)}`);
@@ -113,12 +119,14 @@ function sliceValue(item: GoValue, indexes: readonly GoValue[]): GoValue {
   throw new CallError(`can't slice item of type ${typeName(item)}`);
 }
 
+/** lengthOf is `len`: bytes of a string, entries of a map or slice. */
 function lengthOf(v: GoValue): bigint {
   if (typeof v === 'string') return BigInt(utf8Length(v));
   if (v !== null && typeof v === 'object' && v.kind === 'map') return BigInt(v.entries.size);
   if (v !== null && typeof v === 'object' && v.kind === 'slice') return BigInt(v.items.length);
   throw new CallError(`len of type ${typeName(v)}`);
 }
+
 /** firstDecisive is `and`/`or` over values already evaluated: the first that decides, else the last. */
 function firstDecisive(args: readonly GoValue[], decidingTruth: boolean): GoValue {
   for (const v of args) if (isTrue(v) === decidingTruth) return v;

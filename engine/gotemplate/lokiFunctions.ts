@@ -16,6 +16,7 @@ import type { GoTime } from './values.js';
 
 const regexCache = new Map<string, Regex>();
 
+/** regexFor compiles a pattern once; the cache is dropped whole when it grows past 256. */
 function regexFor(pattern: string): Regex {
   let re = regexCache.get(pattern);
   if (re === undefined) {
@@ -50,6 +51,8 @@ function countMatches(re: Regex, s: string): number {
   }
   return count;
 }
+
+/** unixToTime reads Unix days, seconds, milliseconds, microseconds or nanoseconds by length, as Loki does. */
 function unixToTime(epoch: string): GoTime {
   const i = parseGoIntDecimal(epoch);
   if (i === undefined) throw new CallError(`unable to parse time '${epoch}': strconv.ParseInt: parsing ${quoteGoString(epoch)}: invalid syntax`);
@@ -69,6 +72,7 @@ function unixToTime(epoch: string): GoTime {
   }
 }
 
+/** parseGoIntDecimal is strconv.ParseInt(s, 10, 64) without its range check. */
 function parseGoIntDecimal(s: string): bigint | undefined {
   return /^[+-]?\d+$/.test(s) ? BigInt(s) : undefined;
 }

@@ -12,6 +12,7 @@ import { base64Encode, goTrimSpace, title, trimCutset } from './stringHelpers.js
 import type { GoTime, GoValue } from './values.js';
 import { fromJsonValue, isTrue } from './values.js';
 
+/** isEmpty is sprig's empty: the zero value of any type. */
 function isEmpty(v: GoValue): boolean {
   return !isTrue(v);
 }
@@ -23,11 +24,13 @@ function dateArg(v: GoValue): GoTime {
   return timeFromUnixNs(BigInt(Date.now()) * 1_000_000n);
 }
 
+/** intDivision divides or takes the remainder, failing on zero as Go's runtime does. */
 function intDivision(a: bigint, b: bigint, op: 'div' | 'mod'): bigint {
   if (b === 0n) throw new CallError('runtime error: integer divide by zero');
   return op === 'div' ? a / b : a % b;
 }
 
+/** round is sprig's round: `places` decimals, rounding up from `roundOn`. */
 function round(a: GoValue, places: bigint, roundOn: number): number {
   const val = toFloat64(a);
   const pow = Math.pow(10, Number(places));

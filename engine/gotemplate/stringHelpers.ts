@@ -6,6 +6,7 @@
 import { quoteGoString } from '../common/quote.js';
 import { CallError } from './functionDef.js';
 
+/** trimCutset removes the runes of `cutset` from either end, as strings.Trim/TrimLeft/TrimRight. */
 export function trimCutset(s: string, cutset: string, left: boolean, right: boolean): string {
   const cut = new Set([...cutset]);
   const chars = [...s];
@@ -16,10 +17,12 @@ export function trimCutset(s: string, cutset: string, left: boolean, right: bool
   return chars.slice(start, end).join('');
 }
 
+/** goTrimSpace is strings.TrimSpace: Unicode white space, U+0085 included. */
 export function goTrimSpace(s: string): string {
   return s.replace(/^[\s\u0085]+|[\s\u0085]+$/gu, '');
 }
 
+/** queryEscape is url.QueryEscape over the UTF-8 bytes (space becomes `+`). */
 export function queryEscape(s: string): string {
   let out = '';
   for (const byte of new TextEncoder().encode(s)) {
@@ -31,6 +34,7 @@ export function queryEscape(s: string): string {
   return out;
 }
 
+/** queryUnescape is url.QueryUnescape, failing on a bad `%` escape with Go's message. */
 export function queryUnescape(s: string): string {
   const bytes: number[] = [];
   for (let i = 0; i < s.length; i++) {
@@ -51,6 +55,7 @@ export function queryUnescape(s: string): string {
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
+/** base64Encode encodes the UTF-8 bytes with padding, as base64.StdEncoding. */
 export function base64Encode(s: string): string {
   const bytes = new TextEncoder().encode(s);
   let bin = '';
@@ -58,6 +63,7 @@ export function base64Encode(s: string): string {
   return btoa(bin);
 }
 
+/** base64Decode decodes as Loki's b64dec does: a failure yields Go's error text as the result. */
 export function base64Decode(v: string): string {
   let text = v;
   const remainder = text.length % 4;
@@ -77,6 +83,7 @@ export function base64Decode(v: string): string {
   }
 }
 
+/** title upper-cases the first letter of each word, as strings.Title. */
 export function title(s: string): string {
   let out = '';
   let prevLetter = false;
@@ -88,10 +95,12 @@ export function title(s: string): string {
   return out;
 }
 
+/** runes splits a string into code points, as Go's []rune conversion. */
 export function runes(s: string): string[] {
   return [...s];
 }
 
+/** align pads with spaces or cuts to `count` runes, on the right (left) or the left (right). */
 export function align(count: bigint, src: string, left: boolean): string {
   const n = Number(count);
   const rs = runes(src);
