@@ -196,21 +196,10 @@ class Executor {
     }
   }
 
+  /** constant is a command made of one value: any operand but nil, which Go refuses to run. */
   private constant(operand: TemplateOperand, dot: GoValue): GoValue {
-    switch (operand.kind) {
-      case 'dot':
-        return dot;
-      case 'bool':
-        return operand.value;
-      case 'string':
-        return operand.value;
-      case 'number':
-        return this.idealNumber(operand.text, operand.value);
-      case 'nil':
-        return this.fail(operand.pos, 'nil is not a command');
-      default:
-        return this.operandValue(operand, dot);
-    }
+    if (operand.kind === 'nil') return this.fail(operand.pos, 'nil is not a command');
+    return this.operandValue(operand, dot);
   }
 
   private idealNumber(text: string, value: number): GoValue {
