@@ -9,7 +9,8 @@ import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
 import type { LogSelectorExpr } from '../../engine/logql/index.js';
 import { CompiledPipeline, LabelCache, UNREAD_TIMESTAMP } from '../../engine/logql/eval/index.js';
-import { Random, fmtRate, jsonLine, logfmtLine, textLine } from './data.js';
+import { Random, jsonLine, logfmtLine, textLine } from './data.js';
+import { printLineRates } from './lineRates.js';
 import { runWhenDirect } from '../runDirect.js';
 
 const LINES = 20_000;
@@ -53,14 +54,7 @@ export async function main(): Promise<void> {
     bench.add(name, () => void run());
   }
   await bench.run();
-  console.log('\nParser throughput (one core)');
-  for (const [name] of cases) {
-    const result = bench.getTask(name)!.result;
-    if (result.state !== 'completed') throw new Error(`${name} did not complete`);
-    console.log(`  ${name.padEnd(24)} ${fmtRate(result.throughput.mean * LINES).padStart(8)} lines/s`);
-  }
-  console.log('');
-  console.table(bench.table());
+  printLineRates(bench, 'Parser throughput (one core)', cases.map(([name]) => name), LINES);
 }
 
 runWhenDirect(import.meta.url, main);

@@ -12,7 +12,7 @@ import type { PositionRange } from '../errors.js';
 import type { IpPattern } from './ip-pattern.js';
 import type { JsonPathSegment } from './json-path.js';
 import type { PatternExpr } from './pattern.js';
-import type { Template } from './template.js';
+import type { Template } from '../gotemplate/index.js';
 
 /** MatchOp is the operator of a label matcher, in a stream selector or a label filter. */
 export type MatchOp = '=' | '!=' | '=~' | '!~';

@@ -64,29 +64,6 @@ export type {
   VectorExpr,
   VectorMatching,
 } from './ast.js';
-export { parseTemplate } from './template.js';
-export type {
-  Template,
-  TemplateAction,
-  TemplateBool,
-  TemplateBranch,
-  TemplateCommand,
-  TemplateDot,
-  TemplateField,
-  TemplateFunction,
-  TemplateLoopControl,
-  TemplateNil,
-  TemplateNode,
-  TemplateNumber,
-  TemplateOperand,
-  TemplatePipeline,
-  TemplateResult,
-  TemplateString,
-  TemplateSubPipeline,
-  TemplateText,
-  TemplateVariable,
-} from './template.js';
-export { TEMPLATE_FUNCTIONS, GO_TEMPLATE_BUILTINS, LOKI_TEMPLATE_FUNCTIONS } from './template-functions.js';
 export { parsePattern, UNNAMED_CAPTURE } from './pattern.js';
 export type { PatternCapture, PatternExpr, PatternLiteral, PatternMode, PatternPart, PatternResult } from './pattern.js';
 export { parseIpPattern, parseIpAddress, compareIpAddresses } from './ip-pattern.js';

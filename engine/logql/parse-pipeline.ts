@@ -32,8 +32,7 @@ import type { Token, TokenType } from './lexer.js';
 import { parsePattern } from './pattern.js';
 import { checkRegex } from './regex-check.js';
 import { sourceOffsetOf } from './string-offsets.js';
-import type { Template } from './template.js';
-import { parseTemplate } from './template.js';
+import { parseTemplate, type Template } from '../gotemplate/index.js';
 import type { TokenCursor } from './token-cursor.js';
 import { parseGoFloat } from './units.js';
 

@@ -7,9 +7,15 @@
 import type { LabelFormatStage, LineFormatStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelsBuilder } from '../labels-builder.js';
-import type { CallContext } from '../template/functions.js';
-import { executeTemplate, simpleField, type TemplateProgram } from '../template/exec.js';
-import { TemplateExecError, labelMap, type GoMap } from '../template/values.js';
+import {
+  executeTemplate,
+  labelMap,
+  simpleField,
+  TemplateExecError,
+  type CallContext,
+  type GoMap,
+  type TemplateProgram,
+} from '../../../gotemplate/index.js';
 import type { Stage } from './stage.js';
 
 /** TEMPLATE_FORMAT_ERROR is the `__error__` value of a failed template. */

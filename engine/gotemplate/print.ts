@@ -3,8 +3,8 @@
  * Sprintln spacing, and a Printf covering the verbs, flags, widths and precisions templates
  * use, with Go's `%!verb(type=value)` markers for mismatches.
  */
-import { quoteGoString } from '../../../common/quote.js';
-import { formatTimeString } from './gotime.js';
+import { quoteGoString } from '../common/quote.js';
+import { formatTimeString } from './timeFormat.js';
 import type { GoValue } from './values.js';
 import { typeName } from './values.js';
 

@@ -1,23 +1,18 @@
 /**
- * The executor of parsed LogQL templates (engine/logql/template.ts), with Go text/template
- * semantics: pipelines pass each command's result as the last argument of the next, fields
- * read the label map (a missing label is ""), variables are scoped to their block, if/with
- * test Go truth, range walks slices, maps and integers, and every runtime failure is a
- * TemplateExecError worded like Go's ("template: line:1:2: executing "line" at <…>: …").
+ * The executor of parsed templates (ast.ts), with Go text/template semantics: pipelines pass
+ * each command's result as the last argument of the next, fields read the label map (a
+ * missing label is ""), variables are scoped to their block, if/with test Go truth, range
+ * walks slices, maps and integers, and every runtime failure is a TemplateExecError worded
+ * like Go's ("template: line:1:2: executing "line" at <…>: …").
  */
-import type {
-  Template,
-  TemplateCommand,
-  TemplateNode,
-  TemplateOperand,
-  TemplatePipeline,
-} from '../../template.js';
-import { memoryBudgetExceeded, type MemoryBudget } from '../../../common/memoryBudget.js';
-import { formatTime, inZone, unixNanos } from './gotime.js';
-import { printValue } from './gofmt.js';
-import type { CallContext, ParamKind } from './functions.js';
-import { CallError, TEMPLATE_FUNCTION_DEFS } from './functions.js';
-import type { GoTime, GoValue } from './values.js';
+import { memoryBudgetExceeded, type MemoryBudget } from '../common/memoryBudget.js';
+import type { Template, TemplateCommand, TemplateNode, TemplateOperand, TemplatePipeline } from './ast.js';
+import { CallError, type CallContext, type ParamKind } from './functionDef.js';
+import { TEMPLATE_FUNCTION_DEFS } from './functionTable.js';
+import { printValue } from './print.js';
+import { resultBound } from './resultBound.js';
+import { isTime, timeMethod } from './timeMethods.js';
+import type { GoValue } from './values.js';
 import { TemplateExecError, isTrue, typeName } from './values.js';
 
 /** TemplateProgram is a parsed template with what error messages need. */
@@ -44,82 +39,6 @@ const KIND_NAMES: Record<ParamKind, string> = {
 /** MISSING marks "no final value" in a pipeline. */
 const MISSING = Symbol('missing');
 type Final = GoValue | typeof MISSING;
-
-function isTime(v: GoValue): v is GoTime {
-  return v !== null && typeof v === 'object' && v.kind === 'time';
-}
-
-/** timeMethod evaluates the few time.Time methods templates reach for. */
-function timeMethod(t: GoTime, name: string, args: GoValue[]): GoValue | undefined {
-  const ns = unixNanos(t);
-  switch (name) {
-    case 'Unix':
-      return BigInt(t.sec);
-    case 'UnixMilli':
-      return ns / 1_000_000n;
-    case 'UnixMicro':
-      return ns / 1000n;
-    case 'UnixNano':
-      return ns;
-    case 'Nanosecond':
-      return BigInt(t.nsec);
-    case 'UTC':
-      return { ...t, offsetSec: 0, zone: 'UTC' };
-    case 'Year':
-      return BigInt(Number(formatTime(t, '2006')));
-    case 'YearDay':
-      return BigInt(Number(formatTime(t, '002')));
-    case 'Day':
-      return BigInt(Number(formatTime(t, '2')));
-    case 'Hour':
-      return BigInt(Number(formatTime(t, '15')));
-    case 'Minute':
-      return BigInt(Number(formatTime(t, '4')));
-    case 'Second':
-      return BigInt(Number(formatTime(t, '5')));
-    case 'Format':
-      return typeof args[0] === 'string' ? formatTime(t, args[0]) : undefined;
-    case 'In':
-      return typeof args[0] === 'string' ? inZone(t, args[0]) : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/**
- * resultBound estimates from above how long a call's result will be, for the functions whose
- * output can be far larger than their inputs (a count, a width, an empty search string), so
- * a template cannot allocate gigabytes in one call before its output is checked.
- */
-function resultBound(name: string, args: readonly GoValue[]): number {
-  const length = (v: GoValue): number => (typeof v === 'string' ? v.length : 0);
-  const count = (v: GoValue): number => (typeof v === 'bigint' ? Math.max(0, Number(v)) : 0);
-  switch (name) {
-    case 'repeat':
-      return count(args[0]) * length(args[1]);
-    case 'indent':
-    case 'nindent': {
-      const text = typeof args[1] === 'string' ? args[1] : '';
-      let lines = 1;
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
-      return count(args[0]) * lines + text.length + 1;
-    }
-    case 'alignLeft':
-    case 'alignRight':
-      return count(args[0]) + length(args[1]);
-    case 'replace':
-      return args[0] === '' ? (length(args[2]) + 1) * (length(args[1]) + 1) : 0;
-    case 'printf': {
-      // Widths and precisions, written in the format or passed for `*`.
-      let widest = 0;
-      for (const m of length(args[0]) > 0 ? (args[0] as string).matchAll(/\d+/g) : []) widest = Math.max(widest, Number(m[0]));
-      for (const a of args) widest = Math.max(widest, count(a));
-      return widest;
-    }
-    default:
-      return 0;
-  }
-}
 
 /** Executor runs one template once. */
 class Executor {
@@ -277,21 +196,10 @@ class Executor {
     }
   }
 
+  /** constant is a command made of one value: any operand but nil, which Go refuses to run. */
   private constant(operand: TemplateOperand, dot: GoValue): GoValue {
-    switch (operand.kind) {
-      case 'dot':
-        return dot;
-      case 'bool':
-        return operand.value;
-      case 'string':
-        return operand.value;
-      case 'number':
-        return this.idealNumber(operand.text, operand.value);
-      case 'nil':
-        return this.fail(operand.pos, 'nil is not a command');
-      default:
-        return this.operandValue(operand, dot);
-    }
+    if (operand.kind === 'nil') return this.fail(operand.pos, 'nil is not a command');
+    return this.operandValue(operand, dot);
   }
 
   private idealNumber(text: string, value: number): GoValue {

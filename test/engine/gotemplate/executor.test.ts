@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseTemplate } from '../../../../engine/logql/index.js';
-import { executeTemplate } from '../../../../engine/logql/eval/template/exec.js';
-import { labelMap, TemplateExecError } from '../../../../engine/logql/eval/template/values.js';
-import { sprintf } from '../../../../engine/logql/eval/template/gofmt.js';
+import { executeTemplate, labelMap, parseTemplate, TemplateExecError } from '../../../engine/gotemplate/index.js';
+import { sprintf } from '../../../engine/gotemplate/print.js';
 
 const LABELS = { a: 'alpha', n: '42', f: '1.5', s: ' padded ', empty: '', json: '{"k":[1,2],"m":{"x":"y"}}', path: 'a%2Fb+c', b64: 'aGVsbG8' };
 const TS = 1767312245123456789n; // 2026-01-02T00:04:05.123456789Z

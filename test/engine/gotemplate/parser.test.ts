@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LOKI_TEMPLATE_FUNCTIONS, TEMPLATE_FUNCTIONS, parseTemplate } from '../../../engine/logql/index.js';
-import type { Template, TemplateNode } from '../../../engine/logql/index.js';
-import { withoutPositions } from './helpers.js';
+import { LOKI_TEMPLATE_FUNCTIONS, TEMPLATE_FUNCTIONS, parseTemplate } from '../../../engine/gotemplate/index.js';
+import type { Template, TemplateNode } from '../../../engine/gotemplate/index.js';
+import { withoutPositions } from '../logql/helpers.js';
 
 function parsed(text: string): Template {
   const result = parseTemplate(text);
