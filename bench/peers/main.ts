@@ -1,0 +1,90 @@
+import { fileURLToPath } from 'node:url';
+import { Dataset, datasetEndMs } from './dataset.js';
+import { loadPrometheusBlocks } from './loadPrometheus.js';
+import { loadSluiceLogs, loadSluiceMetrics } from './loadSluice.js';
+import { loadVictoria } from './loadVictoria.js';
+import { machineInfo, sluiceVersion } from './machine.js';
+import { parseOptions } from './options.js';
+import { ensurePeersInstalled, peerVersions, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
+import { temporaryDirectory } from './processes.js';
+import { queryCases } from './queries.js';
+import { runQuerySuite } from './querySuite.js';
+import { writeReport, type RunReport } from './report.js';
+import { waitForSameSampleCount } from './sampleCounts.js';
+import { SCALES } from './scales.js';
+
+/**
+ * `npm run bench:peers`: one command that loads the same deterministic data into Sluice,
+ * Prometheus and VictoriaMetrics, checks that all three hold the same samples, times the
+ * suites against each, and writes the JSON record and Markdown report under bench/results/.
+ * Every process it starts is stopped at the end, on error and on Ctrl-C.
+ */
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+function log(line: string): void {
+  process.stderr.write(`[bench:peers ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2), `${repoRoot}bench/results`);
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  if (options.install) ensurePeersInstalled(log);
+  const scale = SCALES[options.scale];
+  const dataset = new Dataset(scale, datasetEndMs(Date.now()));
+  log(`scale ${scale.name}: ${dataset.series.length} series × ${dataset.steps} scrapes = ${dataset.sampleCount} samples, ${scale.logLines} log lines`);
+  const systems: RunningSystem[] = [];
+  try {
+    const promDir = temporaryDirectory('prometheus-peers-');
+    const promLoad = await loadPrometheusBlocks(dataset, promDir);
+    log(`prometheus blocks written (openmetrics ${promLoad.writeSeconds.toFixed(1)} s, promtool ${promLoad.promtoolSeconds.toFixed(1)} s)`);
+    const sluice = await startSluice();
+    systems.push(sluice);
+    const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
+    log(`sluice: ${sluiceMetrics.items} samples by remote write at ${Math.round(sluiceMetrics.perSecond)}/s`);
+    const sluiceLogs = await loadSluiceLogs(sluice, dataset);
+    log(`sluice: ${sluiceLogs.items} log lines by Loki push at ${Math.round(sluiceLogs.perSecond)}/s`);
+    const victoria = await startVictoria();
+    systems.push(victoria);
+    const victoriaLoad = await loadVictoria(victoria, dataset);
+    log(`victoria-metrics: ${victoriaLoad.items} samples imported at ${Math.round(victoriaLoad.perSecond)}/s`);
+    const prometheus = await startPrometheus(promDir);
+    systems.push(prometheus);
+    const sampleCounts = await waitForSameSampleCount(systems, dataset, 120_000, log);
+
+    const report: RunReport = {
+      startedAt,
+      finishedAt: '',
+      scale: scale.name,
+      repetitions: options.repetitions,
+      machine,
+      versions: { sluice: sluiceVersion(`${repoRoot}package.json`), ...peerVersions() },
+      dataset: dataset.summary(),
+      load: { prometheus: promLoad, sluiceMetrics, sluiceLogs, victoria: victoriaLoad },
+      sampleCounts,
+      queries: [],
+      suites: {},
+    };
+    if (options.suites.includes('queries')) {
+      report.queries = await runQuerySuite(systems, queryCases(dataset), options.repetitions, log);
+    }
+    report.finishedAt = new Date().toISOString();
+    const written = writeReport(report, options.outDir);
+    log(`wrote ${written.json} and ${written.markdown}`);
+    const wrong = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
+    for (const q of wrong) log(`Sluice differs from Prometheus on ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
+    return wrong.length === 0 ? 0 : 1;
+  } finally {
+    for (const sys of systems.reverse()) await sys.process.stop();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exitCode = 1;
+  },
+);

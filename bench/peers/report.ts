@@ -1,0 +1,109 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Agreement } from './compareAnswers.js';
+import type { DatasetSummary } from './dataset.js';
+import type { MachineInfo } from './machine.js';
+import type { QueryCaseResult } from './querySuite.js';
+
+/**
+ * The outputs of one run: a JSON file with every timing (the record), and a Markdown report
+ * (what a person reads), both under bench/results/ with the run's time and scale in the name.
+ */
+export interface RunReport {
+  startedAt: string;
+  finishedAt: string;
+  scale: string;
+  repetitions: number;
+  machine: MachineInfo;
+  versions: Record<string, string>;
+  dataset: DatasetSummary;
+  load: Record<string, unknown>;
+  sampleCounts: Record<string, number>;
+  queries: QueryCaseResult[];
+  suites: Record<string, unknown>;
+}
+
+export interface WrittenReport {
+  json: string;
+  markdown: string;
+  baseName: string;
+}
+
+export function reportBaseName(report: RunReport): string {
+  return `${report.startedAt.replace(/[:.]/g, '-').replace(/-\d+Z$/, 'Z')}-${report.scale}`;
+}
+
+export function writeReport(report: RunReport, outDir: string): WrittenReport {
+  mkdirSync(outDir, { recursive: true });
+  const baseName = reportBaseName(report);
+  const json = path.join(outDir, `${baseName}.json`);
+  const markdown = path.join(outDir, `${baseName}.md`);
+  writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(markdown, renderMarkdown(report));
+  return { json, markdown, baseName };
+}
+
+function ms(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value >= 100 ? value.toFixed(0) : value.toFixed(1);
+}
+
+function ratio(value: number | undefined): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : `${value.toFixed(2)}×`;
+}
+
+function agreementText(a: Agreement | undefined): string {
+  if (a === undefined) return '–';
+  return a.mismatches === 0 ? `same (${a.points})` : `${a.mismatches}/${a.points} differ`;
+}
+
+/** queryTable is the Markdown table of the query suite, also used by the README. */
+export function queryTable(queries: readonly QueryCaseResult[]): string {
+  const lines = [
+    '| Query | Window | Sluice ms (p90) | Prometheus ms (p90) | VictoriaMetrics ms (p90) | Sluice/Prometheus | Sluice/VictoriaMetrics | Sluice = Prometheus | VictoriaMetrics = Prometheus |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const q of queries) {
+    const cell = (name: 'sluice' | 'prometheus' | 'victoria'): string => `${ms(q.systems[name]?.medianMs)} (${ms(q.systems[name]?.p90Ms)})`;
+    lines.push(`| ${q.name} | ${q.window} | ${cell('sluice')} | ${cell('prometheus')} | ${cell('victoria')} | ${ratio(q.ratios.prometheus)} | ${ratio(q.ratios.victoria)} | ${agreementText(q.agreement.sluice)} | ${agreementText(q.agreement.victoria)} |`);
+  }
+  return lines.join('\n');
+}
+
+function geometricMean(values: number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v) && v > 0);
+  return finite.length === 0 ? Number.NaN : Math.exp(finite.reduce((s, v) => s + Math.log(v), 0) / finite.length);
+}
+
+export function renderMarkdown(report: RunReport): string {
+  const m = report.machine;
+  const d = report.dataset;
+  const sluiceDiffers = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
+  const out: string[] = [
+    `# Sluice against Prometheus and VictoriaMetrics (${report.scale})`,
+    '',
+    `Run ${report.startedAt} to ${report.finishedAt}. Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average at start ${m.loadAverageAtStart.join(' / ')}.`,
+    `Versions: ${Object.entries(report.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    '',
+    `Dataset: ${d.counterSeries} counter and ${d.histogramSeries} histogram bucket series, ${d.steps} scrapes at ${d.scrapeIntervalS} s (${d.samples} samples), ${d.logLines} log lines, seed ${d.seed}. Every system held all ${d.samples} samples before timing (${Object.entries(report.sampleCounts).map(([k, v]) => `${k} ${v}`).join(', ')}).`,
+    '',
+    `## Queries`,
+    '',
+    `Median and p90 of ${report.repetitions} interleaved runs after one warm-up, each read to the end of the answer (Sluice: its SSE stream to \`done\`). A ratio below 1 means Sluice was faster. Answers are compared with Prometheus' to ${'1e-6'} relative; VictoriaMetrics computes rate() without Prometheus' extrapolation, so its differences are reported, not failures.`,
+    '',
+    queryTable(report.queries),
+    '',
+    `Geometric mean of the ratios: Sluice/Prometheus ${ratio(geometricMean(report.queries.map((q) => q.ratios.prometheus ?? Number.NaN)))}, Sluice/VictoriaMetrics ${ratio(geometricMean(report.queries.map((q) => q.ratios.victoria ?? Number.NaN)))}.`,
+    '',
+  ];
+  if (sluiceDiffers.length > 0) {
+    out.push('**Sluice answered differently from Prometheus:**', '');
+    for (const q of sluiceDiffers) out.push(`- ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
+    out.push('');
+  }
+  out.push('## Load', '', '```json', JSON.stringify(report.load, null, 2), '```', '');
+  for (const [name, suite] of Object.entries(report.suites)) {
+    out.push(`## ${name}`, '', '```json', JSON.stringify(suite, null, 2), '```', '');
+  }
+  return out.join('\n');
+}
