@@ -25,6 +25,11 @@ function log(line: string): void {
   process.stderr.write(`[bench:peers ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 }
 
+/** The pid is logged so that whoever runs the harness (and its test) can see every process end. */
+function logStarted(sys: RunningSystem): void {
+  log(`started ${sys.name} (pid ${sys.process.pid}) on ${sys.url}`);
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2), `${repoRoot}bench/results`);
   const startedAt = new Date().toISOString();
@@ -40,16 +45,19 @@ async function main(): Promise<number> {
     log(`prometheus blocks written (openmetrics ${promLoad.writeSeconds.toFixed(1)} s, promtool ${promLoad.promtoolSeconds.toFixed(1)} s)`);
     const sluice = await startSluice();
     systems.push(sluice);
+    logStarted(sluice);
     const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
     log(`sluice: ${sluiceMetrics.items} samples by remote write at ${Math.round(sluiceMetrics.perSecond)}/s`);
     const sluiceLogs = await loadSluiceLogs(sluice, dataset);
     log(`sluice: ${sluiceLogs.items} log lines by Loki push at ${Math.round(sluiceLogs.perSecond)}/s`);
     const victoria = await startVictoria();
     systems.push(victoria);
+    logStarted(victoria);
     const victoriaLoad = await loadVictoria(victoria, dataset);
     log(`victoria-metrics: ${victoriaLoad.items} samples imported at ${Math.round(victoriaLoad.perSecond)}/s`);
     const prometheus = await startPrometheus(promDir);
     systems.push(prometheus);
+    logStarted(prometheus);
     const sampleCounts = await waitForSameSampleCount(systems, dataset, 120_000, log);
 
     const report: RunReport = {

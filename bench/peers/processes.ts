@@ -7,32 +7,43 @@ import path from 'node:path';
 /**
  * Every process and temporary directory the harness creates is registered here, so that a
  * normal end, a thrown error, SIGINT or SIGTERM all leave nothing running and nothing on disk.
- * The exit hook is synchronous on purpose: it is the last chance, and kill and rmSync need no
- * event loop.
+ * On a signal the children are killed and awaited before the harness exits, so none is left
+ * for anyone to reap; the exit hook is the synchronous last resort for any other way out.
  */
 const children = new Set<ChildProcess>();
 const directories = new Set<string>();
 let hooked = false;
 
-function cleanUpNow(): void {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  children.clear();
+function isAlive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function killChildren(): void {
+  for (const child of children) if (isAlive(child)) child.kill('SIGKILL');
+}
+
+function removeDirectories(): void {
   for (const dir of directories) rmSync(dir, { recursive: true, force: true });
   directories.clear();
+}
+
+async function cleanUpAndExit(): Promise<void> {
+  const exits = [...children].filter(isAlive).map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  killChildren();
+  await Promise.race([Promise.all(exits), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  children.clear();
+  removeDirectories();
+  process.exit(130);
 }
 
 function hookExit(): void {
   if (hooked) return;
   hooked = true;
-  process.on('exit', cleanUpNow);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      cleanUpNow();
-      process.exit(130);
-    });
-  }
+  process.on('exit', () => {
+    killChildren();
+    removeDirectories();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUpAndExit());
 }
 
 /** temporaryDirectory makes a directory that is removed when the harness ends, however it ends. */
