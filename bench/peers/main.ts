@@ -8,6 +8,7 @@ import { parseOptions } from './options.js';
 import { ensurePeersInstalled, peerVersions, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
 import { temporaryDirectory } from './processes.js';
 import { queryCases } from './queries.js';
+import { runConcurrencySuite } from './concurrencySuite.js';
 import { runQuerySuite } from './querySuite.js';
 import { writeReport, type RunReport } from './report.js';
 import { waitForSameSampleCount } from './sampleCounts.js';
@@ -71,11 +72,12 @@ async function main(): Promise<number> {
       load: { prometheus: promLoad, sluiceMetrics, sluiceLogs, victoria: victoriaLoad },
       sampleCounts,
       queries: [],
+      concurrency: [],
       suites: {},
     };
-    if (options.suites.includes('queries')) {
-      report.queries = await runQuerySuite(systems, queryCases(dataset), options.repetitions, log);
-    }
+    const cases = queryCases(dataset);
+    if (options.suites.includes('queries')) report.queries = await runQuerySuite(systems, cases, options.repetitions, log);
+    if (options.suites.includes('concurrency')) report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
     report.finishedAt = new Date().toISOString();
     const written = writeReport(report, options.outDir);
     log(`wrote ${written.json} and ${written.markdown}`);

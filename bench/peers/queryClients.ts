@@ -25,7 +25,8 @@ export type SeriesPoints = Map<string, Map<number, number>>;
 
 export class QueryFailed extends Error {}
 
-export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal): Promise<TimedAnswer> {
+/** timedQuery asks one query and reads the answer to its end; `pauseMs` makes it a slow reader. */
+export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
   const started = performance.now();
   const res = sys.name === 'sluice' ? await sluiceRequest(sys, req, signal) : await prometheusApiRequest(sys, req, signal);
   const chunks: Uint8Array[] = [];
@@ -36,6 +37,7 @@ export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?:
     if (done) break;
     chunks.push(value);
     bytes += value.length;
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
   }
   const ms = performance.now() - started;
   const body = Buffer.concat(chunks);

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Agreement } from './compareAnswers.js';
+import type { ConcurrencyLevelResult } from './concurrencySuite.js';
 import type { DatasetSummary } from './dataset.js';
 import type { MachineInfo } from './machine.js';
 import type { QueryCaseResult } from './querySuite.js';
@@ -20,6 +21,7 @@ export interface RunReport {
   load: Record<string, unknown>;
   sampleCounts: Record<string, number>;
   queries: QueryCaseResult[];
+  concurrency: ConcurrencyLevelResult[];
   suites: Record<string, unknown>;
 }
 
@@ -70,6 +72,17 @@ export function queryTable(queries: readonly QueryCaseResult[]): string {
   return lines.join('\n');
 }
 
+const SYSTEM_TITLES: Readonly<Record<string, string>> = { sluice: 'Sluice', prometheus: 'Prometheus', victoria: 'VictoriaMetrics' };
+
+/** concurrencyTable is the Markdown table of the concurrency suite. */
+export function concurrencyTable(levels: readonly ConcurrencyLevelResult[]): string {
+  const lines = ['| Viewers | System | Queries/s | p50 ms | p99 ms | Errors | CPU ms/query | Peak RSS MiB |', '|---|---|---|---|---|---|---|---|'];
+  for (const l of levels) {
+    lines.push(`| ${l.viewers} | ${SYSTEM_TITLES[l.system]} | ${l.queriesPerSecond.toFixed(1)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${l.errors} | ${ms(l.cpuSecondsPerQuery * 1000)} | ${l.peakRssMiB} |`);
+  }
+  return lines.join('\n');
+}
+
 function geometricMean(values: number[]): number {
   const finite = values.filter((v) => Number.isFinite(v) && v > 0);
   return finite.length === 0 ? Number.NaN : Math.exp(finite.reduce((s, v) => s + Math.log(v), 0) / finite.length);
@@ -100,6 +113,19 @@ export function renderMarkdown(report: RunReport): string {
     out.push('**Sluice answered differently from Prometheus:**', '');
     for (const q of sluiceDiffers) out.push(`- ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
     out.push('');
+  }
+  if (report.concurrency.length > 0) {
+    out.push(
+      '## Concurrent dashboard viewers',
+      '',
+      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly. One system at a time; CPU is the system process\'s own (all threads) per completed query, RSS its peak while the level ran.',
+      '',
+      concurrencyTable(report.concurrency),
+      '',
+    );
+    const failed = report.concurrency.filter((l) => l.firstError !== undefined);
+    for (const l of failed) out.push(`- ${SYSTEM_TITLES[l.system]}, ${l.viewers} viewers, first error: ${l.firstError}`);
+    if (failed.length > 0) out.push('');
   }
   out.push('## Load', '', '```json', JSON.stringify(report.load, null, 2), '```', '');
   for (const [name, suite] of Object.entries(report.suites)) {
