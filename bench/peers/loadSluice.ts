@@ -1,6 +1,8 @@
 import { encodeLokiPushBody, encodeRemoteWriteBody } from '../../engine/index.js';
 import type { TimeSeriesInput } from '../../engine/index.js';
 import type { LokiStreamInput } from '../../engine/ingest/index.js';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import type { Dataset } from './dataset.js';
 import type { RunningSystem } from './peers.js';
 
@@ -49,7 +51,12 @@ export async function loadSluiceMetrics(sys: RunningSystem, dataset: Dataset): P
   return { items: samples, seconds: sendMs / 1000, perSecond: samples / (sendMs / 1000) };
 }
 
-export async function loadSluiceLogs(sys: RunningSystem, dataset: Dataset): Promise<IngestFigures> {
+/**
+ * loadSluiceLogs pushes every log line and also writes the lines, one per line, to `rawFile`:
+ * the same bytes `grep -F -c` scans as the logs suite's reference.
+ */
+export async function loadSluiceLogs(sys: RunningSystem, dataset: Dataset, rawFile: string): Promise<IngestFigures> {
+  const raw = createWriteStream(rawFile);
   let streams = new Map<string, LokiStreamInput>();
   let inBatch = 0;
   let lines = 0;
@@ -70,9 +77,12 @@ export async function loadSluiceLogs(sys: RunningSystem, dataset: Dataset): Prom
       streams.set(key, stream);
     }
     stream.entries.push({ timestampNs: log.timestampNs, line: log.line });
+    if (!raw.write(`${log.line}\n`)) await once(raw, 'drain');
     lines++;
     if (++inBatch === LINES_PER_PUSH) await flush();
   }
   if (inBatch > 0) await flush();
+  raw.end();
+  await once(raw, 'finish');
   return { items: lines, seconds: sendMs / 1000, perSecond: lines / (sendMs / 1000) };
 }

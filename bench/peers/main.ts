@@ -1,4 +1,7 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { directoryBytes, sluiceDiskUsage } from './diskUsage.js';
+import { runLogsSuite } from './logsSuite.js';
 import { Dataset, datasetEndMs } from './dataset.js';
 import { loadPrometheusBlocks } from './loadPrometheus.js';
 import { loadSluiceLogs, loadSluiceMetrics } from './loadSluice.js';
@@ -49,7 +52,8 @@ async function main(): Promise<number> {
     logStarted(sluice);
     const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
     log(`sluice: ${sluiceMetrics.items} samples by remote write at ${Math.round(sluiceMetrics.perSecond)}/s`);
-    const sluiceLogs = await loadSluiceLogs(sluice, dataset);
+    const rawLogFile = path.join(temporaryDirectory('logs-raw-'), 'lines.txt');
+    const sluiceLogs = await loadSluiceLogs(sluice, dataset, rawLogFile);
     log(`sluice: ${sluiceLogs.items} log lines by Loki push at ${Math.round(sluiceLogs.perSecond)}/s`);
     const victoria = await startVictoria();
     systems.push(victoria);
@@ -78,6 +82,32 @@ async function main(): Promise<number> {
     const cases = queryCases(dataset);
     if (options.suites.includes('queries')) report.queries = await runQuerySuite(systems, cases, options.repetitions, log);
     if (options.suites.includes('concurrency')) report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
+    if (options.suites.includes('logs')) {
+      // A restart empties Sluice's segment cache, so the first run of each log query is cold.
+      await sluice.process.stop();
+      systems.splice(systems.indexOf(sluice), 1);
+      const restarted = await startSluice(sluice.dataDir, sluice.key);
+      systems.push(restarted);
+      logStarted(restarted);
+      report.suites.logs = await runLogsSuite(restarted, dataset, rawLogFile, options.repetitions, log);
+    }
+    for (const sys of systems.splice(0).reverse()) await sys.process.stop();
+    if (options.suites.includes('ingest')) {
+      const sluiceDisk = sluiceDiskUsage(sluice.dataDir);
+      const promBytes = directoryBytes(promDir);
+      const victoriaBytes = directoryBytes(victoria.dataDir);
+      report.suites.ingest = {
+        sluiceRemoteWriteSamplesPerSecond: sluiceMetrics.perSecond,
+        sluiceLokiPushLinesPerSecond: sluiceLogs.perSecond,
+        victoriaImportSamplesPerSecond: victoriaLoad.perSecond,
+        sluiceDisk,
+        sluiceBytesPerSample: sluiceDisk.metricSegmentBytes / dataset.sampleCount,
+        sluiceBytesPerLogLine: sluiceDisk.logSegmentBytes / dataset.scale.logLines,
+        sluiceWalBytesPerSampleOrLine: sluiceDisk.walBytes / (dataset.sampleCount + dataset.scale.logLines),
+        prometheusBytesPerSample: promBytes / dataset.sampleCount,
+        victoriaBytesPerSample: victoriaBytes / dataset.sampleCount,
+      };
+    }
     report.finishedAt = new Date().toISOString();
     const written = writeReport(report, options.outDir);
     log(`wrote ${written.json} and ${written.markdown}`);
