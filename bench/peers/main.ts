@@ -110,7 +110,7 @@ async function main(): Promise<number> {
     }
     report.finishedAt = new Date().toISOString();
     const written = writeReport(report, options.outDir);
-    log(`wrote ${written.json} and ${written.markdown}`);
+    log(`wrote ${written.json}, ${written.markdown}${written.chart ? ` and ${written.chart}` : ''}`);
     const wrong = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
     for (const q of wrong) log(`Sluice differs from Prometheus on ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
     return wrong.length === 0 ? 0 : 1;

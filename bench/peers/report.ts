@@ -1,8 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeQueryChart } from './chart.js';
 import type { Agreement } from './compareAnswers.js';
 import type { ConcurrencyLevelResult } from './concurrencySuite.js';
 import type { DatasetSummary } from './dataset.js';
+import type { LogsSuiteResult } from './logsSuite.js';
 import type { MachineInfo } from './machine.js';
 import type { QueryCaseResult } from './querySuite.js';
 
@@ -28,6 +30,8 @@ export interface RunReport {
 export interface WrittenReport {
   json: string;
   markdown: string;
+  /** The chart, when the query suite ran. */
+  chart?: string;
   baseName: string;
 }
 
@@ -41,8 +45,13 @@ export function writeReport(report: RunReport, outDir: string): WrittenReport {
   const json = path.join(outDir, `${baseName}.json`);
   const markdown = path.join(outDir, `${baseName}.md`);
   writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(markdown, renderMarkdown(report));
-  return { json, markdown, baseName };
+  let chart: string | undefined;
+  if (report.queries.length > 0) {
+    chart = path.join(outDir, `${baseName}.png`);
+    writeQueryChart(report.queries, `Median query latency, ${report.scale} scale (${report.dataset.samples.toLocaleString('en-US')} samples)`, chart);
+  }
+  writeFileSync(markdown, renderMarkdown(report, chart === undefined ? undefined : path.basename(chart)));
+  return { json, markdown, baseName, chart };
 }
 
 function ms(value: number | undefined): string {
@@ -88,7 +97,50 @@ function geometricMean(values: number[]): number {
   return finite.length === 0 ? Number.NaN : Math.exp(finite.reduce((s, v) => s + Math.log(v), 0) / finite.length);
 }
 
-export function renderMarkdown(report: RunReport): string {
+/** IngestSuiteResult is what main records about ingest rates and disk use. */
+export interface IngestSuiteResult {
+  sluiceRemoteWriteSamplesPerSecond: number;
+  sluiceLokiPushLinesPerSecond: number;
+  victoriaImportSamplesPerSecond: number;
+  sluiceBytesPerSample: number;
+  sluiceBytesPerLogLine: number;
+  sluiceWalBytesPerSampleOrLine: number;
+  prometheusBytesPerSample: number;
+  victoriaBytesPerSample: number;
+}
+
+function logsSection(logs: LogsSuiteResult): string[] {
+  const lines = [
+    '## Logs (Sluice only; grep as the scan-rate reference)',
+    '',
+    `${(logs.rawBytes / 2 ** 20).toFixed(1)} MiB of log lines. \`grep -F -c\` over the same bytes: ${logs.grep.matches} matches in ${ms(logs.grep.medianMs)} ms (${logs.grep.scanMiBPerSecond.toFixed(0)} MiB/s). Sluice counted ${logs.sluiceFilterCount} matching lines and ${logs.sluiceTotalCount} of ${logs.expectedTotal} lines in all.`,
+    '',
+    '| Query | Cold ms | Warm ms (p90) | MiB/s of input, warm |',
+    '|---|---|---|---|',
+  ];
+  for (const q of logs.queries) lines.push(`| ${q.name} | ${ms(q.coldMs)} | ${ms(q.warmMedianMs)} (${ms(q.warmP90Ms)}) | ${q.scanMiBPerSecond.toFixed(1)} |`);
+  lines.push('');
+  return lines;
+}
+
+function ingestSection(ingest: IngestSuiteResult): string[] {
+  const rate = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const size = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–');
+  return [
+    '## Ingest and disk',
+    '',
+    '| | Sluice | Prometheus | VictoriaMetrics |',
+    '|---|---|---|---|',
+    `| samples/s written | ${rate(ingest.sluiceRemoteWriteSamplesPerSecond)} (remote write) | – (promtool blocks) | ${rate(ingest.victoriaImportSamplesPerSecond)} (import API) |`,
+    `| log lines/s written | ${rate(ingest.sluiceLokiPushLinesPerSecond)} (Loki push) | – | – |`,
+    `| bytes on disk per sample | ${size(ingest.sluiceBytesPerSample)} (segments) | ${size(ingest.prometheusBytesPerSample)} | ${size(ingest.victoriaBytesPerSample)} |`,
+    `| bytes on disk per log line | ${size(ingest.sluiceBytesPerLogLine)} (segments) | – | – |`,
+    `| Sluice write-ahead log, bytes per sample or line | ${size(ingest.sluiceWalBytesPerSampleOrLine)} | | |`,
+    '',
+  ];
+}
+
+export function renderMarkdown(report: RunReport, chartFile?: string): string {
   const m = report.machine;
   const d = report.dataset;
   const sluiceDiffers = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
@@ -106,6 +158,7 @@ export function renderMarkdown(report: RunReport): string {
     '',
     queryTable(report.queries),
     '',
+    ...(chartFile === undefined ? [] : [`![Median query latency per system](${chartFile})`, '']),
     `Geometric mean of the ratios: Sluice/Prometheus ${ratio(geometricMean(report.queries.map((q) => q.ratios.prometheus ?? Number.NaN)))}, Sluice/VictoriaMetrics ${ratio(geometricMean(report.queries.map((q) => q.ratios.victoria ?? Number.NaN)))}.`,
     '',
   ];
@@ -127,9 +180,10 @@ export function renderMarkdown(report: RunReport): string {
     for (const l of failed) out.push(`- ${SYSTEM_TITLES[l.system]}, ${l.viewers} viewers, first error: ${l.firstError}`);
     if (failed.length > 0) out.push('');
   }
-  out.push('## Load', '', '```json', JSON.stringify(report.load, null, 2), '```', '');
-  for (const [name, suite] of Object.entries(report.suites)) {
-    out.push(`## ${name}`, '', '```json', JSON.stringify(suite, null, 2), '```', '');
-  }
+  const logs = report.suites.logs as LogsSuiteResult | undefined;
+  if (logs !== undefined) out.push(...logsSection(logs));
+  const ingest = report.suites.ingest as IngestSuiteResult | undefined;
+  if (ingest !== undefined) out.push(...ingestSection(ingest));
+  out.push('## Load details', '', '```json', JSON.stringify(report.load, null, 2), '```', '');
   return out.join('\n');
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingPeerBinaries } from '../../bench/peers/peers.js';
 import { SCALES } from '../../bench/peers/scales.js';
-import type { RunReport } from '../../bench/peers/report.js';
+import type { LogsSuiteResult } from '../../bench/peers/logsSuite.js';
+import type { IngestSuiteResult, RunReport } from '../../bench/peers/report.js';
 
 /**
  * Runs `bench:peers` end to end at the tiny scale, with the real Prometheus and
@@ -63,7 +64,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     expect(missing, 'CI installs prometheus and victoria-metrics (.ci/run)').toEqual([]);
     expect(existsSync(HARNESS), 'run `npm run build` first').toBe(true);
     outDir = await mkdtemp(path.join(tmpdir(), 'bench-peers-test-'));
-    run = await runHarness(['--scale', 'tiny', '--reps', '2', '--no-install', '--out', outDir, '--suites', 'queries']);
+    run = await runHarness(['--scale', 'tiny', '--reps', '2', '--no-install', '--out', outDir, '--viewers', '2', '--concurrency-seconds', '1']);
     const json = readdirSync(outDir).find((f) => f.endsWith('-tiny.json'));
     if (json !== undefined) report = JSON.parse(readFileSync(path.join(outDir, json), 'utf8')) as RunReport;
   }, 150_000);
@@ -75,7 +76,8 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
   it('finishes successfully and stops every process it started', () => {
     expect(run.code, run.log).toBe(0);
     const pids = startedPids(run.log);
-    expect(pids).toHaveLength(3);
+    // Sluice, VictoriaMetrics, Prometheus, and Sluice again: the logs suite restarts it for cold runs.
+    expect(pids).toHaveLength(4);
     expect(pids.filter(isRunning)).toEqual([]);
   });
 
@@ -103,12 +105,39 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     }
   });
 
-  it('writes a Markdown report with the query table', () => {
+  it('runs the dashboard viewers against each system without errors', () => {
+    expect(report.concurrency.map((l) => `${l.system}:${l.viewers}`).sort()).toEqual(['prometheus:2', 'sluice:2', 'victoria:2']);
+    for (const level of report.concurrency) {
+      expect(level.errors, level.firstError).toBe(0);
+      expect(level.queries).toBeGreaterThan(0);
+      expect(level.cpuSecondsPerQuery).toBeGreaterThan(0);
+      expect(level.peakRssMiB).toBeGreaterThan(1);
+    }
+  });
+
+  it('counts log lines as grep does and measures bytes on disk', () => {
+    const logs = report.suites.logs as LogsSuiteResult;
+    expect(logs.grep.matches).toBeGreaterThan(0);
+    expect(logs.sluiceFilterCount).toBe(logs.grep.matches);
+    expect(logs.sluiceTotalCount).toBe(SCALES.tiny.logLines);
+    expect(logs.queries.every((q) => q.coldMs > 0 && q.warmMedianMs > 0)).toBe(true);
+    const ingest = report.suites.ingest as IngestSuiteResult;
+    expect(ingest.sluiceRemoteWriteSamplesPerSecond).toBeGreaterThan(0);
+    expect(ingest.prometheusBytesPerSample).toBeGreaterThan(0);
+    expect(ingest.victoriaBytesPerSample).toBeGreaterThan(0);
+    // Sluice's data is in segments or still in its write-ahead log.
+    expect(ingest.sluiceBytesPerSample + ingest.sluiceWalBytesPerSampleOrLine).toBeGreaterThan(0);
+  });
+
+  it('writes a Markdown report with the query table and a chart', () => {
     const md = readdirSync(outDir).find((f) => f.endsWith('-tiny.md'));
     expect(md).toBeDefined();
     const text = readFileSync(path.join(outDir, md!), 'utf8');
     expect(text).toContain('| Query | Window | Sluice ms (p90)');
     expect(text).toContain('| histogram_quantile | instant |');
+    const png = md!.replace(/\.md$/, '.png');
+    expect(text).toContain(`](${png})`);
+    expect(readFileSync(path.join(outDir, png)).subarray(1, 4).toString()).toBe('PNG');
   });
 });
 
