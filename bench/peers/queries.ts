@@ -20,7 +20,9 @@ export const QUERY_DEFINITIONS: readonly QueryDefinition[] = [
   { name: 'max_over_time', expr: `max by (route) (max_over_time(${COUNTER_NAME}[10m]))` },
   { name: 'binary operation', expr: `sum by (route) (rate(${COUNTER_NAME}{code=~"5.."}[5m])) / sum by (route) (rate(${COUNTER_NAME}[5m]))` },
   { name: 'regex selector', expr: `sum(rate(${COUNTER_NAME}{route=~"/r[0-2]",instance=~"i-00.[13579]"}[5m]))` },
-  { name: 'subquery', expr: `max_over_time(sum(rate(${COUNTER_NAME}[5m]))[30m:1m])` },
+  // 29m59s, not 30m: the subquery's left edge then never falls on its 1-minute grid, where
+  // Prometheus 2's closed range takes one more inner point than Prometheus 3's (and Sluice's).
+  { name: 'subquery', expr: `max_over_time(sum(rate(${COUNTER_NAME}[5m]))[29m59s:1m])` },
 ];
 
 export interface QueryCase {
