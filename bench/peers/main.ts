@@ -1,0 +1,130 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { directoryBytes, sluiceDiskUsage } from './diskUsage.js';
+import { runLogsSuite } from './logsSuite.js';
+import { Dataset, datasetEndMs } from './dataset.js';
+import { loadPrometheusBlocks } from './loadPrometheus.js';
+import { loadSluiceLogs, loadSluiceMetrics } from './loadSluice.js';
+import { loadVictoria } from './loadVictoria.js';
+import { machineInfo, sluiceVersion } from './machine.js';
+import { parseOptions } from './options.js';
+import { ensurePeersInstalled, peerVersions, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
+import { temporaryDirectory } from './processes.js';
+import { queryCases } from './queries.js';
+import { runConcurrencySuite } from './concurrencySuite.js';
+import { runQuerySuite } from './querySuite.js';
+import { writeReport, type RunReport } from './report.js';
+import { waitForSameSampleCount } from './sampleCounts.js';
+import { SCALES } from './scales.js';
+
+/**
+ * `npm run bench:peers`: one command that loads the same deterministic data into Sluice,
+ * Prometheus and VictoriaMetrics, checks that all three hold the same samples, times the
+ * suites against each, and writes the JSON record and Markdown report under bench/results/.
+ * Every process it starts is stopped at the end, on error and on Ctrl-C.
+ */
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+function log(line: string): void {
+  process.stderr.write(`[bench:peers ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+/** The pid is logged so that whoever runs the harness (and its test) can see every process end. */
+function logStarted(sys: RunningSystem): void {
+  log(`started ${sys.name} (pid ${sys.process.pid}) on ${sys.url}`);
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2), `${repoRoot}bench/results`);
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  if (options.install) ensurePeersInstalled(log);
+  const scale = SCALES[options.scale];
+  const dataset = new Dataset(scale, datasetEndMs(Date.now()));
+  log(`scale ${scale.name}: ${dataset.series.length} series × ${dataset.steps} scrapes = ${dataset.sampleCount} samples, ${scale.logLines} log lines`);
+  const systems: RunningSystem[] = [];
+  try {
+    const promDir = temporaryDirectory('prometheus-peers-');
+    const promLoad = await loadPrometheusBlocks(dataset, promDir);
+    log(`prometheus blocks written (openmetrics ${promLoad.writeSeconds.toFixed(1)} s, promtool ${promLoad.promtoolSeconds.toFixed(1)} s)`);
+    const sluice = await startSluice();
+    systems.push(sluice);
+    logStarted(sluice);
+    const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
+    log(`sluice: ${sluiceMetrics.items} samples by remote write at ${Math.round(sluiceMetrics.perSecond)}/s`);
+    const rawLogFile = path.join(temporaryDirectory('logs-raw-'), 'lines.txt');
+    const sluiceLogs = await loadSluiceLogs(sluice, dataset, rawLogFile);
+    log(`sluice: ${sluiceLogs.items} log lines by Loki push at ${Math.round(sluiceLogs.perSecond)}/s`);
+    const victoria = await startVictoria();
+    systems.push(victoria);
+    logStarted(victoria);
+    const victoriaLoad = await loadVictoria(victoria, dataset);
+    log(`victoria-metrics: ${victoriaLoad.items} samples imported at ${Math.round(victoriaLoad.perSecond)}/s`);
+    const prometheus = await startPrometheus(promDir);
+    systems.push(prometheus);
+    logStarted(prometheus);
+    const sampleCounts = await waitForSameSampleCount(systems, dataset, 120_000, log);
+
+    const report: RunReport = {
+      startedAt,
+      finishedAt: '',
+      scale: scale.name,
+      repetitions: options.repetitions,
+      machine,
+      versions: { sluice: sluiceVersion(`${repoRoot}package.json`), ...peerVersions() },
+      dataset: dataset.summary(),
+      load: { prometheus: promLoad, sluiceMetrics, sluiceLogs, victoria: victoriaLoad },
+      sampleCounts,
+      queries: [],
+      concurrency: [],
+      suites: {},
+    };
+    const cases = queryCases(dataset);
+    if (options.suites.includes('queries')) report.queries = await runQuerySuite(systems, cases, options.repetitions, log);
+    if (options.suites.includes('concurrency')) report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
+    if (options.suites.includes('logs')) {
+      // A restart empties Sluice's segment cache, so the first run of each log query is cold.
+      await sluice.process.stop();
+      systems.splice(systems.indexOf(sluice), 1);
+      const restarted = await startSluice(sluice.dataDir, sluice.key);
+      systems.push(restarted);
+      logStarted(restarted);
+      report.suites.logs = await runLogsSuite(restarted, dataset, rawLogFile, options.repetitions, log);
+    }
+    for (const sys of systems.splice(0).reverse()) await sys.process.stop();
+    if (options.suites.includes('ingest')) {
+      const sluiceDisk = sluiceDiskUsage(sluice.dataDir);
+      const promBytes = directoryBytes(promDir);
+      const victoriaBytes = directoryBytes(victoria.dataDir);
+      report.suites.ingest = {
+        sluiceRemoteWriteSamplesPerSecond: sluiceMetrics.perSecond,
+        sluiceLokiPushLinesPerSecond: sluiceLogs.perSecond,
+        victoriaImportSamplesPerSecond: victoriaLoad.perSecond,
+        sluiceDisk,
+        sluiceBytesPerSample: sluiceDisk.metricSegmentBytes / dataset.sampleCount,
+        sluiceBytesPerLogLine: sluiceDisk.logSegmentBytes / dataset.scale.logLines,
+        sluiceWalBytesPerSampleOrLine: sluiceDisk.walBytes / (dataset.sampleCount + dataset.scale.logLines),
+        prometheusBytesPerSample: promBytes / dataset.sampleCount,
+        victoriaBytesPerSample: victoriaBytes / dataset.sampleCount,
+      };
+    }
+    report.finishedAt = new Date().toISOString();
+    const written = writeReport(report, options.outDir);
+    log(`wrote ${written.json}, ${written.markdown}${written.chart ? ` and ${written.chart}` : ''}`);
+    const wrong = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
+    for (const q of wrong) log(`Sluice differs from Prometheus on ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
+    return wrong.length === 0 ? 0 : 1;
+  } finally {
+    for (const sys of systems.reverse()) await sys.process.stop();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exitCode = 1;
+  },
+);

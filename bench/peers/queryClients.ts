@@ -1,0 +1,126 @@
+import type { RunningSystem, SystemName } from './peers.js';
+
+/**
+ * The clients the query suites time: Sluice's SSE API read to its `done` event, and the
+ * peers' Prometheus HTTP API read to the end of the body. Timing covers the request and the
+ * whole body; parsing happens afterwards (only when answers are compared), so client-side
+ * JSON work is not counted against any system.
+ */
+export interface QueryRequest {
+  expr: string;
+  kind: 'range' | 'instant';
+  startMs: number;
+  endMs: number;
+  stepS: number;
+}
+
+export interface TimedAnswer {
+  ms: number;
+  bytes: number;
+  body: Uint8Array;
+}
+
+/** SeriesPoints maps a series' canonical labels to its points (timestamp ms → value). */
+export type SeriesPoints = Map<string, Map<number, number>>;
+
+export class QueryFailed extends Error {}
+
+/** timedQuery asks one query and reads the answer to its end; `pauseMs` makes it a slow reader. */
+export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
+  const started = performance.now();
+  const res = sys.name === 'sluice' ? await sluiceRequest(sys, req, signal) : await prometheusApiRequest(sys, req, signal);
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    bytes += value.length;
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+  }
+  const ms = performance.now() - started;
+  const body = Buffer.concat(chunks);
+  if (res.status !== 200) throw new QueryFailed(`${sys.name} answered ${res.status} to ${req.expr}: ${body.toString().slice(0, 500)}`);
+  if (sys.name === 'sluice' && !/"type":"done","data":\{"status":"ok"/.test(body.subarray(Math.max(0, body.length - 200)).toString())) {
+    throw new QueryFailed(`sluice ended ${req.expr} without done ok: ${body.subarray(Math.max(0, body.length - 300)).toString()}`);
+  }
+  return { ms, bytes, body };
+}
+
+function sluiceRequest(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal): Promise<Response> {
+  const body: Record<string, unknown> =
+    req.kind === 'range'
+      ? { q: req.expr, s: String(req.startMs), e: String(req.endMs), step: req.stepS }
+      : { q: req.expr, s: String(req.endMs), e: String(req.endMs) };
+  return fetch(`${sys.url}/api/v1/metrics/query`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'x-svc-api-key': sys.key, 'content-type': 'application/json', accept: 'text/event-stream' },
+    signal,
+  });
+}
+
+function prometheusApiRequest(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal): Promise<Response> {
+  const params = new URLSearchParams({ query: req.expr });
+  if (req.kind === 'range') {
+    params.set('start', String(req.startMs / 1000));
+    params.set('end', String(req.endMs / 1000));
+    params.set('step', String(req.stepS));
+  } else {
+    params.set('time', String(req.endMs / 1000));
+  }
+  if (sys.name === 'victoria') params.set('nocache', '1');
+  const path = req.kind === 'range' ? '/api/v1/query_range' : '/api/v1/query';
+  return fetch(`${sys.url}${path}?${params.toString()}`, { signal });
+}
+
+export function labelsKey(labels: Record<string, unknown>): string {
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, String(labels[k])]),
+  );
+}
+
+/** parseAnswer turns either wire format into series points, dropping NaN and infinities as Sluice does. */
+export function parseAnswer(system: SystemName, body: Uint8Array): SeriesPoints {
+  return system === 'sluice' ? parseSluiceSse(Buffer.from(body).toString()) : parsePrometheusJson(Buffer.from(body).toString());
+}
+
+function add(points: SeriesPoints, key: string, ts: number, value: number): void {
+  if (!Number.isFinite(value)) return;
+  let series = points.get(key);
+  if (series === undefined) {
+    series = new Map();
+    points.set(key, series);
+  }
+  series.set(ts, value);
+}
+
+function parseSluiceSse(text: string): SeriesPoints {
+  const points: SeriesPoints = new Map();
+  for (const block of text.split('\n\n')) {
+    const line = block.split('\n').find((l) => l.startsWith('data: '));
+    if (line === undefined) continue;
+    const event = JSON.parse(line.slice(6)) as { type: string; data: { tags?: Record<string, unknown>; value?: number; timestamp?: number } };
+    if (event.type !== 'result') continue;
+    add(points, labelsKey(event.data.tags ?? {}), event.data.timestamp!, event.data.value!);
+  }
+  return points;
+}
+
+interface PrometheusAnswer {
+  status: string;
+  data: { resultType: string; result: Array<{ metric: Record<string, string>; values?: Array<[number, string]>; value?: [number, string] }> };
+}
+
+function parsePrometheusJson(text: string): SeriesPoints {
+  const answer = JSON.parse(text) as PrometheusAnswer;
+  const points: SeriesPoints = new Map();
+  for (const series of answer.data.result) {
+    const key = labelsKey(series.metric);
+    for (const [t, v] of series.values ?? (series.value ? [series.value] : [])) add(points, key, Math.round(t * 1000), Number(v));
+  }
+  return points;
+}

@@ -1,0 +1,81 @@
+import { compareAnswers, type Agreement } from './compareAnswers.js';
+import type { RunningSystem, SystemName } from './peers.js';
+import type { QueryCase } from './queries.js';
+import { parseAnswer, timedQuery } from './queryClients.js';
+import { median, percentile } from './stats.js';
+
+/**
+ * Runs every query case against every system, interleaved: one warm-up round, then
+ * `repetitions` rounds, each round asking each case of each system once, with the order of
+ * systems rotated from round to round so no system always runs right after another's load.
+ * The warm-up answers are compared with Prometheus' (the reference implementation of PromQL).
+ */
+export interface SystemTimings {
+  runsMs: number[];
+  medianMs: number;
+  p90Ms: number;
+  bytes: number;
+}
+
+export interface QueryCaseResult {
+  id: string;
+  name: string;
+  window: string;
+  kind: 'range' | 'instant';
+  expr: string;
+  stepS: number;
+  systems: Partial<Record<SystemName, SystemTimings>>;
+  /** Median of Sluice divided by median of the peer: below 1 means Sluice is faster. */
+  ratios: Partial<Record<SystemName, number>>;
+  /** Each system's answer against Prometheus'. Sluice must agree; VictoriaMetrics' differences are reported. */
+  agreement: Partial<Record<SystemName, Agreement>>;
+}
+
+export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[], repetitions: number, log: (line: string) => void): Promise<QueryCaseResult[]> {
+  const runs = new Map<string, Map<SystemName, number[]>>();
+  const bytes = new Map<string, Map<SystemName, number>>();
+  const warmBodies = new Map<string, Map<SystemName, Uint8Array>>();
+  for (const c of cases) {
+    runs.set(c.id, new Map(systems.map((s) => [s.name, []])));
+    bytes.set(c.id, new Map());
+    warmBodies.set(c.id, new Map());
+  }
+  for (let round = 0; round <= repetitions; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[i];
+      const offset = (round + i) % systems.length;
+      const order = [...systems.slice(offset), ...systems.slice(0, offset)];
+      for (const sys of order) {
+        const answer = await timedQuery(sys, c.request);
+        if (round === 0) {
+          warmBodies.get(c.id)!.set(sys.name, answer.body);
+          bytes.get(c.id)!.set(sys.name, answer.bytes);
+        } else {
+          runs.get(c.id)!.get(sys.name)!.push(answer.ms);
+        }
+      }
+    }
+    log(`query suite: ${round === 0 ? 'warm-up' : `round ${round}/${repetitions}`} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return cases.map((c) => {
+    const result: QueryCaseResult = { id: c.id, name: c.definition.name, window: c.window, kind: c.request.kind, expr: c.request.expr, stepS: c.request.stepS, systems: {}, ratios: {}, agreement: {} };
+    for (const sys of systems) {
+      const r = runs.get(c.id)!.get(sys.name)!;
+      result.systems[sys.name] = { runsMs: r.map((x) => Number(x.toFixed(3))), medianMs: median(r), p90Ms: percentile(r, 90), bytes: bytes.get(c.id)!.get(sys.name)! };
+    }
+    const sluice = result.systems.sluice;
+    for (const sys of systems) {
+      if (sys.name !== 'sluice' && sluice !== undefined) result.ratios[sys.name] = sluice.medianMs / result.systems[sys.name]!.medianMs;
+    }
+    const bodies = warmBodies.get(c.id)!;
+    const reference = bodies.get('prometheus');
+    if (reference !== undefined) {
+      const refPoints = parseAnswer('prometheus', reference);
+      for (const sys of systems) {
+        if (sys.name !== 'prometheus') result.agreement[sys.name] = compareAnswers(refPoints, parseAnswer(sys.name, bodies.get(sys.name)!));
+      }
+    }
+    return result;
+  });
+}

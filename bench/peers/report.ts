@@ -1,0 +1,189 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeQueryChart } from './chart.js';
+import type { Agreement } from './compareAnswers.js';
+import type { ConcurrencyLevelResult } from './concurrencySuite.js';
+import type { DatasetSummary } from './dataset.js';
+import type { LogsSuiteResult } from './logsSuite.js';
+import type { MachineInfo } from './machine.js';
+import type { QueryCaseResult } from './querySuite.js';
+
+/**
+ * The outputs of one run: a JSON file with every timing (the record), and a Markdown report
+ * (what a person reads), both under bench/results/ with the run's time and scale in the name.
+ */
+export interface RunReport {
+  startedAt: string;
+  finishedAt: string;
+  scale: string;
+  repetitions: number;
+  machine: MachineInfo;
+  versions: Record<string, string>;
+  dataset: DatasetSummary;
+  load: Record<string, unknown>;
+  sampleCounts: Record<string, number>;
+  queries: QueryCaseResult[];
+  concurrency: ConcurrencyLevelResult[];
+  suites: Record<string, unknown>;
+}
+
+export interface WrittenReport {
+  json: string;
+  markdown: string;
+  /** The chart, when the query suite ran. */
+  chart?: string;
+  baseName: string;
+}
+
+export function reportBaseName(report: RunReport): string {
+  return `${report.startedAt.replace(/[:.]/g, '-').replace(/-\d+Z$/, 'Z')}-${report.scale}`;
+}
+
+export function writeReport(report: RunReport, outDir: string): WrittenReport {
+  mkdirSync(outDir, { recursive: true });
+  const baseName = reportBaseName(report);
+  const json = path.join(outDir, `${baseName}.json`);
+  const markdown = path.join(outDir, `${baseName}.md`);
+  writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  let chart: string | undefined;
+  if (report.queries.length > 0) {
+    chart = path.join(outDir, `${baseName}.png`);
+    writeQueryChart(report.queries, `Median query latency, ${report.scale} scale (${report.dataset.samples.toLocaleString('en-US')} samples)`, chart);
+  }
+  writeFileSync(markdown, renderMarkdown(report, chart === undefined ? undefined : path.basename(chart)));
+  return { json, markdown, baseName, chart };
+}
+
+function ms(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value >= 100 ? value.toFixed(0) : value.toFixed(1);
+}
+
+function ratio(value: number | undefined): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : `${value.toFixed(2)}×`;
+}
+
+function agreementText(a: Agreement | undefined): string {
+  if (a === undefined) return '–';
+  return a.mismatches === 0 ? `same (${a.points})` : `${a.mismatches}/${a.points} differ`;
+}
+
+/** queryTable is the Markdown table of the query suite, also used by the README. */
+export function queryTable(queries: readonly QueryCaseResult[]): string {
+  const lines = [
+    '| Query | Window | Sluice ms (p90) | Prometheus ms (p90) | VictoriaMetrics ms (p90) | Sluice/Prometheus | Sluice/VictoriaMetrics | Sluice = Prometheus | VictoriaMetrics = Prometheus |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const q of queries) {
+    const cell = (name: 'sluice' | 'prometheus' | 'victoria'): string => `${ms(q.systems[name]?.medianMs)} (${ms(q.systems[name]?.p90Ms)})`;
+    lines.push(`| ${q.name} | ${q.window} | ${cell('sluice')} | ${cell('prometheus')} | ${cell('victoria')} | ${ratio(q.ratios.prometheus)} | ${ratio(q.ratios.victoria)} | ${agreementText(q.agreement.sluice)} | ${agreementText(q.agreement.victoria)} |`);
+  }
+  return lines.join('\n');
+}
+
+const SYSTEM_TITLES: Readonly<Record<string, string>> = { sluice: 'Sluice', prometheus: 'Prometheus', victoria: 'VictoriaMetrics' };
+
+/** concurrencyTable is the Markdown table of the concurrency suite. */
+export function concurrencyTable(levels: readonly ConcurrencyLevelResult[]): string {
+  const lines = ['| Viewers | System | Queries/s | p50 ms | p99 ms | Errors | CPU ms/query | Peak RSS MiB |', '|---|---|---|---|---|---|---|---|'];
+  for (const l of levels) {
+    lines.push(`| ${l.viewers} | ${SYSTEM_TITLES[l.system]} | ${l.queriesPerSecond.toFixed(1)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${l.errors} | ${ms(l.cpuSecondsPerQuery * 1000)} | ${l.peakRssMiB} |`);
+  }
+  return lines.join('\n');
+}
+
+function geometricMean(values: number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v) && v > 0);
+  return finite.length === 0 ? Number.NaN : Math.exp(finite.reduce((s, v) => s + Math.log(v), 0) / finite.length);
+}
+
+/** IngestSuiteResult is what main records about ingest rates and disk use. */
+export interface IngestSuiteResult {
+  sluiceRemoteWriteSamplesPerSecond: number;
+  sluiceLokiPushLinesPerSecond: number;
+  victoriaImportSamplesPerSecond: number;
+  sluiceBytesPerSample: number;
+  sluiceBytesPerLogLine: number;
+  sluiceWalBytesPerSampleOrLine: number;
+  prometheusBytesPerSample: number;
+  victoriaBytesPerSample: number;
+}
+
+function logsSection(logs: LogsSuiteResult): string[] {
+  const lines = [
+    '## Logs (Sluice only; grep as the scan-rate reference)',
+    '',
+    `${(logs.rawBytes / 2 ** 20).toFixed(1)} MiB of log lines. \`grep -F -c\` over the same bytes: ${logs.grep.matches} matches in ${ms(logs.grep.medianMs)} ms (${logs.grep.scanMiBPerSecond.toFixed(0)} MiB/s). Sluice counted ${logs.sluiceFilterCount} matching lines and ${logs.sluiceTotalCount} of ${logs.expectedTotal} lines in all.`,
+    '',
+    '| Query | Cold ms | Warm ms (p90) | MiB/s of input, warm |',
+    '|---|---|---|---|',
+  ];
+  for (const q of logs.queries) lines.push(`| ${q.name} | ${ms(q.coldMs)} | ${ms(q.warmMedianMs)} (${ms(q.warmP90Ms)}) | ${q.scanMiBPerSecond.toFixed(1)} |`);
+  lines.push('');
+  return lines;
+}
+
+function ingestSection(ingest: IngestSuiteResult): string[] {
+  const rate = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const size = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–');
+  return [
+    '## Ingest and disk',
+    '',
+    '| | Sluice | Prometheus | VictoriaMetrics |',
+    '|---|---|---|---|',
+    `| samples/s written | ${rate(ingest.sluiceRemoteWriteSamplesPerSecond)} (remote write) | – (promtool blocks) | ${rate(ingest.victoriaImportSamplesPerSecond)} (import API) |`,
+    `| log lines/s written | ${rate(ingest.sluiceLokiPushLinesPerSecond)} (Loki push) | – | – |`,
+    `| bytes on disk per sample | ${size(ingest.sluiceBytesPerSample)} (segments) | ${size(ingest.prometheusBytesPerSample)} | ${size(ingest.victoriaBytesPerSample)} |`,
+    `| bytes on disk per log line | ${size(ingest.sluiceBytesPerLogLine)} (segments) | – | – |`,
+    `| Sluice write-ahead log, bytes per sample or line | ${size(ingest.sluiceWalBytesPerSampleOrLine)} | | |`,
+    '',
+  ];
+}
+
+export function renderMarkdown(report: RunReport, chartFile?: string): string {
+  const m = report.machine;
+  const d = report.dataset;
+  const sluiceDiffers = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
+  const out: string[] = [
+    `# Sluice against Prometheus and VictoriaMetrics (${report.scale})`,
+    '',
+    `Run ${report.startedAt} to ${report.finishedAt}. Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average at start ${m.loadAverageAtStart.join(' / ')}.`,
+    `Versions: ${Object.entries(report.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    '',
+    `Dataset: ${d.counterSeries} counter and ${d.histogramSeries} histogram bucket series, ${d.steps} scrapes at ${d.scrapeIntervalS} s (${d.samples} samples), ${d.logLines} log lines, seed ${d.seed}. Every system held all ${d.samples} samples before timing (${Object.entries(report.sampleCounts).map(([k, v]) => `${k} ${v}`).join(', ')}).`,
+    '',
+    `## Queries`,
+    '',
+    `Median and p90 of ${report.repetitions} interleaved runs after one warm-up, each read to the end of the answer (Sluice: its SSE stream to \`done\`). A ratio below 1 means Sluice was faster. Answers are compared with Prometheus' to ${'1e-6'} relative; VictoriaMetrics computes rate() without Prometheus' extrapolation, so its differences are reported, not failures.`,
+    '',
+    queryTable(report.queries),
+    '',
+    ...(chartFile === undefined ? [] : [`![Median query latency per system](${chartFile})`, '']),
+    `Geometric mean of the ratios: Sluice/Prometheus ${ratio(geometricMean(report.queries.map((q) => q.ratios.prometheus ?? Number.NaN)))}, Sluice/VictoriaMetrics ${ratio(geometricMean(report.queries.map((q) => q.ratios.victoria ?? Number.NaN)))}.`,
+    '',
+  ];
+  if (sluiceDiffers.length > 0) {
+    out.push('**Sluice answered differently from Prometheus:**', '');
+    for (const q of sluiceDiffers) out.push(`- ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
+    out.push('');
+  }
+  if (report.concurrency.length > 0) {
+    out.push(
+      '## Concurrent dashboard viewers',
+      '',
+      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly. One system at a time; CPU is the system process\'s own (all threads) per completed query, RSS its peak while the level ran.',
+      '',
+      concurrencyTable(report.concurrency),
+      '',
+    );
+    const failed = report.concurrency.filter((l) => l.firstError !== undefined);
+    for (const l of failed) out.push(`- ${SYSTEM_TITLES[l.system]}, ${l.viewers} viewers, first error: ${l.firstError}`);
+    if (failed.length > 0) out.push('');
+  }
+  const logs = report.suites.logs as LogsSuiteResult | undefined;
+  if (logs !== undefined) out.push(...logsSection(logs));
+  const ingest = report.suites.ingest as IngestSuiteResult | undefined;
+  if (ingest !== undefined) out.push(...ingestSection(ingest));
+  out.push('## Load details', '', '```json', JSON.stringify(report.load, null, 2), '```', '');
+  return out.join('\n');
+}

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingPeerBinaries } from '../../bench/peers/peers.js';
+import { SCALES } from '../../bench/peers/scales.js';
+import type { LogsSuiteResult } from '../../bench/peers/logsSuite.js';
+import type { IngestSuiteResult, RunReport } from '../../bench/peers/report.js';
+
+/**
+ * Runs `bench:peers` end to end at the tiny scale, with the real Prometheus and
+ * VictoriaMetrics, so the harness keeps working: all three systems must hold the same
+ * samples, every query must be timed on each, Sluice must answer as Prometheus does, the
+ * outputs must be written, and no process it started may outlive it. Without the peers'
+ * binaries the test is skipped on a development machine and fails in CI.
+ */
+const HARNESS = path.resolve('dist/bench/peers/main.js');
+const missing = missingPeerBinaries();
+const inCi = process.env.CI === 'true' || process.env.CI === '1';
+if (missing.length > 0 && !inCi) {
+  console.warn(`skipping bench:peers end-to-end test: ${missing.join(', ')} not installed (apt-get install -y prometheus victoria-metrics)`);
+}
+
+interface HarnessRun {
+  code: number | null;
+  log: string;
+}
+
+function runHarness(args: string[], onLog?: (log: string, stop: () => void) => void): Promise<HarnessRun> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [HARNESS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const collect = (d: Buffer): void => {
+      log += d.toString();
+      onLog?.(log, () => proc.kill('SIGINT'));
+    };
+    proc.stdout.on('data', collect);
+    proc.stderr.on('data', collect);
+    proc.on('exit', (code) => resolve({ code, log }));
+  });
+}
+
+function startedPids(log: string): number[] {
+  return [...log.matchAll(/started \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', () => {
+  let outDir = '';
+  let run: HarnessRun;
+  let report: RunReport;
+
+  beforeAll(async () => {
+    expect(missing, 'CI installs prometheus and victoria-metrics (.ci/run)').toEqual([]);
+    expect(existsSync(HARNESS), 'run `npm run build` first').toBe(true);
+    outDir = await mkdtemp(path.join(tmpdir(), 'bench-peers-test-'));
+    run = await runHarness(['--scale', 'tiny', '--reps', '2', '--no-install', '--out', outDir, '--viewers', '2', '--concurrency-seconds', '1']);
+    const json = readdirSync(outDir).find((f) => f.endsWith('-tiny.json'));
+    if (json !== undefined) report = JSON.parse(readFileSync(path.join(outDir, json), 'utf8')) as RunReport;
+  }, 150_000);
+
+  afterAll(async () => {
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it('finishes successfully and stops every process it started', () => {
+    expect(run.code, run.log).toBe(0);
+    const pids = startedPids(run.log);
+    // Sluice, VictoriaMetrics, Prometheus, and Sluice again: the logs suite restarts it for cold runs.
+    expect(pids).toHaveLength(4);
+    expect(pids.filter(isRunning)).toEqual([]);
+  });
+
+  it('loads the same samples into all three systems', () => {
+    const tiny = SCALES.tiny;
+    const expected = (tiny.counterSeries + tiny.histogramSeries) * (tiny.hours * 240 + 1);
+    expect(report.dataset.samples).toBe(expected);
+    expect(report.sampleCounts).toEqual({ sluice: expected, prometheus: expected, victoria: expected });
+  });
+
+  it('times every query on every system and Sluice answers as Prometheus does', () => {
+    // Nine expressions, each over the tiny scale's one window and as an instant query.
+    expect(report.queries).toHaveLength(9 * 2);
+    for (const q of report.queries) {
+      for (const name of ['sluice', 'prometheus', 'victoria'] as const) {
+        const timings = q.systems[name]!;
+        expect(timings.runsMs, `${q.id} on ${name}`).toHaveLength(2);
+        expect(timings.medianMs).toBeGreaterThan(0);
+        expect(timings.bytes).toBeGreaterThan(0);
+      }
+      expect(q.ratios.prometheus).toBeCloseTo(q.systems.sluice!.medianMs / q.systems.prometheus!.medianMs, 9);
+      expect(q.agreement.sluice!.points, q.id).toBeGreaterThan(0);
+      expect(q.agreement.sluice!.examples, q.id).toEqual([]);
+      expect(q.agreement.victoria).toBeDefined();
+    }
+  });
+
+  it('runs the dashboard viewers against each system without errors', () => {
+    expect(report.concurrency.map((l) => `${l.system}:${l.viewers}`).sort()).toEqual(['prometheus:2', 'sluice:2', 'victoria:2']);
+    for (const level of report.concurrency) {
+      expect(level.errors, level.firstError).toBe(0);
+      expect(level.queries).toBeGreaterThan(0);
+      expect(level.cpuSecondsPerQuery).toBeGreaterThan(0);
+      expect(level.peakRssMiB).toBeGreaterThan(1);
+    }
+  });
+
+  it('counts log lines as grep does and measures bytes on disk', () => {
+    const logs = report.suites.logs as LogsSuiteResult;
+    expect(logs.grep.matches).toBeGreaterThan(0);
+    expect(logs.sluiceFilterCount).toBe(logs.grep.matches);
+    expect(logs.sluiceTotalCount).toBe(SCALES.tiny.logLines);
+    expect(logs.queries.every((q) => q.coldMs > 0 && q.warmMedianMs > 0)).toBe(true);
+    const ingest = report.suites.ingest as IngestSuiteResult;
+    expect(ingest.sluiceRemoteWriteSamplesPerSecond).toBeGreaterThan(0);
+    expect(ingest.prometheusBytesPerSample).toBeGreaterThan(0);
+    expect(ingest.victoriaBytesPerSample).toBeGreaterThan(0);
+    // Sluice's data is in segments or still in its write-ahead log.
+    expect(ingest.sluiceBytesPerSample + ingest.sluiceWalBytesPerSampleOrLine).toBeGreaterThan(0);
+  });
+
+  it('writes a Markdown report with the query table and a chart', () => {
+    const md = readdirSync(outDir).find((f) => f.endsWith('-tiny.md'));
+    expect(md).toBeDefined();
+    const text = readFileSync(path.join(outDir, md!), 'utf8');
+    expect(text).toContain('| Query | Window | Sluice ms (p90)');
+    expect(text).toContain('| histogram_quantile | instant |');
+    const png = md!.replace(/\.md$/, '.png');
+    expect(text).toContain(`](${png})`);
+    expect(readFileSync(path.join(outDir, png)).subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+describe.skipIf(missing.length > 0 && !inCi)('bench:peers interrupted', () => {
+  it('stops the systems it started on SIGINT', async () => {
+    const outDir = await mkdtemp(path.join(tmpdir(), 'bench-peers-int-'));
+    try {
+      let interrupted = false;
+      const run = await runHarness(['--scale', 'tiny', '--no-install', '--out', outDir], (log, stop) => {
+        if (!interrupted && startedPids(log).length >= 2) {
+          interrupted = true;
+          stop();
+        }
+      });
+      expect(interrupted).toBe(true);
+      expect(run.code).not.toBe(0);
+      const pids = startedPids(run.log);
+      expect(pids.length).toBeGreaterThanOrEqual(2);
+      expect(pids.filter(isRunning)).toEqual([]);
+      expect(readdirSync(outDir)).toEqual([]);
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
