@@ -121,12 +121,18 @@ export class Dataset {
     // starts near zero makes rate() extrapolate towards its zero point at the start of the
     // series, where Prometheus 2.x and 3.x differ; far from zero both extrapolate alike.
     for (let i = 0; i < counters; i++) values[i] = 1_000_000 + i * 1_000;
+    // Whole-number increments let two instances' summed rates tie exactly, and topk orders ties
+    // as it likes: each instance's series also grow by a share of an irrational step that differs
+    // per instance, so no two instance sums can ever be equal and topk answers compare exactly.
+    const combo = ROUTES.length * CODES.length;
+    const tieBreak = new Float64Array(counters);
+    for (let i = 0; i < counters; i++) tieBreak[i] = (Math.SQRT2 * 1e-3 * (Math.floor(i / combo) + 1) ** 2) / combo;
     for (let h = counters; h < values.length; h++) values[h] = 100_000 * (1 + ((h - counters) % BUCKETS.length));
     for (let step = 0; step < this.steps; step++) {
       for (let i = 0; i < counters; i++) {
         const base = 1 + (i % 7) * 3;
         if (i % RESET_EVERY === 0 && step === half) values[i] = 0;
-        else values[i] += Math.floor(rand() * base * 4);
+        else values[i] += Math.floor(rand() * base * 4) + tieBreak[i];
       }
       for (let h = counters; h < values.length; h += BUCKETS.length) {
         bucketIncrements.fill(0);
