@@ -15,7 +15,8 @@ import { instantGrid, makeGrid, stepTime } from './grid.js';
 import { dropMetricName, labelsKey, sortByLabels } from './labelset.js';
 import { materialize, type StepSeries } from './series.js';
 import { stepInvariantNodes } from './stepInvariant.js';
-import type { EvalOptions, InstantResult, MatrixSeries, RangeResult } from './types.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
+import type { EvalOptions, InstantResult, RangeResult } from './types.js';
 import { evalError } from './context.js';
 
 export { formatAnnotation } from './annotations.js';
@@ -27,7 +28,6 @@ export type {
   EvalOptions,
   InstantResult,
   InstantValue,
-  MatrixSeries,
   RangeResult,
   VectorSample,
 } from './types.js';
@@ -67,7 +67,7 @@ export function evaluateInstant(expr: Expr, querier: MetricQuerier, timeMs: numb
       return { value: { type: 'vector', samples }, annotations: ctx.annotations.list() };
     }
     case 'matrix': {
-      const byKey = new Map<string, MatrixSeries>();
+      const byKey = new Map<string, SeriesColumns>();
       for (const raw of value.series) {
         const labels = ctx.delayedNameRemoval && raw.dropName ? dropMetricName(raw.labels) : raw.labels;
         const key = labelsKey(labels);
@@ -104,7 +104,7 @@ export function evaluateRange(expr: Expr, querier: MetricQuerier, startMs: numbe
   } else {
     throw new Error(`evaluateRange: unexpected ${value.kind} result`);
   }
-  const out: MatrixSeries[] = [];
+  const out: SeriesColumns[] = [];
   for (const s of series) {
     let n = 0;
     for (let i = 0; i < grid.count; i++) n += s.present[i];

@@ -7,7 +7,7 @@
  */
 import type { AtModifier, LabelMatcher as AstMatcher, VectorSelector } from '../ast.js';
 import type { LabelMatcher as StorageMatcher } from '../../storage/matchers.js';
-import type { SeriesData } from '../../storage/metricHead.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import { bitsOf, isStale } from '../../storage/staleness.js';
 import type { EvalContext } from './context.js';
 import { stepTime, type StepGrid } from './grid.js';
@@ -49,7 +49,7 @@ export function referenceTimes(ctx: EvalContext, grid: StepGrid, at: AtModifier 
 }
 
 /** sortedSelect reads storage and orders the series by labels, as Prometheus' storage returns them. */
-function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesData[] {
+function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesColumns[] {
   return sortByLabels(ctx.querier.select(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
 }
 
