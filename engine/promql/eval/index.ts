@@ -13,7 +13,7 @@ import { mergeSameLabels, DUPLICATE_LABELSET } from './dedupe.js';
 import { Evaluator } from './evaluator.js';
 import { instantGrid, makeGrid, stepTime } from './grid.js';
 import { dropMetricName, labelsKey, sortByLabels } from './labelset.js';
-import { materialize, type StepSeries } from './series.js';
+import { materialize, type VectorSeries } from './series.js';
 import { stepInvariantNodes } from './stepInvariant.js';
 import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import type { EvalOptions, InstantResult, RangeResult } from './types.js';
@@ -34,7 +34,7 @@ export type {
 export { TOO_MANY_SAMPLES } from './context.js';
 
 /** finalLabels applies a pending name removal to a result series. */
-function finalSeries(series: StepSeries[], delayed: boolean): StepSeries[] {
+function finalSeries(series: VectorSeries[], delayed: boolean): VectorSeries[] {
   if (!delayed) return series;
   return series.map((s) => (s.dropName ? { ...s, labels: dropMetricName(s.labels), dropName: false } : s));
 }
@@ -96,7 +96,7 @@ export function evaluateRange(expr: Expr, querier: MetricQuerier, startMs: numbe
   const ctx = new EvalContext(querier, options, startMs, endMs, stepMs);
   const evaluator = new Evaluator(ctx, stepInvariantNodes(expr));
   const value = evaluator.eval(expr, grid);
-  let series: StepSeries[];
+  let series: VectorSeries[];
   if (value.kind === 'scalar') {
     series = [{ labels: {}, values: value.values, present: new Uint8Array(grid.count).fill(1), dropName: false }];
   } else if (value.kind === 'vector') {
