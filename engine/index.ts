@@ -21,7 +21,8 @@ export { rowBytes } from './logql/eval/log-query.js';
 
 export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
 export { DEFAULT_INDEXED_TAGS, type LogRecord, type LogReader, type LogStreamData } from './storage/logHead.js';
-export type { MetricQuerier, SeriesData, MetricAppend } from './storage/metricHead.js';
+export type { MetricQuerier, MetricAppend } from './storage/metricHead.js';
+export type { SeriesColumns } from './storage/seriesColumns.js';
 export type { LabelMatcher } from './storage/matchers.js';
 export type { Labels } from './storage/labels.js';
 
@@ -41,7 +42,7 @@ export {
 export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, LogEntry, MetricSeries } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
-export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries, type SeriesColumns } from './query/packing.js';
+export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
 export { formatLabels, labelsKey } from './storage/labels.js';

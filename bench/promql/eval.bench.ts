@@ -9,10 +9,11 @@
  */
 import { Bench } from 'tinybench';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
-import { evaluateRange, type MatrixSeries, type RangeResult } from '../../engine/promql/eval/index.js';
+import { evaluateRange, type RangeResult } from '../../engine/promql/eval/index.js';
 import type { Labels } from '../../engine/storage/labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../../engine/storage/matchers.js';
-import { lowerBound, upperBound, type MetricQuerier, type SeriesData } from '../../engine/storage/metricHead.js';
+import { lowerBound, upperBound, type MetricQuerier } from '../../engine/storage/metricHead.js';
+import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { bitsOf, isStale } from '../../engine/storage/staleness.js';
 import { runWhenDirect } from '../runDirect.js';
 
@@ -52,12 +53,12 @@ class SyntheticQuerier implements MetricQuerier {
     }
   }
 
-  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
     const compiled = compileMatchers(matchers);
     const from = lowerBound(this.timestamps, minMs);
     const to = upperBound(this.timestamps, maxMs);
     const n = this.timestamps.length;
-    const out: SeriesData[] = [];
+    const out: SeriesColumns[] = [];
     this.labels.forEach((labels, s) => {
       if (!matchesAll(labels, compiled) || to <= from) return;
       out.push({ labels, timestampsMs: this.timestamps.subarray(from, to), values: this.values.subarray(s * n + from, s * n + to) });
@@ -114,8 +115,8 @@ function withoutName(labels: Labels): Labels {
 }
 
 /** toResult turns per-step values (NaN = no point) into result series sorted by labels, as the engine returns them. */
-function toResult(rows: { labels: Labels; values: Float64Array }[], startMs: number): MatrixSeries[] {
-  const out: { key: string; series: MatrixSeries }[] = [];
+function toResult(rows: { labels: Labels; values: Float64Array }[], startMs: number): SeriesColumns[] {
+  const out: { key: string; series: SeriesColumns }[] = [];
   for (const { labels, values } of rows) {
     let n = 0;
     for (let i = 0; i < values.length; i++) if (!Number.isNaN(values[i])) n++;
@@ -140,7 +141,7 @@ function toResult(rows: { labels: Labels; values: Float64Array }[], startMs: num
  * naiveRateQuery evaluates rate(x[5m]) step by step for every series, rescanning every window,
  * and returns the same result shape as the engine.
  */
-function naiveRateQuery(querier: SyntheticQuerier, startMs: number, endMs: number): MatrixSeries[] {
+function naiveRateQuery(querier: SyntheticQuerier, startMs: number, endMs: number): SeriesColumns[] {
   const steps = Math.floor((endMs - startMs) / STEP_MS) + 1;
   const rows: { labels: Labels; values: Float64Array }[] = [];
   for (const series of querier.select([{ name: '__name__', type: '=', value: 'x' }], startMs - RANGE_MS + 1, endMs)) {
@@ -156,7 +157,7 @@ function naiveRateQuery(querier: SyntheticQuerier, startMs: number, endMs: numbe
 }
 
 /** naiveSumRateQuery evaluates sum by (job) (rate(x[5m])) step by step, rescanning every window. */
-function naiveSumRateQuery(querier: SyntheticQuerier, startMs: number, endMs: number): MatrixSeries[] {
+function naiveSumRateQuery(querier: SyntheticQuerier, startMs: number, endMs: number): SeriesColumns[] {
   const steps = Math.floor((endMs - startMs) / STEP_MS) + 1;
   const series = querier.select([{ name: '__name__', type: '=', value: 'x' }], startMs - RANGE_MS + 1, endMs);
   const words = series.map((s) => bitsOf(s.values));
@@ -176,7 +177,7 @@ function naiveSumRateQuery(querier: SyntheticQuerier, startMs: number, endMs: nu
 }
 
 /** checkAgreement makes sure both evaluators compute the same thing before timing them. */
-function checkAgreement(engine: RangeResult, naive: MatrixSeries[]): void {
+function checkAgreement(engine: RangeResult, naive: SeriesColumns[]): void {
   if (engine.series.length !== naive.length) throw new Error(`engine returned ${engine.series.length} series, naive ${naive.length}`);
   engine.series.forEach((series, i) => {
     const other = naive[i];

@@ -15,7 +15,12 @@ export interface LogEntry {
   tags: Record<string, string>;
 }
 
-/** MetricSeries is one series of one request: its labels and its samples in time order. */
+/**
+ * MetricSeries is one series of one request: its labels and its samples in time order. It is
+ * not storage's SeriesColumns: the labels are as the sender wrote them (not yet sorted, empty
+ * values not yet dropped, still mutable while the decoder assembles them) and staleness
+ * markers ride alongside, so the write path validates and normalizes before anything is stored.
+ */
 export interface MetricSeries {
   /** full label set including __name__ */
   labels: Record<string, string>;

@@ -2,7 +2,7 @@ import { labelsKey } from '../storage/labels.js';
 import type { LogReader, LogStreamData } from '../storage/logHead.js';
 import type { MetricQuerier } from '../storage/metricHead.js';
 import type { LogSelection } from './logqlPlan.js';
-import type { SeriesColumns } from './packing.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
 import type { Selection } from './promqlPlan.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Packr } from 'msgpackr';
 import type { Labels } from '../storage/labels.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
 
 /**
  * PackedSeries moves many series between threads as four buffers: labels packed once with
@@ -12,12 +13,6 @@ import type { Labels } from '../storage/labels.js';
 export interface PackedSeries {
   labels: Uint8Array;
   offsets: Uint32Array;
-  timestampsMs: Float64Array;
-  values: Float64Array;
-}
-
-export interface SeriesColumns {
-  labels: Labels;
   timestampsMs: Float64Array;
   values: Float64Array;
 }

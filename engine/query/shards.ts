@@ -1,7 +1,7 @@
 import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
-import type { SeriesColumns } from './packing.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
 
 /**
  * Series sharding splits one slice of a query by series, for the case time slices cannot

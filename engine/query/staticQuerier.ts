@@ -1,6 +1,6 @@
-import { lowerBound, upperBound, type LabelSetVisitor, type MetricQuerier, type SeriesData } from '../storage/metricHead.js';
+import { lowerBound, upperBound, type LabelSetVisitor, type MetricQuerier } from '../storage/metricHead.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
-import type { SeriesColumns } from './packing.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
 
 /**
  * StaticQuerier answers the evaluator's reads from series shipped with a task. The planner
@@ -14,9 +14,9 @@ export class StaticQuerier implements MetricQuerier {
     return this.series.length;
   }
 
-  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
     const compiled = compileMatchers(matchers);
-    const out: SeriesData[] = [];
+    const out: SeriesColumns[] = [];
     for (const s of this.series) {
       if (!matchesAll(s.labels, compiled)) continue;
       const from = lowerBound(s.timestampsMs, minMs);

@@ -2,7 +2,7 @@ import type { SegmentMeta } from './catalog.js';
 import { labelsKey, type Labels } from './labels.js';
 import type { LogColumns } from './logHead.js';
 import type { LogSegmentReader } from './logSegment.js';
-import type { SeriesData } from './metricHead.js';
+import type { SeriesColumns } from './seriesColumns.js';
 import type { MetricSegmentReader } from './metricSegment.js';
 import { mergeSeriesRuns } from './seriesMerge.js';
 
@@ -36,8 +36,8 @@ export function planCompaction(segments: readonly SegmentMeta[], targetBytes: nu
 }
 
 /** mergeMetricReaders unions the series of several segments (oldest first); a series in several is merged with newer samples winning. */
-export function mergeMetricReaders(readers: readonly MetricSegmentReader[]): SeriesData[] {
-  const runs = new Map<string, SeriesData[]>();
+export function mergeMetricReaders(readers: readonly MetricSegmentReader[]): SeriesColumns[] {
+  const runs = new Map<string, SeriesColumns[]>();
   for (const reader of readers) {
     for (const s of reader.allSeries()) {
       const key = labelsKey(s.labels);

@@ -2,21 +2,16 @@ import { lowerBound, upperBound } from './bounds.js';
 import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
+import type { SeriesColumns } from './seriesColumns.js';
 import { STALE_HI, STALE_LO, bitsOf, isStale } from './staleness.js';
 
-/** SeriesData is one series' samples in a time range: timestamps in ms, ascending and unique. */
-export interface SeriesData {
-  labels: Labels;
-  timestampsMs: Float64Array;
-  values: Float64Array;
-}
 
 /**
  * MetricQuerier is how the PromQL engine reads samples: select series by matchers over a time
  * range. The head, segments and the conformance loader all answer through it.
  */
 export interface MetricQuerier {
-  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[];
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[];
   labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
   labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
 }
@@ -153,8 +148,8 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     return out;
   }
 
-  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
-    const out: SeriesData[] = [];
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
+    const out: SeriesColumns[] = [];
     for (const s of this.matching(matchers)) {
       s.normalize();
       const ts = s.timestamps.view();
@@ -208,8 +203,8 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
    * (sorted, one sample per timestamp), for writing a segment without another copy. Callers
    * read them only once the head takes no more appends.
    */
-  seriesViews(): SeriesData[] {
-    const out: SeriesData[] = [];
+  seriesViews(): SeriesColumns[] {
+    const out: SeriesColumns[] = [];
     for (const s of this.series.values()) {
       s.normalize();
       out.push({ labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() });
@@ -218,8 +213,8 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
   }
 
   /** allSeries lists every series with all its samples, for cutting the head into a segment. */
-  allSeries(): SeriesData[] {
-    const out: SeriesData[] = [];
+  allSeries(): SeriesColumns[] {
+    const out: SeriesColumns[] = [];
     for (const s of this.series.values()) {
       s.normalize();
       out.push({ labels: s.labels, timestampsMs: s.timestamps.view().slice(), values: s.values.view().slice() });

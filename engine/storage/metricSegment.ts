@@ -1,7 +1,8 @@
 import { ArrowSection, float64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
 import { METRIC_NAME, labelsKey, type Labels } from './labels.js';
 import { matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
-import { lowerBound, upperBound, type SeriesData } from './metricHead.js';
+import { lowerBound, upperBound } from './metricHead.js';
+import type { SeriesColumns } from './seriesColumns.js';
 import type { SeriesPartition } from './partition.js';
 import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
@@ -33,7 +34,7 @@ export interface EncodedMetricSegment {
  * `MetricHead` and `mergeSeriesRuns` produce them) into a segment; series with no samples are
  * left out. Returns undefined when there is nothing to write.
  */
-export function encodeMetricSegment(input: readonly SeriesData[]): EncodedMetricSegment | undefined {
+export function encodeMetricSegment(input: readonly SeriesColumns[]): EncodedMetricSegment | undefined {
   const series = input.filter((s) => s.timestampsMs.length > 0).map((s) => ({ s, key: labelsKey(s.labels) }));
   if (series.length === 0) return undefined;
   series.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -155,8 +156,8 @@ export class MetricSegmentReader {
    * select returns matching series' samples in [minMs, maxMs] as zero-copy views; with `only`,
    * just the series that predicate places (a worker's shard), decided once per series and reused.
    */
-  select(matchers: readonly LabelMatcher[], compiled: readonly CompiledMatcher[], minMs: number, maxMs: number, only?: SeriesPartition): SeriesData[] {
-    const out: SeriesData[] = [];
+  select(matchers: readonly LabelMatcher[], compiled: readonly CompiledMatcher[], minMs: number, maxMs: number, only?: SeriesPartition): SeriesColumns[] {
+    const out: SeriesColumns[] = [];
     const parts = only ? this.partition(only) : undefined;
     for (const i of this.candidates(matchers)) {
       if (parts && parts[i] !== only!.index) continue;
@@ -192,7 +193,7 @@ export class MetricSegmentReader {
   }
 
   /** allSeries lists every series with all its samples (views), for compaction. */
-  allSeries(): SeriesData[] {
+  allSeries(): SeriesColumns[] {
     return this.labels.map((labels, i) => {
       const from = this.first[i];
       const end = from + this.count[i];

@@ -4,7 +4,8 @@ import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
-import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesData, SeriesLabelReader } from './metricHead.js';
+import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
+import type { SeriesColumns } from './seriesColumns.js';
 import type { MetricSegmentReader } from './metricSegment.js';
 import type { SeriesPartition } from './partition.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
@@ -148,18 +149,18 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
     return segments.filter((entry) => filters.some(({ r, mayMatch }) => mayMatch(entry, r.minMs, r.maxMs)));
   }
 
-  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesData[] {
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
     return this.selectWithStatus(matchers, minMs, maxMs).series;
   }
 
   /** selectWithStatus is `select` that also says which segments this call skipped. */
-  selectWithStatus(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SelectResult<SeriesData> {
+  selectWithStatus(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SelectResult<SeriesColumns> {
     const { segments, heads } = this.sources();
     const failedSegments: SegmentFailure[] = [];
     if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minMs, maxMs), failedSegments };
     const compiled = compileMatchers(matchers);
     const mayMatch = metricSegmentFilter(matchers);
-    const parts: SeriesData[][] = [];
+    const parts: SeriesColumns[][] = [];
     for (const entry of segments) {
       if (!mayMatch(entry, minMs, maxMs)) continue;
       const opened = this.readers.metric(entry.meta);
@@ -170,7 +171,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
     const nonEmpty = parts.filter((p) => p.length > 0);
     // Only when two sources answer can a series be split between them and need merging.
     if (nonEmpty.length <= 1) return { series: nonEmpty[0] ?? [], failedSegments };
-    const runs = new Map<string, SeriesData[]>();
+    const runs = new Map<string, SeriesColumns[]>();
     for (const list of nonEmpty) {
       for (const s of list) {
         const key = labelsKey(s.labels);
@@ -179,7 +180,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
         else runs.set(key, [s]);
       }
     }
-    const series: SeriesData[] = [];
+    const series: SeriesColumns[] = [];
     for (const list of runs.values()) series.push(mergeSeriesRuns(list));
     return { series, failedSegments };
   }

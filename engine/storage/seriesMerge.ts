@@ -1,4 +1,4 @@
-import type { SeriesData } from './metricHead.js';
+import type { SeriesColumns } from './seriesColumns.js';
 
 /**
  * mergeSeriesRuns combines one series' sample runs from several sources (segments oldest
@@ -7,7 +7,7 @@ import type { SeriesData } from './metricHead.js';
  * and after data moves from the head into segments. Values move as raw bits, so staleness
  * markers survive. A single run is returned as is (no copy).
  */
-export function mergeSeriesRuns(runs: readonly SeriesData[]): SeriesData {
+export function mergeSeriesRuns(runs: readonly SeriesColumns[]): SeriesColumns {
   let merged = runs[0];
   for (let i = 1; i < runs.length; i++) merged = mergeTwo(merged, runs[i]);
   return merged;
@@ -18,7 +18,7 @@ function wordsOf(values: Float64Array): Uint32Array {
 }
 
 /** mergeTwo merges `older` and `newer`, keeping newer's sample where both have a timestamp. */
-function mergeTwo(older: SeriesData, newer: SeriesData): SeriesData {
+function mergeTwo(older: SeriesColumns, newer: SeriesColumns): SeriesColumns {
   const ta = older.timestampsMs;
   const tb = newer.timestampsMs;
   if (ta.length === 0) return newer;

@@ -4,7 +4,8 @@
  * 1e-9 absolute or relative, NaN equal to NaN, `_` meaning no point at that step.
  */
 import { formatLabelSet, sortedLabels } from '../../logql/eval/label-set.js';
-import type { InstantResult, MetricSeries, RangeResult } from '../../logql/eval/types.js';
+import type { InstantResult, RangeResult } from '../../logql/eval/types.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import type { EvalCommand } from './script.js';
 import { EPOCH_MS } from './script.js';
 
@@ -24,7 +25,7 @@ function key(labels: Readonly<Record<string, string>>): string {
   return formatLabelSet(sortedLabels(labels));
 }
 
-function describe(series: readonly MetricSeries[]): string {
+function describe(series: readonly SeriesColumns[]): string {
   return series.map((s) => `${key(s.labels)} ${[...s.values].join(' ')}`).join('; ') || '(none)';
 }
 

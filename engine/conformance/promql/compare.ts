@@ -7,7 +7,8 @@
 import { labelsKey, type Labels } from '../../storage/labels.js';
 import { compileRegex } from '../../regex/index.js';
 import { almostEqual } from '../../promql/eval/almost.js';
-import type { InstantValue, MatrixSeries, VectorSample } from '../../promql/eval/index.js';
+import type { InstantValue, VectorSample } from '../../promql/eval/index.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import { formatLabels } from '../../storage/labels.js';
 import type { EvalCommand, ExpectedSeries, MessageMatcher } from './script.js';
 
@@ -99,7 +100,7 @@ export function compareVector(cmd: EvalCommand, samples: readonly VectorSample[]
 }
 
 /** compareMatrix checks range results point by point: one expected value per step from startMs. */
-export function compareMatrix(cmd: EvalCommand, series: readonly MatrixSeries[]): void {
+export function compareMatrix(cmd: EvalCommand, series: readonly SeriesColumns[]): void {
   if (cmd.ordered) throw new Mismatch('expected ordered result, but query returned a matrix');
   if (cmd.expectScalar !== null) throw new Mismatch('expected scalar result, but got a matrix');
   const expected = expectedByKey(cmd.expected);

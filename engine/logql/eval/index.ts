@@ -18,4 +18,4 @@ export { TEMPLATE_FORMAT_ERROR } from './pipeline/format-stages.js';
 export { SAMPLE_EXTRACTION_ERROR } from './metric/extract.js';
 export { formatLabelSet, compareLabelSets } from './label-set.js';
 export { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES } from './types.js';
-export type { EvalOptions, InstantResult, LogDirection, LogQueryOptions, LogRow, MetricSeries, RangeResult } from './types.js';
+export type { EvalOptions, InstantResult, LogDirection, LogQueryOptions, LogRow, RangeResult } from './types.js';

@@ -10,7 +10,8 @@ import { EvalContext, TOO_MANY_SAMPLES } from './context.js';
 import { compareLabelSets } from './label-set.js';
 import { evaluate, hasApproxTopk, hasSort } from './metric/evaluator.js';
 import { makeGrid, stepTime, type Grid, type StepValue } from './metric/step-matrix.js';
-import type { EvalOptions, InstantResult, MetricSeries, RangeResult } from './types.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
+import type { EvalOptions, InstantResult, RangeResult } from './types.js';
 
 function sampleExpr(expr: Expr): SampleExpr {
   if (expr.kind === 'LogSelector') {
@@ -19,8 +20,8 @@ function sampleExpr(expr: Expr): SampleExpr {
   return expr;
 }
 
-function toSeries(value: StepValue, grid: Grid, ctx: EvalContext): MetricSeries[] {
-  const out: MetricSeries[] = [];
+function toSeries(value: StepValue, grid: Grid, ctx: EvalContext): SeriesColumns[] {
+  const out: SeriesColumns[] = [];
   if (value.kind === 'scalar') {
     const timestampsMs = new Float64Array(grid.steps);
     for (let j = 0; j < grid.steps; j++) timestampsMs[j] = stepTime(grid, j);

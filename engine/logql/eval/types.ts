@@ -4,6 +4,7 @@
  */
 import type { MemoryBudget } from '../../common/memoryBudget.js';
 import type { Labels } from '../../storage/labels.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 
 /** DEFAULT_MAX_SERIES bounds the series one query may return or hold per step. */
 export const DEFAULT_MAX_SERIES = 100_000;
@@ -22,22 +23,15 @@ export interface EvalOptions {
   memory?: MemoryBudget;
 }
 
-/** MetricSeries is one result series: points at `timestampsMs` with `values`. */
-export interface MetricSeries {
-  labels: Labels;
-  timestampsMs: Float64Array;
-  values: Float64Array;
-}
-
 /** InstantResult is the answer to an instant query: a vector (one point per series) or a scalar. */
 export type InstantResult =
-  | { resultType: 'vector'; series: MetricSeries[] }
+  | { resultType: 'vector'; series: SeriesColumns[] }
   | { resultType: 'scalar'; timestampMs: number; value: number };
 
 /** RangeResult is the answer to a range query: a matrix sorted by labels. */
 export interface RangeResult {
   resultType: 'matrix';
-  series: MetricSeries[];
+  series: SeriesColumns[];
 }
 
 /** LogDirection orders raw log results. */

@@ -8,7 +8,7 @@ import type { EvalContext } from './context.js';
 import type { StepGrid } from './grid.js';
 import { EMPTY_LABELS, withLabel, type Labels } from './labelset.js';
 import { windowBounds } from './selectors.js';
-import { countPresent, type SeriesStream, type StepSeries } from './series.js';
+import { countPresent, type SeriesStream, type VectorSeries } from './series.js';
 import { unwrapParens } from './stepInvariant.js';
 import type { RangeInput } from './value.js';
 
@@ -36,7 +36,7 @@ export function absentLabels(arg: Expr): Labels {
 }
 
 /** absentSeries builds the result from the steps at which something was seen. */
-function absentSeries(ctx: EvalContext, seen: Uint8Array, arg: Expr): StepSeries[] {
+function absentSeries(ctx: EvalContext, seen: Uint8Array, arg: Expr): VectorSeries[] {
   const present = seen.map((v) => 1 - v);
   if (present.every((v) => v === 0)) return [];
   ctx.holdSamples(present.length);
@@ -44,7 +44,7 @@ function absentSeries(ctx: EvalContext, seen: Uint8Array, arg: Expr): StepSeries
 }
 
 /** absent yields 1 at the steps where the input vector is empty. */
-export function absent(ctx: EvalContext, stream: SeriesStream, arg: Expr, grid: StepGrid): StepSeries[] {
+export function absent(ctx: EvalContext, stream: SeriesStream, arg: Expr, grid: StepGrid): VectorSeries[] {
   const seen = new Uint8Array(grid.count);
   for (const s of stream) {
     for (let i = 0; i < grid.count; i++) seen[i] |= s.present[i];
@@ -54,7 +54,7 @@ export function absent(ctx: EvalContext, stream: SeriesStream, arg: Expr, grid: 
 }
 
 /** absentOverTime yields 1 at the steps where no series has a sample in its window. */
-export function absentOverTime(ctx: EvalContext, input: RangeInput, arg: Expr, grid: StepGrid): StepSeries[] {
+export function absentOverTime(ctx: EvalContext, input: RangeInput, arg: Expr, grid: StepGrid): VectorSeries[] {
   const seen = new Uint8Array(grid.count);
   const lo = new Int32Array(grid.count);
   const hi = new Int32Array(grid.count);

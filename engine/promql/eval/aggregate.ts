@@ -16,7 +16,7 @@ import type { StepGrid } from './grid.js';
 import { Grouper } from './grouping.js';
 import { kahanCompensation, kahanInc } from './kernels/kahan.js';
 import { withLabel, type Labels } from './labelset.js';
-import { countPresent, type SeriesStream, type StepSeries } from './series.js';
+import { countPresent, type SeriesStream, type VectorSeries } from './series.js';
 import { quantileOfSorted } from './quantile.js';
 
 /** GroupState is one output group's accumulators, one slot per step. */
@@ -34,7 +34,7 @@ interface GroupState {
   /** incremental marks steps whose avg switched to the incremental mean. */
   incremental: Uint8Array | null;
   /** members keeps the input series of a quantile group. */
-  members: StepSeries[] | null;
+  members: VectorSeries[] | null;
 }
 
 function newGroup(op: AggregateExpr['op'], labels: Labels, count: number): GroupState {
@@ -53,7 +53,7 @@ function newGroup(op: AggregateExpr['op'], labels: Labels, count: number): Group
 }
 
 /** fold adds one input series into its group, step by step. */
-function fold(op: AggregateExpr['op'], g: GroupState, s: StepSeries): void {
+function fold(op: AggregateExpr['op'], g: GroupState, s: VectorSeries): void {
   const { values, present } = s;
   const { seen, value } = g;
   const n = present.length;
@@ -165,7 +165,7 @@ function fold(op: AggregateExpr['op'], g: GroupState, s: StepSeries): void {
 }
 
 /** finish turns a group's accumulators into its output series. */
-function finish(op: AggregateExpr['op'], g: GroupState, q: Float64Array | null): StepSeries {
+function finish(op: AggregateExpr['op'], g: GroupState, q: Float64Array | null): VectorSeries {
   const n = g.seen.length;
   const values = g.value;
   switch (op) {
@@ -253,7 +253,7 @@ export function paramExtremes(param: Float64Array): { min: number; max: number; 
  * aggregateFolding evaluates sum, avg, min, max, count, group, stddev, stdvar and quantile.
  * Groups are output in the order their first series arrived.
  */
-export function aggregateFolding(ctx: EvalContext, node: AggregateExpr, input: SeriesStream, grid: StepGrid, q: Float64Array | null): StepSeries[] {
+export function aggregateFolding(ctx: EvalContext, node: AggregateExpr, input: SeriesStream, grid: StepGrid, q: Float64Array | null): VectorSeries[] {
   const op = node.op;
   if (op === 'quantile' && q !== null && node.param !== null) {
     const { min, max, hasNaN } = paramExtremes(q);
@@ -281,7 +281,7 @@ export function aggregateFolding(ctx: EvalContext, node: AggregateExpr, input: S
     fold(op, group, series);
     if (op !== 'quantile') ctx.releaseSamples(countPresent(series));
   }
-  const out: StepSeries[] = [];
+  const out: VectorSeries[] = [];
   for (const group of order) {
     const series = finish(op, group, q);
     if (countPresent(series) > 0) out.push(series);
@@ -293,12 +293,12 @@ export function aggregateFolding(ctx: EvalContext, node: AggregateExpr, input: S
  * aggregateCountValues evaluates count_values: per step, the number of series per distinct
  * value, the value written into the label `label`.
  */
-export function aggregateCountValues(ctx: EvalContext, node: AggregateExpr, input: SeriesStream, grid: StepGrid, label: string): StepSeries[] {
+export function aggregateCountValues(ctx: EvalContext, node: AggregateExpr, input: SeriesStream, grid: StepGrid, label: string): VectorSeries[] {
   if (!isValidLabelName(label)) throw evalError(`invalid label name ${quoteGoString(label)}`);
   const grouping = node.without ? node.grouping : [...node.grouping, label];
   const grouper = new Grouper(grouping, node.without);
-  const groups = new Map<string, StepSeries>();
-  const order: StepSeries[] = [];
+  const groups = new Map<string, VectorSeries>();
+  const order: VectorSeries[] = [];
   for (const series of input) {
     ctx.checkAbort();
     for (let i = 0; i < grid.count; i++) {

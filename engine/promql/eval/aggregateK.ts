@@ -12,7 +12,7 @@ import { Grouper } from './grouping.js';
 import type { Labels } from './labelset.js';
 import { labelsHash } from './xxhash.js';
 import { paramExtremes } from './aggregate.js';
-import { materialize, type SeriesStream, type StepSeries } from './series.js';
+import { materialize, type SeriesStream, type VectorSeries } from './series.js';
 
 const MIN_INT64 = -9223372036854775808;
 const MAX_INT64 = 9223372036854775807;
@@ -149,7 +149,7 @@ function validateParam(ctx: EvalContext, node: AggregateExpr, param: Float64Arra
  * aggregateSelect evaluates topk, bottomk, limitk and limit_ratio. An instant result lists each
  * group's selection in Prometheus' order (topk descending, bottomk ascending).
  */
-export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: SeriesStream, grid: StepGrid, param: Float64Array): StepSeries[] {
+export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: SeriesStream, grid: StepGrid, param: Float64Array): VectorSeries[] {
   const input = materialize(stream);
   if (!validateParam(ctx, node, param)) return [];
   const op = node.op;
@@ -166,8 +166,8 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
     groupOf[s] = id;
   }
   const offsets = op === 'limit_ratio' ? input.map((s) => ratioOffset(s.labels)) : null;
-  const outputs = new Map<number, StepSeries>();
-  const ordered: StepSeries[] = [];
+  const outputs = new Map<number, VectorSeries>();
+  const ordered: VectorSeries[] = [];
   const emit = (s: number, step: number): void => {
     let out = outputs.get(s);
     if (out === undefined) {

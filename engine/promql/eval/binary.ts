@@ -23,7 +23,7 @@ import {
   withLabel,
   type Labels,
 } from './labelset.js';
-import { countPresent, type SeriesStream, type StepSeries } from './series.js';
+import { countPresent, type SeriesStream, type VectorSeries } from './series.js';
 
 /** changesMetricSchema tells whether the operator's result no longer measures the input metric. */
 export function changesMetricSchema(op: BinaryOp): boolean {
@@ -104,7 +104,7 @@ export function scalarScalar(op: BinaryOp, lhs: Float64Array, rhs: Float64Array)
 }
 
 /** nameDropped applies metric-name removal: eagerly, or as a flag under delayed removal. */
-function nameDropped(ctx: EvalContext, series: StepSeries): { labels: Labels; dropName: boolean } {
+function nameDropped(ctx: EvalContext, series: VectorSeries): { labels: Labels; dropName: boolean } {
   if (ctx.delayedNameRemoval) return { labels: series.labels, dropName: true };
   return { labels: dropMetricName(series.labels), dropName: true };
 }
@@ -113,7 +113,7 @@ function nameDropped(ctx: EvalContext, series: StepSeries): { labels: Labels; dr
  * vectorScalar evaluates an operator between each vector element and a scalar. Comparisons
  * keep the vector's value (whichever side it is on) and filter; `bool` turns them into 0/1.
  */
-export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: SeriesStream, scalar: Float64Array, scalarOnLeft: boolean): Generator<StepSeries> {
+export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: SeriesStream, scalar: Float64Array, scalarOnLeft: boolean): Generator<VectorSeries> {
   const op = node.op;
   if (isTrimOp(op)) {
     for (const series of vector) if (countPresent(series) > 0) noteTrimOnFloats(ctx, node);
@@ -164,12 +164,12 @@ function signatureFunction(matching: VectorMatching): (labels: Labels) => string
 
 /** OutputCollector gathers result series by label set, rejecting two values for one labels at one step. */
 class OutputCollector {
-  private readonly byKey = new Map<string, StepSeries>();
-  readonly series: StepSeries[] = [];
+  private readonly byKey = new Map<string, VectorSeries>();
+  readonly series: VectorSeries[] = [];
 
   constructor(private readonly count: number) {}
 
-  target(labels: Labels, dropName: boolean): StepSeries {
+  target(labels: Labels, dropName: boolean): VectorSeries {
     const key = labelsKey(labels);
     let out = this.byKey.get(key);
     if (out === undefined) {
@@ -180,22 +180,22 @@ class OutputCollector {
     return out;
   }
 
-  write(out: StepSeries, step: number, value: number): void {
+  write(out: VectorSeries, step: number, value: number): void {
     if (out.present[step] !== 0) throw evalError(DUPLICATE_LABELSET);
     out.present[step] = 1;
     out.values[step] = value;
   }
 
   /** nonEmpty drops series that never received a value. */
-  nonEmpty(): StepSeries[] {
+  nonEmpty(): VectorSeries[] {
     return this.series.filter((s) => countPresent(s) > 0);
   }
 }
 
 /** ordinals numbers the distinct signatures of both sides, shared so equal signatures get equal numbers. */
-function ordinals(sig: (labels: Labels) => string, lhs: StepSeries[], rhs: StepSeries[]): { left: Int32Array; right: Int32Array; count: number } {
+function ordinals(sig: (labels: Labels) => string, lhs: VectorSeries[], rhs: VectorSeries[]): { left: Int32Array; right: Int32Array; count: number } {
   const ids = new Map<string, number>();
-  const number = (series: StepSeries[]): Int32Array => {
+  const number = (series: VectorSeries[]): Int32Array => {
     const out = new Int32Array(series.length);
     for (let i = 0; i < series.length; i++) {
       const key = sig(series[i].labels);
@@ -218,7 +218,7 @@ function ordinals(sig: (labels: Labels) => string, lhs: StepSeries[], rhs: StepS
  * whether any right series with its signature is present; `or` adds the right series whose
  * signature no left series has at that step.
  */
-export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: StepSeries[], rhs: StepSeries[], grid: StepGrid): StepSeries[] {
+export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: VectorSeries[], rhs: VectorSeries[], grid: StepGrid): VectorSeries[] {
   const sig = signatureFunction(node.matching);
   const { left, right, count } = ordinals(sig, lhs, rhs);
   const collector = new OutputCollector(grid.count);
@@ -261,7 +261,7 @@ function matchGroupLabels(labels: Labels, matching: VectorMatching): Labels {
  * vectorVector evaluates an arithmetic or comparison operator between two vectors under
  * one-to-one, many-to-one (group_left) or one-to-many (group_right) matching.
  */
-export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: StepSeries[], rhsIn: StepSeries[], grid: StepGrid): StepSeries[] {
+export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSeries[], rhsIn: VectorSeries[], grid: StepGrid): VectorSeries[] {
   const op = node.op;
   const matching = node.matching;
   if (isTrimOp(op)) {
@@ -279,11 +279,11 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: StepSeri
   const schemaChange = changesMetricSchema(op);
   const include = matching.include;
   const keepNames = new Set(matching.labels);
-  const resultCache = new Map<number, StepSeries>();
+  const resultCache = new Map<number, VectorSeries>();
   const collector = new OutputCollector(grid.count);
 
   /** resultSeries is the output series of one (many, one) pair, built once. */
-  const resultSeries = (m: number, o: number): StepSeries => {
+  const resultSeries = (m: number, o: number): VectorSeries => {
     const cacheKey = m * one.length + o;
     let out = resultCache.get(cacheKey);
     if (out !== undefined) return out;
@@ -298,7 +298,7 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: StepSeri
 
   const oneAt = new Int32Array(count);
   const matchedOnce = new Uint8Array(count);
-  const matchedResults: (Set<StepSeries> | undefined)[] = new Array(count);
+  const matchedResults: (Set<VectorSeries> | undefined)[] = new Array(count);
   for (let step = 0; step < grid.count; step++) {
     ctx.checkAbort();
     oneAt.fill(-1);
@@ -356,7 +356,7 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: StepSeri
 }
 
 /** settle accounts for an operator's output replacing its inputs in memory. */
-function settle(ctx: EvalContext, result: StepSeries[], lhs: StepSeries[], rhs: StepSeries[]): StepSeries[] {
+function settle(ctx: EvalContext, result: VectorSeries[], lhs: VectorSeries[], rhs: VectorSeries[]): VectorSeries[] {
   let points = 0;
   for (const s of result) points += countPresent(s);
   for (const s of lhs) points -= countPresent(s);

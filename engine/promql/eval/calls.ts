@@ -15,7 +15,7 @@ import { isRangeGrid, stepTimes, type StepGrid } from './grid.js';
 import { compileLabelReplaceRegex, labelJoin, labelReplace, validateLabelName } from './labelFunctions.js';
 import { EMPTY_LABELS } from './labelset.js';
 import { selectInstant } from './selectors.js';
-import { countPresent, materialize, type SeriesStream, type StepSeries } from './series.js';
+import { countPresent, materialize, type SeriesStream, type VectorSeries } from './series.js';
 import { sortByLabelValues, sortByValue } from './sorting.js';
 import { UnsupportedFeatureError } from './unsupported.js';
 import type { NodeEvaluator, Value } from './value.js';
@@ -35,7 +35,7 @@ function constantVector(ev: NodeEvaluator, values: Float64Array): Value {
  * mapValues applies a per-step function to every value of every series, dropping the metric
  * name. `fnAt` returns the function for a step, or null to drop that step.
  */
-function* mapValues(ev: NodeEvaluator, stream: SeriesStream, fnAt: (step: number) => ((v: number) => number) | null): Generator<StepSeries> {
+function* mapValues(ev: NodeEvaluator, stream: SeriesStream, fnAt: (step: number) => ((v: number) => number) | null): Generator<VectorSeries> {
   for (const s of stream) {
     ev.ctx.checkAbort();
     const n = s.present.length;
@@ -75,7 +75,7 @@ function scalarOf(ev: NodeEvaluator, stream: SeriesStream, grid: StepGrid): Floa
 }
 
 /** timestamp yields each element's sample time (for a plain selector) or the evaluation time. */
-function* timestamp(ev: NodeEvaluator, arg: Expr, grid: StepGrid): Generator<StepSeries> {
+function* timestamp(ev: NodeEvaluator, arg: Expr, grid: StepGrid): Generator<VectorSeries> {
   if (arg.type === 'VectorSelector') {
     for (const s of selectInstant(ev.ctx, arg, grid, true)) yield { labels: ev.dropName(s.labels), values: s.values, present: s.present, dropName: true };
     return;
@@ -85,9 +85,9 @@ function* timestamp(ev: NodeEvaluator, arg: Expr, grid: StepGrid): Generator<Ste
 }
 
 /** relabel applies label_replace or label_join, merging series the rewrite made identical. */
-function relabel(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): StepSeries[] {
+function relabel(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): VectorSeries[] {
   const dst = ev.evalString(args[1]);
-  let rewrite: (s: StepSeries) => StepSeries;
+  let rewrite: (s: VectorSeries) => VectorSeries;
   if (node.func.name === 'label_replace') {
     const replacement = ev.evalString(args[2]);
     const src = ev.evalString(args[3]);
@@ -101,13 +101,13 @@ function relabel(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: Ste
     validateLabelName(dst, 'label_join', 'destination');
     rewrite = (s) => labelJoin(s, dst, separator, srcs);
   }
-  const out: StepSeries[] = [];
+  const out: VectorSeries[] = [];
   for (const s of ev.evalVector(args[0], grid)) out.push(rewrite(s));
   return Array.from(distinctPerStep(out));
 }
 
 /** sort orders an instant vector; range results are always ordered by labels, so it warns there. */
-function sort(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): StepSeries[] {
+function sort(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): VectorSeries[] {
   const name = node.func.name;
   const input = materialize(ev.evalVector(args[0], grid));
   if (isRangeGrid(grid)) {
@@ -128,7 +128,7 @@ function warnInvalidQuantiles(ev: NodeEvaluator, q: Float64Array, arg: Expr): vo
 }
 
 /** evalHistogramCall evaluates histogram_quantile, histogram_quantiles and histogram_fraction over classic buckets. */
-function evalHistogramCall(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): StepSeries[] {
+function evalHistogramCall(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): VectorSeries[] {
   const ctx = ev.ctx;
   switch (node.func.name) {
     case 'histogram_quantile': {

@@ -14,7 +14,7 @@ import { stepTime, type StepGrid } from './grid.js';
 import { evalError } from './context.js';
 import { DUPLICATE_LABELSET } from './dedupe.js';
 import { dropMetricName, labelsKey, metricNameOf, removeLabels, withLabel, type Labels } from './labelset.js';
-import type { StepSeries } from './series.js';
+import type { VectorSeries } from './series.js';
 
 /** SMALL_DELTA_TOLERANCE is the relative difference between buckets treated as float noise. */
 const SMALL_DELTA_TOLERANCE = 1e-12;
@@ -202,7 +202,7 @@ export function formatOpenMetricsFloat(v: number): string {
  * classicHistogram groups bucket series into histograms (every label but `le` equal) and
  * evaluates the quantile or fraction of each at every step where it has buckets.
  */
-export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input: StepSeries[], grid: StepGrid, vectorPos: PositionRange): StepSeries[] {
+export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input: VectorSeries[], grid: StepGrid, vectorPos: PositionRange): VectorSeries[] {
   const groups = new Map<string, HistogramGroup>();
   const order: HistogramGroup[] = [];
   const bounds: number[] = new Array(input.length);
@@ -237,8 +237,8 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
     if (name !== '') message += ` for metric name ${quoteGoString(name)}`;
     ctx.annotations.warn(message, vectorPos);
   }
-  const outputs = new Map<string, StepSeries>();
-  const out: StepSeries[] = [];
+  const outputs = new Map<string, VectorSeries>();
+  const out: VectorSeries[] = [];
   /** write stores one result, failing if two histograms produce the same labels at a step. */
   const write = (labels: Labels, step: number, value: number): void => {
     const key = labelsKey(labels);

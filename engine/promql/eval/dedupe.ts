@@ -5,7 +5,7 @@
  */
 import { evalError } from './context.js';
 import { labelsKey } from './labelset.js';
-import type { SeriesStream, StepSeries } from './series.js';
+import type { SeriesStream, VectorSeries } from './series.js';
 
 /** DUPLICATE_LABELSET is Prometheus' error for two series with equal labels at one step. */
 export const DUPLICATE_LABELSET = 'vector cannot contain metrics with the same labelset';
@@ -15,7 +15,7 @@ export const DUPLICATE_LABELSET = 'vector cannot contain metrics with the same l
  * have a value at some step (series meeting at different steps are allowed; the final result
  * merges them).
  */
-export function* distinctPerStep(stream: SeriesStream): Generator<StepSeries> {
+export function* distinctPerStep(stream: SeriesStream): Generator<VectorSeries> {
   const seen = new Map<string, Uint8Array>();
   for (const series of stream) {
     const key = labelsKey(series.labels);
@@ -34,7 +34,7 @@ export function* distinctPerStep(stream: SeriesStream): Generator<StepSeries> {
 }
 
 /** distinctSeries passes a stream through, failing as soon as two series share a label set. */
-export function* distinctSeries(stream: SeriesStream): Generator<StepSeries> {
+export function* distinctSeries(stream: SeriesStream): Generator<VectorSeries> {
   const seen = new Set<string>();
   for (const series of stream) {
     const key = labelsKey(series.labels);
@@ -48,9 +48,9 @@ export function* distinctSeries(stream: SeriesStream): Generator<StepSeries> {
  * mergeSameLabels folds series with equal labels into one, failing if they overlap at a step.
  * The first series of each label set keeps its position.
  */
-export function mergeSameLabels(series: StepSeries[]): StepSeries[] {
+export function mergeSameLabels(series: VectorSeries[]): VectorSeries[] {
   const slots = new Map<string, { index: number; owned: boolean }>();
-  const out: StepSeries[] = [];
+  const out: VectorSeries[] = [];
   for (const s of series) {
     const key = labelsKey(s.labels);
     const slot = slots.get(key);

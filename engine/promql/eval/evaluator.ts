@@ -1,6 +1,6 @@
 /**
  * The tree walker. Every node is evaluated over a whole grid of steps at once: scalars become
- * one typed array, instant vectors a stream of StepSeries. Operators that fold (aggregations,
+ * one typed array, instant vectors a stream of VectorSeries. Operators that fold (aggregations,
  * element-wise functions, range functions) consume their input one series at a time, so a
  * query such as `sum by (job) (rate(x[5m]))` never holds all rate series together.
  * Function calls go through callDispatch.ts to the kernel in the function's row (../functions.ts):
@@ -19,21 +19,21 @@ import { distinctPerStep } from './dedupe.js';
 import { instantGrid, makeGrid, stepTimes, type StepGrid } from './grid.js';
 import { dropMetricName, type Labels } from './labelset.js';
 import { referenceTimes, selectInstant, selectRange, windowBounds } from './selectors.js';
-import { countPresent, materialize, type RawSeries, type SeriesStream, type StepSeries } from './series.js';
+import { countPresent, materialize, type RawSeries, type SeriesStream, type VectorSeries } from './series.js';
 import { unwrapParens } from './stepInvariant.js';
 import type { NodeEvaluator, RangeInput, Value } from './value.js';
 
 export type { Value } from './value.js';
 
 /** broadcastSeries repeats a one-step series over `count` steps. */
-function broadcastSeries(series: StepSeries, count: number): StepSeries {
+function broadcastSeries(series: VectorSeries, count: number): VectorSeries {
   const values = new Float64Array(count).fill(series.values[0]);
   const present = new Uint8Array(count).fill(series.present[0]);
   return { labels: series.labels, values, present, dropName: series.dropName };
 }
 
 /** toRawSeries turns a subquery's step series into samples at the steps where it has values. */
-function toRawSeries(s: StepSeries, times: Float64Array): RawSeries | null {
+function toRawSeries(s: VectorSeries, times: Float64Array): RawSeries | null {
   const n = countPresent(s);
   if (n === 0) return null;
   const ts = new Float64Array(n);
@@ -67,7 +67,7 @@ export class Evaluator implements NodeEvaluator {
       case 'scalar':
         return { kind: 'scalar', values: new Float64Array(count).fill(value.values[0]) };
       case 'vector': {
-        const series: StepSeries[] = [];
+        const series: VectorSeries[] = [];
         for (const s of value.series) {
           if (s.present[0] === 0) continue;
           series.push(broadcastSeries(s, count));
@@ -137,7 +137,7 @@ export class Evaluator implements NodeEvaluator {
     if (inner.kind === 'scalar') return { kind: 'scalar', values: inner.values.map((v) => -v) };
     if (inner.kind !== 'vector') throw new Error('unary minus on a non-numeric value');
     const source = inner.series;
-    const negate = function* (ev: Evaluator): Generator<StepSeries> {
+    const negate = function* (ev: Evaluator): Generator<VectorSeries> {
       for (const s of source) yield { labels: ev.dropName(s.labels), values: s.values.map((v) => -v), present: s.present, dropName: true };
     };
     return { kind: 'vector', series: this.maybeDistinct(negate(this)) };
@@ -185,7 +185,7 @@ export class Evaluator implements NodeEvaluator {
     return out;
   }
 
-  private evalAggregate(node: AggregateExpr, grid: StepGrid): StepSeries[] {
+  private evalAggregate(node: AggregateExpr, grid: StepGrid): VectorSeries[] {
     const expr = unwrapParens(node.expr);
     switch (node.op) {
       case 'count_values': {

@@ -13,9 +13,10 @@ import { mergeSameLabels, DUPLICATE_LABELSET } from './dedupe.js';
 import { Evaluator } from './evaluator.js';
 import { instantGrid, makeGrid, stepTime } from './grid.js';
 import { dropMetricName, labelsKey, sortByLabels } from './labelset.js';
-import { materialize, type StepSeries } from './series.js';
+import { materialize, type VectorSeries } from './series.js';
 import { stepInvariantNodes } from './stepInvariant.js';
-import type { EvalOptions, InstantResult, MatrixSeries, RangeResult } from './types.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
+import type { EvalOptions, InstantResult, RangeResult } from './types.js';
 import { evalError } from './context.js';
 
 export { formatAnnotation } from './annotations.js';
@@ -27,14 +28,13 @@ export type {
   EvalOptions,
   InstantResult,
   InstantValue,
-  MatrixSeries,
   RangeResult,
   VectorSample,
 } from './types.js';
 export { TOO_MANY_SAMPLES } from './context.js';
 
 /** finalLabels applies a pending name removal to a result series. */
-function finalSeries(series: StepSeries[], delayed: boolean): StepSeries[] {
+function finalSeries(series: VectorSeries[], delayed: boolean): VectorSeries[] {
   if (!delayed) return series;
   return series.map((s) => (s.dropName ? { ...s, labels: dropMetricName(s.labels), dropName: false } : s));
 }
@@ -67,7 +67,7 @@ export function evaluateInstant(expr: Expr, querier: MetricQuerier, timeMs: numb
       return { value: { type: 'vector', samples }, annotations: ctx.annotations.list() };
     }
     case 'matrix': {
-      const byKey = new Map<string, MatrixSeries>();
+      const byKey = new Map<string, SeriesColumns>();
       for (const raw of value.series) {
         const labels = ctx.delayedNameRemoval && raw.dropName ? dropMetricName(raw.labels) : raw.labels;
         const key = labelsKey(labels);
@@ -96,7 +96,7 @@ export function evaluateRange(expr: Expr, querier: MetricQuerier, startMs: numbe
   const ctx = new EvalContext(querier, options, startMs, endMs, stepMs);
   const evaluator = new Evaluator(ctx, stepInvariantNodes(expr));
   const value = evaluator.eval(expr, grid);
-  let series: StepSeries[];
+  let series: VectorSeries[];
   if (value.kind === 'scalar') {
     series = [{ labels: {}, values: value.values, present: new Uint8Array(grid.count).fill(1), dropName: false }];
   } else if (value.kind === 'vector') {
@@ -104,7 +104,7 @@ export function evaluateRange(expr: Expr, querier: MetricQuerier, startMs: numbe
   } else {
     throw new Error(`evaluateRange: unexpected ${value.kind} result`);
   }
-  const out: MatrixSeries[] = [];
+  const out: SeriesColumns[] = [];
   for (const s of series) {
     let n = 0;
     for (let i = 0; i < grid.count; i++) n += s.present[i];

@@ -8,7 +8,7 @@ import { compileRegex, type Regex } from '../../regex/index.js';
 import { isValidLabelName } from '../labelNames.js';
 import { evalError } from './context.js';
 import { METRIC_NAME, withLabel } from './labelset.js';
-import type { StepSeries } from './series.js';
+import type { VectorSeries } from './series.js';
 
 /** compileLabelReplaceRegex anchors the pattern and lets `.` match newlines, as Prometheus does. */
 export function compileLabelReplaceRegex(pattern: string): Regex {
@@ -31,7 +31,7 @@ export function validateLabelName(name: string, fn: string, role: string): void 
  * labelReplace sets `dst` to the expansion of `replacement` when `regex` matches the whole value
  * of `src` (an absent label reads as empty); a non-matching series is returned unchanged.
  */
-export function labelReplace(series: StepSeries, dst: string, replacement: string, src: string, regex: Regex): StepSeries {
+export function labelReplace(series: VectorSeries, dst: string, replacement: string, src: string, regex: Regex): VectorSeries {
   const value = series.labels[src] ?? '';
   const match = regex.execIndices(value);
   if (match === null) return series;
@@ -40,7 +40,7 @@ export function labelReplace(series: StepSeries, dst: string, replacement: strin
 }
 
 /** labelJoin sets `dst` to the values of `srcs` joined by `separator` (absent labels read as empty). */
-export function labelJoin(series: StepSeries, dst: string, separator: string, srcs: readonly string[]): StepSeries {
+export function labelJoin(series: VectorSeries, dst: string, separator: string, srcs: readonly string[]): VectorSeries {
   const joined = srcs.map((name) => series.labels[name] ?? '').join(separator);
   const labels = withLabel(series.labels, dst, joined);
   return { labels, values: series.values, present: series.present, dropName: dst === METRIC_NAME ? false : series.dropName };

@@ -13,7 +13,7 @@ import type { WindowFunction } from './functionKernel.js';
 import type { KernelOutput } from './kernels/types.js';
 import { dropMetricName, metricNameOf } from './labelset.js';
 import { windowBounds } from './selectors.js';
-import type { SeriesStream, StepSeries } from './series.js';
+import type { SeriesStream, VectorSeries } from './series.js';
 import type { NodeEvaluator, RangeInput } from './value.js';
 
 /** COUNTER_SUFFIXES are the name endings that mark a metric as a counter for rate()'s info note. */
@@ -47,7 +47,7 @@ function* applyKernel(
   grid: StepGrid,
   fn: WindowFunction,
   rangeArg: Expr,
-): Generator<StepSeries> {
+): Generator<VectorSeries> {
   const ctx = ev.ctx;
   const kernel = fn.kernel;
   const count = grid.count;

@@ -7,12 +7,12 @@
  */
 import type { AtModifier, LabelMatcher as AstMatcher, VectorSelector } from '../ast.js';
 import type { LabelMatcher as StorageMatcher } from '../../storage/matchers.js';
-import type { SeriesData } from '../../storage/metricHead.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import { bitsOf, isStale } from '../../storage/staleness.js';
 import type { EvalContext } from './context.js';
 import { stepTime, type StepGrid } from './grid.js';
 import { sortByLabels } from './labelset.js';
-import type { RawSeries, StepSeries } from './series.js';
+import type { RawSeries, VectorSeries } from './series.js';
 
 /**
  * toStorageMatchers converts the syntax tree's matchers to the storage's shape (the storage
@@ -49,7 +49,7 @@ export function referenceTimes(ctx: EvalContext, grid: StepGrid, at: AtModifier 
 }
 
 /** sortedSelect reads storage and orders the series by labels, as Prometheus' storage returns them. */
-function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesData[] {
+function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesColumns[] {
   return sortByLabels(ctx.querier.select(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
 }
 
@@ -58,7 +58,7 @@ function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs
  * time in label order. With `timestamps` set the value at each step is the chosen sample's
  * timestamp in seconds (what timestamp() needs) rather than its value.
  */
-export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false): Generator<StepSeries> {
+export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false): Generator<VectorSeries> {
   const refs = referenceTimes(ctx, grid, vs.at, vs.offsetMs);
   const count = grid.count;
   const lookback = ctx.lookbackDeltaMs;

@@ -4,10 +4,10 @@
  */
 import { compareLabels } from './labelset.js';
 import { naturalLess } from './natsort.js';
-import type { StepSeries } from './series.js';
+import type { VectorSeries } from './series.js';
 
 /** byValue orders single-step series by value, NaN last in both directions as Prometheus does. */
-export function sortByValue(input: readonly StepSeries[], ascending: boolean): StepSeries[] {
+export function sortByValue(input: readonly VectorSeries[], ascending: boolean): VectorSeries[] {
   return input.slice().sort((a, b) => {
     const va = a.values[0];
     const vb = b.values[0];
@@ -21,7 +21,7 @@ export function sortByValue(input: readonly StepSeries[], ascending: boolean): S
  * sortByLabelValues orders series by the given labels' values in natural order (numbers within
  * values compare numerically), then by their whole label sets.
  */
-export function sortByLabelValues(input: readonly StepSeries[], labelNames: readonly string[], descending: boolean): StepSeries[] {
+export function sortByLabelValues(input: readonly VectorSeries[], labelNames: readonly string[], descending: boolean): VectorSeries[] {
   return input.slice().sort((a, b) => {
     for (const label of labelNames) {
       const va = a.labels[label] ?? '';

@@ -4,6 +4,7 @@
  */
 import type { PositionRange } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 
 /**
  * SampleKind names what a sample holds. Only floats are evaluated today; native histograms
@@ -59,19 +60,12 @@ export interface VectorSample {
   value: number;
 }
 
-/** MatrixSeries is one series of a range vector or range query result, points ascending by time. */
-export interface MatrixSeries {
-  labels: Labels;
-  timestampsMs: Float64Array;
-  values: Float64Array;
-}
-
 /** InstantValue is what an instant query returns, by the expression's type. */
 export type InstantValue =
   | { type: 'vector'; samples: VectorSample[] }
   | { type: 'scalar'; timestampMs: number; value: number }
   | { type: 'string'; timestampMs: number; value: string }
-  | { type: 'matrix'; series: MatrixSeries[] };
+  | { type: 'matrix'; series: SeriesColumns[] };
 
 /** InstantResult is an instant query's value and its annotations. */
 export interface InstantResult {
@@ -84,6 +78,6 @@ export interface InstantResult {
  * expression yields one series with no labels.
  */
 export interface RangeResult {
-  series: MatrixSeries[];
+  series: SeriesColumns[];
   annotations: Annotation[];
 }

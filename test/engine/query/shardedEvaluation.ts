@@ -5,7 +5,8 @@
  */
 import { expect } from 'vitest';
 import type { RangeResult } from '../../../engine/promql/eval/index.js';
-import { unpackSeries, type SeriesColumns } from '../../../engine/query/packing.js';
+import { unpackSeries } from '../../../engine/query/packing.js';
+import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { mergeShards, type ShardMerge, type ShardOutput } from '../../../engine/query/shards.js';
 import { metricTaskData, type MetricShare } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';

@@ -11,7 +11,7 @@ import { CatalogError, FileCatalogStore } from '../../../engine/storage/catalogS
 import { LogHead } from '../../../engine/storage/logHead.js';
 import { LogSegmentReader, MAX_TAG_VALUES, encodeLogSegment } from '../../../engine/storage/logSegment.js';
 import { compileMatchers } from '../../../engine/storage/matchers.js';
-import type { SeriesData } from '../../../engine/storage/metricHead.js';
+import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { MetricSegmentReader, encodeMetricSegment } from '../../../engine/storage/metricSegment.js';
 import { SEGMENT_FORMAT_VERSION, SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from '../../../engine/storage/segmentFormat.js';
 import { staleMarkerArray } from '../../../engine/storage/staleness.js';
@@ -66,7 +66,7 @@ describe('segment file framing', () => {
 });
 
 describe('metric segments', () => {
-  const series: SeriesData[] = [
+  const series: SeriesColumns[] = [
     { labels: { __name__: 'up', job: 'b' }, timestampsMs: f64([10, 20, 30]), values: withStale([1, 1, 0], 2) },
     { labels: { __name__: 'http_total', job: 'a' }, timestampsMs: f64([5, 40]), values: f64([3.5, -0]) },
     { labels: { job: 'nameless' }, timestampsMs: f64([7]), values: f64([NaN]) },

@@ -11,7 +11,8 @@ import { evalError } from '../context.js';
 import type { ResultLabels } from '../labels-builder.js';
 import { labelValue, setLabel } from '../label-set.js';
 import { reduceLabels } from './grouping.js';
-import { newSeries, type Grid, type StepMatrix, type StepSeries } from './step-matrix.js';
+import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
+import type { StepSeries } from '../../../common/stepSeries.js';
 
 const COMPARISONS: ReadonlySet<BinaryOp> = new Set<BinaryOp>(['==', '!=', '>', '>=', '<', '<=']);
 
@@ -68,7 +69,7 @@ export function scalarBinary(op: BinaryOp, a: number, b: number): number {
 export function vectorScalar(expr: BinaryExpr, vector: StepMatrix, scalar: number, scalarLeft: boolean): StepMatrix {
   const op = expr.op;
   const comparison = COMPARISONS.has(op);
-  const out: StepSeries[] = [];
+  const out: StepSeries<ResultLabels>[] = [];
   for (const s of vector.series) {
     const r = newSeries(s.labels, s.values.length);
     let any = false;
@@ -121,7 +122,7 @@ function resultLabels(ctx: EvalContext, lhs: Labels, rhs: Labels, matching: Vect
 }
 
 class Outputs {
-  private readonly byKey = new Map<string, StepSeries>();
+  private readonly byKey = new Map<string, StepSeries<ResultLabels>>();
 
   constructor(private readonly steps: number) {}
 
@@ -174,7 +175,7 @@ function setOperation(
   j: number,
   outputs: Outputs,
 ): void {
-  const emit = (s: StepSeries): void => {
+  const emit = (s: StepSeries<ResultLabels>): void => {
     outputs.set(s.labels, j, s.values[j]);
   };
   if (op === 'and') {

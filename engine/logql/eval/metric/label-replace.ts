@@ -9,12 +9,13 @@ import { compileRegex } from '../../../regex/index.js';
 import type { EvalContext } from '../context.js';
 import { labelValue, setLabel } from '../label-set.js';
 import type { ResultLabels } from '../labels-builder.js';
-import { newSeries, type StepMatrix, type StepSeries } from './step-matrix.js';
+import { newSeries, type StepMatrix } from './step-matrix.js';
+import type { StepSeries } from '../../../common/stepSeries.js';
 
 /** evaluateLabelReplace rewrites the labels of `input`. */
 export function evaluateLabelReplace(ctx: EvalContext, expr: LabelReplaceExpr, input: StepMatrix): StepMatrix {
   const re = compileRegex(expr.regex, { anchored: true });
-  const out = new Map<string, StepSeries>();
+  const out = new Map<string, StepSeries<ResultLabels>>();
   for (const s of input.series) {
     const labels = s.labels.labels;
     const src = labelValue(labels, expr.src) ?? '';

@@ -14,7 +14,9 @@ import { extractSamples, extractWindows, type ExtractionPlan, type ValueSource }
 import { isFailedSeries, pipelineError } from './pipeline-error.js';
 import { slideWindows, type Windows } from './range-kernels.js';
 import { msToNs } from './relative-time.js';
-import { newSeries, type Grid, type StepMatrix, type StepSeries } from './step-matrix.js';
+import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
+import type { StepSeries } from '../../../common/stepSeries.js';
+import type { ResultLabels } from '../labels-builder.js';
 
 function valueSource(expr: RangeAggregationExpr): ValueSource {
   if (expr.range.unwrap !== undefined) return 'unwrap';
@@ -82,8 +84,8 @@ function additiveValue(expr: RangeAggregationExpr, count: number, sum: number, r
  * firstFailure picks the series whose `__error__` fails the query: the one present at the
  * earliest step, ties broken by labels, so the message does not depend on series order.
  */
-function firstFailure(series: readonly StepSeries[]): StepSeries | undefined {
-  let failed: { step: number; series: StepSeries } | undefined;
+function firstFailure(series: readonly StepSeries<ResultLabels>[]): StepSeries<ResultLabels> | undefined {
+  let failed: { step: number; series: StepSeries<ResultLabels> } | undefined;
   for (const s of series) {
     if (!isFailedSeries(s.labels.labels)) continue;
     const first = s.present.indexOf(1);
@@ -103,7 +105,7 @@ export function evaluateRangeAggregation(ctx: EvalContext, expr: RangeAggregatio
   const maxNs = msToNs(grid.endMs) - BigInt(offsetNs);
   const plan = extractionPlan(expr, pushedDown);
   const hasUnwrap = expr.range.unwrap !== undefined;
-  const series: StepSeries[] = [];
+  const series: StepSeries<ResultLabels>[] = [];
 
   if (!hasUnwrap && (ADDITIVE_OPS.has(expr.op) || expr.op === 'rate')) {
     const windows = { stepNs: Math.round(grid.stepMs * 1e6), rangeNs, steps: grid.steps };

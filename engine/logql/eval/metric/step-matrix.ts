@@ -4,6 +4,7 @@
  * missing point is not NaN: NaN is a legitimate value), and label sets are interned so two
  * series compare by key.
  */
+import type { StepSeries } from '../../../common/stepSeries.js';
 import type { ResultLabels } from '../labels-builder.js';
 
 /** Grid is the query's evaluation times: `steps` points from startMs, `stepMs` apart. */
@@ -26,17 +27,10 @@ export function stepTime(grid: Grid, i: number): number {
   return grid.startMs + i * grid.stepMs;
 }
 
-/** StepSeries is one series over the grid. */
-export interface StepSeries {
-  labels: ResultLabels;
-  values: Float64Array;
-  present: Uint8Array;
-}
-
 /** StepMatrix is an instant-vector-valued expression over the grid. */
 export interface StepMatrix {
   kind: 'matrix';
-  series: StepSeries[];
+  series: StepSeries<ResultLabels>[];
 }
 
 /** StepScalar is a scalar expression (a number literal, or arithmetic on literals). */
@@ -49,6 +43,6 @@ export interface StepScalar {
 export type StepValue = StepMatrix | StepScalar;
 
 /** newSeries allocates an empty series over `steps` points. */
-export function newSeries(labels: ResultLabels, steps: number): StepSeries {
+export function newSeries(labels: ResultLabels, steps: number): StepSeries<ResultLabels> {
   return { labels, values: new Float64Array(steps), present: new Uint8Array(steps) };
 }

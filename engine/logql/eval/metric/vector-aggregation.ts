@@ -9,7 +9,8 @@ import type { VectorAggregationExpr } from '../../ast.js';
 import type { EvalContext } from '../context.js';
 import type { ResultLabels } from '../labels-builder.js';
 import { groupLabels } from './grouping.js';
-import { newSeries, type Grid, type StepMatrix, type StepSeries } from './step-matrix.js';
+import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
+import type { StepSeries } from '../../../common/stepSeries.js';
 
 interface Accumulator {
   labels: ResultLabels;
@@ -81,7 +82,7 @@ function selectOp(ctx: EvalContext, expr: VectorAggregationExpr, input: StepMatr
   const groupKeys = input.series.map((s) =>
     grouping === undefined ? '' : groupLabels(ctx.labelCache, s.labels.labels, grouping.without, grouping.labels).key,
   );
-  const outputs = new Map<number, StepSeries>();
+  const outputs = new Map<number, StepSeries<ResultLabels>>();
   const order: number[] = [];
   for (let j = 0; j < grid.steps; j++) {
     if (k < 1) break;
@@ -180,7 +181,7 @@ export function evaluateVectorAggregation(ctx: EvalContext, expr: VectorAggregat
   const without = expr.grouping?.without ?? false;
   const names = expr.grouping?.labels ?? [];
   const groupOf = input.series.map((s) => groupLabels(ctx.labelCache, s.labels.labels, without, names));
-  const outputs = new Map<string, StepSeries>();
+  const outputs = new Map<string, StepSeries<ResultLabels>>();
   for (let j = 0; j < grid.steps; j++) {
     const accs = new Map<string, Accumulator>();
     for (let i = 0; i < input.series.length; i++) {

@@ -1,0 +1,15 @@
+import type { Labels } from './labels.js';
+
+/**
+ * SeriesColumns is one series as two parallel columns: `timestampsMs[i]` (ms, ascending and
+ * unique) carries `values[i]`. It is the one shape a series has wherever it is whole: read from
+ * the head or a segment, moved between threads, and returned by a PromQL or LogQL range query.
+ * Keeping one type means a storage read can be handed to the evaluator, packed for transfer
+ * or rendered without a copy or a cast. It lives in storage because storage is the lowest
+ * layer every reader (query engines, packing, the HTTP front) already depends on.
+ */
+export interface SeriesColumns {
+  labels: Labels;
+  timestampsMs: Float64Array;
+  values: Float64Array;
+}
