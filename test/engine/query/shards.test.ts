@@ -125,7 +125,7 @@ describe('series shards', () => {
         for (const count of [2, 3]) {
           const outputs: ShardOutput[] = [];
           for (let index = 0; index < count; index++) {
-            const task: PromQLRangeTask = { kind: 'promql-range', query: q, startMs, endMs, stepMs, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share, { index, count }), shard: { index, count, merge } };
+            const task: PromQLRangeTask = { kind: 'promql-range', query: q, startMs, endMs, stepMs, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge } };
             const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
             if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
             outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) });
