@@ -127,7 +127,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
 
   /**
    * `only`, when given, narrows what `select` reads from segments to one part of the series (a
-   * worker evaluating one shard of a query); the heads must already hold only that part.
+   * worker evaluating one shard of a query); a worker's heads are narrowed by their readers.
    */
   constructor(
     private readonly sources: () => OrgSources<MetricSource>,
