@@ -1,30 +1,29 @@
 import { segmentEntryOf } from '../storage/catalog.js';
 import { OrgLogView, OrgMetricView } from '../storage/orgViews.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
+import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
 import type { SharedSegment, SharedSegmentReaders } from '../storage/sharedSegments.js';
-import { gatherLogStreams, gatherSeries } from './gather.js';
+import { gatherLogStreams } from './gather.js';
 import type { LogSelection } from './logqlPlan.js';
-import { packSeries, transferablesOf, unpackSeries, type PackedSeries } from './packing.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import { shardOf } from './shards.js';
 import type { Selection } from './promqlPlan.js';
 import { SnapshotLogReader } from './snapshotLogReader.js';
-import { StaticQuerier } from './staticQuerier.js';
+import { SnapshotMetricReader } from './snapshotMetricReader.js';
 
 /**
  * A task's data is what a worker reads to evaluate its slice: the segments that may hold
  * matching data, shared with the worker (the file bytes live in shared memory, so nothing is
- * copied however large they are), and the in-memory heads. Metric heads travel as a snapshot
- * of the slice's ranges, packed into buffers that are moved, not cloned; a task for one
- * series shard (see shards.ts) carries only its shard of them. Log heads travel whole, as
- * their shared snapshots (logHeadSnapshots.ts): every task of every query over an unchanged
+ * copied however large they are), and the in-memory heads, whole, as their shared snapshots
+ * (metricHeadSnapshots.ts, logHeadSnapshots.ts): every task of every query over an unchanged
  * head reads the same memory, and the worker selects the slice's ranges and its shard itself.
  * The worker selects, merges and decodes segment rows itself, so the query front only prunes
  * and snapshots.
  */
 export interface MetricTaskData {
   segments: SharedSegment[];
-  head: PackedSeries;
+  /** heads are the org's metric heads (a head being cut, then the active one), as snapshots. */
+  heads: MetricHeadSnapshot[];
 }
 
 /** LogTaskData is MetricTaskData for log queries: segments and heads, both in shared memory. */
@@ -34,16 +33,22 @@ export interface LogTaskData {
   heads: LogHeadSnapshot[];
 }
 
-/** MetricShare is a metric slice's data before packing: shared segments and the heads' series. */
+/**
+ * MetricShare is a metric slice's data: shared segments, how many head samples the slice's
+ * selections reach (to decide whether sharding pays), and the heads' snapshots, taken once on
+ * first use so that all shards of a slice read the same moment.
+ */
 export interface MetricShare {
   segments: SharedSegment[];
-  head: SeriesColumns[];
+  headSamples: number;
+  snapshots(): MetricHeadSnapshot[];
 }
 
-/** gatherMetricShare collects what a metric task over `selections` reads from one org's view. */
+/** gatherMetricShare collects what a metric task over `selections` reads from one org's view; no sample is copied. */
 export function gatherMetricShare(view: OrgMetricView, selections: readonly Selection[]): MetricShare {
-  const { segments, heads } = view.share(selections);
-  return { segments, head: gatherSeries(heads, selections) };
+  const { segments, headSamples, snapshots } = view.share(selections);
+  let taken: MetricHeadSnapshot[] | undefined;
+  return { segments, headSamples, snapshots: () => (taken ??= snapshots()) };
 }
 
 /**
@@ -51,21 +56,23 @@ export function gatherMetricShare(view: OrgMetricView, selections: readonly Sele
  * since segments are shared whole) plus the heads' samples. It decides whether sharding pays.
  */
 export function shareSize(share: MetricShare): number {
-  let n = 0;
+  let n = share.headSamples;
   for (const s of share.segments) n += s.meta.rows;
-  for (const s of share.head) n += s.timestampsMs.length;
   return n;
 }
 
-/** metricTaskData packs a share for one task; with a shard, only the heads' series of that shard are packed. */
-export function metricTaskData(share: MetricShare, shard?: { index: number; count: number }): MetricTaskData {
-  const head = shard ? share.head.filter((s) => shardOf(s.labels, shard.count) === shard.index) : share.head;
-  return { segments: share.segments, head: packSeries(head) };
+/**
+ * metricTaskData is a share's data for one task. Every task, of any shard, gets the same shared
+ * snapshots: a shard task narrows them to its series as it reads (see metricViewOf).
+ */
+export function metricTaskData(share: MetricShare): MetricTaskData {
+  return { segments: share.segments, heads: share.snapshots() };
 }
 
 /** shareMetrics prepares the data of a metric task over `selections` from one org's view. */
 export function shareMetrics(view: OrgMetricView, selections: readonly Selection[]): MetricTaskData {
-  return metricTaskData(gatherMetricShare(view, selections));
+  const { segments, snapshots } = view.share(selections);
+  return { segments, heads: snapshots() };
 }
 
 /**
@@ -111,12 +118,11 @@ export function shareLogs(view: OrgLogView, selections: readonly LogSelection[])
   return { segments, heads: snapshots() };
 }
 
-/** metricViewOf rebuilds, on the worker, a view reading the task's segments and head snapshot as one store. */
+/** metricViewOf rebuilds, on the worker, a view reading the task's segments and head snapshots as one store, narrowed to the shard if any. */
 export function metricViewOf(data: MetricTaskData, readers: SharedSegmentReaders, shard?: { index: number; count: number }): OrgMetricView {
   const segments = data.segments.map((s) => segmentEntryOf(s.meta));
-  const heads = [new StaticQuerier(unpackSeries(data.head))];
-  // The head snapshot was cut to the shard before it was sent; segments are narrowed as they are read.
   const only = shard ? { of: shardOf, index: shard.index, count: shard.count } : undefined;
+  const heads = data.heads.map((h) => new SnapshotMetricReader(h, only));
   return new OrgMetricView(() => ({ segments, heads }), readers.over(data.segments), only);
 }
 
@@ -126,9 +132,4 @@ export function logViewOf(data: LogTaskData, readers: SharedSegmentReaders, shar
   const only = shard ? { of: shardOf, index: shard.index, count: shard.count } : undefined;
   const heads = data.heads.map((h) => new SnapshotLogReader(h, only));
   return new OrgLogView(() => ({ segments, heads }), readers.over(data.segments), only);
-}
-
-/** metricDataTransferables lists the buffers to move with a metric task (segment bytes are shared, never moved). */
-export function metricDataTransferables(data: MetricTaskData): ArrayBuffer[] {
-  return transferablesOf(data.head);
 }

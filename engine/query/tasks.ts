@@ -8,11 +8,11 @@ import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
 import { partialAverage, topAggregation, type SeriesShard } from './shards.js';
-import { logViewOf, metricDataTransferables, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
+import { logViewOf, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
 
 /**
- * Tasks are what the query front sends to worker threads: plain data, with segments and log
- * heads shared and the metric heads' samples packed in transferable buffers (see taskData.ts). A worker re-parses the query text (microseconds) instead of
+ * Tasks are what the query front sends to worker threads: plain data, with segments and heads
+ * in shared memory (see taskData.ts). A worker re-parses the query text (microseconds) instead of
  * receiving an AST, so nothing but primitives and buffers crosses the thread boundary.
  */
 export interface PromQLRangeTask {
@@ -207,7 +207,10 @@ function runLogQLRaw(task: LogQLRawTask): { result: TaskResult; transfer: ArrayB
   return { result: resumeNs === undefined ? { rows: packed } : { rows: packed, resumeNs }, transfer: rowsTransferables(packed) };
 }
 
-/** taskTransferables lists a task's buffers to move to the worker; a log task's data is all shared memory, so none. */
-export function taskTransferables(task: QueryTask): ArrayBuffer[] {
-  return task.kind === 'promql-range' ? metricDataTransferables(task.data) : [];
+/**
+ * taskTransferables lists a task's buffers to move to the worker: none, since a task's data
+ * (segments and head snapshots) is all shared memory. Kept so callers post tasks one way.
+ */
+export function taskTransferables(_task: QueryTask): ArrayBuffer[] {
+  return [];
 }

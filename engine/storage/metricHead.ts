@@ -3,6 +3,8 @@ import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
 import type { SeriesColumns } from './seriesColumns.js';
+import type { SeriesRun } from './metricChunk.js';
+import { METRIC_CHUNK_SAMPLES, MetricHeadSnapshots, type MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { STALE_HI, STALE_LO, bitsOf, isStale } from './staleness.js';
 
 
@@ -100,9 +102,18 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
   private readonly series = new Map<string, HeadSeries>();
   private readonly byName = new Map<string, HeadSeries[]>();
   private nextRef = 1;
+  /** disorders counts appends that made a series unsorted: they rewrite samples a snapshot may hold. */
+  private disorders = 0;
+  /** snapshots packs this head for worker tasks, once per change (see metricHeadSnapshots.ts). */
+  private readonly snapshots: MetricHeadSnapshots;
   sampleCount = 0;
   minMs = Infinity;
   maxMs = -Infinity;
+
+  /** `chunkSamples` says when snapshot samples are sealed into a chunk; tests make it small. */
+  constructor(chunkSamples: number = METRIC_CHUNK_SAMPLES) {
+    this.snapshots = new MetricHeadSnapshots(chunkSamples);
+  }
 
   append(input: MetricAppend): void {
     const labels = sortLabels(input.labels);
@@ -117,12 +128,14 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
       else this.byName.set(name, [s]);
     }
     const { timestampsMs, values, stale } = input;
+    const wasSorted = s.sorted;
     for (let i = 0; i < timestampsMs.length; i++) {
       const t = timestampsMs[i];
       s.append(t, values[i], stale !== undefined && stale[i] === 1);
       if (t < this.minMs) this.minMs = t;
       if (t > this.maxMs) this.maxMs = t;
     }
+    if (wasSorted && !s.sorted) this.disorders++;
     this.sampleCount += timestampsMs.length;
   }
 
@@ -191,6 +204,59 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
       if (upperBound(ts, maxMs) <= lowerBound(ts, minMs)) continue;
       if (visit(s.labels) === false) return;
     }
+  }
+
+  /**
+   * countSamples counts the samples the selections reach, a sample reached by two of them
+   * once, without copying any: it sizes a query's share of the head.
+   */
+  countSamples(selections: ReadonlyArray<{ matchers: readonly LabelMatcher[]; minMs: number; maxMs: number }>): number {
+    const windows = new Map<HeadSeries, Array<[number, number]>>();
+    for (const sel of selections) {
+      for (const s of this.matching(sel.matchers)) {
+        const list = windows.get(s);
+        if (list) list.push([sel.minMs, sel.maxMs]);
+        else windows.set(s, [[sel.minMs, sel.maxMs]]);
+      }
+    }
+    let n = 0;
+    for (const [s, list] of windows) {
+      s.normalize();
+      const ts = s.timestamps.view();
+      list.sort((a, b) => a[0] - b[0]);
+      let [lo, hi] = list[0];
+      for (let i = 1; i <= list.length; i++) {
+        if (i < list.length && list[i][0] <= hi) {
+          hi = Math.max(hi, list[i][1]);
+          continue;
+        }
+        n += Math.max(0, upperBound(ts, hi) - lowerBound(ts, lo));
+        if (i < list.length) [lo, hi] = list[i];
+      }
+    }
+    return n;
+  }
+
+  /**
+   * snapshot answers the head as worker tasks read it: its samples packed into shared memory,
+   * the same snapshot for every task until the next append, which repacks only the open tail.
+   */
+  snapshot(): MetricHeadSnapshot {
+    return this.snapshots.snapshot({ version: this.sampleCount, disorders: this.disorders, series: () => this.seriesRuns() });
+  }
+
+  /** snapshotStats says how much shared memory the snapshots hold and how many chunks were ever packed. */
+  get snapshotStats(): { packedBytes: number; chunksPacked: number } {
+    return { packedBytes: this.snapshots.packedBytes, chunksPacked: this.snapshots.chunksPacked };
+  }
+
+  private seriesRuns(): SeriesRun[] {
+    const out: SeriesRun[] = [];
+    for (const s of this.series.values()) {
+      s.normalize();
+      out.push({ ref: s.ref, labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() });
+    }
+    return out;
   }
 
   /** estimatedBytes approximates the head's memory, to decide when it is worth cutting into a segment. */

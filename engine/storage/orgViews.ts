@@ -1,6 +1,7 @@
 import type { SegmentEntry } from './catalog.js';
 import { labelsKey } from './labels.js';
 import type { LogHeadSnapshot } from './logHeadSnapshots.js';
+import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
@@ -13,8 +14,12 @@ import type { Opened, SegmentFailure, SegmentReaders } from './segmentReaders.js
 import { mergeSeriesRuns } from './seriesMerge.js';
 import type { SharedSegment } from './sharedSegments.js';
 
-/** MetricSource is what a view reads besides segments: a live head, or a worker's snapshot of the heads. */
-export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet'>;
+/**
+ * MetricSource is what a view reads besides segments: a live head, or a worker's snapshot of
+ * the heads. It can also answer a snapshot of itself in shared memory, which is how metric
+ * heads travel to workers (see metricHeadSnapshots.ts), and count samples without copying them.
+ */
+export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet' | 'snapshot' | 'countSamples'>;
 /**
  * LogSource is the log counterpart of MetricSource; it can also answer a snapshot of itself
  * in shared memory, which is how log heads travel to workers (see logHeadSnapshots.ts).
@@ -48,6 +53,15 @@ export interface LogRange {
 export interface Shareable<V> {
   segments: SharedSegment[];
   heads: V;
+}
+
+/**
+ * MetricShareable adds the heads' snapshots (taken on call, as for logs) and the number of head
+ * samples the ranges reach, counted without copying any.
+ */
+export interface MetricShareable extends Shareable<OrgMetricView> {
+  snapshots(): MetricHeadSnapshot[];
+  headSamples: number;
 }
 
 /**
@@ -114,7 +128,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
 
   /**
    * `only`, when given, narrows what `select` reads from segments to one part of the series (a
-   * worker evaluating one shard of a query); the heads must already hold only that part.
+   * worker evaluating one shard of a query); a worker's heads are narrowed by their readers.
    */
   constructor(
     private readonly sources: () => OrgSources<MetricSource>,
@@ -132,10 +146,18 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
    * unreadable ones recorded as skipped) and returns them with a heads-only view taken at the
    * same moment, so the two never overlap or leave a gap across a concurrent cut.
    */
-  share(ranges: readonly MetricRange[]): Shareable<OrgMetricView> {
+  share(ranges: readonly MetricRange[]): MetricShareable {
     const { segments, heads } = this.sources();
     const shared = openShared(this.needed(segments, ranges), (meta) => this.readers.metric(meta), this.failures);
-    return { segments: shared, heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers) };
+    const live = heads.filter((h) => h.seriesCount > 0);
+    let headSamples = 0;
+    for (const h of live) headSamples += h.countSamples(ranges);
+    return {
+      segments: shared,
+      heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers),
+      snapshots: () => live.map((h) => h.snapshot()),
+      headSamples,
+    };
   }
 
   /** prepare reads the segments `share(ranges)` will need without blocking on I/O, where the readers can. */

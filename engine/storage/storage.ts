@@ -82,6 +82,10 @@ export interface StorageStats {
   logSnapshotBytes: number;
   /** logChunksPacked counts the snapshot chunks the current log heads ever packed: it stays put while queries reuse them. */
   logChunksPacked: number;
+  /** metricSnapshotBytes is the shared memory the metric heads keep packed for query tasks (see metricHeadSnapshots.ts). */
+  metricSnapshotBytes: number;
+  /** metricChunksPacked counts the snapshot chunks the current metric heads ever packed, as logChunksPacked. */
+  metricChunksPacked: number;
 }
 
 /**
@@ -515,12 +519,16 @@ export class Storage {
     let headBytes = 0;
     let logSnapshotBytes = 0;
     let logChunksPacked = 0;
+    let metricSnapshotBytes = 0;
+    let metricChunksPacked = 0;
     for (const o of this.orgs.values()) {
       for (const g of [...o.frozen, o.active]) {
         headBytes += g.metrics.estimatedBytes + g.logs.estimatedBytes;
         const snapshots = g.logs.snapshotStats;
         logSnapshotBytes += snapshots.packedBytes;
         logChunksPacked += snapshots.chunksPacked;
+        metricSnapshotBytes += g.metrics.snapshotStats.packedBytes;
+        metricChunksPacked += g.metrics.snapshotStats.chunksPacked;
       }
     }
     return {
@@ -532,6 +540,8 @@ export class Storage {
       segmentFileReads: this.readers.fileReads,
       logSnapshotBytes,
       logChunksPacked,
+      metricSnapshotBytes,
+      metricChunksPacked,
     };
   }
 

@@ -122,7 +122,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
       return sliceTasks(
         sharding,
         shareSize(share),
-        (shard) => metricTaskData(share, shard),
+        () => metricTaskData(share),
         (data, shard): QueryTask => ({
           kind: 'promql-range',
           query: q,

@@ -23,7 +23,7 @@ export interface StepRange {
 export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, merge: ShardMerge): SeriesColumns[] {
   const outputs: ShardOutput[] = [];
   for (let index = 0; index < count; index++) {
-    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share, { index, count }), shard: { index, count, merge } };
+    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge } };
     const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
     outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) });

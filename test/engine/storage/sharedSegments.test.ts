@@ -44,16 +44,18 @@ describe('segments shared with worker threads', () => {
   const logData = (org: string): LogTaskData =>
     acrossThreads({ kind: 'logql-raw', query: '', startNs: 0n, endNs: 0n, limit: 0, direction: 'forward', data: shareLogs(storage.logs(org), ALL_LOGS) }).data;
 
-  it('ships segment bytes as shared memory and only the heads as packed copies', () => {
+  it('ships segment bytes and head snapshots as shared memory', () => {
     const data = shareMetrics(storage.metrics('org-a'), EVERYTHING);
     expect(data.segments).toHaveLength(2);
     for (const s of data.segments) expect(s.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
-    const headSamples = unpackSeries(data.head).reduce((n, s) => n + s.timestampsMs.length, 0);
+    for (const h of data.heads) for (const c of h.chunks) expect(c.values.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const headSamples = data.heads.reduce((n, h) => n + h.chunks.reduce((m, c) => m + c.samples, 0), 0);
     const allSamples = storage.metrics('org-a').select([], ...ALL_MS).reduce((n, s) => n + s.timestampsMs.length, 0);
     expect(headSamples).toBeGreaterThan(0);
     expect(headSamples).toBeLessThan(allSamples / 2);
     // Across a thread boundary the bytes stay shared memory (a clone would be a plain ArrayBuffer).
     for (const s of metricData('org-a').segments) expect(s.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    for (const h of metricData('org-a').heads) for (const c of h.chunks) expect(c.timestampsMs.buffer).toBeInstanceOf(SharedArrayBuffer);
     for (const s of logData('org-a').segments) expect(s.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 

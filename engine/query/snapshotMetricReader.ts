@@ -1,0 +1,161 @@
+import { lowerBound, upperBound } from '../storage/bounds.js';
+import type { Labels } from '../storage/labels.js';
+import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
+import { unpackChunkLabels, type SharedMetricChunk } from '../storage/metricChunk.js';
+import type { LabelSetVisitor } from '../storage/metricHead.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
+import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
+import type { SeriesPartition } from '../storage/partition.js';
+import { gatherSeries } from './gather.js';
+
+/**
+ * DECODED_CHUNKS_KEPT bounds the chunks whose label sets a worker keeps between tasks. Only the
+ * decoded labels are kept, never the chunk itself, so a snapshot's shared memory is released
+ * once the tasks that were given it are done.
+ */
+const DECODED_CHUNKS_KEPT = 1024;
+const decodedLabels = new Map<string, Labels[]>();
+
+function labelsOf(chunk: SharedMetricChunk): Labels[] {
+  let labels = decodedLabels.get(chunk.id);
+  if (labels) decodedLabels.delete(chunk.id);
+  else labels = unpackChunkLabels(chunk);
+  // Re-inserted as the most recently used.
+  decodedLabels.set(chunk.id, labels);
+  if (decodedLabels.size > DECODED_CHUNKS_KEPT) decodedLabels.delete(decodedLabels.keys().next().value!);
+  return labels;
+}
+
+/** Run is one series' samples in one chunk within a window: [from, to) of the chunk's arrays. */
+interface Run {
+  chunk: SharedMetricChunk;
+  from: number;
+  to: number;
+}
+
+/** Found is one series reached by a read: its labels and its runs, oldest chunk first. */
+interface Found {
+  ref: number;
+  labels: Labels;
+  runs: Run[];
+}
+
+/**
+ * SnapshotMetricReader serves a worker's reads of one metric head from the head's snapshot
+ * (see metricHeadSnapshots.ts), answering exactly as the live head did when the snapshot was
+ * taken: series in head order, each with its samples ascending. A series' chunks follow each
+ * other in time, so its samples are its runs concatenated; a series in one chunk only is
+ * answered with views of the shared memory, copying nothing. With `only`, it reads one shard
+ * of the series.
+ */
+export class SnapshotMetricReader {
+  private distinctSeries: number | undefined;
+  /** inShard remembers, per series ref, whether `only` takes it. */
+  private readonly inShard = new Map<number, boolean>();
+
+  constructor(
+    private readonly head: MetricHeadSnapshot,
+    private readonly only?: SeriesPartition,
+  ) {}
+
+  get seriesCount(): number {
+    if (this.distinctSeries === undefined) {
+      const refs = new Set<number>();
+      for (const c of this.head.chunks) for (const r of c.refs) refs.add(r);
+      this.distinctSeries = refs.size;
+    }
+    return this.distinctSeries;
+  }
+
+  /** snapshot is the snapshot read: sharing it again shares the same memory. */
+  snapshot(): MetricHeadSnapshot {
+    return this.head;
+  }
+
+  /** countSamples is MetricHead.countSamples, on the worker (where it is not on any hot path). */
+  countSamples(selections: ReadonlyArray<{ matchers: readonly LabelMatcher[]; minMs: number; maxMs: number }>): number {
+    let n = 0;
+    for (const s of gatherSeries(this, selections.map((s) => ({ ...s, matchers: [...s.matchers] })))) n += s.timestampsMs.length;
+    return n;
+  }
+
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
+    return this.find(matchers, minMs, maxMs).map(concatenate);
+  }
+
+  labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const names = new Set<string>();
+    for (const s of this.find(matchers, minMs, maxMs)) for (const n in s.labels) names.add(n);
+    return [...names].sort();
+  }
+
+  labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const values = new Set<string>();
+    for (const s of this.find(matchers, minMs, maxMs)) if (s.labels[name] !== undefined) values.add(s.labels[name]);
+    return [...values].sort();
+  }
+
+  forEachLabelSet(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, visit: LabelSetVisitor): void {
+    for (const s of this.find(matchers, minMs, maxMs)) if (visit(s.labels) === false) return;
+  }
+
+  /** find locates the runs of every matching series with samples in [minMs, maxMs], copying none. */
+  private find(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): Found[] {
+    const compiled = compileMatchers(matchers);
+    const wanted = new Map<number, boolean>();
+    const found = new Map<number, Found>();
+    for (const chunk of this.head.chunks) {
+      if (chunk.maxMs < minMs || chunk.minMs > maxMs) continue;
+      const labels = labelsOf(chunk);
+      const { refs, offsets, timestampsMs } = chunk;
+      for (let i = 0; i < refs.length; i++) {
+        const ref = refs[i];
+        let want = wanted.get(ref);
+        if (want === undefined) {
+          want = matchesAll(labels[i], compiled) && this.takes(ref, labels[i]);
+          wanted.set(ref, want);
+        }
+        if (!want) continue;
+        const start = offsets[i];
+        const end = offsets[i + 1];
+        if (timestampsMs[start] > maxMs || timestampsMs[end - 1] < minMs) continue;
+        const from = start + lowerBound(timestampsMs.subarray(start, end), minMs);
+        const to = start + upperBound(timestampsMs.subarray(start, end), maxMs);
+        if (to <= from) continue;
+        const seen = found.get(ref);
+        if (seen) seen.runs.push({ chunk, from, to });
+        else found.set(ref, { ref, labels: labels[i], runs: [{ chunk, from, to }] });
+      }
+    }
+    return [...found.values()].sort((a, b) => a.ref - b.ref);
+  }
+
+  private takes(ref: number, labels: Labels): boolean {
+    if (!this.only) return true;
+    let yes = this.inShard.get(ref);
+    if (yes === undefined) {
+      yes = this.only.of(labels, this.only.count) === this.only.index;
+      this.inShard.set(ref, yes);
+    }
+    return yes;
+  }
+}
+
+/** concatenate answers a series' runs as one: views when it has one run, else a copy of the runs in order. */
+function concatenate(found: Found): SeriesColumns {
+  if (found.runs.length === 1) {
+    const { chunk, from, to } = found.runs[0];
+    return { labels: found.labels, timestampsMs: chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };
+  }
+  let n = 0;
+  for (const r of found.runs) n += r.to - r.from;
+  const timestampsMs = new Float64Array(n);
+  const values = new Float64Array(n);
+  let at = 0;
+  for (const { chunk, from, to } of found.runs) {
+    timestampsMs.set(chunk.timestampsMs.subarray(from, to), at);
+    values.set(chunk.values.subarray(from, to), at);
+    at += to - from;
+  }
+  return { labels: found.labels, timestampsMs, values };
+}
