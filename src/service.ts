@@ -20,6 +20,7 @@ import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { queryRoutes } from './routes/query.js';
+import { prometheusRoutes } from './prometheus/routes.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
@@ -194,6 +195,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       stallTimeoutMs: config.sseStallTimeoutMs,
       defaultLogLimit: config.defaultLogLimit,
       maxLogLimit: 100_000,
+    }),
+    ...prometheusRoutes({
+      ...planLimits,
+      maxPointsPerSeries: windowLimits.maxPointsPerSeries,
+      store,
+      metrics,
+      gate,
+      timeoutMs: config.queryTimeoutMs,
     }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
