@@ -89,3 +89,20 @@ export function listLabelValues(storage: Storage, org: string, name: string, par
   const { items, warnings } = truncated([...values].sort(), listing.limit);
   return body(JSON.stringify(items), warnings);
 }
+
+/**
+ * listMetadata serves /metadata: what remote write and OTLP said about each metric family
+ * (type, help, unit), keyed by family name, optionally of one `metric`, at most `limit` families.
+ */
+export function listMetadata(storage: Storage, org: string, params: PromParams): string {
+  const only = params.get('metric');
+  const limit = params.limit();
+  const stored = storage.metricMetadata(org);
+  const names = [...stored.keys()].filter((name) => only === undefined || only === '' || name === only).sort();
+  const data: Record<string, Array<{ type: string; help: string; unit: string }>> = {};
+  for (const name of limit > 0 ? names.slice(0, limit) : names) {
+    const record = stored.get(name)!;
+    data[name] = [{ type: record.type, help: record.help, unit: record.unit }];
+  }
+  return JSON.stringify({ status: 'success', data });
+}

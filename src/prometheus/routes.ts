@@ -3,7 +3,7 @@ import type { HttpMethod, RequestContext, RouteSpec } from '../http/router.js';
 import type { MetaStore } from '../meta/types.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { instantQuery, parseQueryParam, rangeQuery, type PromQueryDeps } from './instantQuery.js';
-import { listLabelNames, listLabelValues, listSeries } from './metadata.js';
+import { listLabelNames, listLabelValues, listMetadata, listSeries } from './metadata.js';
 import { PromParams } from './params.js';
 import { errorBody, toPromError, type PromError } from './promError.js';
 import { scopeOrg } from './scopeOrg.js';
@@ -73,8 +73,8 @@ export function prometheusRoutes(deps: PromRoutesDeps): RouteSpec[] {
     ...routesFor(deps, '/series', BOTH, (_ctx, org, params) => listSeries(storage, org, params)),
     ...routesFor(deps, '/labels', BOTH, (_ctx, org, params) => listLabelNames(storage, org, params)),
     ...routesFor(deps, '/label/:name/values', ['GET'], (ctx, org, params) => listLabelValues(storage, org, ctx.params.name, params)),
-    // Sluice keeps no metric metadata (HELP, TYPE) or exemplars yet: both answer empty, as Prometheus does for unknown metrics.
-    ...routesFor(deps, '/metadata', ['GET'], () => success({})),
+    ...routesFor(deps, '/metadata', ['GET'], (_ctx, org, params) => listMetadata(storage, org, params)),
+    // Exemplars are not stored yet: the answer is empty, as Prometheus' is for series without any.
     ...routesFor(deps, '/query_exemplars', BOTH, () => success([])),
     ...routesFor(deps, '/format_query', BOTH, (_ctx, _org, params) => success(printPromQL(parseQueryParam(params).expr))),
     ...routesFor(deps, '/status/buildinfo', ['GET'], () => success(buildInfo())),
