@@ -73,7 +73,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
     if (expr.type !== 'StringLiteral') throw new PromError('execution', 'only string literals evaluate to strings');
     return successBody(renderString(expr.value, timeMs));
   }
-  if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs));
+  if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs, deps.maxSamples));
   const window: QueryWindow = { startMs: timeMs, endMs: timeMs, stepMs: INSTANT_STEP_MS, points: 1 };
   const { series, failedSegments } = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
   const data = type === 'scalar' ? renderScalar(series, timeMs) : renderVector(series, timeMs);
@@ -85,7 +85,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
  * `@`): the raw samples in the left-open window (t - range, t], as Prometheus returns them.
  * Other range-vector expressions (subqueries) are not evaluated at an instant yet.
  */
-function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs: number): string {
+function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs: number, maxSamples: number): string {
   if (expr.type !== 'MatrixSelector') {
     throw new PromError('execution', 'only a plain range selector (metric[5m]) can be queried at an instant; wrap a subquery in a function such as max_over_time');
   }
@@ -98,9 +98,13 @@ function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs
     startMs + 1,
     endMs,
   );
+  let samples = 0;
   const series = found.map((s) => {
     const keep: number[] = [];
     for (let i = 0; i < s.timestampsMs.length; i++) if (s.timestampsMs[i] > startMs && s.timestampsMs[i] <= endMs) keep.push(i);
+    samples += keep.length;
+    // The same bound, and Prometheus' words, as an evaluation that loads too many samples.
+    if (samples > maxSamples) throw new PromError('execution', 'query processing would load too many samples into memory in query execution');
     return {
       labels: s.labels,
       timestampsMs: Float64Array.from(keep, (i) => s.timestampsMs[i]),

@@ -112,6 +112,15 @@ describe('Prometheus API: auth, org scoping and status documents', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('honours the timeout parameter with errorType timeout, 503', async () => {
+    // A microsecond cannot cover a round trip to a worker thread, so the deadline always wins.
+    const { status, body } = await get(`/query?query=${encodeURIComponent('sum(rate(mine_total[5m]))')}&timeout=0.000001`, { 'x-svc-api-key': srv.key });
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ status: 'error', errorType: 'timeout' });
+    const after = await get(`/query?query=${encodeURIComponent('sum(mine_total)')}&time=${NOW_MS / 1000}`, { 'x-svc-api-key': srv.key });
+    expect(after.body.data.result).toEqual([{ metric: {}, value: [NOW_MS / 1000, '7'] }]);
+  });
+
   it('accepts form-encoded POSTs for range queries', async () => {
     const res = await fetch(`${srv.url}/prometheus/api/v1/query_range`, {
       method: 'POST',
