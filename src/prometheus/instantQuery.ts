@@ -1,6 +1,6 @@
 import { parseAndCheckPromQL, promqlValueType, type PromQLExpr, type Storage } from '../../engine/index.js';
 import type { RequestContext } from '../http/router.js';
-import { QueryCollector, type CollectDeps } from '../query/collect.js';
+import { QueryCollector, type CollectDeps, type CollectedSeries } from '../query/collect.js';
 import type { QueryWindow } from '../query/timeRange.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import type { PromParams } from './params.js';
@@ -49,7 +49,7 @@ function requestSignal(ctx: RequestContext): AbortSignal {
   return AbortSignal.any([left.signal, ctx.shutdown]);
 }
 
-async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, text: string, expr: PromQLExpr, window: QueryWindow, timeoutMs: number) {
+async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, text: string, expr: PromQLExpr, window: QueryWindow, timeoutMs: number): Promise<CollectedSeries> {
   const collector = new QueryCollector({ ...deps, timeoutMs });
   try {
     return await collector.promql(org, text, expr, window, deps.maxSeries, requestSignal(ctx));
@@ -58,9 +58,18 @@ async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, t
   }
 }
 
-/** partialWarnings says when unreadable segments left the answer incomplete. */
-function partialWarnings(failedSegments: number): string[] {
-  return failedSegments > 0 ? [`${failedSegments} stored segment(s) could not be read; the result is partial`] : [];
+/** INFO_PREFIX marks the evaluator's informational annotations; the rest are warnings. */
+const INFO_PREFIX = 'PromQL info: ';
+
+/**
+ * answerBody renders a query's data with its annotations split as Prometheus splits them
+ * (`warnings`, `infos`), plus a warning when unreadable segments left the answer partial.
+ */
+function answerBody(dataJson: string, collected: CollectedSeries): string {
+  const warnings = collected.annotations.filter((a) => !a.startsWith(INFO_PREFIX));
+  const infos = collected.annotations.filter((a) => a.startsWith(INFO_PREFIX));
+  if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) could not be read; the result is partial`);
+  return successBody(dataJson, warnings, infos);
 }
 
 /** instantQuery serves /prometheus/api/v1/query. */
@@ -75,9 +84,9 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
   }
   if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs, deps.maxSamples));
   const window: QueryWindow = { startMs: timeMs, endMs: timeMs, stepMs: INSTANT_STEP_MS, points: 1 };
-  const { series, failedSegments } = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
-  const data = type === 'scalar' ? renderScalar(series, timeMs) : renderVector(series, timeMs);
-  return successBody(data, partialWarnings(failedSegments));
+  const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
+  const data = type === 'scalar' ? renderScalar(collected.series, timeMs) : renderVector(collected.series, timeMs);
+  return answerBody(data, collected);
 }
 
 /**
@@ -138,8 +147,8 @@ export async function rangeQuery(ctx: RequestContext, deps: PromQueryDeps, org: 
     throw invalidParam('query', `invalid expression type ${JSON.stringify(name)} for range query, must be Scalar or instant Vector`);
   }
   const window: QueryWindow = { startMs, endMs, stepMs, points };
-  const { series, failedSegments } = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
-  return successBody(renderMatrix(series), partialWarnings(failedSegments));
+  const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
+  return answerBody(renderMatrix(collected.series), collected);
 }
 
 function requiredTime(params: PromParams, name: string): number {

@@ -73,8 +73,8 @@ export function renderString(text: string, timestampMs: number): string {
   return `{"resultType":"string","result":[${timestampMs / 1000},${JSON.stringify(text)}]}`;
 }
 
-/** successBody wraps rendered `data` JSON in the success envelope, with warnings when there are any. */
-export function successBody(dataJson: string, warnings: readonly string[] = []): string {
-  const extra = warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : '';
+/** successBody wraps rendered `data` JSON in the success envelope, with warnings and infos when there are any. */
+export function successBody(dataJson: string, warnings: readonly string[] = [], infos: readonly string[] = []): string {
+  const extra = (warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : '') + (infos.length > 0 ? `,"infos":${JSON.stringify(infos)}` : '');
   return `{"status":"success","data":${dataJson}${extra}}`;
 }

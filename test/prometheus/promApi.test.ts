@@ -121,6 +121,13 @@ describe('Prometheus API: auth, org scoping and status documents', () => {
     expect(after.body.data.result).toEqual([{ metric: {}, value: [NOW_MS / 1000, '7'] }]);
   });
 
+  it("reports the evaluator's annotations as warnings", async () => {
+    const { status, body } = await get(`/query?query=${encodeURIComponent('histogram_quantile(0.5, mine_total)')}&time=${NOW_MS / 1000}`, { 'x-svc-api-key': srv.key });
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ resultType: 'vector', result: [] });
+    expect(body.warnings).toEqual([expect.stringMatching(/^PromQL warning: bucket label "le" is missing/)]);
+  });
+
   it('accepts form-encoded POSTs for range queries', async () => {
     const res = await fetch(`${srv.url}/prometheus/api/v1/query_range`, {
       method: 'POST',
