@@ -22,6 +22,7 @@ import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './routes/ingestRate.js';
 import { queryRoutes } from './routes/query.js';
+import { prometheusRoutes } from './prometheus/routes.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
@@ -196,6 +197,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       queryLimitsFor,
       heartbeatMs: config.heartbeatMs,
       stallTimeoutMs: config.sseStallTimeoutMs,
+    }),
+    ...prometheusRoutes({
+      ...planLimits,
+      maxPointsPerSeries: windowLimits.maxPointsPerSeries,
+      store,
+      metrics,
+      gate,
+      queryLimitsFor,
     }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),

@@ -28,6 +28,8 @@ export interface CollectedSeries {
   series: SeriesColumns[];
   /** failedSegments counts stored segments that could not be read: the answer is partial when above 0. */
   failedSegments: number;
+  /** annotations are the evaluator's distinct warnings and infos, in Prometheus' wording. */
+  annotations: string[];
 }
 
 export interface CollectedRows {
@@ -115,8 +117,12 @@ export class QueryCollector {
     return this.withSlot(org, signal, async (bounded) => {
       const planned = plan(this.deps);
       const joiner = new SeriesJoiner(maxSeries, new MemoryBudget(this.deps.queryLimitsFor(org).memoryBytes));
-      await runSeriesPlan(this.deps.pool, planned, bounded, (series) => joiner.add(series));
-      return { series: joiner.result(), failedSegments: planned.failedSegments() };
+      const annotations = new Set<string>();
+      await runSeriesPlan(this.deps.pool, planned, bounded, (series, _bytes, notes) => {
+        joiner.add(series);
+        for (const note of notes) annotations.add(note);
+      });
+      return { series: joiner.result(), failedSegments: planned.failedSegments(), annotations: [...annotations] };
     });
   }
 

@@ -175,37 +175,39 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
 /**
  * runSeriesPlan evaluates a plan's slices on the pool, several at once (and the shards of a
  * slice in parallel), and hands each slice's series to `consume` strictly in slice order,
- * with the size of the workers' answers it came from. A slow `consume` pauses dispatch, which
- * is how a slow reader holds back only its own query.
+ * with the size of the workers' answers it came from and the evaluator's annotations (warnings
+ * and infos, as Prometheus' API words them). A slow `consume` pauses dispatch, which is how a
+ * slow reader holds back only its own query.
  */
 export async function runSeriesPlan(
   pool: QueryPool,
   plan: SeriesPlan,
   signal: AbortSignal,
-  consume: (series: SeriesColumns[], bytes: number) => Promise<void> | void,
+  consume: (series: SeriesColumns[], bytes: number, annotations: string[]) => Promise<void> | void,
 ): Promise<void> {
   await runOrdered(
     plan.slices.length,
     pool.threads,
-    async (i, sliceSignal): Promise<{ series: SeriesColumns[]; bytes: number }> => {
+    async (i, sliceSignal): Promise<{ series: SeriesColumns[]; bytes: number; annotations: string[] }> => {
       const { tasks, merge } = await plan.tasksFor(plan.slices[i]);
       const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
       const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
-      return { series: merge === undefined ? outputs[0].series : mergeShards(merge, outputs), bytes };
+      const annotations = outputs.flatMap((o) => o.annotations);
+      return { series: merge === undefined ? outputs[0].series : mergeShards(merge, outputs), bytes, annotations };
     },
     async (_i, result) => {
-      await consume(result.series, result.bytes);
+      await consume(result.series, result.bytes, result.annotations);
     },
     signal,
   );
 }
 
-async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal): Promise<ShardOutput & { bytes: number }> {
+async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal): Promise<ShardOutput & { bytes: number; annotations: string[] }> {
   const result = await pool.run(task, signal);
   if ('failed' in result) throw new EngineError(result.code, result.message);
   if (!('series' in result)) throw new Error('worker answered a series task with rows');
   const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0);
-  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), bytes };
+  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), bytes, annotations: result.annotations };
 }
 
 export interface RawLogOptions {

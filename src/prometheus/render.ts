@@ -1,0 +1,80 @@
+import { formatGoFloat, type Labels, type SeriesColumns } from '../../engine/index.js';
+
+/**
+ * JSON rendering of Prometheus API results, written by hand: result bodies are the bulk of a
+ * dashboard's traffic, and building them as strings avoids one object per point. Values are
+ * strings in Go's shortest fixed-point form ('f', -1; `+Inf`, `-Inf`, `NaN`), timestamps are
+ * Unix seconds as JSON numbers, and label sets have their names sorted, as Prometheus writes them.
+ */
+
+/** sortedLabelPairs lists a label set's pairs by name. */
+function sortedLabelPairs(labels: Labels): Array<[string, string]> {
+  return Object.keys(labels)
+    .sort()
+    .map((name) => [name, labels[name]]);
+}
+
+/** renderLabels renders a label set as a JSON object with its names sorted. */
+export function renderLabels(labels: Labels): string {
+  const members = sortedLabelPairs(labels).map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`);
+  return `{${members.join(',')}}`;
+}
+
+/** compareLabels orders label sets as Prometheus' labels.Compare does: pair by pair in name order, then by length. */
+export function compareLabels(a: Labels, b: Labels): number {
+  const pa = sortedLabelPairs(a);
+  const pb = sortedLabelPairs(b);
+  const n = Math.min(pa.length, pb.length);
+  for (let i = 0; i < n; i++) {
+    if (pa[i][0] !== pb[i][0]) return pa[i][0] < pb[i][0] ? -1 : 1;
+    if (pa[i][1] !== pb[i][1]) return pa[i][1] < pb[i][1] ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+/** renderSample renders one `[unixSeconds, "value"]` pair. */
+export function renderSample(timestampMs: number, value: number): string {
+  return `[${timestampMs / 1000},"${formatGoFloat(value)}"]`;
+}
+
+/** renderMatrix renders series with at least one point as a matrix result, sorted by labels as Prometheus sorts range results. */
+export function renderMatrix(series: readonly SeriesColumns[]): string {
+  const kept = series.filter((s) => s.timestampsMs.length > 0).sort((a, b) => compareLabels(a.labels, b.labels));
+  const parts: string[] = [];
+  for (const s of kept) {
+    const points: string[] = new Array<string>(s.timestampsMs.length);
+    for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);
+    parts.push(`{"metric":${renderLabels(s.labels)},"values":[${points.join(',')}]}`);
+  }
+  return `{"resultType":"matrix","result":[${parts.join(',')}]}`;
+}
+
+/** renderVector renders each series' point at `timestampMs` (the evaluation time) as an instant vector. */
+export function renderVector(series: readonly SeriesColumns[], timestampMs: number): string {
+  const parts: string[] = [];
+  for (const s of series) {
+    const at = s.timestampsMs.indexOf(timestampMs);
+    if (at < 0) continue;
+    parts.push(`{"metric":${renderLabels(s.labels)},"value":${renderSample(timestampMs, s.values[at])}}`);
+  }
+  return `{"resultType":"vector","result":[${parts.join(',')}]}`;
+}
+
+/** renderScalar renders a scalar result; a scalar always has a value (NaN when the series is empty). */
+export function renderScalar(series: readonly SeriesColumns[], timestampMs: number): string {
+  const s = series[0];
+  const at = s === undefined ? -1 : s.timestampsMs.indexOf(timestampMs);
+  const value = at < 0 ? NaN : s.values[at];
+  return `{"resultType":"scalar","result":${renderSample(timestampMs, value)}}`;
+}
+
+/** renderString renders a string literal's result. */
+export function renderString(text: string, timestampMs: number): string {
+  return `{"resultType":"string","result":[${timestampMs / 1000},${JSON.stringify(text)}]}`;
+}
+
+/** successBody wraps rendered `data` JSON in the success envelope, with warnings and infos when there are any. */
+export function successBody(dataJson: string, warnings: readonly string[] = [], infos: readonly string[] = []): string {
+  const extra = (warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : '') + (infos.length > 0 ? `,"infos":${JSON.stringify(infos)}` : '');
+  return `{"status":"success","data":${dataJson}${extra}}`;
+}
