@@ -7,6 +7,7 @@
  */
 import type { ComparisonOp, LabelFilterExpr, StringLabelFilter } from '../../ast.js';
 import { compileRegex } from '../../../regex/index.js';
+import { comparisonFor } from '../../../common/compare.js';
 import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { ERROR_LABEL } from '../labels-builder.js';
@@ -19,24 +20,8 @@ export const LABEL_FILTER_ERROR = 'LabelFilterErr';
 /** LabelPredicate decides one line from its labels (and may record an error on them). */
 export type LabelPredicate = (labels: LabelsBuilder) => boolean;
 
-function compare(op: ComparisonOp, a: number, b: number): boolean {
-  switch (op) {
-    case '==':
-      return a === b;
-    case '!=':
-      return a !== b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-  }
-}
-
 function converting(name: string, op: ComparisonOp, target: number, convert: (v: string) => Converted): LabelPredicate {
+  const compare = comparisonFor(op);
   return (labels) => {
     const raw = labels.get(name);
     if (raw === undefined) return false;
@@ -45,7 +30,7 @@ function converting(name: string, op: ComparisonOp, target: number, convert: (v:
       if (!labels.hasError()) labels.setError(LABEL_FILTER_ERROR, value.message);
       return true;
     }
-    return compare(op, value.value, target);
+    return compare(value.value, target);
   };
 }
 
