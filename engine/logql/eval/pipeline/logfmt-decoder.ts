@@ -4,7 +4,7 @@
  * skipped and remembered as the error `--strict` reports. Positions in messages are 1-based
  * byte offsets, as Loki prints them.
  */
-import { utf8Length } from '../utf8.js';
+import { utf8ByteLength } from '../../../common/utf8.js';
 import { unescapeLogfmtValue } from '../../../common/jsonString.js';
 
 const SPACE = 32;
@@ -36,7 +36,7 @@ export class LogfmtDecoder {
   }
 
   private syntaxError(message: string, at: number): void {
-    this.error = `logfmt syntax error at pos ${utf8Length(this.line.slice(0, at)) + 1} : ${message}`;
+    this.error = `logfmt syntax error at pos ${utf8ByteLength(this.line.slice(0, at)) + 1} : ${message}`;
   }
 
   private unexpected(c: number, at: number): void {
