@@ -1,44 +1,9 @@
 /**
- * Literal values of LogQL that are not plain decimals: Go float syntax for numbers, byte
- * sizes (`20MB`, `1KiB`) and the canonical text of durations. Kept apart from the lexer so
+ * Literal values of LogQL that are not plain decimals: byte sizes (`20MB`, `1KiB`) and the
+ * canonical text of durations (numbers are read by engine/common/goFloat.ts). Kept apart from the lexer so
  * the printer and the evaluator (which parses label values with the same rules) share them.
  */
 import { formatPromDuration } from '../common/duration.js';
-
-/** FloatParseResult is a parsed Go float literal or the error strconv.ParseFloat would give. */
-export type FloatParseResult = { ok: true; value: number } | { ok: false; message: string };
-
-const DECIMAL_FLOAT = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const HEX_FLOAT = /^0[xX]([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?\d+)$/;
-
-/**
- * parseGoFloat reads a number the way Go's strconv.ParseFloat does, which is what Loki uses
- * for every numeric literal: decimal with optional exponent, or hexadecimal with a mandatory
- * `p` exponent. `0x10` and `0o17` are therefore errors, as in Loki.
- */
-export function parseGoFloat(text: string): FloatParseResult {
-  let value: number | undefined;
-  if (DECIMAL_FLOAT.test(text)) {
-    value = Number(text);
-  } else {
-    const hex = HEX_FLOAT.exec(text);
-    if (hex && !hex[0].includes('__')) {
-      const intPart = hex[1].replace(/_/g, '');
-      const fracPart = (hex[2] ?? '').replace(/_/g, '');
-      if (intPart !== '' || fracPart !== '') {
-        const mantissa = parseInt(intPart + fracPart || '0', 16);
-        value = mantissa * Math.pow(2, Number(hex[3]) - 4 * fracPart.length);
-      }
-    }
-  }
-  if (value === undefined) {
-    return { ok: false, message: `strconv.ParseFloat: parsing ${JSON.stringify(text)}: invalid syntax` };
-  }
-  if (!Number.isFinite(value)) {
-    return { ok: false, message: `strconv.ParseFloat: parsing ${JSON.stringify(text)}: value out of range` };
-  }
-  return { ok: true, value };
-}
 
 const BYTE_UNITS: Record<string, number> = {
   '': 1,

@@ -1,37 +1,15 @@
 /**
  * Label values converted the way Loki converts them, with the same error text, because that
- * text becomes `__error_details__` and users match on it: Go's strconv.ParseFloat for numbers,
- * time.ParseDuration for durations and go-humanize's ParseBytes for sizes. Values come back
+ * text becomes `__error_details__` and users match on it: time.ParseDuration for durations and
+ * go-humanize's ParseBytes for sizes (numbers go through parseGoFloat in engine/common). Values come back
  * as plain numbers (durations in nanoseconds).
  */
 import { parseGoDuration } from '../../common/duration.js';
 import { quoteGoString } from '../../common/quote.js';
-import { parseByteSize, parseGoFloat } from '../units.js';
+import { parseByteSize } from '../units.js';
 
 /** Converted is a converted value, or the error message Loki would report. */
 export type Converted = { ok: true; value: number } | { ok: false; message: string };
-
-const SPECIAL_FLOATS: Record<string, number> = {
-  inf: Infinity,
-  infinity: Infinity,
-  nan: NaN,
-};
-
-/** parseFloatValue reads a label value like strconv.ParseFloat(v, 64). */
-export function parseFloatValue(text: string): Converted {
-  let body = text;
-  let sign = 1;
-  if (body.startsWith('+') || body.startsWith('-')) {
-    if (body[0] === '-') sign = -1;
-    body = body.slice(1);
-  }
-  const special = SPECIAL_FLOATS[body.toLowerCase()];
-  if (special !== undefined && body.length > 0) return { ok: true, value: sign * special };
-  const parsed = parseGoFloat(body);
-  if (parsed.ok) return { ok: true, value: sign * parsed.value };
-  const kind = parsed.message.endsWith('value out of range') ? 'value out of range' : 'invalid syntax';
-  return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(text)}: ${kind}` };
-}
 
 const DURATION_UNITS = new Set(['ns', 'us', 'µs', 'μs', 'ms', 's', 'm', 'h']);
 

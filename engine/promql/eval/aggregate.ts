@@ -8,7 +8,7 @@
 import { quoteGoString } from '../../common/quote.js';
 import type { AggregateExpr } from '../ast.js';
 import { isValidLabelName } from '../labelNames.js';
-import { formatGoFloat } from '../numbers.js';
+import { formatGoFloat } from '../../common/goFloat.js';
 import type { EvalContext } from './context.js';
 import { evalError } from './context.js';
 import { formatGoG } from './goFloat.js';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   checkRegex,
   parseByteSize,
-  parseGoFloat,
   parseIpPattern,
   parseJsonPath,
   parsePattern,
@@ -10,6 +9,7 @@ import {
   formatLogQLDuration,
 } from '../../../engine/logql/index.js';
 import { formatByteSize } from '../../../engine/logql/units.js';
+import { parseGoFloatLiteral } from '../../../engine/common/goFloat.js';
 import { decodedOffsetMap } from '../../../engine/logql/string-offsets.js';
 import { withoutPositions } from './helpers.js';
 
@@ -168,12 +168,12 @@ describe('checkRegex', () => {
 
 describe('literal units', () => {
   it('parses floats with Go rules', () => {
-    expect(parseGoFloat('1.5e3')).toEqual({ ok: true, value: 1500 });
-    expect(parseGoFloat('0x1.8p1')).toEqual({ ok: true, value: 3 });
-    expect(parseGoFloat('017')).toEqual({ ok: true, value: 17 });
-    expect(parseGoFloat('0x10')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "0x10": invalid syntax' });
-    expect(parseGoFloat('1_000')).toMatchObject({ ok: false });
-    expect(parseGoFloat('1e400')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "1e400": value out of range' });
+    expect(parseGoFloatLiteral('1.5e3')).toEqual({ ok: true, value: 1500 });
+    expect(parseGoFloatLiteral('0x1.8p1')).toEqual({ ok: true, value: 3 });
+    expect(parseGoFloatLiteral('017')).toEqual({ ok: true, value: 17 });
+    expect(parseGoFloatLiteral('0x10')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "0x10": invalid syntax' });
+    expect(parseGoFloatLiteral('1_000')).toMatchObject({ ok: false });
+    expect(parseGoFloatLiteral('1e400')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "1e400": value out of range' });
   });
 
   it('parses and formats byte sizes', () => {

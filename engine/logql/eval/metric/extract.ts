@@ -12,7 +12,8 @@
 import type { LabelFilterExpr, LogRangeExpr, UnwrapConversion } from '../../ast.js';
 import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
-import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
+import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
+import { parseGoFloat } from '../../../common/goFloat.js';
 import type { GroupingSpec, ResultLabels } from '../labels-builder.js';
 import { CompiledPipeline } from '../pipeline/pipeline.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
@@ -208,7 +209,7 @@ function converter(conversion: UnwrapConversion | undefined): (text: string) => 
         return v.ok ? { ok: true, value: v.value / 1e9 } : v;
       };
     default:
-      return parseFloatValue;
+      return parseGoFloat;
   }
 }
 

@@ -8,7 +8,8 @@
 import type { ComparisonOp, LabelFilterExpr, StringLabelFilter } from '../../ast.js';
 import { compileRegex } from '../../../regex/index.js';
 import { comparisonFor } from '../../../common/compare.js';
-import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
+import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
+import { parseGoFloat } from '../../../common/goFloat.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { ERROR_LABEL } from '../labels-builder.js';
 import { textContainsIp } from './ip-search.js';
@@ -68,7 +69,7 @@ export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
       return (labels) => test(labels.get(name) ?? '');
     }
     case 'NumericLabelFilter':
-      return converting(filter.name, filter.op, filter.value, parseFloatValue);
+      return converting(filter.name, filter.op, filter.value, parseGoFloat);
     case 'DurationLabelFilter':
       return converting(filter.name, filter.op, Math.round(filter.durationMs * 1e6), durationNs);
     case 'BytesLabelFilter':
