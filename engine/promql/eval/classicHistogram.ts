@@ -9,7 +9,7 @@ import { quoteGoString } from '../../common/quote.js';
 import type { PositionRange } from '../../errors.js';
 import { almostEqual } from './almost.js';
 import type { EvalContext } from './context.js';
-import { formatGoG } from './goFloat.js';
+import { formatGoG } from '../../common/goFormat.js';
 import { stepTime, type StepGrid } from './grid.js';
 import { evalError } from './context.js';
 import { DUPLICATE_LABELSET } from './dedupe.js';
