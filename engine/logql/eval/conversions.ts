@@ -6,7 +6,7 @@
  */
 import { parseGoDuration } from '../../common/duration.js';
 import { quoteGoString } from '../../common/quote.js';
-import { parseByteSize } from '../units.js';
+import { parseHumanByteSize } from '../../common/byteSize.js';
 
 /** Converted is a converted value, or the error message Loki would report. */
 export type Converted = { ok: true; value: number } | { ok: false; message: string };
@@ -63,7 +63,7 @@ export function parseDurationValue(text: string): Converted {
 
 /** parseBytesValue reads a label value like humanize.ParseBytes. */
 export function parseBytesValue(text: string): Converted {
-  const bytes = parseByteSize(text);
+  const bytes = parseHumanByteSize(text);
   if (bytes !== undefined) return { ok: true, value: bytes };
   let end = 0;
   while (end < text.length) {
@@ -76,6 +76,6 @@ export function parseBytesValue(text: string): Converted {
     return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(numberText)}: invalid syntax` };
   }
   const extra = text.slice(end).trim().toLowerCase();
-  if (parseByteSize(`1${extra}`) === undefined) return { ok: false, message: `unhandled size name: ${extra}` };
+  if (parseHumanByteSize(`1${extra}`) === undefined) return { ok: false, message: `unhandled size name: ${extra}` };
   return { ok: false, message: `too large: ${text}` };
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkRegex,
-  parseByteSize,
   parseIpPattern,
   parseJsonPath,
   parsePattern,
@@ -10,6 +9,7 @@ import {
 } from '../../../engine/logql/index.js';
 import { formatByteSize } from '../../../engine/logql/units.js';
 import { parseGoFloatLiteral } from '../../../engine/common/goFloat.js';
+import { parseHumanByteSize } from '../../../engine/common/byteSize.js';
 import { decodedOffsetMap } from '../../../engine/logql/string-offsets.js';
 import { withoutPositions } from './helpers.js';
 
@@ -177,14 +177,14 @@ describe('literal units', () => {
   });
 
   it('parses and formats byte sizes', () => {
-    expect(parseByteSize('20MB')).toBe(20_000_000);
-    expect(parseByteSize('1.5 KiB')).toBe(1536);
-    expect(parseByteSize('42')).toBe(42);
-    expect(parseByteSize('1mib')).toBe(1_048_576);
-    expect(parseByteSize('1XB')).toBeUndefined();
-    expect(parseByteSize('')).toBeUndefined();
+    expect(parseHumanByteSize('20MB')).toBe(20_000_000);
+    expect(parseHumanByteSize('1.5 KiB')).toBe(1536);
+    expect(parseHumanByteSize('42')).toBe(42);
+    expect(parseHumanByteSize('1mib')).toBe(1_048_576);
+    expect(parseHumanByteSize('1XB')).toBeUndefined();
+    expect(parseHumanByteSize('')).toBeUndefined();
     for (const bytes of [0, 1, 999, 1000, 1024, 1536, 20_000_000, 3 * 1024 ** 3]) {
-      expect(parseByteSize(formatByteSize(bytes)), String(bytes)).toBe(bytes);
+      expect(parseHumanByteSize(formatByteSize(bytes)), String(bytes)).toBe(bytes);
     }
     expect(formatByteSize(20_000_000)).toBe('20MB');
     expect(formatByteSize(1_048_576)).toBe('1MiB');
