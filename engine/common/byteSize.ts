@@ -37,21 +37,40 @@ const HUMAN_BYTE_UNITS: Record<string, number> = {
 
 const MAX_UINT64 = 18446744073709551615;
 
+/** HumanByteSizeParts is a size cut as ParseBytes cuts it: the number (commas dropped) and the unit. */
+export interface HumanByteSizeParts {
+  numberText: string;
+  unitText: string;
+}
+
 /**
- * parseByteSize reads a human byte size the way go-humanize's ParseBytes does (used by Loki
- * for byte literals and for label values in byte filters): a decimal number, optional spaces,
- * and a case-insensitive SI or IEC unit. Returns undefined when `text` is not one.
+ * splitHumanByteSize cuts `text` where its run of digits, points and commas ends. Callers that
+ * explain a refused size (LogQL's conversion errors) name the part that was wrong from it.
  */
-export function parseHumanByteSize(text: string): number | undefined {
+export function splitHumanByteSize(text: string): HumanByteSizeParts {
   let end = 0;
   while (end < text.length) {
     const c = text.charCodeAt(end);
     if ((c >= 48 && c <= 57) || c === 46 || c === 44) end++;
     else break;
   }
-  const numberText = text.slice(0, end).replace(/,/g, '');
-  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(numberText)) return undefined;
-  const unit = HUMAN_BYTE_UNITS[text.slice(end).trim().toLowerCase()];
+  return { numberText: text.slice(0, end).replace(/,/g, ''), unitText: text.slice(end).trim().toLowerCase() };
+}
+
+/** isHumanByteNumber tells whether the number part of a size is a plain decimal. */
+export function isHumanByteNumber(numberText: string): boolean {
+  return /^(?:\d+\.?\d*|\.\d+)$/.test(numberText);
+}
+
+/**
+ * parseHumanByteSize reads a human byte size the way go-humanize's ParseBytes does (used by
+ * Loki for byte literals and for label values in byte filters): a decimal number, optional
+ * spaces, and a case-insensitive SI or IEC unit. Returns undefined when `text` is not one.
+ */
+export function parseHumanByteSize(text: string): number | undefined {
+  const { numberText, unitText } = splitHumanByteSize(text);
+  if (!isHumanByteNumber(numberText)) return undefined;
+  const unit = HUMAN_BYTE_UNITS[unitText];
   if (unit === undefined) return undefined;
   const bytes = Math.trunc(Number(numberText) * unit);
   if (!Number.isFinite(bytes) || bytes > MAX_UINT64) return undefined;

@@ -6,7 +6,7 @@
  */
 import { parseGoDuration } from '../../common/duration.js';
 import { quoteGoString } from '../../common/quote.js';
-import { parseHumanByteSize } from '../../common/byteSize.js';
+import { isHumanByteNumber, parseHumanByteSize, splitHumanByteSize } from '../../common/byteSize.js';
 
 /** Converted is a converted value, or the error message Loki would report. */
 export type Converted = { ok: true; value: number } | { ok: false; message: string };
@@ -65,17 +65,10 @@ export function parseDurationValue(text: string): Converted {
 export function parseBytesValue(text: string): Converted {
   const bytes = parseHumanByteSize(text);
   if (bytes !== undefined) return { ok: true, value: bytes };
-  let end = 0;
-  while (end < text.length) {
-    const c = text.charCodeAt(end);
-    if ((c >= 48 && c <= 57) || c === 46 || c === 44) end++;
-    else break;
-  }
-  const numberText = text.slice(0, end).replace(/,/g, '');
-  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(numberText)) {
+  const { numberText, unitText: extra } = splitHumanByteSize(text);
+  if (!isHumanByteNumber(numberText)) {
     return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(numberText)}: invalid syntax` };
   }
-  const extra = text.slice(end).trim().toLowerCase();
   if (parseHumanByteSize(`1${extra}`) === undefined) return { ok: false, message: `unhandled size name: ${extra}` };
   return { ok: false, message: `too large: ${text}` };
 }

@@ -5,6 +5,7 @@ import { formatGoFloat, parseGoFloat, parseGoFloatLiteral } from '../../../engin
 import { formatGoFixed, formatGoG } from '../../../engine/common/goFormat.js';
 import { unescapeJsonString, unescapeLogfmtValue } from '../../../engine/common/jsonString.js';
 import { utf8ByteLength, utf8LengthExceeds } from '../../../engine/common/utf8.js';
+import { parseBytesValue } from '../../../engine/logql/eval/conversions.js';
 
 describe('comparisonFor', () => {
   it('answers each operator as IEEE comparison does, NaN included', () => {
@@ -78,6 +79,13 @@ describe('byte sizes', () => {
     expect(parseSettingByteSize(' 16 MiB ')).toBe(16 * 1024 * 1024);
     expect(parseSettingByteSize('1.5KiB')).toBeUndefined();
     expect(parseSettingByteSize('2T')).toBeUndefined();
+  });
+
+  it('names the wrong part when a LogQL label value is not a size', () => {
+    expect(parseBytesValue('1,5 kb')).toEqual({ ok: true, value: 15_000 });
+    expect(parseBytesValue('1.5XB')).toEqual({ ok: false, message: 'unhandled size name: xb' });
+    expect(parseBytesValue('1..5KB')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "1..5": invalid syntax' });
+    expect(parseBytesValue('99999EB')).toEqual({ ok: false, message: 'too large: 99999EB' });
   });
 });
 
