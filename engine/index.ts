@@ -53,7 +53,7 @@ export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, 
 export { shardMergeFor, logShardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
-export { formatGoFloat } from './ingest/goFloat.js';
+export { formatGoFloat } from './common/goFloat.js';
 export { encodeExportLogsServiceRequest, encodeRemoteWriteBody, encodeLokiPushBody } from './ingest/index.js';
 export type { ExportLogsServiceRequestInput, LogRecordInput } from './ingest/encode/otlpModel.js';
 export type { TimeSeriesInput, WriteRequestInput } from './ingest/encode/remoteWrite.js';

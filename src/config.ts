@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 // The leaf module, not the engine's index: every CLI command loads this file.
+import { parseSettingByteSize } from '../engine/common/byteSize.js';
 import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
 import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
@@ -100,16 +101,12 @@ function number(name: string, raw: string, min: number): number {
   return n;
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
-
 /** byteSize reads `1048576`, `512KiB`, `16MiB` or `10MB`. */
 function byteSize(name: string, raw: string): number {
-  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(raw);
-  const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
-  if (!m || unit === undefined) {
+  const n = parseSettingByteSize(raw);
+  if (n === undefined) {
     throw new ConfigError(`${name} must be a byte size such as 1048576, 512KiB or 16MiB, got "${raw}"`);
   }
-  const n = Number(m[1]) * unit;
   if (n < 1024) throw new ConfigError(`${name} must be at least 1KiB, got "${raw}"`);
   return n;
 }

@@ -3,7 +3,7 @@
  * and escaping. `and` and `or` are listed so the name list is complete; the executor
  * evaluates their arguments lazily itself, as Go does, instead of calling them.
  */
-import { utf8Length } from '../logql/eval/utf8.js';
+import { utf8ByteLength } from '../common/utf8.js';
 import { any, CallError, s, type FunctionRow } from './functionDef.js';
 import { printValue, sprint, sprintf, sprintln } from './print.js';
 import { queryEscape } from './stringHelpers.js';
@@ -121,7 +121,7 @@ function sliceValue(item: GoValue, indexes: readonly GoValue[]): GoValue {
 
 /** lengthOf is `len`: bytes of a string, entries of a map or slice. */
 function lengthOf(v: GoValue): bigint {
-  if (typeof v === 'string') return BigInt(utf8Length(v));
+  if (typeof v === 'string') return BigInt(utf8ByteLength(v));
   if (v !== null && typeof v === 'object' && v.kind === 'map') return BigInt(v.entries.size);
   if (v !== null && typeof v === 'object' && v.kind === 'slice') return BigInt(v.items.length);
   throw new CallError(`len of type ${typeName(v)}`);

@@ -2,7 +2,7 @@
  * Conversions of Go values to int64 and float64 as spf13/cast does them (what sprig's math
  * functions use): failures give 0 rather than an error.
  */
-import { parseFloatValue } from '../logql/eval/conversions.js';
+import { parseGoFloat } from '../common/goFloat.js';
 import type { GoValue } from './values.js';
 
 /** parseGoInt reads an integer like strconv.ParseInt(s, 0, 64); undefined when invalid. */
@@ -51,7 +51,7 @@ export function toFloat64(v: GoValue): number {
     case 'boolean':
       return v ? 1 : 0;
     case 'string': {
-      const parsed = parseFloatValue(v);
+      const parsed = parseGoFloat(v);
       return parsed.ok ? parsed.value : 0;
     }
     default:

@@ -3,6 +3,7 @@
  * Sprintln spacing, and a Printf covering the verbs, flags, widths and precisions templates
  * use, with Go's `%!verb(type=value)` markers for mismatches.
  */
+import { formatGoFixed, formatGoG } from '../common/goFormat.js';
 import { quoteGoString } from '../common/quote.js';
 import { formatTimeString } from './timeFormat.js';
 import type { GoValue } from './values.js';
@@ -37,46 +38,9 @@ export function formatE(v: number, precision: number): string {
   return `${sign}${digits[0]}${frac.length > 0 ? '.' + frac : ''}${expSuffix(pointAt - 1)}`;
 }
 
-/** formatF renders %f with `precision` fraction digits (-1: shortest). */
-export function formatF(v: number, precision: number): string {
-  const sign = v < 0 || Object.is(v, -0) ? '-' : '';
-  const a = Math.abs(v);
-  if (precision < 0) {
-    if (a === 0) return `${sign}0`;
-    const { digits, pointAt } = digitsOf(a, -1);
-    if (pointAt <= 0) return `${sign}0.${'0'.repeat(-pointAt)}${digits}`;
-    if (pointAt >= digits.length) return sign + digits + '0'.repeat(pointAt - digits.length);
-    return `${sign}${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
-  }
-  if (a < 1e21) return sign + a.toFixed(precision);
-  const whole = BigInt(a).toString();
-  return sign + whole + (precision > 0 ? '.' + '0'.repeat(precision) : '');
-}
-
-/** formatG renders %g (-1: shortest, as %v prints floats). */
-export function formatG(v: number, precision: number): string {
-  const sign = v < 0 || Object.is(v, -0) ? '-' : '';
-  if (v === 0) return `${sign}0`;
-  const prec = precision === 0 ? 1 : precision;
-  const { digits: raw, pointAt } = digitsOf(v, prec);
-  let digits = raw;
-  let eprec = prec;
-  if (eprec > digits.length && digits.length >= pointAt) eprec = digits.length;
-  if (prec < 0) eprec = 6;
-  const exp = pointAt - 1;
-  digits = digits.replace(/0+$/, '') || '0';
-  if (exp < -4 || exp >= eprec) {
-    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${mantissa}${expSuffix(exp)}`;
-  }
-  if (pointAt <= 0) return `${sign}0.${'0'.repeat(-pointAt)}${digits}`;
-  if (pointAt >= digits.length) return sign + digits + '0'.repeat(pointAt - digits.length);
-  return `${sign}${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
-}
-
 /** formatFloatV prints a float64 as %v does. */
 export function formatFloatV(v: number): string {
-  return specialFloat(v, false) ?? formatG(v, -1);
+  return formatGoG(v);
 }
 
 /** printValue renders any value as fmt's %v. */
@@ -222,10 +186,10 @@ function formatFloatVerb(v: number, verb: string, spec: Spec): string | undefine
   switch (verb) {
     case 'v':
     case 'g':
-      body = formatG(v, spec.precision);
+      body = formatGoG(v, spec.precision);
       break;
     case 'G':
-      body = formatG(v, spec.precision).toUpperCase();
+      body = formatGoG(v, spec.precision).toUpperCase();
       break;
     case 'e':
       body = formatE(v, spec.precision < 0 ? 6 : spec.precision);
@@ -235,7 +199,7 @@ function formatFloatVerb(v: number, verb: string, spec: Spec): string | undefine
       break;
     case 'f':
     case 'F':
-      body = formatF(v, spec.precision < 0 ? 6 : spec.precision);
+      body = formatGoFixed(v, spec.precision < 0 ? 6 : spec.precision);
       break;
     default:
       return undefined;

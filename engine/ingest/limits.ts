@@ -6,7 +6,7 @@
  */
 import { DEFAULT_INGEST_LIMITS } from './types.js';
 import type { DiscardCounts, DiscardReason, IngestLimits } from './types.js';
-import { utf8ByteLength, utf8LengthExceeds } from './utf8.js';
+import { utf8ByteLength, utf8LengthExceeds } from '../common/utf8.js';
 
 /** MAX_ERROR_MESSAGES bounds the messages kept per request; the count stays exact. */
 export const MAX_ERROR_MESSAGES = 100;

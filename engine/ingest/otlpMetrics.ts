@@ -27,7 +27,7 @@ import type { DeltaAccumulator } from './deltaAccumulator.js';
 import { withContext } from './errors.js';
 import { exponentialToClassic } from './expHistogram.js';
 import type { ClassicBucket } from './expHistogram.js';
-import { formatGoFloat } from './goFloat.js';
+import { formatGoFloat } from '../common/goFloat.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
 import type { Problem } from './limits.js';
 import {

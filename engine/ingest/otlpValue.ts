@@ -5,7 +5,7 @@
  * convention asks for.
  */
 import { bytesToBase64 } from './bytesText.js';
-import { formatGoFloat } from './goFloat.js';
+import { formatGoFloat } from '../common/goFloat.js';
 import { setLabel } from './labelObject.js';
 
 /**

@@ -111,35 +111,3 @@ export function isValidUtf8(buf: Uint8Array, start: number, end: number): boolea
   }
   return true;
 }
-
-/**
- * utf8ByteLength counts the UTF-8 bytes of `text` without allocating, the way the line-size
- * limit must be measured. A lone surrogate counts as the 3 bytes of its replacement.
- */
-export function utf8ByteLength(text: string): number {
-  let bytes = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-/**
- * utf8LengthExceeds tells whether `text` takes more than `limit` UTF-8 bytes, answering from
- * the UTF-16 length alone in the common cases (each unit is 1 to 3 bytes).
- */
-export function utf8LengthExceeds(text: string, limit: number): boolean {
-  if (text.length > limit) return true;
-  if (text.length * 3 <= limit) return false;
-  return utf8ByteLength(text) > limit;
-}

@@ -21,6 +21,7 @@ import type {
   VectorAggregationExpr,
 } from './ast.js';
 import { regexMatchesEmpty } from './regex-check.js';
+import { formatGoFixed } from '../common/goFormat.js';
 
 /** CheckOptions describe the request a query belongs to, for rules that depend on it. */
 export interface CheckOptions {
@@ -84,11 +85,6 @@ function matcherSelects(m: LabelMatcher): boolean {
     case '!~':
       return regexMatchesEmpty(m.value);
   }
-}
-
-/** formatGoFixed renders a number like Go's %f, for messages copied from Loki. */
-function formatGoFixed(value: number): string {
-  return value.toFixed(6);
 }
 
 /** Checker walks one query; see checkLogQL. */

@@ -72,4 +72,4 @@ export { parseJsonPath } from './json-path.js';
 export type { JsonPathResult, JsonPathSegment } from './json-path.js';
 export { checkRegex, regexMatchesEmpty } from './regex-check.js';
 export type { RegexCheck } from './regex-check.js';
-export { parseByteSize, parseGoFloat, formatLogQLDuration } from './units.js';
+export { formatLogQLDuration } from './units.js';

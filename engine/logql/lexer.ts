@@ -10,7 +10,7 @@
  */
 import { unquoteGoString } from '../common/quote.js';
 import { parseLogQLDuration } from '../common/duration.js';
-import { parseByteSize } from './units.js';
+import { parseHumanByteSize } from '../common/byteSize.js';
 
 /** TokenType is the kind of a token; operators and punctuation are their own text. */
 export type TokenType =
@@ -307,7 +307,7 @@ export class Lexer {
     if (start === numberStart) {
       const bytesEnd = runEnd(text, numberEnd, BYTE_RUNES);
       if (bytesEnd > numberEnd) {
-        const bytes = parseByteSize(text.slice(start, bytesEnd));
+        const bytes = parseHumanByteSize(text.slice(start, bytesEnd));
         if (bytes !== undefined) {
           this.push('bytes', start, bytesEnd, '', bytes);
           this.i = bytesEnd;

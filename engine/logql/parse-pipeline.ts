@@ -34,7 +34,7 @@ import { checkRegex } from './regex-check.js';
 import { sourceOffsetOf } from './string-offsets.js';
 import { parseTemplate, type Template } from '../gotemplate/index.js';
 import type { TokenCursor } from './token-cursor.js';
-import { parseGoFloat } from './units.js';
+import { parseGoFloatLiteral } from '../common/goFloat.js';
 
 const MATCH_OPS: ReadonlySet<TokenType> = new Set<TokenType>(['=', '!=', '=~', '!~']);
 const LINE_FILTER_OPS: ReadonlySet<TokenType> = new Set<TokenType>(['|=', '!=', '|~', '!~', '|>', '!>']);
@@ -62,7 +62,7 @@ export function checkRegexToken(c: TokenCursor, token: Token, prefix = ''): stri
 
 /** parseNumberToken converts a number token, failing with Loki's message for Go-invalid floats. */
 export function parseNumberToken(c: TokenCursor, token: Token, negative: boolean, start = token.start): NumberLiteral {
-  const parsed = parseGoFloat(token.text);
+  const parsed = parseGoFloatLiteral(token.text);
   if (!parsed.ok) c.failAt(token, `unable to parse literal as a float: ${parsed.message}`);
   return { kind: 'NumberLiteral', value: negative ? -parsed.value : parsed.value, pos: { start, end: token.end } };
 }

@@ -44,7 +44,7 @@ import {
 import { TokenCursor } from './token-cursor.js';
 import { tooDeepPosition } from './depth.js';
 import { MAX_EXPRESSION_DEPTH, tooDeepMessage } from '../common/depth.js';
-import { parseGoFloat } from './units.js';
+import { parseGoFloatLiteral } from '../common/goFloat.js';
 
 /** MAX_QUERY_LENGTH is Loki's limit on query text (128 KiB), checked before lexing. */
 export const MAX_QUERY_LENGTH = 131072;
@@ -391,7 +391,7 @@ class Parser {
     const opToken = c.next();
     c.next();
     const number = c.expect('number', 'NUMBER');
-    const parsed = parseGoFloat(number.text);
+    const parsed = parseGoFloatLiteral(number.text);
     if (!parsed.ok) c.failAt(number, `unable to parse vectorExpr as a float: ${parsed.message}`);
     const close = c.expect(')', ')');
     return { kind: 'Vector', value: parsed.value, pos: { start: opToken.start, end: close.end } };

@@ -1,96 +1,9 @@
 /**
- * Literal values of LogQL that are not plain decimals: Go float syntax for numbers, byte
- * sizes (`20MB`, `1KiB`) and the canonical text of durations. Kept apart from the lexer so
+ * Canonical text of LogQL literals that are not plain decimals: byte sizes (`20MB`, `1KiB`)
+ * and durations. Numbers and byte sizes are read by engine/common (goFloat.ts, byteSize.ts). Kept apart from the lexer so
  * the printer and the evaluator (which parses label values with the same rules) share them.
  */
 import { formatPromDuration } from '../common/duration.js';
-
-/** FloatParseResult is a parsed Go float literal or the error strconv.ParseFloat would give. */
-export type FloatParseResult = { ok: true; value: number } | { ok: false; message: string };
-
-const DECIMAL_FLOAT = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const HEX_FLOAT = /^0[xX]([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?\d+)$/;
-
-/**
- * parseGoFloat reads a number the way Go's strconv.ParseFloat does, which is what Loki uses
- * for every numeric literal: decimal with optional exponent, or hexadecimal with a mandatory
- * `p` exponent. `0x10` and `0o17` are therefore errors, as in Loki.
- */
-export function parseGoFloat(text: string): FloatParseResult {
-  let value: number | undefined;
-  if (DECIMAL_FLOAT.test(text)) {
-    value = Number(text);
-  } else {
-    const hex = HEX_FLOAT.exec(text);
-    if (hex && !hex[0].includes('__')) {
-      const intPart = hex[1].replace(/_/g, '');
-      const fracPart = (hex[2] ?? '').replace(/_/g, '');
-      if (intPart !== '' || fracPart !== '') {
-        const mantissa = parseInt(intPart + fracPart || '0', 16);
-        value = mantissa * Math.pow(2, Number(hex[3]) - 4 * fracPart.length);
-      }
-    }
-  }
-  if (value === undefined) {
-    return { ok: false, message: `strconv.ParseFloat: parsing ${JSON.stringify(text)}: invalid syntax` };
-  }
-  if (!Number.isFinite(value)) {
-    return { ok: false, message: `strconv.ParseFloat: parsing ${JSON.stringify(text)}: value out of range` };
-  }
-  return { ok: true, value };
-}
-
-const BYTE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1e3,
-  kb: 1e3,
-  ki: 1024,
-  kib: 1024,
-  m: 1e6,
-  mb: 1e6,
-  mi: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1e9,
-  gb: 1e9,
-  gi: 1024 ** 3,
-  gib: 1024 ** 3,
-  t: 1e12,
-  tb: 1e12,
-  ti: 1024 ** 4,
-  tib: 1024 ** 4,
-  p: 1e15,
-  pb: 1e15,
-  pi: 1024 ** 5,
-  pib: 1024 ** 5,
-  e: 1e18,
-  eb: 1e18,
-  ei: 1024 ** 6,
-  eib: 1024 ** 6,
-};
-
-const MAX_UINT64 = 18446744073709551615;
-
-/**
- * parseByteSize reads a human byte size the way go-humanize's ParseBytes does (used by Loki
- * for byte literals and for label values in byte filters): a decimal number, optional spaces,
- * and a case-insensitive SI or IEC unit. Returns undefined when `text` is not one.
- */
-export function parseByteSize(text: string): number | undefined {
-  let end = 0;
-  while (end < text.length) {
-    const c = text.charCodeAt(end);
-    if ((c >= 48 && c <= 57) || c === 46 || c === 44) end++;
-    else break;
-  }
-  const numberText = text.slice(0, end).replace(/,/g, '');
-  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(numberText)) return undefined;
-  const unit = BYTE_UNITS[text.slice(end).trim().toLowerCase()];
-  if (unit === undefined) return undefined;
-  const bytes = Math.trunc(Number(numberText) * unit);
-  if (!Number.isFinite(bytes) || bytes > MAX_UINT64) return undefined;
-  return bytes;
-}
 
 /**
  * formatLogQLDuration renders milliseconds so that the lexer reads back the same value:
@@ -118,7 +31,7 @@ const BYTE_SIZE_UNITS: ReadonlyArray<readonly [string, number]> = [
 
 /**
  * formatByteSize renders a byte count with the largest unit that divides it exactly
- * (`20MB`, `1KiB`, `1536B`), which parseByteSize and the lexer read back unchanged.
+ * (`20MB`, `1KiB`, `1536B`), which parseHumanByteSize and the lexer read back unchanged.
  */
 export function formatByteSize(bytes: number): string {
   for (const [unit, size] of BYTE_SIZE_UNITS) {

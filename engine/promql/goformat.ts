@@ -50,13 +50,3 @@ export function formatGoUnicode(cp: number): string {
 export function quoteGoTruncated(text: string, maxRunes: number): string {
   return quoteGoString(Array.from(text).slice(0, maxRunes).join(''));
 }
-
-/** formatGoFixed renders a float like Go's `%f`: six decimals, `+Inf`, `-Inf`, `NaN`. */
-export function formatGoFixed(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  // toFixed switches to exponent form from 1e21; such floats are integers, printed exactly.
-  if (Math.abs(value) >= 1e21) return `${BigInt(value).toString()}.000000`;
-  return value.toFixed(6);
-}

@@ -1,7 +1,7 @@
 /**
- * Number literals as Prometheus reads and writes them: integers in Go's base-prefix syntax
+ * Number literals as Prometheus reads them: integers in Go's base-prefix syntax
  * (`0x1f`, `0755` octal, `1_000`), then floats, with Go's error wording for values out of
- * range; and floats printed in Go's shortest fixed-point form ('f', -1).
+ * range (printing is engine/common/goFloat.ts' formatGoFloat).
  */
 import { quoteGoString } from '../common/quote.js';
 
@@ -39,24 +39,4 @@ export function parseNumberText(text: string): NumberParse {
   const value = Number(plain);
   if (!Number.isFinite(value)) return failure('value out of range');
   return { ok: true, value };
-}
-
-/**
- * formatGoFloat renders `value` like Go's strconv.FormatFloat(value, 'f', -1, 64): the
- * shortest digits that read back exactly, never in exponent form; `+Inf`, `-Inf`, `NaN`.
- */
-export function formatGoFloat(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  if (Object.is(value, -0)) return '-0';
-  const shortest = String(value);
-  const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(shortest);
-  if (match === null) return shortest;
-  const [, sign, intPart, fracPart = '', expText] = match;
-  const digits = intPart + fracPart;
-  const pointAt = intPart.length + Number(expText);
-  if (pointAt <= 0) return `${sign}0.${'0'.repeat(-pointAt)}${digits}`;
-  if (pointAt >= digits.length) return sign + digits + '0'.repeat(pointAt - digits.length);
-  return `${sign}${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
 }

@@ -37,7 +37,7 @@ import { isValidLabelName } from './labelNames.js';
 import { Lexer } from './lexer.js';
 import { parseNumberText } from './numbers.js';
 import { describeToken, type Token, type TokenKind } from './tokens.js';
-import { formatGoFixed } from './goformat.js';
+import { formatGoFixed } from '../common/goFormat.js';
 
 /** ParseOptions tunes what the parser accepts. */
 export interface ParseOptions {

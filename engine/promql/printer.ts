@@ -11,7 +11,7 @@
 import { formatPromDuration } from '../common/duration.js';
 import { quoteGoString } from '../common/quote.js';
 import { METRIC_NAME_LABEL, type AtModifier, type BinaryExpr, type BinaryOp, type Expr, type LabelMatcher, type VectorMatching, type VectorSelector } from './ast.js';
-import { formatGoFloat } from './numbers.js';
+import { formatGoFloat } from '../common/goFloat.js';
 
 /** PRECEDENCE of each binary operator; higher binds tighter. Unary signs sit between 5 and 6. */
 const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {

@@ -4,6 +4,7 @@
  * which only the parser knows (`sum` is an operator before `(` and a metric name elsewhere).
  */
 import { quoteGoString } from '../common/quote.js';
+import { utf8LengthExceeds } from '../common/utf8.js';
 import { quoteGoTruncated } from './goformat.js';
 
 /** OperatorKind is a token Prometheus classes as an operator (described as `<op:...>`). */
@@ -207,18 +208,8 @@ export function describeToken(token: Token): string {
 
 /** quoteShort quotes like Go's Item.String: values longer than 10 bytes are cut with "...". */
 function quoteShort(text: string): string {
-  if (utf8Length(text) > 10) return quoteGoTruncated(text, 10) + '...';
+  if (utf8LengthExceeds(text, 10)) return quoteGoTruncated(text, 10) + '...';
   return quoteGoString(text);
-}
-
-/** utf8Length counts the UTF-8 bytes of `text`, the length Go measures strings in. */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return bytes;
 }
 
 /** isAlpha reports an ASCII letter or underscore, the characters that may start a name. */

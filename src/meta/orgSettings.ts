@@ -1,4 +1,5 @@
 import type { IngestLimits } from '../../engine/ingest/types.js';
+import { parseSettingByteSize } from '../../engine/common/byteSize.js';
 import type { Config } from '../config.js';
 import { MAX_RETENTION_DAYS } from './retentionDays.js';
 
@@ -410,22 +411,24 @@ function unitWord(unit: SettingUnit): string {
   return unit === 'count' ? '' : unit === 'ms' ? 'milliseconds' : unit;
 }
 
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
-
 /**
  * parseSettingText reads a value as the CLI receives it: a whole number, or for bytes a size
  * such as 512KiB. Returns the number or a problem; bounds are checked by settingProblem.
  */
 export function parseSettingText(row: OrgSettingRow, text: string): number | { problem: string } {
-  const pattern = row.unit === 'bytes' ? /^\s*(\d+)\s*([a-zA-Z]*)\s*$/ : /^\s*(\d+)()\s*$/;
-  const m = pattern.exec(text);
-  const factor = m ? BYTE_UNITS[m[2].toLowerCase()] : undefined;
-  if (!m || factor === undefined) {
+  const value = row.unit === 'bytes' ? parseSettingByteSize(text) : wholeNumber(text);
+  if (value === undefined) {
     const unit = unitWord(row.unit);
     const shape = row.unit === 'bytes' ? 'a byte size such as 1048576 or 512KiB' : `a whole number${unit === '' ? '' : ` of ${unit}`}`;
     return { problem: `--${row.flag} must be ${shape} or 'default', got ${JSON.stringify(text)}` };
   }
-  return Number(m[1]) * factor;
+  return value;
+}
+
+/** wholeNumber reads the digits of a count or duration setting; undefined when `text` is not one. */
+function wholeNumber(text: string): number | undefined {
+  const match = /^\s*(\d+)\s*$/.exec(text);
+  return match === null ? undefined : Number(match[1]);
 }
 
 /** serviceDefault is the value a row takes from the service configuration. */

@@ -4,7 +4,8 @@ import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import type { SseEvent } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
-import { optionalBoolean, orgOf, type QueryDeps } from './metricsQuery.js';
+import { optionalBoolean, QUERY_NEEDS_ORG, type QueryDeps } from './metricsQuery.js';
+import { callerOrg } from '../auth/callerOrg.js';
 import { logSeriesPlan, runRawLogs, type LogPlanDeps } from './plans.js';
 import { requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
@@ -95,7 +96,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const fields = optionalFields(body.fields);
   if (body.summary !== undefined && body.summary !== false) throw new ApiError('BAD_REQUEST', 'summary applies to metrics queries only');
   requireEventStream(ctx.headers.accept);
-  const org = orgOf(ctx);
+  const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const limit = raw ? rowLimit(body.limit, limits) : 0;
   const release = deps.gate.acquire(org, deps.pool.overloaded, limits);

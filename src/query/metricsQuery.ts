@@ -2,6 +2,7 @@ import { parseAndCheckPromQL, promqlValueType } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
+import { callerOrg } from '../auth/callerOrg.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { requireEventStream } from './accept.js';
 import { requireObject, requireQueryText } from './request.js';
@@ -22,11 +23,8 @@ export interface QueryDeps extends PlanDeps {
   maxPointsPerSeries: number;
 }
 
-export function orgOf(ctx: RequestContext): string {
-  const p = ctx.principal;
-  if (p?.kind !== 'org') throw new ApiError('FORBIDDEN', 'queries need an org API key; the system key has no org');
-  return p.orgId;
-}
+/** QUERY_NEEDS_ORG is the FORBIDDEN message of a query made with the system key. */
+export const QUERY_NEEDS_ORG = 'queries need an org API key; the system key has no org';
 
 export function optionalBoolean(value: unknown, field: string): boolean {
   if (value === undefined || value === null) return false;
@@ -55,7 +53,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     });
   }
   requireEventStream(ctx.headers.accept);
-  const org = orgOf(ctx);
+  const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const release = deps.gate.acquire(org, deps.pool.overloaded, limits);
   const plan = metricSeriesPlan(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);

@@ -18,6 +18,7 @@ import {
 } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import type { RequestContext, RouteSpec } from '../http/router.js';
+import { callerOrg } from '../auth/callerOrg.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { describeReason, limitOrigin, type IngestLimitsFor } from './ingestLimits.js';
 import { IngestRateLimiter, type IngestSignal } from './ingestRate.js';
@@ -45,10 +46,11 @@ export interface IngestDeps {
   rateLimiter: IngestRateLimiter;
 }
 
+const INGEST_NEEDS_ORG = 'ingestion needs an org API key; the system key has no org to write to';
+
+/** orgOf is the org every ingest endpoint writes to: the caller key's own. */
 function orgOf(ctx: RequestContext): string {
-  const p = ctx.principal;
-  if (p?.kind !== 'org') throw new ApiError('FORBIDDEN', 'ingestion needs an org API key; the system key has no org to write to');
-  return p.orgId;
+  return callerOrg(ctx.principal, INGEST_NEEDS_ORG);
 }
 
 /** decodeOrFail turns decoder failures into the spec's error codes. */

@@ -17,7 +17,7 @@ import {
   type VectorSample,
 } from '../../promql/eval/index.js';
 import { sortLabels, type Labels } from '../../storage/labels.js';
-import { parseGoFloat } from '../../promql/eval/classicHistogram.js';
+import { bucketBound } from '../../promql/eval/classicHistogram.js';
 import { compileMatchers, matchesAll } from '../../storage/matchers.js';
 import { MetricHead } from '../../storage/metricHead.js';
 import { checkAnnotations, compareInstant, compareVector, matchesMessage, Mismatch } from './compare.js';
@@ -68,7 +68,7 @@ function nhcbSeriesOf(labels: Labels): Labels | null {
   const suffix = ['_bucket', '_count', '_sum'].find((s) => name.endsWith(s));
   if (suffix === undefined) return null;
   if (suffix === '_bucket') {
-    const le = labels.le === undefined ? NaN : parseGoFloat(labels.le);
+    const le = labels.le === undefined ? NaN : bucketBound(labels.le);
     if (le === null || Number.isNaN(le)) return null;
   }
   const out: Record<string, string> = {};

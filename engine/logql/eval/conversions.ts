@@ -1,37 +1,15 @@
 /**
  * Label values converted the way Loki converts them, with the same error text, because that
- * text becomes `__error_details__` and users match on it: Go's strconv.ParseFloat for numbers,
- * time.ParseDuration for durations and go-humanize's ParseBytes for sizes. Values come back
+ * text becomes `__error_details__` and users match on it: time.ParseDuration for durations and
+ * go-humanize's ParseBytes for sizes (numbers go through parseGoFloat in engine/common). Values come back
  * as plain numbers (durations in nanoseconds).
  */
 import { parseGoDuration } from '../../common/duration.js';
 import { quoteGoString } from '../../common/quote.js';
-import { parseByteSize, parseGoFloat } from '../units.js';
+import { isHumanByteNumber, parseHumanByteSize, splitHumanByteSize } from '../../common/byteSize.js';
 
 /** Converted is a converted value, or the error message Loki would report. */
 export type Converted = { ok: true; value: number } | { ok: false; message: string };
-
-const SPECIAL_FLOATS: Record<string, number> = {
-  inf: Infinity,
-  infinity: Infinity,
-  nan: NaN,
-};
-
-/** parseFloatValue reads a label value like strconv.ParseFloat(v, 64). */
-export function parseFloatValue(text: string): Converted {
-  let body = text;
-  let sign = 1;
-  if (body.startsWith('+') || body.startsWith('-')) {
-    if (body[0] === '-') sign = -1;
-    body = body.slice(1);
-  }
-  const special = SPECIAL_FLOATS[body.toLowerCase()];
-  if (special !== undefined && body.length > 0) return { ok: true, value: sign * special };
-  const parsed = parseGoFloat(body);
-  if (parsed.ok) return { ok: true, value: sign * parsed.value };
-  const kind = parsed.message.endsWith('value out of range') ? 'value out of range' : 'invalid syntax';
-  return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(text)}: ${kind}` };
-}
 
 const DURATION_UNITS = new Set(['ns', 'us', 'µs', 'μs', 'ms', 's', 'm', 'h']);
 
@@ -85,19 +63,12 @@ export function parseDurationValue(text: string): Converted {
 
 /** parseBytesValue reads a label value like humanize.ParseBytes. */
 export function parseBytesValue(text: string): Converted {
-  const bytes = parseByteSize(text);
+  const bytes = parseHumanByteSize(text);
   if (bytes !== undefined) return { ok: true, value: bytes };
-  let end = 0;
-  while (end < text.length) {
-    const c = text.charCodeAt(end);
-    if ((c >= 48 && c <= 57) || c === 46 || c === 44) end++;
-    else break;
-  }
-  const numberText = text.slice(0, end).replace(/,/g, '');
-  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(numberText)) {
+  const { numberText, unitText: extra } = splitHumanByteSize(text);
+  if (!isHumanByteNumber(numberText)) {
     return { ok: false, message: `strconv.ParseFloat: parsing ${quoteGoString(numberText)}: invalid syntax` };
   }
-  const extra = text.slice(end).trim().toLowerCase();
-  if (parseByteSize(`1${extra}`) === undefined) return { ok: false, message: `unhandled size name: ${extra}` };
+  if (parseHumanByteSize(`1${extra}`) === undefined) return { ok: false, message: `unhandled size name: ${extra}` };
   return { ok: false, message: `too large: ${text}` };
 }

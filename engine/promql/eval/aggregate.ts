@@ -8,10 +8,10 @@
 import { quoteGoString } from '../../common/quote.js';
 import type { AggregateExpr } from '../ast.js';
 import { isValidLabelName } from '../labelNames.js';
-import { formatGoFloat } from '../numbers.js';
+import { formatGoFloat } from '../../common/goFloat.js';
 import type { EvalContext } from './context.js';
 import { evalError } from './context.js';
-import { formatGoG } from './goFloat.js';
+import { formatGoG } from '../../common/goFormat.js';
 import type { StepGrid } from './grid.js';
 import { Grouper } from './grouping.js';
 import { kahanCompensation, kahanInc } from './kernels/kahan.js';

@@ -6,7 +6,7 @@
 import type { AggregateExpr } from '../ast.js';
 import type { EvalContext } from './context.js';
 import { evalError } from './context.js';
-import { formatGoG } from './goFloat.js';
+import { formatGoG } from '../../common/goFormat.js';
 import type { StepGrid } from './grid.js';
 import { Grouper } from './grouping.js';
 import type { Labels } from './labelset.js';

@@ -6,7 +6,7 @@
  */
 import { quoteGoString } from '../../common/quote.js';
 import { lineColAt, type PositionRange } from '../../errors.js';
-import { formatGoG } from './goFloat.js';
+import { formatGoG } from '../../common/goFormat.js';
 import type { Annotation, AnnotationLevel } from './types.js';
 
 const WARNING_PREFIX = 'PromQL warning: ';

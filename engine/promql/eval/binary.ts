@@ -7,6 +7,7 @@
  */
 import type { BinaryExpr, BinaryOp, VectorMatching } from '../ast.js';
 import { isComparisonOp } from '../ast.js';
+import { comparisonFor } from '../../common/compare.js';
 import type { EvalContext } from './context.js';
 import { evalError } from './context.js';
 import { DUPLICATE_LABELSET } from './dedupe.js';
@@ -65,26 +66,6 @@ export function arithmetic(op: BinaryOp, a: number, b: number): number {
   }
 }
 
-/** compare applies a comparison operator. */
-export function compare(op: BinaryOp, a: number, b: number): boolean {
-  switch (op) {
-    case '==':
-      return a === b;
-    case '!=':
-      return a !== b;
-    case '>':
-      return a > b;
-    case '<':
-      return a < b;
-    case '>=':
-      return a >= b;
-    case '<=':
-      return a <= b;
-    default:
-      throw new Error(`compare: not a comparison operator: ${op}`);
-  }
-}
-
 /** isTrimOp tells whether `op` trims native histogram buckets, which floats do not support. */
 function isTrimOp(op: BinaryOp): boolean {
   return op === '</' || op === '>/';
@@ -98,8 +79,8 @@ function noteTrimOnFloats(ctx: EvalContext, node: BinaryExpr): void {
 /** scalarScalar evaluates an operator between two scalars, step by step. */
 export function scalarScalar(op: BinaryOp, lhs: Float64Array, rhs: Float64Array): Float64Array {
   const out = new Float64Array(lhs.length);
-  const comparison = isComparisonOp(op);
-  for (let i = 0; i < lhs.length; i++) out[i] = comparison ? (compare(op, lhs[i], rhs[i]) ? 1 : 0) : arithmetic(op, lhs[i], rhs[i]);
+  const compare = isComparisonOp(op) ? comparisonFor(op) : undefined;
+  for (let i = 0; i < lhs.length; i++) out[i] = compare !== undefined ? (compare(lhs[i], rhs[i]) ? 1 : 0) : arithmetic(op, lhs[i], rhs[i]);
   return out;
 }
 
@@ -119,7 +100,7 @@ export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: Series
     for (const series of vector) if (countPresent(series) > 0) noteTrimOnFloats(ctx, node);
     return;
   }
-  const comparison = isComparisonOp(op);
+  const compare = isComparisonOp(op) ? comparisonFor(op) : undefined;
   const dropsName = changesMetricSchema(op) || node.returnBool;
   for (const series of vector) {
     ctx.checkAbort();
@@ -133,8 +114,8 @@ export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: Series
       const s = scalar[i];
       const a = scalarOnLeft ? s : v;
       const b = scalarOnLeft ? v : s;
-      if (comparison) {
-        const keep = compare(op, a, b);
+      if (compare !== undefined) {
+        const keep = compare(a, b);
         if (node.returnBool) values[i] = keep ? 1 : 0;
         else if (keep) values[i] = v;
         else continue;
@@ -274,7 +255,7 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
   const one = swapped ? lhsIn : rhsIn;
   const sig = signatureFunction(matching);
   const { left: manySig, right: oneSig, count } = ordinals(sig, many, one);
-  const comparison = isComparisonOp(op);
+  const compare = isComparisonOp(op) ? comparisonFor(op) : undefined;
   const dropName = !ctx.delayedNameRemoval && node.returnBool;
   const schemaChange = changesMetricSchema(op);
   const include = matching.include;
@@ -332,8 +313,8 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
       const b = swapped ? manyValue : oneValue;
       let value: number;
       let keep = true;
-      if (comparison) {
-        keep = compare(op, a, b);
+      if (compare !== undefined) {
+        keep = compare(a, b);
         value = node.returnBool ? (keep ? 1 : 0) : a;
       } else {
         value = arithmetic(op, a, b);

@@ -9,10 +9,11 @@ import { quoteGoString } from '../../common/quote.js';
 import type { PositionRange } from '../../errors.js';
 import { almostEqual } from './almost.js';
 import type { EvalContext } from './context.js';
-import { formatGoG } from './goFloat.js';
+import { formatGoG } from '../../common/goFormat.js';
 import { stepTime, type StepGrid } from './grid.js';
 import { evalError } from './context.js';
 import { DUPLICATE_LABELSET } from './dedupe.js';
+import { parseGoFloat } from '../../common/goFloat.js';
 import { dropMetricName, labelsKey, metricNameOf, removeLabels, withLabel, type Labels } from './labelset.js';
 import type { VectorSeries } from './series.js';
 
@@ -21,25 +22,10 @@ const SMALL_DELTA_TOLERANCE = 1e-12;
 
 const LE_ONLY: ReadonlySet<string> = new Set(['le']);
 
-/** parseGoFloat reads a number the way Go's strconv.ParseFloat does, or returns null. */
-export function parseGoFloat(text: string): number | null {
-  const lower = text.toLowerCase();
-  const unsigned = lower.startsWith('+') || lower.startsWith('-') ? lower.slice(1) : lower;
-  const negative = lower.startsWith('-');
-  if (unsigned === 'inf' || unsigned === 'infinity') return negative ? -Infinity : Infinity;
-  if (unsigned === 'nan') return NaN;
-  if (/^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(unsigned)) {
-    const value = Number(unsigned);
-    if (!Number.isFinite(value)) return null;
-    return negative ? -value : value;
-  }
-  const hex = /^0x([0-9a-f]*)\.?([0-9a-f]*)p([+-]?\d+)$/.exec(unsigned);
-  if (hex !== null && (hex[1] !== '' || hex[2] !== '')) {
-    const mantissa = parseInt(hex[1] || '0', 16) + (hex[2] === '' ? 0 : parseInt(hex[2], 16) / 16 ** hex[2].length);
-    const value = mantissa * 2 ** Number(hex[3]);
-    return negative ? -value : value;
-  }
-  return null;
+/** bucketBound reads an `le` label value with strconv.ParseFloat; null when it is not a number. */
+export function bucketBound(text: string): number | null {
+  const parsed = parseGoFloat(text);
+  return parsed.ok ? parsed.value : null;
 }
 
 /** Buckets are parallel arrays of upper bounds and cumulative counts. */
@@ -209,7 +195,7 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
   const badBucket: boolean[] = new Array(input.length).fill(false);
   for (let s = 0; s < input.length; s++) {
     const labels = input[s].labels;
-    const le = parseGoFloat(labels.le ?? '');
+    const le = bucketBound(labels.le ?? '');
     if (le === null) {
       badBucket[s] = true;
       continue;

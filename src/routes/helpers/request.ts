@@ -1,6 +1,7 @@
 import { ApiError } from '../../errors.js';
 import { parseJsonBody } from '../../http/body.js';
 import type { RequestContext } from '../../http/router.js';
+import { callerOrg } from '../../auth/callerOrg.js';
 import { requireObject } from '../../query/request.js';
 import { resolveWindow } from '../../query/timeRange.js';
 
@@ -41,9 +42,7 @@ export function readHelperBody(ctx: RequestContext): Record<string, unknown> {
 
 /** requireOrg returns the caller's org; the system key has none, and listing needs one. */
 export function requireOrg(ctx: RequestContext): string {
-  const p = ctx.principal;
-  if (p?.kind !== 'org') throw new ApiError('FORBIDDEN', 'listing labels needs an org API key; the system key has no org to read from');
-  return p.orgId;
+  return callerOrg(ctx.principal, 'listing labels needs an org API key; the system key has no org to read from');
 }
 
 /**

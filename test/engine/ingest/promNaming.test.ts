@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatGoFloat } from '../../../engine/ingest/goFloat.js';
+import { formatGoFloat } from '../../../engine/common/goFloat.js';
 import { prometheusLabelName, prometheusMetricName, prometheusUnit } from '../../../engine/ingest/promNaming.js';
 import type { OtlpMetricKind } from '../../../engine/ingest/promNaming.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { base64ToBytes, bytesToBase64, bytesToHexRange } from '../../../engine/ingest/bytesText.js';
 import { levelFromSeverityNumber, levelFromText } from '../../../engine/ingest/severity.js';
-import { decodeUtf8, decodeUtf8Strict, isValidUtf8, utf8ByteLength } from '../../../engine/ingest/utf8.js';
+import { decodeUtf8, decodeUtf8Strict, isValidUtf8 } from '../../../engine/ingest/utf8.js';
+import { utf8ByteLength } from '../../../engine/common/utf8.js';
 
 const enc = new TextEncoder();
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkRegex,
-  parseByteSize,
-  parseGoFloat,
   parseIpPattern,
   parseJsonPath,
   parsePattern,
@@ -10,6 +8,8 @@ import {
   formatLogQLDuration,
 } from '../../../engine/logql/index.js';
 import { formatByteSize } from '../../../engine/logql/units.js';
+import { parseGoFloatLiteral } from '../../../engine/common/goFloat.js';
+import { parseHumanByteSize } from '../../../engine/common/byteSize.js';
 import { decodedOffsetMap } from '../../../engine/logql/string-offsets.js';
 import { withoutPositions } from './helpers.js';
 
@@ -168,23 +168,23 @@ describe('checkRegex', () => {
 
 describe('literal units', () => {
   it('parses floats with Go rules', () => {
-    expect(parseGoFloat('1.5e3')).toEqual({ ok: true, value: 1500 });
-    expect(parseGoFloat('0x1.8p1')).toEqual({ ok: true, value: 3 });
-    expect(parseGoFloat('017')).toEqual({ ok: true, value: 17 });
-    expect(parseGoFloat('0x10')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "0x10": invalid syntax' });
-    expect(parseGoFloat('1_000')).toMatchObject({ ok: false });
-    expect(parseGoFloat('1e400')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "1e400": value out of range' });
+    expect(parseGoFloatLiteral('1.5e3')).toEqual({ ok: true, value: 1500 });
+    expect(parseGoFloatLiteral('0x1.8p1')).toEqual({ ok: true, value: 3 });
+    expect(parseGoFloatLiteral('017')).toEqual({ ok: true, value: 17 });
+    expect(parseGoFloatLiteral('0x10')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "0x10": invalid syntax' });
+    expect(parseGoFloatLiteral('1_000')).toMatchObject({ ok: false });
+    expect(parseGoFloatLiteral('1e400')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "1e400": value out of range' });
   });
 
   it('parses and formats byte sizes', () => {
-    expect(parseByteSize('20MB')).toBe(20_000_000);
-    expect(parseByteSize('1.5 KiB')).toBe(1536);
-    expect(parseByteSize('42')).toBe(42);
-    expect(parseByteSize('1mib')).toBe(1_048_576);
-    expect(parseByteSize('1XB')).toBeUndefined();
-    expect(parseByteSize('')).toBeUndefined();
+    expect(parseHumanByteSize('20MB')).toBe(20_000_000);
+    expect(parseHumanByteSize('1.5 KiB')).toBe(1536);
+    expect(parseHumanByteSize('42')).toBe(42);
+    expect(parseHumanByteSize('1mib')).toBe(1_048_576);
+    expect(parseHumanByteSize('1XB')).toBeUndefined();
+    expect(parseHumanByteSize('')).toBeUndefined();
     for (const bytes of [0, 1, 999, 1000, 1024, 1536, 20_000_000, 3 * 1024 ** 3]) {
-      expect(parseByteSize(formatByteSize(bytes)), String(bytes)).toBe(bytes);
+      expect(parseHumanByteSize(formatByteSize(bytes)), String(bytes)).toBe(bytes);
     }
     expect(formatByteSize(20_000_000)).toBe('20MB');
     expect(formatByteSize(1_048_576)).toBe('1MiB');

@@ -6,6 +6,7 @@
  */
 import type { BinaryExpr, BinaryOp, VectorMatching } from '../../ast.js';
 import type { Labels } from '../../../storage/labels.js';
+import { comparisonFor, isComparisonOperator } from '../../../common/compare.js';
 import type { EvalContext } from '../context.js';
 import { evalError } from '../context.js';
 import type { ResultLabels } from '../labels-builder.js';
@@ -13,8 +14,6 @@ import { labelValue, setLabel } from '../label-set.js';
 import { reduceLabels } from './grouping.js';
 import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
 import type { StepSeries } from '../../../common/stepSeries.js';
-
-const COMPARISONS: ReadonlySet<BinaryOp> = new Set<BinaryOp>(['==', '!=', '>', '>=', '<', '<=']);
 
 /** arithmetic applies an arithmetic operator. */
 export function arithmetic(op: BinaryOp, a: number, b: number): number {
@@ -36,29 +35,9 @@ export function arithmetic(op: BinaryOp, a: number, b: number): number {
   }
 }
 
-/** compareValues applies a comparison operator. */
-export function compareValues(op: BinaryOp, a: number, b: number): boolean {
-  switch (op) {
-    case '==':
-      return a === b;
-    case '!=':
-      return a !== b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-    default:
-      return false;
-  }
-}
-
 /** scalarBinary combines two scalars (comparisons give 0 or 1, as Loki folds literals). */
 export function scalarBinary(op: BinaryOp, a: number, b: number): number {
-  if (COMPARISONS.has(op)) return compareValues(op, a, b) ? 1 : 0;
+  if (isComparisonOperator(op)) return comparisonFor(op)(a, b) ? 1 : 0;
   return arithmetic(op, a, b);
 }
 
@@ -68,7 +47,7 @@ export function scalarBinary(op: BinaryOp, a: number, b: number): number {
  */
 export function vectorScalar(expr: BinaryExpr, vector: StepMatrix, scalar: number, scalarLeft: boolean): StepMatrix {
   const op = expr.op;
-  const comparison = COMPARISONS.has(op);
+  const compare = isComparisonOperator(op) ? comparisonFor(op) : undefined;
   const out: StepSeries<ResultLabels>[] = [];
   for (const s of vector.series) {
     const r = newSeries(s.labels, s.values.length);
@@ -79,8 +58,8 @@ export function vectorScalar(expr: BinaryExpr, vector: StepMatrix, scalar: numbe
       const a = scalarLeft ? scalar : v;
       const b = scalarLeft ? v : scalar;
       let value: number;
-      if (comparison) {
-        const ok = compareValues(op, a, b);
+      if (compare !== undefined) {
+        const ok = compare(a, b);
         if (expr.returnBool) value = ok ? 1 : 0;
         else if (ok) value = v;
         else continue;
@@ -225,7 +204,7 @@ function binaryStep(
     bySig.set(oneSig[i], i);
   }
   const matched = new Map<string, Set<string>>();
-  const comparison = COMPARISONS.has(expr.op);
+  const compare = isComparisonOperator(expr.op) ? comparisonFor(expr.op) : undefined;
   for (const i of manyIdx) {
     const sig = manySig[i];
     const o = bySig.get(sig);
@@ -249,8 +228,8 @@ function binaryStep(
     const a = l.values[j];
     const b = r.values[j];
     let value: number;
-    if (comparison) {
-      const ok = compareValues(expr.op, a, b);
+    if (compare !== undefined) {
+      const ok = compare(a, b);
       if (expr.returnBool) value = ok ? 1 : 0;
       else if (ok) value = a;
       else continue;

@@ -12,12 +12,13 @@
 import type { LabelFilterExpr, LogRangeExpr, UnwrapConversion } from '../../ast.js';
 import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
-import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
+import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
+import { parseGoFloat } from '../../../common/goFloat.js';
 import type { GroupingSpec, ResultLabels } from '../labels-builder.js';
 import { CompiledPipeline } from '../pipeline/pipeline.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/label-filter.js';
-import { utf8Length } from '../utf8.js';
+import { utf8ByteLength } from '../../../common/utf8.js';
 import { TimeReader } from './relative-time.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
@@ -208,7 +209,7 @@ function converter(conversion: UnwrapConversion | undefined): (text: string) => 
         return v.ok ? { ok: true, value: v.value / 1e9 } : v;
       };
     default:
-      return parseFloatValue;
+      return parseGoFloat;
   }
 }
 
@@ -302,7 +303,7 @@ function runExtraction<S extends Sink>(
         for (let i = from; i < to; i++) {
           const line = messages[i];
           if (!lineOnly(line)) continue;
-          sink.add(time.at(i), bytes ? utf8Length(line) : 1);
+          sink.add(time.at(i), bytes ? utf8ByteLength(line) : 1);
           added++;
         }
         if (holdSamples) ctx.holdSamples(added);
@@ -321,7 +322,7 @@ function runExtraction<S extends Sink>(
       if (plan.source === 'count') {
         value = 1;
       } else if (plan.source === 'bytes') {
-        value = utf8Length(line);
+        value = utf8ByteLength(line);
       } else {
         const raw = labels.get(unwrap!.label);
         if (raw === undefined || raw === '') continue;

@@ -9,11 +9,11 @@ import type { JsonExtraction } from '../../ast.js';
 import type { JsonPathSegment } from '../../json-path.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { DUPLICATE_SUFFIX } from '../labels-builder.js';
+import { unescapeJsonString } from '../../../common/jsonString.js';
 import {
   JsonScanError,
   MALFORMED_JSON,
   MALFORMED_OBJECT,
-  decodeString,
   forEachMember,
   scanValue,
   scannedKind,
@@ -68,7 +68,7 @@ export class JsonParser implements Stage {
     while (i < n) {
       if (line.charCodeAt(i) !== 34) throw new JsonScanError(MALFORMED_JSON);
       const keyEnd = stringEnd(line, i + 1);
-      const key = wasEscaped() ? (decodeString(line, i + 1, keyEnd) ?? line.slice(i + 1, keyEnd)) : line.slice(i + 1, keyEnd);
+      const key = wasEscaped() ? (unescapeJsonString(line, i + 1, keyEnd) ?? line.slice(i + 1, keyEnd)) : line.slice(i + 1, keyEnd);
       i = skipWhitespace(line, keyEnd + 1);
       if (line.charCodeAt(i) !== 58) throw new JsonScanError(MALFORMED_JSON);
       i = skipWhitespace(line, i + 1);

@@ -5,6 +5,7 @@
  * JsonScanError with the messages Loki's jsonparser uses, which end up in
  * `__error_details__`.
  */
+import { unescapeJsonString } from '../../../common/jsonString.js';
 
 /** JsonScanError is a malformed document. */
 export class JsonScanError extends Error {
@@ -62,90 +63,6 @@ export function stringEnd(s: string, i: number): number {
 /** wasEscaped tells whether the last string scanned by stringEnd contained escapes. */
 export function wasEscaped(): boolean {
   return lastStringEscaped;
-}
-
-function hexValue(s: string, i: number): number {
-  let v = 0;
-  for (let k = 0; k < 4; k++) {
-    const c = s.charCodeAt(i + k);
-    let d: number;
-    if (c >= 48 && c <= 57) d = c - 48;
-    else if (c >= 97 && c <= 102) d = c - 87;
-    else if (c >= 65 && c <= 70) d = c - 55;
-    else return -1;
-    v = v * 16 + d;
-  }
-  return v;
-}
-
-/**
- * decodeString decodes the string contents s[start, end) (without quotes). Returns undefined
- * for an invalid escape; a lone surrogate escape decodes to U+FFFD as Go does.
- */
-export function decodeString(s: string, start: number, end: number): string | undefined {
-  let out = '';
-  let chunk = start;
-  let i = start;
-  while (i < end) {
-    if (s.charCodeAt(i) !== 92) {
-      i++;
-      continue;
-    }
-    out += s.slice(chunk, i);
-    const e = s[i + 1];
-    i += 2;
-    switch (e) {
-      case '"':
-        out += '"';
-        break;
-      case '\\':
-        out += '\\';
-        break;
-      case '/':
-        out += '/';
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'u': {
-        const hi = hexValue(s, i);
-        if (hi < 0) return undefined;
-        i += 4;
-        if (hi >= 0xd800 && hi < 0xdc00) {
-          if (s.charCodeAt(i) === 92 && s[i + 1] === 'u') {
-            const lo = hexValue(s, i + 2);
-            if (lo >= 0xdc00 && lo < 0xe000) {
-              out += String.fromCharCode(hi, lo);
-              i += 6;
-              break;
-            }
-          }
-          out += '\ufffd';
-        } else if (hi >= 0xdc00 && hi < 0xe000) {
-          out += '\ufffd';
-        } else {
-          out += String.fromCharCode(hi);
-        }
-        break;
-      }
-      default:
-        return undefined;
-    }
-    chunk = i;
-  }
-  return out + s.slice(chunk, end);
 }
 
 function isDelimiter(c: number): boolean {
@@ -262,7 +179,7 @@ export function forEachMember(s: string, i: number, visit: MemberVisitor): numbe
   while (i < n) {
     if (s.charCodeAt(i) !== 34) throw new JsonScanError(MALFORMED_JSON);
     const keyEnd = stringEnd(s, i + 1);
-    const key = lastStringEscaped ? (decodeString(s, i + 1, keyEnd) ?? s.slice(i + 1, keyEnd)) : s.slice(i + 1, keyEnd);
+    const key = lastStringEscaped ? (unescapeJsonString(s, i + 1, keyEnd) ?? s.slice(i + 1, keyEnd)) : s.slice(i + 1, keyEnd);
     i = skipWhitespace(s, keyEnd + 1);
     if (s.charCodeAt(i) !== 58) throw new JsonScanError(MALFORMED_JSON);
     i = skipWhitespace(s, i + 1);
@@ -283,5 +200,5 @@ export function forEachMember(s: string, i: number, visit: MemberVisitor): numbe
 export function stringValue(s: string, start: number, end: number): string {
   const inner = s.slice(start + 1, end - 1);
   if (inner.indexOf('\\') < 0) return inner;
-  return decodeString(s, start + 1, end - 1) ?? '';
+  return unescapeJsonString(s, start + 1, end - 1) ?? '';
 }

@@ -7,7 +7,9 @@
  */
 import type { ComparisonOp, LabelFilterExpr, StringLabelFilter } from '../../ast.js';
 import { compileRegex } from '../../../regex/index.js';
-import { parseBytesValue, parseDurationValue, parseFloatValue, type Converted } from '../conversions.js';
+import { comparisonFor } from '../../../common/compare.js';
+import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
+import { parseGoFloat } from '../../../common/goFloat.js';
 import type { LabelsBuilder } from '../labels-builder.js';
 import { ERROR_LABEL } from '../labels-builder.js';
 import { textContainsIp } from './ip-search.js';
@@ -19,24 +21,8 @@ export const LABEL_FILTER_ERROR = 'LabelFilterErr';
 /** LabelPredicate decides one line from its labels (and may record an error on them). */
 export type LabelPredicate = (labels: LabelsBuilder) => boolean;
 
-function compare(op: ComparisonOp, a: number, b: number): boolean {
-  switch (op) {
-    case '==':
-      return a === b;
-    case '!=':
-      return a !== b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-  }
-}
-
 function converting(name: string, op: ComparisonOp, target: number, convert: (v: string) => Converted): LabelPredicate {
+  const compare = comparisonFor(op);
   return (labels) => {
     const raw = labels.get(name);
     if (raw === undefined) return false;
@@ -45,7 +31,7 @@ function converting(name: string, op: ComparisonOp, target: number, convert: (v:
       if (!labels.hasError()) labels.setError(LABEL_FILTER_ERROR, value.message);
       return true;
     }
-    return compare(op, value.value, target);
+    return compare(value.value, target);
   };
 }
 
@@ -83,7 +69,7 @@ export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
       return (labels) => test(labels.get(name) ?? '');
     }
     case 'NumericLabelFilter':
-      return converting(filter.name, filter.op, filter.value, parseFloatValue);
+      return converting(filter.name, filter.op, filter.value, parseGoFloat);
     case 'DurationLabelFilter':
       return converting(filter.name, filter.op, Math.round(filter.durationMs * 1e6), durationNs);
     case 'BytesLabelFilter':

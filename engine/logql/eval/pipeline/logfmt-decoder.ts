@@ -4,7 +4,8 @@
  * skipped and remembered as the error `--strict` reports. Positions in messages are 1-based
  * byte offsets, as Loki prints them.
  */
-import { utf8Length } from '../utf8.js';
+import { utf8ByteLength } from '../../../common/utf8.js';
+import { unescapeLogfmtValue } from '../../../common/jsonString.js';
 
 const SPACE = 32;
 const EQUALS = 61;
@@ -35,7 +36,7 @@ export class LogfmtDecoder {
   }
 
   private syntaxError(message: string, at: number): void {
-    this.error = `logfmt syntax error at pos ${utf8Length(this.line.slice(0, at)) + 1} : ${message}`;
+    this.error = `logfmt syntax error at pos ${utf8ByteLength(this.line.slice(0, at)) + 1} : ${message}`;
   }
 
   private unexpected(c: number, at: number): void {
@@ -157,7 +158,7 @@ export class LogfmtDecoder {
           this.value = line.slice(at + 1, p);
           return true;
         }
-        const decoded = unquoteLogfmt(line.slice(at + 1, p));
+        const decoded = unescapeLogfmtValue(line.slice(at + 1, p));
         if (decoded === undefined) {
           this.syntaxError('invalid quoted value', p + 1);
           return false;
@@ -172,62 +173,3 @@ export class LogfmtDecoder {
   }
 }
 
-/** unquoteLogfmt decodes the JSON-style escapes of a quoted logfmt value; undefined if invalid. */
-export function unquoteLogfmt(body: string): string | undefined {
-  let out = '';
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c !== '\\') {
-      if (c.charCodeAt(0) < 0x20) return undefined;
-      out += c;
-      continue;
-    }
-    const e = body[++i];
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-      case "'":
-        out += e;
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'u': {
-        const hex = body.slice(i + 1, i + 5);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
-        let code = parseInt(hex, 16);
-        i += 4;
-        if (code >= 0xd800 && code < 0xdc00) {
-          const next = /^\\u([0-9a-fA-F]{4})/.exec(body.slice(i + 1));
-          const lo = next ? parseInt(next[1], 16) : -1;
-          if (lo >= 0xdc00 && lo < 0xe000) {
-            out += String.fromCharCode(code, lo);
-            i += 6;
-            break;
-          }
-          code = 0xfffd;
-        } else if (code >= 0xdc00 && code < 0xe000) {
-          code = 0xfffd;
-        }
-        out += String.fromCharCode(code);
-        break;
-      }
-      default:
-        return undefined;
-    }
-  }
-  return out;
-}

@@ -5,7 +5,7 @@
  * and rebuilds only when most of the window changed. Also double_exponential_smoothing, whose
  * recurrence restarts at every window's first sample and so is computed per window.
  */
-import { formatGoFixed } from '../../goformat.js';
+import { formatGoFixed } from '../../../common/goFormat.js';
 import { evalError } from '../context.js';
 import { nextOverlaps, type KernelInput, type KernelOutput, type RangeKernel } from './types.js';
 
