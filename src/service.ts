@@ -21,6 +21,7 @@ import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { queryRoutes } from './routes/query.js';
+import { lokiRoutes } from './loki/routes.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
@@ -168,10 +169,11 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     memoryBytes: config.queryMemoryBytes,
   };
   const windowLimits = { defaultMaxDataPoints: config.defaultMaxDataPoints, maxPointsPerSeries: config.maxPointsPerSeries };
+  const collector = new QueryCollector({ ...planLimits, gate, queryLimitsFor });
   const toolGateway = toolGatewayRoutes({
     store,
     storage,
-    collector: new QueryCollector({ ...planLimits, gate, queryLimitsFor }),
+    collector,
     windowLimits,
     callTimeoutMs: config.mcpCallTimeoutMs,
     upstreamTimeoutMs: config.mcpUpstreamTimeoutMs,
@@ -195,6 +197,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       heartbeatMs: config.heartbeatMs,
       stallTimeoutMs: config.sseStallTimeoutMs,
     }),
+    ...lokiRoutes({ storage, store, collector, queryLimitsFor, windowLimits }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
