@@ -22,6 +22,7 @@ import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { queryRoutes } from './routes/query.js';
 import { lokiRoutes } from './loki/routes.js';
+import { lokiTailRoute } from './loki/lokiTail.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
@@ -204,6 +205,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);
+  server.webSocket(lokiTailRoute({ collector, store }));
   server.open(keyIndex);
   log.info({ host: config.host, port, dataDir: config.dataDir, systemKey: config.mcpApiKey !== undefined }, 'sluice listening');
 

@@ -1,6 +1,6 @@
 import { requireOrgAccess } from '../auth/orgAccess.js';
 import { ApiError } from '../errors.js';
-import type { RequestContext } from '../http/router.js';
+import type { Principal } from '../auth/keyIndex.js';
 import type { MetaStore } from '../meta/types.js';
 
 /**
@@ -8,7 +8,7 @@ import type { MetaStore } from '../meta/types.js';
  * `X-Scope-OrgID` says (Grafana data sources often carry a fixed tenant header). The system
  * key sees every org, so it must name one with `X-Scope-OrgID`, and the org must exist.
  */
-export async function lokiOrg(ctx: RequestContext, store: MetaStore): Promise<string> {
+export async function lokiOrg(ctx: { principal: Principal | undefined; headers: Record<string, string> }, store: MetaStore): Promise<string> {
   const principal = ctx.principal;
   if (principal?.kind === 'org') return principal.orgId;
   const scoped = ctx.headers['x-scope-orgid']?.trim();
