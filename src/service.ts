@@ -23,6 +23,8 @@ import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './routes/ingestRate.js';
 import { queryRoutes } from './routes/query.js';
 import { prometheusRoutes } from './prometheus/routes.js';
+import { lokiRoutes } from './loki/routes.js';
+import { lokiTailRoute } from './loki/lokiTail.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
 import { validateRoutes } from './routes/validate.js';
@@ -170,10 +172,11 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     memoryBytes: config.queryMemoryBytes,
   };
   const windowLimits = { defaultMaxDataPoints: config.defaultMaxDataPoints, maxPointsPerSeries: config.maxPointsPerSeries };
+  const collector = new QueryCollector({ ...planLimits, gate, queryLimitsFor });
   const toolGateway = toolGatewayRoutes({
     store,
     storage,
-    collector: new QueryCollector({ ...planLimits, gate, queryLimitsFor }),
+    collector,
     windowLimits,
     callTimeoutMs: config.mcpCallTimeoutMs,
     upstreamTimeoutMs: config.mcpUpstreamTimeoutMs,
@@ -206,12 +209,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       gate,
       queryLimitsFor,
     }),
+    ...lokiRoutes({ storage, store, collector, queryLimitsFor, windowLimits }),
     ...helperRoutes({ storage }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
   ];
   for (const route of routes) router.add(route);
+  server.webSocket(lokiTailRoute({ collector, store }));
   server.open(keyIndex);
   log.info({ host: config.host, port, dataDir: config.dataDir, systemKey: config.mcpApiKey !== undefined }, 'sluice listening');
 

@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { KeyIndex, Principal } from '../auth/keyIndex.js';
 import { extractCredentials } from '../auth/credentials.js';
@@ -10,9 +10,10 @@ import type { ServiceMetrics } from '../metrics.js';
 import { StartupError } from '../startupError.js';
 import { isJsonContentType, readBody } from './body.js';
 import { resolveQueryId } from './queryId.js';
-import { Responder } from './responder.js';
+import { Responder, statusLine } from './responder.js';
 import type { RequestContext, Router } from './router.js';
 import { uwsBuild, type UwsModule } from './uws.js';
+import type { WebSocketContext, WebSocketPeer, WebSocketRoute, WebSocketSession } from './webSocketRoute.js';
 
 /** UNMATCHED_ROUTE is the route label of every request whose path is in no route. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -38,6 +39,13 @@ export interface HttpServerDeps {
  * The port is bound before the stores open (so a busy port fails start-up before anything is
  * created or printed); until `open` hands over the key index, every request gets 503.
  */
+/** SocketData is what the server keeps on each WebSocket: the upgrade's context and the route's session. */
+interface SocketData {
+  ctx: WebSocketContext;
+  session: WebSocketSession | undefined;
+  closed: boolean;
+}
+
 export class HttpServer {
   private readonly uws: UwsModule;
   private readonly app: TemplatedApp;
@@ -48,6 +56,8 @@ export class HttpServer {
   private keyIndex: KeyIndex | undefined;
   /** shutdown aborts when the server stops waiting for streams: they end with `done` status error. */
   private readonly shutdown = new AbortController();
+  /** sockets are the open WebSocket sessions, closed when the server stops accepting. */
+  private readonly sockets = new Set<WebSocket<SocketData>>();
 
   constructor(private readonly deps: HttpServerDeps) {
     this.uws = uwsBuild().module;
@@ -74,6 +84,72 @@ export class HttpServer {
     });
   }
 
+  /**
+   * webSocket serves a WebSocket route. The upgrade is authenticated as an HTTP request to a
+   * keyed route is; a refused upgrade gets the spec's JSON error with its status.
+   */
+  webSocket(route: WebSocketRoute): void {
+    this.app.ws<SocketData>(route.path, {
+      maxBackpressure: route.maxBackpressureBytes,
+      idleTimeout: 120,
+      sendPingsAutomatically: true,
+      upgrade: (res, req, context) => this.upgrade(route, res, req, context),
+      open: (ws) => {
+        const data = ws.getUserData();
+        this.sockets.add(ws);
+        const peer: WebSocketPeer = {
+          send: (text) => {
+            // Writes from outside a uWS callback are corked so they are flushed now.
+            if (!data.closed) ws.cork(() => ws.send(text, false));
+          },
+          bufferedBytes: () => (data.closed ? 0 : ws.getBufferedAmount()),
+          end: (code, reason) => {
+            if (!data.closed) ws.end(code, reason);
+          },
+          get closed() {
+            return data.closed;
+          },
+        };
+        data.session = route.open(data.ctx, peer);
+      },
+      drain: (ws) => ws.getUserData().session?.drained?.(),
+      close: (ws) => {
+        const data = ws.getUserData();
+        data.closed = true;
+        this.sockets.delete(ws);
+        data.session?.close();
+      },
+    });
+  }
+
+  private upgrade(route: WebSocketRoute, res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void {
+    const headers: Record<string, string> = {};
+    req.forEach((name, value) => {
+      headers[name] = value;
+    });
+    const queryId = resolveQueryId(headers['x-svc-query-id']);
+    const log = this.deps.log.child({ queryId });
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    try {
+      if (this.keyIndex === undefined || this.draining) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'the server is not accepting connections; retry shortly', { headers: { 'retry-after': '1' } });
+      }
+      const principal = this.authenticate(this.keyIndex, headers, undefined, res);
+      const ctx: WebSocketContext = { path: route.path, query, headers, principal, log, queryId };
+      const data: SocketData = { ctx, session: undefined, closed: false };
+      res.upgrade(data, headers['sec-websocket-key'] ?? '', headers['sec-websocket-protocol'] ?? '', headers['sec-websocket-extensions'] ?? '', context);
+      log.info({ route: route.path, org: principal.kind === 'org' ? principal.orgId : principal.kind }, 'websocket opened');
+    } catch (err) {
+      const apiError = toApiError(err, queryId);
+      res.cork(() => {
+        res.writeStatus(statusLine(apiError.status));
+        for (const [name, value] of Object.entries(apiError.headers)) res.writeHeader(name, value);
+        res.writeHeader('content-type', 'application/json');
+        res.end(JSON.stringify(apiError.toBody()));
+      });
+    }
+  }
+
   /** open starts serving requests once the stores and routes are ready. */
   open(keyIndex: KeyIndex): void {
     this.keyIndex = keyIndex;
@@ -90,6 +166,7 @@ export class HttpServer {
   /** stopAccepting closes the listening socket; connections already open keep being served. */
   stopAccepting(): void {
     this.draining = true;
+    for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down');
     if (this.listenSocket) {
       this.uws.us_listen_socket_close(this.listenSocket);
       this.listenSocket = undefined;

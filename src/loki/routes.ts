@@ -1,0 +1,79 @@
+import type { Storage } from '../../engine/index.js';
+import { toApiError } from '../errors.js';
+import type { HttpMethod, RequestContext, RouteSpec } from '../http/router.js';
+import type { MetaStore } from '../meta/types.js';
+import { buildInfo, indexStats, labelNames, labelValues, optionalSelector, seriesOf } from './lokiCatalog.js';
+import { lokiOrg } from './lokiOrg.js';
+import { lokiParams, lokiRange } from './lokiParams.js';
+import { instantQuery, queryRange, type LokiQueryDeps } from './lokiQuery.js';
+
+/**
+ * The Loki read API under /loki/api/v1/, beside the push endpoint, so that a Grafana Loki data
+ * source, logcli or a script written for Loki reads Sluice unchanged. Errors are answered as
+ * Loki answers them: the status and the message as plain text, which is what Grafana and
+ * logcli show to the user.
+ */
+
+export interface LokiRouteDeps extends LokiQueryDeps {
+  storage: Storage;
+  store: MetaStore;
+}
+
+type LokiHandler = (ctx: RequestContext, org: string) => unknown;
+
+/** answer runs a handler for the request's org and writes its JSON, or the error as Loki writes it. */
+async function answer(ctx: RequestContext, store: MetaStore, handler: LokiHandler): Promise<void> {
+  try {
+    const org = await lokiOrg(ctx, store);
+    const body = await handler(ctx, org);
+    if (!ctx.res.aborted) ctx.res.json(200, body);
+  } catch (err) {
+    const apiError = toApiError(err, ctx.queryId);
+    ctx.res.errorCode ??= apiError.code;
+    if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED') ctx.log.error({ err, code: apiError.code }, 'loki api request failed');
+    if (!ctx.res.aborted) ctx.res.text(apiError.status, apiError.message, apiError.headers);
+  }
+}
+
+/** both registers a Loki endpoint for GET and for a form-encoded POST, as Loki serves them. */
+function both(path: string, store: MetaStore, handler: LokiHandler): RouteSpec[] {
+  return (['GET', 'POST'] as HttpMethod[]).map((method) => ({
+    method,
+    path,
+    auth: 'key' as const,
+    ...(method === 'POST' ? { body: 'raw' as const, maxBodyBytes: 1024 * 1024 } : {}),
+    handler: (ctx: RequestContext) => answer(ctx, store, handler),
+  }));
+}
+
+/** success wraps listing data the way every Loki listing answers. */
+function success(data: unknown): { status: 'success'; data: unknown } {
+  return { status: 'success', data };
+}
+
+export function lokiRoutes(deps: LokiRouteDeps): RouteSpec[] {
+  const { storage, store } = deps;
+  return [
+    ...both('/loki/api/v1/query', store, (ctx, org) => instantQuery(ctx, org, deps)),
+    ...both('/loki/api/v1/query_range', store, (ctx, org) => queryRange(ctx, org, deps)),
+    ...both('/loki/api/v1/labels', store, (ctx, org) => {
+      const params = lokiParams(ctx);
+      return success(labelNames(storage, org, optionalSelector(params.get('query')), lokiRange(params)));
+    }),
+    ...both('/loki/api/v1/label/:name/values', store, (ctx, org) => {
+      const params = lokiParams(ctx);
+      return success(labelValues(storage, org, ctx.params.name, optionalSelector(params.get('query')), lokiRange(params)));
+    }),
+    ...both('/loki/api/v1/series', store, (ctx, org) => {
+      const params = lokiParams(ctx);
+      const selectors = params.getAll('match[]').concat(params.getAll('match')).map((text) => optionalSelector(text));
+      return success(seriesOf(storage, org, selectors, lokiRange(params)));
+    }),
+    ...both('/loki/api/v1/index/stats', store, (ctx, org) => {
+      const params = lokiParams(ctx);
+      return indexStats(storage, org, optionalSelector(params.get('query')), lokiRange(params));
+    }),
+    // Build info names no org's data, so any valid key may read it without X-Scope-OrgID.
+    { method: 'GET', path: '/loki/api/v1/status/buildinfo', auth: 'key', handler: (ctx) => ctx.res.json(200, buildInfo()) },
+  ];
+}
