@@ -9,8 +9,8 @@
  * stage with several values, and a range aggregation owns its log range, unwrap and offset.
  */
 import type { PositionRange } from '../errors.js';
-import type { IpPattern } from './ip-pattern.js';
-import type { JsonPathSegment } from './json-path.js';
+import type { IpPattern } from './ipPattern.js';
+import type { JsonPathSegment } from './jsonPath.js';
 import type { PatternExpr } from './pattern.js';
 import type { Template } from '../gotemplate/index.js';
 

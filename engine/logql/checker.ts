@@ -20,7 +20,7 @@ import type {
   SampleExpr,
   VectorAggregationExpr,
 } from './ast.js';
-import { regexMatchesEmpty } from './regex-check.js';
+import { regexMatchesEmpty } from './regexCheck.js';
 import { formatGoFixed } from '../common/goFormat.js';
 
 /** CheckOptions describe the request a query belongs to, for rules that depend on it. */

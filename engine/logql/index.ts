@@ -66,10 +66,10 @@ export type {
 } from './ast.js';
 export { parsePattern, UNNAMED_CAPTURE } from './pattern.js';
 export type { PatternCapture, PatternExpr, PatternLiteral, PatternMode, PatternPart, PatternResult } from './pattern.js';
-export { parseIpPattern, parseIpAddress, compareIpAddresses } from './ip-pattern.js';
-export type { IpAddress, IpPattern } from './ip-pattern.js';
-export { parseJsonPath } from './json-path.js';
-export type { JsonPathResult, JsonPathSegment } from './json-path.js';
-export { checkRegex, regexMatchesEmpty } from './regex-check.js';
-export type { RegexCheck } from './regex-check.js';
+export { parseIpPattern, parseIpAddress, compareIpAddresses } from './ipPattern.js';
+export type { IpAddress, IpPattern } from './ipPattern.js';
+export { parseJsonPath } from './jsonPath.js';
+export type { JsonPathResult, JsonPathSegment } from './jsonPath.js';
+export { checkRegex, regexMatchesEmpty } from './regexCheck.js';
+export type { RegexCheck } from './regexCheck.js';
 export { formatLogQLDuration } from './units.js';

@@ -40,8 +40,8 @@ import {
   parseSelector,
   parseStageAfterPipe,
   startsLabelFilter,
-} from './parse-pipeline.js';
-import { TokenCursor } from './token-cursor.js';
+} from './parsePipeline.js';
+import { TokenCursor } from './tokenCursor.js';
 import { tooDeepPosition } from './depth.js';
 import { MAX_EXPRESSION_DEPTH, tooDeepMessage } from '../common/depth.js';
 import { parseGoFloatLiteral } from '../common/goFloat.js';

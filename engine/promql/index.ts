@@ -41,7 +41,7 @@ export type { AggregationDef, FunctionDef } from './functions.js';
 export { AGGREGATIONS, FUNCTIONS, argTypeAt, lookupFunction } from './functions.js';
 export type { ParseOptions } from './parser.js';
 export { parsePromQL, MAX_QUERY_LENGTH } from './parser.js';
-export { checkPromQL, parseAndCheckPromQL } from './check.js';
+export { checkPromQL, parseAndCheckPromQL } from './checker.js';
 export { printPromQL } from './printer.js';
 export type { LabelRegexCheck } from './labelregex.js';
 export { checkLabelRegex } from './labelregex.js';

@@ -3,7 +3,7 @@
  * rules: series compare as sets by their label string unless `expect ordered`, floats within
  * 1e-9 absolute or relative, NaN equal to NaN, `_` meaning no point at that step.
  */
-import { formatLabelSet, sortedLabels } from '../../logql/eval/label-set.js';
+import { formatLabelSet, sortedLabels } from '../../logql/eval/labelSet.js';
 import type { InstantResult, RangeResult } from '../../logql/eval/types.js';
 import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import type { EvalCommand } from './script.js';

@@ -6,7 +6,7 @@
  */
 import { EngineError } from '../../errors.js';
 import { checkLogQL, parseLogQL } from '../../logql/index.js';
-import { evaluateLogQLInstant, evaluateLogQLRange } from '../../logql/eval/metric-query.js';
+import { evaluateLogQLInstant, evaluateLogQLRange } from '../../logql/eval/metricQuery.js';
 import type { InstantResult, RangeResult } from '../../logql/eval/types.js';
 import { compileRegex } from '../../regex/index.js';
 import type { LogHead } from '../../storage/logHead.js';

@@ -5,7 +5,7 @@
 import { MemoryBudget, unboundedBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { LogReader } from '../../storage/logHead.js';
-import { LabelCache } from './labels-builder.js';
+import { LabelCache } from './labelsBuilder.js';
 import { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES, type EvalOptions } from './types.js';
 
 /** TOO_MANY_SAMPLES is the message of a query over its sample budget. */

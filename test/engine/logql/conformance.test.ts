@@ -2,8 +2,8 @@ import { expect, it } from 'vitest';
 import { EngineError } from '../../../engine/errors.js';
 import { checkLogQL, parseLogQL } from '../../../engine/logql/index.js';
 import { describeWithShared } from '../../support/sharedBundle.js';
-import { conformanceCases } from './conformance-cases.js';
-import type { ConformanceCase } from './conformance-cases.js';
+import { conformanceCases } from './conformanceCases.js';
+import type { ConformanceCase } from './conformanceCases.js';
 
 /**
  * Messages of `expect fail` cases that Loki raises before evaluation (while parsing or

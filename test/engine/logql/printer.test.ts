@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseLogQL, printLogQL } from '../../../engine/logql/index.js';
 import { sharedAvailable } from '../../support/sharedBundle.js';
-import { conformanceCases } from './conformance-cases.js';
+import { conformanceCases } from './conformanceCases.js';
 import { withoutPositions } from './helpers.js';
 
 /** [input, canonical output] */

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { EngineError } from '../../../engine/errors.js';
 import { checkLogQL, parseLogQL, printLogQL } from '../../../engine/logql/index.js';
 import { describeWithShared } from '../../support/sharedBundle.js';
-import { conformanceCases } from './conformance-cases.js';
+import { conformanceCases } from './conformanceCases.js';
 import { withoutPositions } from './helpers.js';
 
 /**

@@ -9,10 +9,10 @@ import type { Labels } from '../../../storage/labels.js';
 import { comparisonFor, isComparisonOperator } from '../../../common/compare.js';
 import type { EvalContext } from '../context.js';
 import { evalError } from '../context.js';
-import type { ResultLabels } from '../labels-builder.js';
-import { labelValue, setLabel } from '../label-set.js';
+import type { ResultLabels } from '../labelsBuilder.js';
+import { labelValue, setLabel } from '../labelSet.js';
 import { reduceLabels } from './grouping.js';
-import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
+import { newSeries, type Grid, type StepMatrix } from './stepMatrix.js';
 import type { StepSeries } from '../../../common/stepSeries.js';
 
 /** arithmetic applies an arithmetic operator. */

@@ -7,10 +7,10 @@ import type { Expr, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } fr
 import { EngineError } from '../../../errors.js';
 import type { EvalContext } from '../context.js';
 import { scalarBinary, vectorScalar, vectorVector } from './binary.js';
-import { evaluateLabelReplace } from './label-replace.js';
-import { evaluateRangeAggregation } from './range-aggregation.js';
-import { newSeries, type Grid, type StepMatrix, type StepValue } from './step-matrix.js';
-import { evaluateVectorAggregation } from './vector-aggregation.js';
+import { evaluateLabelReplace } from './labelReplace.js';
+import { evaluateRangeAggregation } from './rangeAggregation.js';
+import { newSeries, type Grid, type StepMatrix, type StepValue } from './stepMatrix.js';
+import { evaluateVectorAggregation } from './vectorAggregation.js';
 
 /** PUSHDOWN_OPS are the range aggregations whose samples a parent `sum` may group at extraction. */
 const PUSHDOWN_OPS: ReadonlySet<string> = new Set(['bytes_over_time', 'bytes_rate', 'sum_over_time', 'rate', 'count_over_time']);

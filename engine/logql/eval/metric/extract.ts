@@ -14,12 +14,12 @@ import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
 import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
 import { parseGoFloat } from '../../../common/goFloat.js';
-import type { GroupingSpec, ResultLabels } from '../labels-builder.js';
+import type { GroupingSpec, ResultLabels } from '../labelsBuilder.js';
 import { CompiledPipeline } from '../pipeline/pipeline.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
-import { compileLabelPredicate, type LabelPredicate } from '../pipeline/label-filter.js';
+import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
-import { TimeReader } from './relative-time.js';
+import { TimeReader } from './relativeTime.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
 export const SAMPLE_EXTRACTION_ERROR = 'SampleExtractionErr';

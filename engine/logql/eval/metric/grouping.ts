@@ -4,7 +4,7 @@
  * labels that decide which series belong together.
  */
 import type { Labels } from '../../../storage/labels.js';
-import type { LabelCache, ResultLabels } from '../labels-builder.js';
+import type { LabelCache, ResultLabels } from '../labelsBuilder.js';
 
 /** reduceLabels keeps the listed labels (`keep`) or all but the listed ones (`!keep`). */
 export function reduceLabels(cache: LabelCache, labels: Labels, names: readonly string[], keep: boolean): ResultLabels {

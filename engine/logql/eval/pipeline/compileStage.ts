@@ -7,17 +7,17 @@
 import type { PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import { Decolorize } from './decolorize.js';
-import { DropLabels } from './drop-labels.js';
-import { LabelFormat, LineFormat } from './format-stages.js';
-import { JsonExpressionParser, JsonParser } from './json-parser.js';
-import { KeepLabels } from './keep-labels.js';
-import { LabelFilter } from './label-filter.js';
-import { LineFilter, compileLineTest } from './line-filter.js';
-import { LogfmtExpressionParser, LogfmtParser } from './logfmt-parser.js';
-import { PatternParser } from './pattern-parser.js';
-import { RegexpParser } from './regexp-parser.js';
+import { DropLabels } from './dropLabels.js';
+import { LabelFormat, LineFormat } from './formatStages.js';
+import { JsonExpressionParser, JsonParser } from './jsonParser.js';
+import { KeepLabels } from './keepLabels.js';
+import { LabelFilter } from './labelFilter.js';
+import { LineFilter, compileLineTest } from './lineFilter.js';
+import { LogfmtExpressionParser, LogfmtParser } from './logfmtParser.js';
+import { PatternParser } from './patternParser.js';
+import { RegexpParser } from './regexpParser.js';
 import type { Stage } from './stage.js';
-import { UnpackParser } from './unpack-parser.js';
+import { UnpackParser } from './unpackParser.js';
 
 /** compileStage builds `stage`; `memory` bounds what line_format and label_format produce. */
 export function compileStage(stage: PipelineStage, memory: MemoryBudget | undefined): Stage {

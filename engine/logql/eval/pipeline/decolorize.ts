@@ -3,7 +3,7 @@
  * an escape character are returned untouched without running the expression.
  */
 import { compileRegex } from '../../../regex/index.js';
-import type { LabelsBuilder } from '../labels-builder.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** ANSI_PATTERN matches one escape sequence (CSI and OSC forms). */

@@ -8,10 +8,10 @@
  */
 import type { PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
-import type { LabelCache } from '../labels-builder.js';
-import { LabelsBuilder } from '../labels-builder.js';
+import type { LabelCache } from '../labelsBuilder.js';
+import { LabelsBuilder } from '../labelsBuilder.js';
 import type { Labels } from '../../../storage/labels.js';
-import { LineFilter, combineLineTests, compileLineTest } from './line-filter.js';
+import { LineFilter, combineLineTests, compileLineTest } from './lineFilter.js';
 import { compileStage } from './compileStage.js';
 import type { LineTest, Stage } from './stage.js';
 

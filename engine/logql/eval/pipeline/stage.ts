@@ -8,7 +8,7 @@
  * labels a stage reads (which decide whether parsers may skip extraction) are a member every
  * stage must define.
  */
-import type { LabelsBuilder } from '../labels-builder.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
 
 /** Stage is one compiled pipeline stage. */
 export interface Stage {

@@ -5,7 +5,7 @@
  * and once end to end through LogHead.select for reference. Lines are generated and appended
  * in chunks so the generator never holds them twice.
  *
- * Run: npx tsc -p tsconfig.json && node dist/bench/logql/metric-query.bench.js (it re-runs
+ * Run: npx tsc -p tsconfig.json && node dist/bench/logql/metricQuery.bench.js (it re-runs
  * itself with a larger heap when needed; LINES=1000000 in the environment for a quicker run)
  */
 import { spawnSync } from 'node:child_process';

@@ -7,9 +7,9 @@
  */
 import type { VectorAggregationExpr } from '../../ast.js';
 import type { EvalContext } from '../context.js';
-import type { ResultLabels } from '../labels-builder.js';
+import type { ResultLabels } from '../labelsBuilder.js';
 import { groupLabels } from './grouping.js';
-import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
+import { newSeries, type Grid, type StepMatrix } from './stepMatrix.js';
 import type { StepSeries } from '../../../common/stepSeries.js';
 
 interface Accumulator {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileRegex, RegexSyntaxError } from '../../../engine/regex/index.js';
-import { GO_ANCHORED_CASES, GO_ERROR_CASES, GO_REPLACE_CASES, GO_SUBMATCH_CASES } from './go-reference.js';
+import { GO_ANCHORED_CASES, GO_ERROR_CASES, GO_REPLACE_CASES, GO_SUBMATCH_CASES } from './goReference.js';
 
 // Each engine must agree with Go on every reference case, not just the automatic choice.
 const MATCHERS = ['auto', 'dfa', 'nfa'] as const;

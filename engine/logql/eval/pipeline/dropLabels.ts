@@ -4,9 +4,9 @@
  * a query deliberately ignores failures.
  */
 import type { LabelMatcher, LabelName } from '../../ast.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { ERROR_DETAILS_LABEL, ERROR_LABEL } from '../labels-builder.js';
-import { stringValueTest } from './label-filter.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { ERROR_DETAILS_LABEL, ERROR_LABEL } from '../labelsBuilder.js';
+import { stringValueTest } from './labelFilter.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 
 interface DropSpec {

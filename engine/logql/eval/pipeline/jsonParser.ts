@@ -6,9 +6,9 @@
  * `__error__="JSONParserErr"` and keeps its labels so far.
  */
 import type { JsonExtraction } from '../../ast.js';
-import type { JsonPathSegment } from '../../json-path.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { DUPLICATE_SUFFIX } from '../labels-builder.js';
+import type { JsonPathSegment } from '../../jsonPath.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
 import { unescapeJsonString } from '../../../common/jsonString.js';
 import {
   JsonScanError,
@@ -22,7 +22,7 @@ import {
   stringValue,
   wasEscaped,
   type JsonKind,
-} from './json-scan.js';
+} from './jsonScan.js';
 import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 

@@ -3,7 +3,7 @@
  * written to a temporary file in the same run, so the ratio is comparable across machines.
  * Also times the substring filter end to end as a metric query (storage select included).
  *
- * Run: npx tsc -p tsconfig.json && node dist/bench/logql/line-filter.bench.js
+ * Run: npx tsc -p tsconfig.json && node dist/bench/logql/lineFilter.bench.js
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,8 +4,8 @@
  * address characters, parse it, and test it against the pattern. No regular expression is
  * involved, so a long line is scanned once.
  */
-import { compareIpAddresses, parseIpAddress } from '../../ip-pattern.js';
-import type { IpAddress, IpPattern } from '../../ip-pattern.js';
+import { compareIpAddresses, parseIpAddress } from '../../ipPattern.js';
+import type { IpAddress, IpPattern } from '../../ipPattern.js';
 
 function isDigitCode(c: number): boolean {
   return c >= 48 && c <= 57;

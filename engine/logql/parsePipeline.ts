@@ -26,14 +26,14 @@ import type {
   UnwrapConversion,
   UnwrapExpr,
 } from './ast.js';
-import { parseIpPattern } from './ip-pattern.js';
-import { parseJsonPath } from './json-path.js';
+import { parseIpPattern } from './ipPattern.js';
+import { parseJsonPath } from './jsonPath.js';
 import type { Token, TokenType } from './lexer.js';
 import { parsePattern } from './pattern.js';
-import { checkRegex } from './regex-check.js';
-import { sourceOffsetOf } from './string-offsets.js';
+import { checkRegex } from './regexCheck.js';
+import { sourceOffsetOf } from './stringOffsets.js';
 import { parseTemplate, type Template } from '../gotemplate/index.js';
-import type { TokenCursor } from './token-cursor.js';
+import type { TokenCursor } from './tokenCursor.js';
 import { parseGoFloatLiteral } from '../common/goFloat.js';
 
 const MATCH_OPS: ReadonlySet<TokenType> = new Set<TokenType>(['=', '!=', '=~', '!~']);

@@ -5,9 +5,9 @@
  * skipped, or with `--strict` end the parse and set `__error__="LogfmtParserErr"`.
  */
 import type { LogfmtExtraction } from '../../ast.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { DUPLICATE_SUFFIX } from '../labels-builder.js';
-import { LogfmtDecoder } from './logfmt-decoder.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
+import { LogfmtDecoder } from './logfmtDecoder.js';
 import { KeyCache, replaceInvalidUtf8 } from './sanitize.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 

@@ -7,9 +7,9 @@ import type { Expr, SampleExpr } from '../ast.js';
 import { EngineError } from '../../errors.js';
 import type { LogReader } from '../../storage/logHead.js';
 import { EvalContext, TOO_MANY_SAMPLES } from './context.js';
-import { compareLabelSets } from './label-set.js';
+import { compareLabelSets } from './labelSet.js';
 import { evaluate, hasApproxTopk, hasSort } from './metric/evaluator.js';
-import { makeGrid, stepTime, type Grid, type StepValue } from './metric/step-matrix.js';
+import { makeGrid, stepTime, type Grid, type StepValue } from './metric/stepMatrix.js';
 import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import type { EvalOptions, InstantResult, RangeResult } from './types.js';
 

@@ -5,8 +5,8 @@
  */
 import { EngineError } from '../../../errors.js';
 import type { Labels } from '../../../storage/labels.js';
-import { formatLabelSet } from '../label-set.js';
-import { ERROR_LABEL, PRESERVE_ERROR_LABEL } from '../labels-builder.js';
+import { formatLabelSet } from '../labelSet.js';
+import { ERROR_LABEL, PRESERVE_ERROR_LABEL } from '../labelsBuilder.js';
 
 /** isFailedSeries tells whether a series carries an error the query did not ask to keep. */
 export function isFailedSeries(labels: Labels): boolean {

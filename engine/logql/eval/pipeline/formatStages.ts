@@ -6,7 +6,7 @@
  */
 import type { LabelFormatStage, LineFormatStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
-import type { LabelsBuilder } from '../labels-builder.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
 import {
   executeTemplate,
   labelMap,

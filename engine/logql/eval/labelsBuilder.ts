@@ -6,7 +6,7 @@
  * stored as `<name>_extracted`, and the first parser to extract a name wins for that line.
  */
 import type { Labels } from '../../storage/labels.js';
-import { labelSetKey, labelValue, setLabel } from './label-set.js';
+import { labelSetKey, labelValue, setLabel } from './labelSet.js';
 
 /** ERROR_LABEL names the label a failing stage sets on its line. */
 export const ERROR_LABEL = '__error__';

@@ -4,10 +4,10 @@
  * Loki, the labels are only applied when `_entry` is present; a line that is not a JSON
  * object gets `__error__="JSONParserErr"`.
  */
-import type { LabelsBuilder } from '../labels-builder.js';
-import { DUPLICATE_SUFFIX } from '../labels-builder.js';
-import { JSON_PARSER_ERROR } from './json-parser.js';
-import { JsonScanError, forEachMember, stringValue } from './json-scan.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
+import { JSON_PARSER_ERROR } from './jsonParser.js';
+import { JsonScanError, forEachMember, stringValue } from './jsonScan.js';
 import { replaceInvalidUtf8, sanitizeLabelKey } from './sanitize.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 

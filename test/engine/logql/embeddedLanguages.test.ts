@@ -10,7 +10,7 @@ import {
 import { formatByteSize } from '../../../engine/logql/units.js';
 import { parseGoFloatLiteral } from '../../../engine/common/goFloat.js';
 import { parseHumanByteSize } from '../../../engine/common/byteSize.js';
-import { decodedOffsetMap } from '../../../engine/logql/string-offsets.js';
+import { decodedOffsetMap } from '../../../engine/logql/stringOffsets.js';
 import { withoutPositions } from './helpers.js';
 
 describe('parsePattern', () => {

@@ -5,9 +5,9 @@
  */
 import type { LineFilterStage, LineFilterValue } from '../../ast.js';
 import { compileRegex } from '../../../regex/index.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { textContainsIp } from './ip-search.js';
-import { patternTest } from './pattern-match.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { textContainsIp } from './ipSearch.js';
+import { patternTest } from './patternMatch.js';
 import { NO_LABELS_READ, type LineTest, type Stage } from './stage.js';
 
 function valueTest(op: LineFilterStage['op'], value: LineFilterValue): LineTest {

@@ -5,8 +5,8 @@
  */
 import { compileRegex } from '../../../regex/index.js';
 import type { Regex } from '../../../regex/index.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { DUPLICATE_SUFFIX } from '../labels-builder.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
 import { sanitizeLabelKey } from './sanitize.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 

@@ -3,9 +3,9 @@
  * partly fills the leading captures, as Loki does.
  */
 import type { PatternExpr } from '../../pattern.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { DUPLICATE_SUFFIX } from '../labels-builder.js';
-import { patternCaptures } from './pattern-match.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
+import { patternCaptures } from './patternMatch.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
 
 /** PatternParser extracts named captures. */

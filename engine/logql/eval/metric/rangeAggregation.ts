@@ -8,15 +8,15 @@
  */
 import type { Grouping, LabelMatcher, RangeAggregationExpr } from '../../ast.js';
 import type { EvalContext } from '../context.js';
-import type { GroupingSpec } from '../labels-builder.js';
-import { ERROR_LABEL } from '../labels-builder.js';
+import type { GroupingSpec } from '../labelsBuilder.js';
+import { ERROR_LABEL } from '../labelsBuilder.js';
 import { extractSamples, extractWindows, type ExtractionPlan, type ValueSource } from './extract.js';
-import { isFailedSeries, pipelineError } from './pipeline-error.js';
-import { slideWindows, type Windows } from './range-kernels.js';
-import { msToNs } from './relative-time.js';
-import { newSeries, type Grid, type StepMatrix } from './step-matrix.js';
+import { isFailedSeries, pipelineError } from './pipelineError.js';
+import { slideWindows, type Windows } from './rangeKernels.js';
+import { msToNs } from './relativeTime.js';
+import { newSeries, type Grid, type StepMatrix } from './stepMatrix.js';
 import type { StepSeries } from '../../../common/stepSeries.js';
-import type { ResultLabels } from '../labels-builder.js';
+import type { ResultLabels } from '../labelsBuilder.js';
 
 function valueSource(expr: RangeAggregationExpr): ValueSource {
   if (expr.range.unwrap !== undefined) return 'unwrap';

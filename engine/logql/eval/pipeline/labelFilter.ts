@@ -10,9 +10,9 @@ import { compileRegex } from '../../../regex/index.js';
 import { comparisonFor } from '../../../common/compare.js';
 import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
 import { parseGoFloat } from '../../../common/goFloat.js';
-import type { LabelsBuilder } from '../labels-builder.js';
-import { ERROR_LABEL } from '../labels-builder.js';
-import { textContainsIp } from './ip-search.js';
+import type { LabelsBuilder } from '../labelsBuilder.js';
+import { ERROR_LABEL } from '../labelsBuilder.js';
+import { textContainsIp } from './ipSearch.js';
 import type { Stage } from './stage.js';
 
 /** LABEL_FILTER_ERROR is the `__error__` value of a failed conversion. */

@@ -5,7 +5,7 @@
  * series compare by key.
  */
 import type { StepSeries } from '../../../common/stepSeries.js';
-import type { ResultLabels } from '../labels-builder.js';
+import type { ResultLabels } from '../labelsBuilder.js';
 
 /** Grid is the query's evaluation times: `steps` points from startMs, `stepMs` apart. */
 export interface Grid {

@@ -7,9 +7,9 @@
 import type { LabelReplaceExpr } from '../../ast.js';
 import { compileRegex } from '../../../regex/index.js';
 import type { EvalContext } from '../context.js';
-import { labelValue, setLabel } from '../label-set.js';
-import type { ResultLabels } from '../labels-builder.js';
-import { newSeries, type StepMatrix } from './step-matrix.js';
+import { labelValue, setLabel } from '../labelSet.js';
+import type { ResultLabels } from '../labelsBuilder.js';
+import { newSeries, type StepMatrix } from './stepMatrix.js';
 import type { StepSeries } from '../../../common/stepSeries.js';
 
 /** evaluateLabelReplace rewrites the labels of `input`. */
