@@ -42,6 +42,7 @@ export interface Config {
   queryRawTaskRows: number;
   queryMemoryBytes: number;
   maxQueriesPerOrg: number;
+  maxQueuedQueriesPerOrg: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
   maxSamples: number;
@@ -344,8 +345,15 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_MAX_QUERIES_PER_ORG',
     key: 'maxQueriesPerOrg',
     defaultText: '16',
-    doc: 'Queries one org may run at once; more get 429 RATE_LIMITED.',
+    doc: 'Queries one org may run at once; more wait in its queue (SVC_MAX_QUEUED_QUERIES_PER_ORG), then get 429 RATE_LIMITED.',
     parse: (raw) => (raw === undefined ? 16 : integer('SVC_MAX_QUERIES_PER_ORG', raw, 1, 100_000)),
+  },
+  {
+    env: 'SVC_MAX_QUEUED_QUERIES_PER_ORG',
+    key: 'maxQueuedQueriesPerOrg',
+    defaultText: '100',
+    doc: 'Queries of one org that wait, first come first served, for one of its SVC_MAX_QUERIES_PER_ORG slots (as Mimir\'s max_outstanding_requests_per_tenant), so a dashboard with more panels than slots is answered, not refused. A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED. 0: no queue.',
+    parse: (raw) => (raw === undefined ? 100 : integer('SVC_MAX_QUEUED_QUERIES_PER_ORG', raw, 0, 1_000_000)),
   },
   {
     env: 'SVC_DEFAULT_MAX_DATA_POINTS',

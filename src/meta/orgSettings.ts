@@ -17,8 +17,10 @@ import { MAX_RETENTION_DAYS } from './retentionDays.js';
 
 /** QueryLimits are the per-query bounds the query paths read for the org that asks. */
 export interface QueryLimits {
-  /** queries the org may run at once; more get 429 */
+  /** queries the org may run at once; more wait in its queue */
   maxConcurrentQueries: number;
+  /** queries that may wait for a slot; more get 429 */
+  maxQueuedQueries: number;
   /** samples one query slice may hold on a worker */
   maxSamples: number;
   /** memory one query may use on a worker */
@@ -295,8 +297,21 @@ export const ORG_SETTINGS = [
     max: 100_000,
     subsystem: 'query',
     field: 'maxConcurrentQueries',
-    doc: 'Queries the org may run at once.',
-    error: '429 RATE_LIMITED with Retry-After',
+    doc: 'Queries the org may run at once; more wait in its queue (maxQueuedQueries).',
+    error: 'none while the queue has room; then 429 RATE_LIMITED with Retry-After',
+  },
+  {
+    name: 'maxQueuedQueries',
+    flag: 'max-queued-queries',
+    env: 'SVC_MAX_QUEUED_QUERIES_PER_ORG',
+    defaultKey: 'maxQueuedQueriesPerOrg',
+    unit: 'count',
+    min: 0,
+    max: 1_000_000,
+    subsystem: 'query',
+    field: 'maxQueuedQueries',
+    doc: 'Queries that wait, first come first served, for one of the org\'s concurrent slots, each at most its deadline; 0: none wait.',
+    error: '429 RATE_LIMITED with Retry-After when the queue is full or the wait passes the deadline',
   },
   {
     name: 'maxSamplesPerQuery',

@@ -11,7 +11,7 @@ import { requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
-import { QueryStream } from './stream.js';
+import { QueryStream, waitSignal } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
 export type LogsQueryDeps = QueryDeps & LogPlanDeps;
@@ -99,7 +99,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const limit = raw ? rowLimit(body.limit, limits) : 0;
-  const release = deps.gate.acquire(org, deps.pool.overloaded, limits);
+  const release = await deps.gate.acquire(org, deps.pool.overloaded, limits, waitSignal(ctx));
   const planDeps = orgPlanDeps(deps, limits, 'logs');
   const plan = raw ? undefined : logSeriesPlan(planDeps, org, q, expr, window);
   let rawFailed = 0;

@@ -9,7 +9,7 @@ import { requireObject, requireQueryText } from './request.js';
 import { metricSeriesPlan, type PlanDeps } from './plans.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
-import { OrgGate, QueryStream } from './stream.js';
+import { OrgGate, QueryStream, waitSignal } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
 export interface QueryDeps extends PlanDeps {
@@ -55,7 +55,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   requireEventStream(ctx.headers.accept);
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
-  const release = deps.gate.acquire(org, deps.pool.overloaded, limits);
+  const release = await deps.gate.acquire(org, deps.pool.overloaded, limits, waitSignal(ctx));
   const plan = metricSeriesPlan(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
   const stream = new QueryStream(ctx, {
     failedSegments: plan.failedSegments,

@@ -4,42 +4,120 @@ import type { RequestContext } from '../http/router.js';
 import { SseStream, type SseEvent } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
 
-/** GateLimit is how many queries an org may run at once and the setting that says so. */
+/** GateLimit is how many queries an org may run at once, how many may wait, and the settings that say so. */
 export interface GateLimit {
   maxConcurrentQueries: number;
-  originOf(field: 'maxConcurrentQueries'): string;
+  maxQueuedQueries: number;
+  /** timeoutMs is the query deadline: the longest a query waits for a slot. */
+  timeoutMs: number;
+  originOf(field: 'maxConcurrentQueries' | 'maxQueuedQueries'): string;
+}
+
+/** Waiter is a query waiting for a slot of its org. */
+interface Waiter {
+  grant(): void;
 }
 
 /**
  * OrgGate bounds how many queries one org runs at once, so one org cannot starve the others.
- * The bound is the org's own, read by each acquire, so a changed limit applies to the next query.
+ * A query over the bound waits, first come first served, in the org's queue (as Mimir's
+ * query-frontend queues per tenant): a dashboard that sends more panels than the org has slots
+ * is answered a little later instead of refused. A full queue, a wait longer than the query's
+ * deadline, or workers saturated for everyone answer 429. Bounds are the org's own, read by
+ * each acquire, so a changed limit applies to the next query.
  */
 export class OrgGate {
   private readonly running = new Map<string, number>();
+  private readonly queues = new Map<string, Waiter[]>();
 
-  /** acquire reserves a slot or throws 429; the returned function releases it (idempotent). */
-  acquire(org: string, overloaded: boolean, limit: GateLimit): () => void {
+  /**
+   * acquire reserves a slot, waiting for one while the org's queue has room, and resolves to
+   * the function that frees it (idempotent). A caller that leaves while waiting aborts
+   * `signal`, which takes it out of the queue.
+   */
+  async acquire(org: string, overloaded: boolean, limit: GateLimit, signal?: AbortSignal): Promise<() => void> {
     if (overloaded) {
       throw new ApiError('RATE_LIMITED', 'the query workers are saturated; retry shortly', { headers: { 'retry-after': '2' } });
     }
-    const n = this.running.get(org) ?? 0;
-    if (n >= limit.maxConcurrentQueries) {
+    if ((this.running.get(org) ?? 0) < limit.maxConcurrentQueries && !this.queues.has(org)) {
+      this.running.set(org, (this.running.get(org) ?? 0) + 1);
+      return this.releaser(org);
+    }
+    await this.wait(org, limit, signal);
+    return this.releaser(org);
+  }
+
+  /** queued is how many of the org's queries wait for a slot. */
+  queued(org: string): number {
+    return this.queues.get(org)?.length ?? 0;
+  }
+
+  private wait(org: string, limit: GateLimit, signal: AbortSignal | undefined): Promise<void> {
+    const queue = this.queues.get(org) ?? [];
+    if (queue.length >= limit.maxQueuedQueries) {
       throw new ApiError(
         'RATE_LIMITED',
-        `too many concurrent queries for this org (limit ${limit.maxConcurrentQueries}: ${limit.originOf('maxConcurrentQueries')}); retry shortly`,
+        `too many concurrent queries for this org (limit ${limit.maxConcurrentQueries}: ${limit.originOf('maxConcurrentQueries')}; ` +
+          `${queue.length} waiting, limit ${limit.maxQueuedQueries}: ${limit.originOf('maxQueuedQueries')}); retry shortly`,
         { headers: { 'retry-after': '1' } },
       );
     }
-    this.running.set(org, n + 1);
+    this.queues.set(org, queue);
+    return new Promise<void>((resolve, reject) => {
+      const leave = (err: unknown): void => {
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        if (queue.length === 0 && this.queues.get(org) === queue) this.queues.delete(org);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      };
+      const onAbort = (): void => leave(signal?.reason);
+      const timer = setTimeout(
+        () => leave(new ApiError('RATE_LIMITED', `waited ${limit.timeoutMs} ms for one of this org's ${limit.maxConcurrentQueries} concurrent query slots; retry shortly`, { headers: { 'retry-after': '1' } })),
+        limit.timeoutMs,
+      );
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      queue.push(waiter);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** releaser frees the slot once: to the org's first waiter when there is one, which keeps it. */
+  private releaser(org: string): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      const queue = this.queues.get(org);
+      const next = queue?.shift();
+      if (queue !== undefined && queue.length === 0) this.queues.delete(org);
+      if (next !== undefined) {
+        next.grant();
+        return;
+      }
       const left = (this.running.get(org) ?? 1) - 1;
       if (left <= 0) this.running.delete(org);
       else this.running.set(org, left);
     };
   }
+}
+
+/**
+ * waitSignal aborts when the client of a request leaves or the server stops: a query waiting in
+ * its org's queue then gives its place up.
+ */
+export function waitSignal(ctx: RequestContext): AbortSignal {
+  const left = new AbortController();
+  ctx.res.onAbort(() => left.abort(new ApiError('CLIENT_CLOSED', 'the client closed the request while it waited for a query slot')));
+  return AbortSignal.any([left.signal, ctx.shutdown]);
 }
 
 /** shuttingDown is how a query the server could not finish before stopping ends. */

@@ -109,8 +109,30 @@ describe('query streams over time', () => {
     expect(srv.logs.text()).toContain('client closed request');
   });
 
-  it('limits concurrent queries per org with 429, leaving other orgs alone', async () => {
+  it('queues a query over the org limit until a slot frees, instead of refusing it', async () => {
     srv = await startTestServer({ SVC_MAX_QUERIES_PER_ORG: '1', SVC_QUERY_WORKERS: '1' });
+    await writeBusySeries(srv);
+    let firstDone = false;
+    const first = query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY)
+      .then(readSse)
+      .finally(() => (firstDone = true));
+    const s = srv;
+    await waitFor(async () => (await metricValue(s.url, /sluice_open_streams (\d+)/)) === 1);
+    let secondDone = false;
+    const second = query(srv.url, '/api/v1/metrics/query', srv.key, { q: 'vector(1)' })
+      .then(readSse)
+      .finally(() => (secondDone = true));
+    await new Promise((r) => setTimeout(r, 300));
+    // While the slow query holds the org's one slot, the quick one waits in the queue.
+    if (!firstDone && (await metricValue(srv.url, /sluice_open_streams (\d+)/)) === 1) expect(secondDone).toBe(false);
+    const [slow, quick] = await Promise.all([first, second]);
+    expect(slow.status).toBe(200);
+    expect(quick.status).toBe(200);
+    expect(quick.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
+  });
+
+  it('limits concurrent queries per org with 429 once its queue is full, leaving other orgs alone', async () => {
+    srv = await startTestServer({ SVC_MAX_QUERIES_PER_ORG: '1', SVC_MAX_QUEUED_QUERIES_PER_ORG: '0', SVC_QUERY_WORKERS: '1' });
     await writeBusySeries(srv);
     const first = query(srv.url, '/api/v1/metrics/query', srv.key, SLOW_QUERY);
     const s = srv;
