@@ -42,8 +42,8 @@ async function writeOldData(url: string, key: string): Promise<void> {
   expect(logs.status).toBe(204);
 }
 
-/** queried counts what the org's queries return over the probe window: metric points and log lines. */
-async function queried(url: string, key: string): Promise<{ points: number; lines: number }> {
+/** queried counts what the org's queries return over the probe window: metric points, log lines, and raw samples of a Prometheus-API range selector. */
+async function queried(url: string, key: string): Promise<{ points: number; lines: number; rawSamples: number }> {
   const metrics = await readSse(await query(url, '/api/v1/metrics/query', key, { q: 'signal_probe', s: String(OLD_START_MS), e: String(OLD_END_MS), step: STEP_S }));
   const logs = await readSse(
     await query(url, '/api/v1/logs/query', key, { q: '{service_name="signal-probe"}', s: String(OLD_START_MS - 60_000), e: String(OLD_END_MS + 60_000), limit: 1000 }),
@@ -52,7 +52,15 @@ async function queried(url: string, key: string): Promise<{ points: number; line
     expect(res.status).toBe(200);
     expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
   }
-  return { points: metrics.events.filter((e) => e.type === 'result').length, lines: logs.events.filter((e) => e.type === 'result').length };
+  const params = new URLSearchParams({ query: 'signal_probe[1h]', time: String(OLD_END_MS / 1000) });
+  const raw = await fetch(`${url}/prometheus/api/v1/query?${params}`, { headers: { 'x-svc-api-key': key } });
+  expect(raw.status).toBe(200);
+  const matrix = ((await raw.json()) as { data: { result: Array<{ values: unknown[] }> } }).data.result;
+  return {
+    points: metrics.events.filter((e) => e.type === 'result').length,
+    lines: logs.events.filter((e) => e.type === 'result').length,
+    rawSamples: matrix.reduce((n, s) => n + s.values.length, 0),
+  };
 }
 
 describe('retention per org and signal', () => {
@@ -87,14 +95,14 @@ describe('retention per org and signal', () => {
   });
 
   it('shortening one org\'s metrics retention hides and then deletes its metrics only', async () => {
-    const everything = { points: EXPECTED_POINTS, lines: LOG_LINES };
+    const everything = { points: EXPECTED_POINTS, lines: LOG_LINES, rawSamples: INSTANCES.length * 60 };
     expect(await queried(srv.url, shortMetrics.key)).toEqual(everything);
     expect(await queried(srv.url, steady.key)).toEqual(everything);
     expect(storedSegments(shortMetrics.id, 'metrics')).toBeGreaterThan(0);
 
     expect((await patch(shortMetrics.id, { retentionMetricsDays: 2 })).status).toBe(200);
     // Before any retention run: queries already stop at the org's retention for the signal.
-    expect(await queried(srv.url, shortMetrics.key)).toEqual({ points: 0, lines: LOG_LINES });
+    expect(await queried(srv.url, shortMetrics.key)).toEqual({ points: 0, lines: LOG_LINES, rawSamples: 0 });
     expect(storedSegments(shortMetrics.id, 'metrics')).toBeGreaterThan(0);
 
     const deleted = await srv.service.storage.applyRetention();
@@ -107,7 +115,7 @@ describe('retention per org and signal', () => {
 
     // Returning the setting to its default cannot bring deleted data back, and leaves the logs as they were.
     expect((await patch(shortMetrics.id, { retentionMetricsDays: null })).status).toBe(200);
-    expect(await queried(srv.url, shortMetrics.key)).toEqual({ points: 0, lines: LOG_LINES });
+    expect(await queried(srv.url, shortMetrics.key)).toEqual({ points: 0, lines: LOG_LINES, rawSamples: 0 });
     expect(await queried(srv.url, steady.key)).toEqual(everything);
   });
 
@@ -129,6 +137,6 @@ describe('retention per org and signal', () => {
     });
     expect(metrics.status).toBe(204);
     // The steady org's logs beyond two days are no longer answered; its metrics are.
-    expect(await queried(srv.url, steady.key)).toEqual({ points: EXPECTED_POINTS, lines: 0 });
+    expect(await queried(srv.url, steady.key)).toEqual({ points: EXPECTED_POINTS, lines: 0, rawSamples: INSTANCES.length * 60 });
   });
 });

@@ -1,6 +1,7 @@
 import { parseAndCheckPromQL, promqlValueType, type PromQLExpr, type Storage } from '../../engine/index.js';
 import type { RequestContext } from '../http/router.js';
 import { QueryCollector, type CollectDeps, type CollectedSeries } from '../query/collect.js';
+import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import type { QueryWindow } from '../query/timeRange.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import type { PromParams } from './params.js';
@@ -83,7 +84,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
     if (expr.type !== 'StringLiteral') throw new PromError('execution', 'only string literals evaluate to strings');
     return successBody(renderString(expr.value, timeMs));
   }
-  if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org).maxSamples));
+  if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
   const window: QueryWindow = { startMs: timeMs, endMs: timeMs, stepMs: INSTANT_STEP_MS, points: 1 };
   const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
   const data = type === 'scalar' ? renderScalar(collected.series, timeMs) : renderVector(collected.series, timeMs);
@@ -95,14 +96,17 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
  * `@`): the raw samples in the left-open window (t - range, t], as Prometheus returns them.
  * Other range-vector expressions (subqueries) are not evaluated at an instant yet.
  */
-function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs: number, maxSamples: number): string {
+function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs: number, limits: OrgQueryLimits): string {
+  const maxSamples = limits.maxSamples;
   if (expr.type !== 'MatrixSelector') {
     throw new PromError('execution', 'only a plain range selector (metric[5m]) can be queried at an instant; wrap a subquery in a function such as max_over_time');
   }
   const selector = expr.selector;
   // At an instant, `@ start()` and `@ end()` are the evaluation time itself.
   const endMs = (selector.at?.kind === 'timestamp' ? selector.at.ms : timeMs) - selector.offsetMs;
-  const startMs = endMs - expr.rangeMs;
+  // Nothing older than the org's metrics retention is returned, as by every other query path.
+  const retentionMs = limits.retentionMs.metrics;
+  const startMs = Math.max(endMs - expr.rangeMs, retentionMs > 0 ? Date.now() - retentionMs : -Infinity);
   const found = storage.metrics(org).select(
     selector.matchers.map((m) => ({ name: m.name, type: m.op, value: m.value })),
     startMs + 1,
