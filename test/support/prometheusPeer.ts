@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../bench/peers/processes.js';
 
 /**
  * A real Prometheus (Debian's package) on loopback, over blocks backfilled from OpenMetrics
@@ -51,18 +51,6 @@ export function openMetricsText(series: readonly PeerSeries[]): string {
   }
   lines.push('# EOF');
   return lines.join('\n') + '\n';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface PrometheusPeer {
