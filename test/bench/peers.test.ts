@@ -8,6 +8,7 @@ import { missingPeerBinaries } from '../../bench/peers/peers.js';
 import { SCALES } from '../../bench/peers/scales.js';
 import type { LogsSuiteResult } from '../../bench/peers/logsSuite.js';
 import type { IngestSuiteResult, RunReport } from '../../bench/peers/report.js';
+import { isProcessAlive } from '../../src/processAlive.js';
 
 /**
  * Runs `bench:peers` end to end at the tiny scale, with the real Prometheus and
@@ -46,15 +47,6 @@ function startedPids(log: string): number[] {
   return [...log.matchAll(/started \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', () => {
   let outDir = '';
   let run: HarnessRun;
@@ -78,7 +70,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     const pids = startedPids(run.log);
     // Sluice, VictoriaMetrics, Prometheus, and Sluice again: the logs suite restarts it for cold runs.
     expect(pids).toHaveLength(4);
-    expect(pids.filter(isRunning)).toEqual([]);
+    expect(pids.filter(isProcessAlive)).toEqual([]);
   });
 
   it('loads the same samples into all three systems', () => {
@@ -156,7 +148,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers interrupted', () => {
       expect(run.code).not.toBe(0);
       const pids = startedPids(run.log);
       expect(pids.length).toBeGreaterThanOrEqual(2);
-      expect(pids.filter(isRunning)).toEqual([]);
+      expect(pids.filter(isProcessAlive)).toEqual([]);
       expect(readdirSync(outDir)).toEqual([]);
     } finally {
       await rm(outDir, { recursive: true, force: true });

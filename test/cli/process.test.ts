@@ -5,16 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, startChildServer, useCliWorkspace } from '../support/child.js';
-
-/** isRunning tells whether a process id is alive (signal 0 checks without signalling). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isProcessAlive } from '../../src/processAlive.js';
 
 /** deadPid is the pid of a process that has certainly exited. */
 function deadPid(): number {
@@ -97,15 +88,15 @@ describe('npm start', () => {
       }
       serverPid = Number(JSON.parse(readFileSync(path.join(dataDir, 'sluice.lock'), 'utf8')).pid);
       expect(serverPid).not.toBe(npm.pid);
-      expect(isRunning(serverPid)).toBe(true);
+      expect(isProcessAlive(serverPid)).toBe(true);
       npm.kill('SIGTERM');
       expect(await exited).toBe(0);
       const gone = Date.now() + 5000;
-      while (isRunning(serverPid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
-      expect(isRunning(serverPid)).toBe(false);
+      while (isProcessAlive(serverPid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+      expect(isProcessAlive(serverPid)).toBe(false);
       expect(out).toContain('sluice stopped');
     } finally {
-      if (serverPid !== undefined && isRunning(serverPid)) process.kill(serverPid, 'SIGKILL');
+      if (serverPid !== undefined && isProcessAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
       npm.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
