@@ -2,7 +2,7 @@ import type { RunningSystem, SystemName } from './peers.js';
 
 /**
  * The clients the query suites time: Sluice's SSE API read to its `done` event, and the
- * peers' Prometheus HTTP API read to the end of the body. Timing covers the request and the
+ * Prometheus HTTP API (the peers', and Sluice's own under /prometheus) read to the end of the body. Timing covers the request and the
  * whole body; parsing happens afterwards (only when answers are compared), so client-side
  * JSON work is not counted against any system.
  */
@@ -72,7 +72,8 @@ function prometheusApiRequest(sys: RunningSystem, req: QueryRequest, signal?: Ab
   }
   if (sys.name === 'victoria') params.set('nocache', '1');
   const path = req.kind === 'range' ? '/api/v1/query_range' : '/api/v1/query';
-  return fetch(`${sys.url}${path}?${params.toString()}`, { signal });
+  const headers: Record<string, string> = sys.name === 'sluice-prom' ? { 'x-svc-api-key': sys.key } : {};
+  return fetch(`${sys.url}${path}?${params.toString()}`, { signal, headers });
 }
 
 export function labelsKey(labels: Record<string, unknown>): string {

@@ -25,8 +25,13 @@ export interface QueryCaseResult {
   expr: string;
   stepS: number;
   systems: Partial<Record<SystemName, SystemTimings>>;
-  /** Median of Sluice divided by median of the peer: below 1 means Sluice is faster. */
+  /** Median of Sluice (SSE) divided by median of the peer: below 1 means Sluice is faster. */
   ratios: Partial<Record<SystemName, number>>;
+  /**
+   * Sluice asked through its Prometheus-compatible API, as ratios of its median: to Sluice's
+   * SSE answer (the cost of one wire format against the other) and to each peer.
+   */
+  prometheusApiRatios?: { sse: number; prometheus?: number; victoria?: number };
   /** Each system's answer against Prometheus'. Sluice must agree; VictoriaMetrics' differences are reported. */
   agreement: Partial<Record<SystemName, Agreement>>;
 }
@@ -65,8 +70,14 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
       result.systems[sys.name] = { runsMs: r.map((x) => Number(x.toFixed(3))), medianMs: median(r), p90Ms: percentile(r, 90), bytes: bytes.get(c.id)!.get(sys.name)! };
     }
     const sluice = result.systems.sluice;
-    for (const sys of systems) {
-      if (sys.name !== 'sluice' && sluice !== undefined) result.ratios[sys.name] = sluice.medianMs / result.systems[sys.name]!.medianMs;
+    const peers = systems.filter((sys) => sys.name === 'prometheus' || sys.name === 'victoria');
+    for (const sys of peers) {
+      if (sluice !== undefined) result.ratios[sys.name] = sluice.medianMs / result.systems[sys.name]!.medianMs;
+    }
+    const viaPrometheusApi = result.systems['sluice-prom'];
+    if (viaPrometheusApi !== undefined && sluice !== undefined) {
+      result.prometheusApiRatios = { sse: viaPrometheusApi.medianMs / sluice.medianMs };
+      for (const sys of peers) result.prometheusApiRatios[sys.name as 'prometheus' | 'victoria'] = viaPrometheusApi.medianMs / result.systems[sys.name]!.medianMs;
     }
     const bodies = warmBodies.get(c.id)!;
     const reference = bodies.get('prometheus');

@@ -81,7 +81,34 @@ export function queryTable(queries: readonly QueryCaseResult[]): string {
   return lines.join('\n');
 }
 
-const SYSTEM_TITLES: Readonly<Record<string, string>> = { sluice: 'Sluice', prometheus: 'Prometheus', victoria: 'VictoriaMetrics' };
+const SYSTEM_TITLES: Readonly<Record<string, string>> = { sluice: 'Sluice', 'sluice-prom': 'Sluice (Prometheus API)', prometheus: 'Prometheus', victoria: 'VictoriaMetrics' };
+
+/**
+ * prometheusApiSection shows the same queries asked of Sluice through its Prometheus-compatible
+ * API (one JSON body) against its SSE API (one event per point), and against the peers.
+ */
+function prometheusApiSection(queries: readonly QueryCaseResult[]): string[] {
+  const asked = queries.filter((q) => q.prometheusApiRatios !== undefined);
+  if (asked.length === 0) return [];
+  const lines = [
+    '### Sluice through its Prometheus API',
+    '',
+    'The same queries asked of Sluice at `/prometheus/api/v1/query(_range)`, read to the end of the JSON body. A ratio to SSE below 1 means the JSON answer was faster than the SSE stream.',
+    '',
+    '| Query | Window | Prometheus API ms (p90) | bytes, Prometheus API / SSE | Prometheus API / SSE | Prometheus API / Prometheus | Prometheus API / VictoriaMetrics | Answer = Prometheus |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const q of asked) {
+    const api = q.systems['sluice-prom'];
+    const sse = q.systems.sluice;
+    const bytes = api !== undefined && sse !== undefined ? `${api.bytes.toLocaleString('en-US')} / ${sse.bytes.toLocaleString('en-US')}` : '–';
+    const r = q.prometheusApiRatios!;
+    lines.push(`| ${q.name} | ${q.window} | ${ms(api?.medianMs)} (${ms(api?.p90Ms)}) | ${bytes} | ${ratio(r.sse)} | ${ratio(r.prometheus)} | ${ratio(r.victoria)} | ${agreementText(q.agreement['sluice-prom'])} |`);
+  }
+  const mean = (pick: (r: NonNullable<QueryCaseResult['prometheusApiRatios']>) => number | undefined): string => ratio(geometricMean(asked.map((q) => pick(q.prometheusApiRatios!) ?? Number.NaN)));
+  lines.push('', `Geometric means: Prometheus API/SSE ${mean((r) => r.sse)}, Prometheus API/Prometheus ${mean((r) => r.prometheus)}, Prometheus API/VictoriaMetrics ${mean((r) => r.victoria)}.`, '');
+  return lines;
+}
 
 /** concurrencyTable is the Markdown table of the concurrency suite. */
 export function concurrencyTable(levels: readonly ConcurrencyLevelResult[]): string {
@@ -143,7 +170,7 @@ function ingestSection(ingest: IngestSuiteResult): string[] {
 export function renderMarkdown(report: RunReport, chartFile?: string): string {
   const m = report.machine;
   const d = report.dataset;
-  const sluiceDiffers = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0);
+  const sluiceDiffers = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0 || (q.agreement['sluice-prom']?.mismatches ?? 0) > 0);
   const out: string[] = [
     `# Sluice against Prometheus and VictoriaMetrics (${report.scale})`,
     '',
@@ -158,13 +185,19 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     '',
     queryTable(report.queries),
     '',
+    ...prometheusApiSection(report.queries),
     ...(chartFile === undefined ? [] : [`![Median query latency per system](${chartFile})`, '']),
     `Geometric mean of the ratios: Sluice/Prometheus ${ratio(geometricMean(report.queries.map((q) => q.ratios.prometheus ?? Number.NaN)))}, Sluice/VictoriaMetrics ${ratio(geometricMean(report.queries.map((q) => q.ratios.victoria ?? Number.NaN)))}.`,
     '',
   ];
   if (sluiceDiffers.length > 0) {
     out.push('**Sluice answered differently from Prometheus:**', '');
-    for (const q of sluiceDiffers) out.push(`- ${q.id}: ${q.agreement.sluice!.examples.join('; ')}`);
+    for (const q of sluiceDiffers) {
+      for (const [name, wire] of [['sluice', 'SSE'], ['sluice-prom', 'Prometheus API']] as const) {
+        const agreement = q.agreement[name];
+        if (agreement !== undefined && agreement.mismatches > 0) out.push(`- ${q.id} (${wire}): ${agreement.examples.join('; ')}`);
+      }
+    }
     out.push('');
   }
   if (report.concurrency.length > 0) {

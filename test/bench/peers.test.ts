@@ -84,7 +84,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     // Nine expressions, each over the tiny scale's one window and as an instant query.
     expect(report.queries).toHaveLength(9 * 2);
     for (const q of report.queries) {
-      for (const name of ['sluice', 'prometheus', 'victoria'] as const) {
+      for (const name of ['sluice', 'sluice-prom', 'prometheus', 'victoria'] as const) {
         const timings = q.systems[name]!;
         expect(timings.runsMs, `${q.id} on ${name}`).toHaveLength(2);
         expect(timings.medianMs).toBeGreaterThan(0);
@@ -93,6 +93,10 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
       expect(q.ratios.prometheus).toBeCloseTo(q.systems.sluice!.medianMs / q.systems.prometheus!.medianMs, 9);
       expect(q.agreement.sluice!.points, q.id).toBeGreaterThan(0);
       expect(q.agreement.sluice!.examples, q.id).toEqual([]);
+      // The same Sluice asked through its Prometheus API answers the same, and its cost is recorded.
+      expect(q.agreement['sluice-prom']!.points, q.id).toBe(q.agreement.sluice!.points);
+      expect(q.agreement['sluice-prom']!.examples, q.id).toEqual([]);
+      expect(q.prometheusApiRatios!.sse).toBeCloseTo(q.systems['sluice-prom']!.medianMs / q.systems.sluice!.medianMs, 9);
       expect(q.agreement.victoria).toBeDefined();
     }
   });

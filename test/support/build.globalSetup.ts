@@ -7,12 +7,12 @@ import { fileURLToPath } from 'node:url';
  * Tests run TypeScript, but the code they start in other threads and processes (the query
  * workers, the CLI, child servers) runs from dist/. A run over stale output would test old
  * worker code while the test file reads new source, so before any test starts this compiles
- * the project whenever a source file under src/ or engine/ is newer than its output (or has
+ * the project whenever a source file under src/, engine/ or bench/ is newer than its output (or has
  * none). An up-to-date dist costs a few hundred stat calls, so `npx vitest run FILE` needs no
  * build step of its own.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const COMPILED_DIRS = ['src', 'engine'];
+const COMPILED_DIRS = ['src', 'engine', 'bench'];
 
 /** outputOf names the file tsc writes for a source file (`.cts` compiles to `.cjs`). */
 function outputOf(source: string): string {
