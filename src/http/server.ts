@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { KeyIndex, Principal } from '../auth/keyIndex.js';
@@ -63,6 +64,9 @@ export class HttpServer {
     this.uws = uwsBuild().module;
     this.app = this.uws.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
+    // Every open query stream listens on this one signal (and removes its listener when it
+    // ends), so dozens of listeners are normal load, not a leak: lift Node's warning at 10.
+    setMaxListeners(0, this.shutdown.signal);
   }
 
   /**

@@ -69,6 +69,10 @@ describe('raw log queries over an unchanged head', () => {
     expect(packed.logSnapshotBytes).toBeLessThan(textBytes * 1.2);
 
     const completedBefore = await tasksCompleted(srv.url);
+    // Sixteen open streams are ordinary load: the server must not warn of a listener leak.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
     for (let i = 0; i < STALLED; i++) sockets.push(stalledClient(srv));
     // Every stalled query has run tasks over the head and holds their answers for a client that reads nothing.
     await waitFor(async () => (await metricValue(srv.url, /^sluice_open_streams (\S+)$/m)) === STALLED, 30_000);
@@ -78,5 +82,7 @@ describe('raw log queries over an unchanged head', () => {
     const after = srv.service.storage.stats();
     expect(after.logChunksPacked).toBe(packed.logChunksPacked);
     expect(after.logSnapshotBytes).toBe(packed.logSnapshotBytes);
+    process.off('warning', onWarning);
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
   }, 120_000);
 });
