@@ -23,6 +23,8 @@ export class DropLabels implements Stage {
    */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
     this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));

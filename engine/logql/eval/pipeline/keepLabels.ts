@@ -22,6 +22,8 @@ export class KeepLabels implements Stage {
    */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
     this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
