@@ -1,8 +1,8 @@
 import type { LabelMatcher, Storage } from '../../../engine/index.js';
 import type { RequestContext, RouteSpec } from '../../http/router.js';
-import { DistinctLabelSets, DistinctStrings } from './listing.js';
-import { helperLimit, helperWindow, msToNs, readHelperBody, requireOrg, requireString } from './request.js';
-import { matchersFrom, parseStreamSelector } from './selectors.js';
+import { DistinctLabelSets, DistinctStrings, msToNs } from '../../catalog/listing.js';
+import { helperLimit, helperWindow, matchersFrom, readHelperBody, requireOrg, requireString } from './request.js';
+import { parseStreamSelector } from '../../catalog/selectors.js';
 
 /**
  * Log helper endpoints list what a LogQL stream selector can match: tag keys, the values of

@@ -1,9 +1,9 @@
 import type { LabelMatcher, Labels, Storage } from '../../../engine/index.js';
 import type { RequestContext, RouteSpec } from '../../http/router.js';
-import { DistinctStrings } from './listing.js';
-import { MetadataCollector } from './metadata.js';
-import { helperLimit, helperWindow, optionalString, readHelperBody, requireOrg, requireString } from './request.js';
-import { matchersFrom, parseSeriesSelector } from './selectors.js';
+import { DistinctStrings } from '../../catalog/listing.js';
+import { MetadataCollector } from '../../catalog/metadata.js';
+import { helperLimit, helperWindow, matchersFrom, optionalString, readHelperBody, requireOrg, requireString } from './request.js';
+import { parseSeriesSelector } from '../../catalog/selectors.js';
 
 /**
  * Metric helper endpoints list what a PromQL selector can match: label names, the values of

@@ -1,3 +1,4 @@
+import type { LabelMatcher } from '../../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import { parseJsonBody } from '../../http/body.js';
 import type { RequestContext } from '../../http/router.js';
@@ -83,7 +84,9 @@ export function optionalString(body: Record<string, unknown>, field: string): st
   return value;
 }
 
-/** msToNs converts a window bound to the nanosecond timestamps logs are stored with. */
-export function msToNs(ms: number): bigint {
-  return BigInt(Math.floor(ms)) * 1_000_000n;
+/** matchersFrom reads the optional `match` field with the signal's parser; absent means no scoping. */
+export function matchersFrom(body: Record<string, unknown>, parse: (text: string) => LabelMatcher[]): LabelMatcher[] {
+  const text = optionalString(body, 'match');
+  if (text === undefined || text.trim() === '') return [];
+  return parse(text);
 }

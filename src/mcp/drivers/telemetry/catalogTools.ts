@@ -1,9 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EngineError, type LabelMatcher, type Labels } from '../../../../engine/index.js';
-import { DistinctLabelSets, DistinctStrings } from '../../../routes/helpers/listing.js';
-import { MetadataCollector } from '../../../routes/helpers/metadata.js';
-import { parseSeriesSelector, parseStreamSelector } from '../../../routes/helpers/selectors.js';
-import { listServices } from '../../../routes/helpers/services.js';
+import { DistinctLabelSets, DistinctStrings } from '../../../catalog/listing.js';
+import { MetadataCollector } from '../../../catalog/metadata.js';
+import { parseSeriesSelector, parseStreamSelector } from '../../../catalog/selectors.js';
+import { listServices } from '../../../catalog/services.js';
 import { ToolError, textResult, type JsonSchema, type ToolSpec } from '../../driver.js';
 import { closestMatches } from '../../../suggest.js';
 import { BudgetedLines, budgetOf, csvRow, formatLabelsShort } from '../../format.js';
