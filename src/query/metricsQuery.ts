@@ -5,7 +5,7 @@ import type { RequestContext } from '../http/router.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { requireEventStream } from './accept.js';
 import { optionalBoolean, requireObject, requireQueryText } from './request.js';
-import { QUERY_NEEDS_ORG, type QueryDeps } from './queryDeps.js';
+import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { metricSeriesPlan } from './plans.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
@@ -40,13 +40,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const stream = new QueryStream(ctx, {
     failedSegments: plan.failedSegments,
     endpoint: 'metrics',
-    heartbeatMs: deps.heartbeatMs,
-    timeoutMs: limits.timeoutMs,
-    timeoutOrigin: limits.originOf('timeoutMs'),
-    stallTimeoutMs: deps.stallTimeoutMs,
-    memoryBytes: limits.memoryBytes,
-    metrics: deps.metrics,
-    release,
+    ...orgStreamOptions(deps, limits, release),
     terminalErrorEvent: summary,
   });
   await streamSeriesSlices(stream, deps.pool, plan, summary);
