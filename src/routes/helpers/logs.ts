@@ -1,6 +1,7 @@
 import type { LabelMatcher, Storage } from '../../../engine/index.js';
 import type { RequestContext, RouteSpec } from '../../http/router.js';
-import { DistinctLabelSets, DistinctStrings, msToNs } from '../../catalog/listing.js';
+import { listKeys, listLabelSets, listValues, logTagScan, type LabelSetScan } from '../../catalog/labelListings.js';
+import { msToNs } from '../../catalog/listing.js';
 import { helperLimit, helperWindow, matchersFrom, readHelperBody, requireOrg, requireString } from './request.js';
 import { parseStreamSelector } from '../../catalog/selectors.js';
 
@@ -33,48 +34,20 @@ function logScope(ctx: RequestContext): LogScope {
 
 /** logHelperRoutes builds the three log listing routes over the org's log tag sets. */
 export function logHelperRoutes(storage: Storage): RouteSpec[] {
+  const scanOf = (scope: LogScope): LabelSetScan => logTagScan(storage, scope.org, scope.minNs, scope.maxNs);
+  const route = (path: string, answer: (scope: LogScope) => unknown): RouteSpec => ({
+    method: 'POST',
+    path,
+    auth: 'key',
+    body: 'json',
+    handler: (ctx) => ctx.res.json(200, answer(logScope(ctx))),
+  });
   return [
-    {
-      method: 'POST',
-      path: '/api/v1/logs/tags',
-      auth: 'key',
-      body: 'json',
-      handler: (ctx) => {
-        const scope = logScope(ctx);
-        const keys = new DistinctStrings(scope.limit);
-        storage.logTagSets(scope.org).forEachTagSet(scope.matchers, scope.minNs, scope.maxNs, (tags) => {
-          for (const key in tags) if (!keys.add(key)) return false;
-          return true;
-        });
-        ctx.res.json(200, keys.listing());
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/logs/tagvalues',
-      auth: 'key',
-      body: 'json',
-      handler: (ctx) => {
-        const scope = logScope(ctx);
-        const key = requireString(scope.body, 'key', 'the tag whose values to list');
-        const values = new DistinctStrings(scope.limit);
-        // Only tag sets carrying the key can contribute a value.
-        const matchers: LabelMatcher[] = [...scope.matchers, { name: key, type: '!=', value: '' }];
-        storage.logTagSets(scope.org).forEachTagSet(matchers, scope.minNs, scope.maxNs, (tags) => values.add(tags[key]));
-        ctx.res.json(200, values.listing());
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/logs/series',
-      auth: 'key',
-      body: 'json',
-      handler: (ctx) => {
-        const scope = logScope(ctx);
-        const sets = new DistinctLabelSets(scope.limit);
-        storage.logTagSets(scope.org).forEachTagSet(scope.matchers, scope.minNs, scope.maxNs, (tags) => sets.add(tags));
-        ctx.res.json(200, sets.listing());
-      },
-    },
+    route('/api/v1/logs/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
+    route('/api/v1/logs/tagvalues', (scope) => {
+      const key = requireString(scope.body, 'key', 'the tag whose values to list');
+      return listValues(scanOf(scope), scope.matchers, key, scope.limit);
+    }),
+    route('/api/v1/logs/series', (scope) => listLabelSets(scanOf(scope), scope.matchers, scope.limit)),
   ];
 }

@@ -1,5 +1,6 @@
 import type { LabelMatcher, Labels, Storage } from '../../../engine/index.js';
 import type { RequestContext, RouteSpec } from '../../http/router.js';
+import { listKeys, listValues, metricLabelScan, type LabelSetScan } from '../../catalog/labelListings.js';
 import { DistinctStrings } from '../../catalog/listing.js';
 import { MetadataCollector } from '../../catalog/metadata.js';
 import { helperLimit, helperWindow, matchersFrom, optionalString, readHelperBody, requireOrg, requireString } from './request.js';
@@ -49,41 +50,26 @@ function metricRoute(path: string, answer: (scope: MetricScope) => unknown): Rou
 
 /** metricHelperRoutes builds the five metric listing routes over the org's series labels and metadata. */
 export function metricHelperRoutes(storage: Storage): RouteSpec[] {
-  const scan = (scope: MetricScope, matchers: LabelMatcher[], visit: (labels: Labels) => boolean): void =>
-    storage.metricLabelSets(scope.org).forEachLabelSet(matchers, scope.minMs, scope.maxMs, visit);
+  const scanOf = (scope: MetricScope): LabelSetScan => metricLabelScan(storage, scope.org, scope.minMs, scope.maxMs);
 
   return [
     // Label names as Prometheus' /api/v1/labels lists them, __name__ included.
-    metricRoute('/api/v1/metrics/tags', (scope) => {
-      const keys = new DistinctStrings(scope.limit);
-      scan(scope, scope.matchers, (labels) => {
-        for (const key in labels) if (!keys.add(key)) return false;
-        return true;
-      });
-      return keys.listing();
-    }),
+    metricRoute('/api/v1/metrics/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
     // Values of one label; key "__name__" lists metric names.
     metricRoute('/api/v1/metrics/tagvalues', (scope) => {
       const key = requireString(scope.body, 'key', 'the label whose values to list');
-      const values = new DistinctStrings(scope.limit);
-      scan(scope, [...scope.matchers, { name: key, type: '!=', value: '' }], (labels) => values.add(labels[key]));
-      return values.listing();
+      return listValues(scanOf(scope), scope.matchers, key, scope.limit);
     }),
     // Label names of one metric, without __name__ since the metric is given.
     metricRoute('/api/v1/metrics/labelkeys', (scope) => {
       const metric = requireString(scope.body, 'metric', 'the metric name whose label keys to list');
-      const keys = new DistinctStrings(scope.limit);
-      scan(scope, [{ name: METRIC_NAME, type: '=', value: metric }, ...scope.matchers], (labels) => {
-        for (const key in labels) if (key !== METRIC_NAME && !keys.add(key)) return false;
-        return true;
-      });
-      return keys.listing();
+      return listKeys(scanOf(scope), [{ name: METRIC_NAME, type: '=', value: metric }, ...scope.matchers], scope.limit, METRIC_NAME);
     }),
     // Metadata of the metric families with series in the window; see MetadataCollector.
     metricRoute('/api/v1/metrics/metadata', (scope) => {
       const metric = optionalString(scope.body, 'metric');
       const entries = new MetadataCollector(storage.metricMetadata(scope.org), scope.limit, metric);
-      scan(scope, scope.matchers, (labels) => {
+      scanOf(scope)(scope.matchers, (labels) => {
         const name = labels[METRIC_NAME];
         return name === undefined || entries.add(name);
       });
@@ -95,7 +81,7 @@ export function metricHelperRoutes(storage: Storage): RouteSpec[] {
       const value = optionalString(scope.body, 'value');
       const names = new DistinctStrings(scope.limit);
       const carrying: LabelMatcher = value === undefined ? { name: key, type: '!=', value: '' } : { name: key, type: '=', value };
-      scan(scope, [...scope.matchers, carrying], (labels) => {
+      scanOf(scope)([...scope.matchers, carrying], (labels) => {
         const name = labels[METRIC_NAME];
         return name === undefined || names.add(name);
       });
