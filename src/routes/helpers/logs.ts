@@ -1,8 +1,8 @@
-import type { LabelMatcher, Storage } from '../../../engine/index.js';
-import type { RequestContext, RouteSpec } from '../../http/router.js';
+import type { Storage } from '../../../engine/index.js';
+import type { RouteSpec } from '../../http/router.js';
 import { listKeys, listLabelSets, listValues, logTagScan, type LabelSetScan } from '../../catalog/labelListings.js';
 import { msToNs } from '../../catalog/listing.js';
-import { helperLimit, helperWindow, matchersFrom, readHelperBody, requireOrg, requireString } from './request.js';
+import { listingRoute, requireString, type HelperScope } from './request.js';
 import { parseStreamSelector } from '../../catalog/selectors.js';
 
 /**
@@ -12,36 +12,10 @@ import { parseStreamSelector } from '../../catalog/selectors.js';
  * tag sets only, never messages.
  */
 
-/** LogScope is a parsed log helper request. */
-interface LogScope {
-  org: string;
-  matchers: LabelMatcher[];
-  minNs: bigint;
-  maxNs: bigint;
-  limit: number;
-  body: Record<string, unknown>;
-}
-
-/** logScope reads what every log helper needs: org, window (in ns), limit and the optional selector. */
-function logScope(ctx: RequestContext): LogScope {
-  const org = requireOrg(ctx);
-  const body = readHelperBody(ctx);
-  const { startMs, endMs } = helperWindow(body);
-  const limit = helperLimit(body.limit);
-  const matchers = matchersFrom(body, parseStreamSelector);
-  return { org, matchers, minNs: msToNs(startMs), maxNs: msToNs(endMs), limit, body };
-}
-
 /** logHelperRoutes builds the three log listing routes over the org's log tag sets. */
 export function logHelperRoutes(storage: Storage): RouteSpec[] {
-  const scanOf = (scope: LogScope): LabelSetScan => logTagScan(storage, scope.org, scope.minNs, scope.maxNs);
-  const route = (path: string, answer: (scope: LogScope) => unknown): RouteSpec => ({
-    method: 'POST',
-    path,
-    auth: 'key',
-    body: 'json',
-    handler: (ctx) => ctx.res.json(200, answer(logScope(ctx))),
-  });
+  const scanOf = (scope: HelperScope): LabelSetScan => logTagScan(storage, scope.org, msToNs(scope.startMs), msToNs(scope.endMs));
+  const route = (path: string, answer: (scope: HelperScope) => unknown): RouteSpec => listingRoute(path, parseStreamSelector, answer);
   return [
     route('/api/v1/logs/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
     route('/api/v1/logs/tagvalues', (scope) => {

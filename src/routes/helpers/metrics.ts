@@ -1,9 +1,9 @@
 import type { LabelMatcher, Labels, Storage } from '../../../engine/index.js';
-import type { RequestContext, RouteSpec } from '../../http/router.js';
+import type { RouteSpec } from '../../http/router.js';
 import { listKeys, listValues, metricLabelScan, type LabelSetScan } from '../../catalog/labelListings.js';
 import { DistinctStrings } from '../../catalog/listing.js';
 import { MetadataCollector } from '../../catalog/metadata.js';
-import { helperLimit, helperWindow, matchersFrom, optionalString, readHelperBody, requireOrg, requireString } from './request.js';
+import { listingRoute, optionalString, requireString, type HelperScope } from './request.js';
 import { parseSeriesSelector } from '../../catalog/selectors.js';
 
 /**
@@ -14,43 +14,14 @@ import { parseSeriesSelector } from '../../catalog/selectors.js';
 
 const METRIC_NAME = '__name__';
 
-/** MetricScope is a parsed metric helper request. */
-interface MetricScope {
-  org: string;
-  matchers: LabelMatcher[];
-  minMs: number;
-  maxMs: number;
-  limit: number;
-  body: Record<string, unknown>;
-}
-
-/** metricScope reads what every metric helper needs: org, window, limit and the optional selector. */
-function metricScope(ctx: RequestContext): MetricScope {
-  const org = requireOrg(ctx);
-  const body = readHelperBody(ctx);
-  const { startMs, endMs } = helperWindow(body);
-  const limit = helperLimit(body.limit);
-  const matchers = matchersFrom(body, parseSeriesSelector);
-  return { org, matchers, minMs: startMs, maxMs: endMs, limit, body };
-}
-
-/** metricRoute builds one POST listing route over a parsed metric scope. */
-function metricRoute(path: string, answer: (scope: MetricScope) => unknown): RouteSpec {
-  return {
-    method: 'POST',
-    path,
-    auth: 'key',
-    body: 'json',
-    handler: (ctx) => {
-      const result = answer(metricScope(ctx));
-      ctx.res.json(200, result);
-    },
-  };
+/** metricRoute builds one POST listing route scoped by a PromQL series selector. */
+function metricRoute(path: string, answer: (scope: HelperScope) => unknown): RouteSpec {
+  return listingRoute(path, parseSeriesSelector, answer);
 }
 
 /** metricHelperRoutes builds the five metric listing routes over the org's series labels and metadata. */
 export function metricHelperRoutes(storage: Storage): RouteSpec[] {
-  const scanOf = (scope: MetricScope): LabelSetScan => metricLabelScan(storage, scope.org, scope.minMs, scope.maxMs);
+  const scanOf = (scope: HelperScope): LabelSetScan => metricLabelScan(storage, scope.org, scope.startMs, scope.endMs);
 
   return [
     // Label names as Prometheus' /api/v1/labels lists them, __name__ included.
