@@ -20,8 +20,8 @@ export type { Expr as LogQLExpr } from './logql/index.js';
 export { rowBytes } from './logql/eval/logQuery.js';
 
 export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
-export { DEFAULT_INDEXED_TAGS, type LogRecord, type LogReader, type LogStreamData } from './storage/logHead.js';
-export type { MetricQuerier, MetricAppend } from './storage/metricHead.js';
+export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
+export type { MetricQuerier, MetricSeries } from './storage/metricHead.js';
 export type { SeriesColumns } from './storage/seriesColumns.js';
 export type { LabelMatcher } from './storage/matchers.js';
 export type { Labels } from './storage/labels.js';
@@ -39,7 +39,7 @@ export {
   DEFAULT_INGEST_LIMITS,
   describeLabels,
 } from './ingest/index.js';
-export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, LogEntry, MetricSeries } from './ingest/index.js';
+export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';

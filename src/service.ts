@@ -18,9 +18,10 @@ import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
-import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
+import { ingestLimitsFor, serviceIngestLimits } from './ingest/limits.js';
+import { IngestService } from './ingest/ingestService.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
-import { IngestRateLimiter } from './routes/ingestRate.js';
+import { IngestRateLimiter } from './ingest/rateLimiter.js';
 import { queryRoutes } from './routes/query.js';
 import { prometheusRoutes } from './prometheus/routes.js';
 import { lokiRoutes } from './loki/routes.js';
@@ -184,14 +185,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   const routes: RouteSpec[] = [
     ...healthRoutes(metrics, config.metricsRequireKey),
     ...validateRoutes(),
-    ...ingestRoutes({
+    ...ingestRoutes(new IngestService({
       storage,
       metrics,
       maxBodyBytes: config.maxBodyBytes,
       limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
       streamTags: new Set(config.indexedTags),
       rateLimiter: new IngestRateLimiter(),
-    }),
+    })),
     ...queryRoutes({
       ...planLimits,
       ...windowLimits,

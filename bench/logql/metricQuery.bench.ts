@@ -15,7 +15,7 @@ import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange } from '../../engine/logql/eval/index.js';
 import type { LogReader, LogStreamData } from '../../engine/storage/logHead.js';
-import { LogHead, type LogRecord } from '../../engine/storage/logHead.js';
+import { LogHead, type LogEntry } from '../../engine/storage/logHead.js';
 import { LEVEL_NAMES, Random, fmtRate, textLine } from './data.js';
 import { runWhenDirect } from '../runDirect.js';
 
@@ -47,7 +47,7 @@ function build(): LogHead {
   const baseNs = BigInt(BASE_MS) * 1_000_000n;
   for (let done = 0; done < TOTAL; done += CHUNK) {
     const n = Math.min(CHUNK, TOTAL - done);
-    const records: LogRecord[] = new Array(n);
+    const records: LogEntry[] = new Array(n);
     for (let k = 0; k < n; k++) {
       const i = done + k;
       records[k] = {

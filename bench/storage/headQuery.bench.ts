@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { shareLogs } from '../../engine/query/taskData.js';
 import { runTask, taskTransferables, type QueryTask } from '../../engine/query/tasks.js';
-import type { LogRecord } from '../../engine/storage/logHead.js';
+import type { LogEntry } from '../../engine/storage/logHead.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
 
@@ -33,7 +33,7 @@ const QUERIES: Array<{ name: string; task: (endMs: number) => Omit<QueryTask, 'd
   },
 ];
 
-function records(from: number, n: number): LogRecord[] {
+function records(from: number, n: number): LogEntry[] {
   const levels = ['info', 'info', 'info', 'debug', 'warn', 'error'];
   return Array.from({ length: n }, (_, k) => {
     const i = from + k;

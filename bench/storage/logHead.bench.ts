@@ -1,4 +1,4 @@
-import { LogHead, type LogRecord } from '../../engine/storage/logHead.js';
+import { LogHead, type LogEntry } from '../../engine/storage/logHead.js';
 import { runWhenDirect } from '../runDirect.js';
 
 /**
@@ -16,7 +16,7 @@ const RUNS = 5;
 function build(late = false): LogHead {
   const head = new LogHead(new Set(['app', 'pod']));
   const levels = ['info', 'info', 'info', 'debug', 'warn', 'error'];
-  const batch: LogRecord[] = [];
+  const batch: LogEntry[] = [];
   for (let i = 0; i < LINES; i++) {
     batch.push({
       timestampNs: BASE_NS + BigInt(i) * 1_000_000n + BigInt(i % 7),

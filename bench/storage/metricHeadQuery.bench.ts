@@ -5,7 +5,7 @@ import { Bench } from 'tinybench';
 import { selectionsFor } from '../../engine/query/promqlPlan.js';
 import { shareMetrics } from '../../engine/query/taskData.js';
 import { runTask, taskTransferables, type PromQLRangeTask } from '../../engine/query/tasks.js';
-import type { MetricAppend } from '../../engine/storage/metricHead.js';
+import type { MetricSeries } from '../../engine/storage/metricHead.js';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
@@ -28,7 +28,7 @@ const QUERY = 'sum by (job) (rate(http_requests_total[5m]))';
 const LOOKBACK_MS = 300_000;
 
 /** scrape is one sample of every series at `atMs`. */
-function scrape(atMs: number, round: number): MetricAppend[] {
+function scrape(atMs: number, round: number): MetricSeries[] {
   return Array.from({ length: SERIES }, (_, i) => ({
     labels: { __name__: 'http_requests_total', job: `job${i % 10}`, instance: `host${i}:9100`, code: String(200 + (i % 3)) },
     timestampsMs: Float64Array.of(atMs),

@@ -14,10 +14,10 @@ import path from 'node:path';
 import { Bench } from 'tinybench';
 import { decodeOtlpLogs, decodeRemoteWrite, encodeExportLogsServiceRequest, encodeRemoteWriteBody } from '../../engine/ingest/index.js';
 import { LocalBlobStore } from '../../engine/storage/blobStore.js';
-import type { LogRecord } from '../../engine/storage/logHead.js';
+import type { LogEntry } from '../../engine/storage/logHead.js';
 import { LogSegmentReader } from '../../engine/storage/logSegment.js';
 import { compileMatchers, type LabelMatcher } from '../../engine/storage/matchers.js';
-import type { MetricAppend } from '../../engine/storage/metricHead.js';
+import type { MetricSeries } from '../../engine/storage/metricHead.js';
 import { MetricSegmentReader } from '../../engine/storage/metricSegment.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { Generator, SCRAPE_INTERVAL_MS } from '../../src/gen/generator.js';
@@ -31,8 +31,8 @@ const LOGS_PER_SECOND = 40;
 
 interface Scrape {
   timeMs: number;
-  metrics: MetricAppend[];
-  logs: LogRecord[];
+  metrics: MetricSeries[];
+  logs: LogEntry[];
 }
 
 /** generate decodes the demo world's wire payloads into the records the ingest routes store. */

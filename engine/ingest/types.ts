@@ -4,31 +4,12 @@
  * path after decoding (WAL append, head) has one log shape and one metric shape to handle.
  */
 
-/** LogEntry is one normalized log record, whatever protocol carried it. */
-export interface LogEntry {
-  /** nanoseconds since the epoch */
-  timestampNs: bigint;
-  message: string;
-  /** lowercase severity: trace, debug, info, warn, error, fatal, or 'unknown' */
-  level: string;
-  /** every other attribute, flattened, keys with '.' replaced by '_' */
-  tags: Record<string, string>;
-}
-
 /**
- * MetricSeries is one series of one request: its labels and its samples in time order. It is
- * not storage's SeriesColumns: the labels are as the sender wrote them (not yet sorted, empty
- * values not yet dropped, still mutable while the decoder assembles them) and staleness
- * markers ride alongside, so the write path validates and normalizes before anything is stored.
+ * The decoders' output shapes are the storage's input shapes, defined once there (the lower
+ * layer) and named here as part of this contract.
  */
-export interface MetricSeries {
-  /** full label set including __name__ */
-  labels: Record<string, string>;
-  timestampsMs: Float64Array;
-  values: Float64Array;
-  /** Prometheus staleness markers are a special NaN; flagged here so no NaN-bit games are needed */
-  stale?: Uint8Array;
-}
+export type { LogEntry } from '../storage/logHead.js';
+export type { MetricSeries } from '../storage/metricHead.js';
 
 /** MetricType is the Prometheus/OpenMetrics metric family type kept as metadata. */
 export type MetricType =

@@ -5,11 +5,17 @@ import type { HeadRows } from './logChunk.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 
-/** LogRecord is one log line as stored: `message` and `level` are columns, everything else a tag. */
-export interface LogRecord {
+/**
+ * LogEntry is one log line, whatever protocol carried it, as the decoders produce it and the
+ * storage keeps it: `message` and `level` are columns, everything else a tag.
+ */
+export interface LogEntry {
+  /** nanoseconds since the epoch */
   timestampNs: bigint;
   message: string;
+  /** lowercase severity: trace, debug, info, warn, error, fatal, or 'unknown' */
   level: string;
+  /** every other attribute, flattened, keys with '.' replaced by '_' */
   tags: Record<string, string>;
 }
 
@@ -135,7 +141,7 @@ export class LogHead implements LogReader, LogTagSetReader {
     return this.streams.has(key);
   }
 
-  append(records: readonly LogRecord[]): void {
+  append(records: readonly LogEntry[]): void {
     for (const r of records) {
       const indexed: Record<string, string> = {};
       const rest: Record<string, string> = {};

@@ -33,11 +33,19 @@ export interface SeriesLabelReader {
   forEachLabelSet(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, visit: LabelSetVisitor): void;
 }
 
-/** MetricSample input for appends: parallel arrays, with an optional staleness flag per sample. */
-export interface MetricAppend {
+/**
+ * MetricSeries is one series of one write: its labels and its samples in time order, as the
+ * decoders produce it and the head appends it. It is not SeriesColumns: the labels are as the
+ * sender wrote them (not yet sorted, empty values not yet dropped, still mutable while a
+ * decoder assembles them) and staleness markers ride alongside, so the write path validates
+ * and normalizes before anything is stored.
+ */
+export interface MetricSeries {
+  /** full label set including __name__ */
   labels: Record<string, string>;
   timestampsMs: Float64Array;
   values: Float64Array;
+  /** Prometheus staleness markers are a special NaN; flagged here so no NaN-bit games are needed */
   stale?: Uint8Array;
 }
 
@@ -115,7 +123,7 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     this.snapshots = new MetricHeadSnapshots(chunkSamples);
   }
 
-  append(input: MetricAppend): void {
+  append(input: MetricSeries): void {
     const labels = sortLabels(input.labels);
     const key = labelsKey(labels);
     let s = this.series.get(key);

@@ -3,10 +3,10 @@ import { LocalBlobStore, type BlobStore } from './blobStore.js';
 import { Catalog, applyChange, emptyCatalog, type CatalogChange, type CatalogState, type SegmentMeta, type Signal } from './catalog.js';
 import { CatalogError, FileCatalogStore, type CatalogStore } from './catalogStore.js';
 import { commonIndexedTags, mergeLogReaders, mergeMetricReaders, planCompaction } from './compaction.js';
-import { LogHead, DEFAULT_INDEXED_TAGS, type LogRecord } from './logHead.js';
+import { LogHead, DEFAULT_INDEXED_TAGS, type LogEntry } from './logHead.js';
 import { labelsKey, sortLabels } from './labels.js';
 import { encodeLogSegment, type EncodedLogSegment, type LogSegmentReader } from './logSegment.js';
-import { MetricHead, type MetricAppend } from './metricHead.js';
+import { MetricHead, type MetricSeries } from './metricHead.js';
 import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReader } from './metricSegment.js';
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
 import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
@@ -379,7 +379,7 @@ export class Storage {
    * always kept); the answer says how many were refused so the caller can report them. As for
    * series, concurrent requests may overshoot the limit by what they add between them.
    */
-  async appendLogs(org: string, records: LogRecord[], limits: ActiveLimits = {}): Promise<StreamLimitOutcome> {
+  async appendLogs(org: string, records: LogEntry[], limits: ActiveLimits = {}): Promise<StreamLimitOutcome> {
     const outcome: StreamLimitOutcome = { refusedStreams: 0, refusedLines: 0 };
     const limit = limits.maxActiveStreams ?? 0;
     let accepted = records;
@@ -417,7 +417,7 @@ export class Storage {
    */
   async appendMetrics(
     org: string,
-    series: MetricAppend[],
+    series: MetricSeries[],
     metadata: MetricMetadataRecord[] = [],
     limits: ActiveLimits = {},
   ): Promise<SeriesLimitOutcome> {

@@ -1,6 +1,6 @@
 import { Packr } from 'msgpackr';
-import type { LogRecord } from './logHead.js';
-import type { MetricAppend } from './metricHead.js';
+import type { LogEntry } from './logHead.js';
+import type { MetricSeries } from './metricHead.js';
 
 /** MetricMetadataRecord is what is kept per metric name: type, unit and help. */
 export interface MetricMetadataRecord {
@@ -12,8 +12,8 @@ export interface MetricMetadataRecord {
 
 /** WalEntry is one acknowledged write: a batch of log lines or of metric series, for one org. */
 export type WalEntry =
-  | { kind: 'logs'; org: string; records: LogRecord[] }
-  | { kind: 'metrics'; org: string; series: MetricAppend[]; metadata: MetricMetadataRecord[] };
+  | { kind: 'logs'; org: string; records: LogEntry[] }
+  | { kind: 'metrics'; org: string; series: MetricSeries[]; metadata: MetricMetadataRecord[] };
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 

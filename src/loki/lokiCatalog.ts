@@ -5,7 +5,7 @@ import type { LabelMatcher, Labels, Storage } from '../../engine/index.js';
 type SegmentMeta = ReturnType<Storage['segments']>[number];
 import { ApiError } from '../errors.js';
 import { packageRoot } from '../packageRoot.js';
-import { parseStreamSelector } from '../routes/helpers/selectors.js';
+import { parseStreamSelector } from '../catalog/selectors.js';
 import type { LokiRange } from './lokiParams.js';
 
 /**

@@ -4,10 +4,10 @@ import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import type { SseEvent } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
-import { optionalBoolean, QUERY_NEEDS_ORG, type QueryDeps } from './metricsQuery.js';
+import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { logSeriesPlan, runRawLogs, type LogPlanDeps } from './plans.js';
-import { requireObject, requireQueryText } from './request.js';
+import { optionalBoolean, requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
@@ -105,13 +105,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   let rawFailed = 0;
   const stream = new QueryStream(ctx, {
     endpoint: raw ? 'logs_raw' : 'logs_aggregate',
-    heartbeatMs: deps.heartbeatMs,
-    timeoutMs: limits.timeoutMs,
-    timeoutOrigin: limits.originOf('timeoutMs'),
-    stallTimeoutMs: deps.stallTimeoutMs,
-    memoryBytes: limits.memoryBytes,
-    metrics: deps.metrics,
-    release,
+    ...orgStreamOptions(deps, limits, release),
     failedSegments: () => plan?.failedSegments() ?? rawFailed,
   });
   if (plan) {

@@ -3,34 +3,14 @@ import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import { callerOrg } from '../auth/callerOrg.js';
-import type { ServiceMetrics } from '../metrics.js';
 import { requireEventStream } from './accept.js';
-import { requireObject, requireQueryText } from './request.js';
-import { metricSeriesPlan, type PlanDeps } from './plans.js';
+import { optionalBoolean, requireObject, requireQueryText } from './request.js';
+import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
+import { metricSeriesPlan } from './plans.js';
 import { streamSeriesSlices } from './seriesStream.js';
-import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
-import { OrgGate, QueryStream, waitSignal } from './stream.js';
+import { orgPlanDeps } from './orgQueryLimits.js';
+import { QueryStream, waitSignal } from './stream.js';
 import { resolveWindow } from './timeRange.js';
-
-export interface QueryDeps extends PlanDeps {
-  metrics: ServiceMetrics;
-  gate: OrgGate;
-  /** queryLimitsFor gives the limits of the org that asks: concurrency, budgets, deadline, retention. */
-  queryLimitsFor: QueryLimitsFor;
-  heartbeatMs: number;
-  stallTimeoutMs: number;
-  defaultMaxDataPoints: number;
-  maxPointsPerSeries: number;
-}
-
-/** QUERY_NEEDS_ORG is the FORBIDDEN message of a query made with the system key. */
-export const QUERY_NEEDS_ORG = 'queries need an org API key; the system key has no org';
-
-export function optionalBoolean(value: unknown, field: string): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw new ApiError('BAD_REQUEST', `${field} must be a boolean`);
-  return value;
-}
 
 /**
  * metricsQuery serves POST /api/v1/metrics/query. Everything that can be checked before a
@@ -60,13 +40,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const stream = new QueryStream(ctx, {
     failedSegments: plan.failedSegments,
     endpoint: 'metrics',
-    heartbeatMs: deps.heartbeatMs,
-    timeoutMs: limits.timeoutMs,
-    timeoutOrigin: limits.originOf('timeoutMs'),
-    stallTimeoutMs: deps.stallTimeoutMs,
-    memoryBytes: limits.memoryBytes,
-    metrics: deps.metrics,
-    release,
+    ...orgStreamOptions(deps, limits, release),
     terminalErrorEvent: summary,
   });
   await streamSeriesSlices(stream, deps.pool, plan, summary);

@@ -19,3 +19,10 @@ export function requireQueryText(body: Record<string, unknown>): string {
   if (q.trim() === '') throw new ApiError('BAD_REQUEST', 'q must not be empty');
   return q;
 }
+
+/** optionalBoolean reads a flag of a query body: absent or null is false, anything but a boolean a bad request. */
+export function optionalBoolean(value: unknown, field: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new ApiError('BAD_REQUEST', `${field} must be a boolean`);
+  return value;
+}

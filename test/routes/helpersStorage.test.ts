@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LogHead, type LogRecord } from '../../engine/storage/logHead.js';
+import { LogHead, type LogEntry } from '../../engine/storage/logHead.js';
 import { MetricHead } from '../../engine/storage/metricHead.js';
 import type { Labels } from '../../engine/storage/labels.js';
 
-const line = (ns: bigint, service: string, level: string, attrs: Record<string, string> = {}): LogRecord => ({
+const line = (ns: bigint, service: string, level: string, attrs: Record<string, string> = {}): LogEntry => ({
   timestampNs: ns,
   message: `line at ${ns}`,
   level,

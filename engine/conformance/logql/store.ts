@@ -7,7 +7,7 @@
  * value is kept. The head keeps empty values only in tags it does not index, so the stream
  * labels are indexed except names some entry also carries as metadata.
  */
-import { LogHead, type LogRecord } from '../../storage/logHead.js';
+import { LogHead, type LogEntry } from '../../storage/logHead.js';
 import type { LoadEntry } from './script.js';
 import { EPOCH_MS } from './script.js';
 
@@ -20,7 +20,7 @@ export function buildHead(entries: readonly LoadEntry[]): LogHead {
   const indexed = new Set<string>();
   for (const e of entries) for (const name of Object.keys(e.stream)) if (!metadataNames.has(name)) indexed.add(name);
   const head = new LogHead(indexed);
-  const records: LogRecord[] = [];
+  const records: LogEntry[] = [];
   for (const e of entries) {
     const streamLabels: Record<string, string> = {};
     for (const [name, value] of Object.entries(e.stream)) if (value !== '') streamLabels[name] = value;

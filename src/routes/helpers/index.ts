@@ -18,6 +18,3 @@ export function helperRoutes(deps: HelperDeps): RouteSpec[] {
   return [...logHelperRoutes(deps.storage), ...metricHelperRoutes(deps.storage), ...serviceRoutes(deps.storage), ...openApiRoutes()];
 }
 
-export type { Listing } from './listing.js';
-export type { MetricMetadata } from './metadata.js';
-export type { Service } from './services.js';

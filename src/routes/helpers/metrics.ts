@@ -1,9 +1,10 @@
 import type { LabelMatcher, Labels, Storage } from '../../../engine/index.js';
-import type { RequestContext, RouteSpec } from '../../http/router.js';
-import { DistinctStrings } from './listing.js';
-import { MetadataCollector } from './metadata.js';
-import { helperLimit, helperWindow, optionalString, readHelperBody, requireOrg, requireString } from './request.js';
-import { matchersFrom, parseSeriesSelector } from './selectors.js';
+import type { RouteSpec } from '../../http/router.js';
+import { listKeys, listValues, metricLabelScan, type LabelSetScan } from '../../catalog/labelListings.js';
+import { DistinctStrings } from '../../catalog/listing.js';
+import { MetadataCollector } from '../../catalog/metadata.js';
+import { listingRoute, optionalString, requireString, type HelperScope } from './request.js';
+import { parseSeriesSelector } from '../../catalog/selectors.js';
 
 /**
  * Metric helper endpoints list what a PromQL selector can match: label names, the values of
@@ -13,77 +14,33 @@ import { matchersFrom, parseSeriesSelector } from './selectors.js';
 
 const METRIC_NAME = '__name__';
 
-/** MetricScope is a parsed metric helper request. */
-interface MetricScope {
-  org: string;
-  matchers: LabelMatcher[];
-  minMs: number;
-  maxMs: number;
-  limit: number;
-  body: Record<string, unknown>;
-}
-
-/** metricScope reads what every metric helper needs: org, window, limit and the optional selector. */
-function metricScope(ctx: RequestContext): MetricScope {
-  const org = requireOrg(ctx);
-  const body = readHelperBody(ctx);
-  const { startMs, endMs } = helperWindow(body);
-  const limit = helperLimit(body.limit);
-  const matchers = matchersFrom(body, parseSeriesSelector);
-  return { org, matchers, minMs: startMs, maxMs: endMs, limit, body };
-}
-
-/** metricRoute builds one POST listing route over a parsed metric scope. */
-function metricRoute(path: string, answer: (scope: MetricScope) => unknown): RouteSpec {
-  return {
-    method: 'POST',
-    path,
-    auth: 'key',
-    body: 'json',
-    handler: (ctx) => {
-      const result = answer(metricScope(ctx));
-      ctx.res.json(200, result);
-    },
-  };
+/** metricRoute builds one POST listing route scoped by a PromQL series selector. */
+function metricRoute(path: string, answer: (scope: HelperScope) => unknown): RouteSpec {
+  return listingRoute(path, parseSeriesSelector, answer);
 }
 
 /** metricHelperRoutes builds the five metric listing routes over the org's series labels and metadata. */
 export function metricHelperRoutes(storage: Storage): RouteSpec[] {
-  const scan = (scope: MetricScope, matchers: LabelMatcher[], visit: (labels: Labels) => boolean): void =>
-    storage.metricLabelSets(scope.org).forEachLabelSet(matchers, scope.minMs, scope.maxMs, visit);
+  const scanOf = (scope: HelperScope): LabelSetScan => metricLabelScan(storage, scope.org, scope.startMs, scope.endMs);
 
   return [
     // Label names as Prometheus' /api/v1/labels lists them, __name__ included.
-    metricRoute('/api/v1/metrics/tags', (scope) => {
-      const keys = new DistinctStrings(scope.limit);
-      scan(scope, scope.matchers, (labels) => {
-        for (const key in labels) if (!keys.add(key)) return false;
-        return true;
-      });
-      return keys.listing();
-    }),
+    metricRoute('/api/v1/metrics/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
     // Values of one label; key "__name__" lists metric names.
     metricRoute('/api/v1/metrics/tagvalues', (scope) => {
       const key = requireString(scope.body, 'key', 'the label whose values to list');
-      const values = new DistinctStrings(scope.limit);
-      scan(scope, [...scope.matchers, { name: key, type: '!=', value: '' }], (labels) => values.add(labels[key]));
-      return values.listing();
+      return listValues(scanOf(scope), scope.matchers, key, scope.limit);
     }),
     // Label names of one metric, without __name__ since the metric is given.
     metricRoute('/api/v1/metrics/labelkeys', (scope) => {
       const metric = requireString(scope.body, 'metric', 'the metric name whose label keys to list');
-      const keys = new DistinctStrings(scope.limit);
-      scan(scope, [{ name: METRIC_NAME, type: '=', value: metric }, ...scope.matchers], (labels) => {
-        for (const key in labels) if (key !== METRIC_NAME && !keys.add(key)) return false;
-        return true;
-      });
-      return keys.listing();
+      return listKeys(scanOf(scope), [{ name: METRIC_NAME, type: '=', value: metric }, ...scope.matchers], scope.limit, METRIC_NAME);
     }),
     // Metadata of the metric families with series in the window; see MetadataCollector.
     metricRoute('/api/v1/metrics/metadata', (scope) => {
       const metric = optionalString(scope.body, 'metric');
       const entries = new MetadataCollector(storage.metricMetadata(scope.org), scope.limit, metric);
-      scan(scope, scope.matchers, (labels) => {
+      scanOf(scope)(scope.matchers, (labels) => {
         const name = labels[METRIC_NAME];
         return name === undefined || entries.add(name);
       });
@@ -95,7 +52,7 @@ export function metricHelperRoutes(storage: Storage): RouteSpec[] {
       const value = optionalString(scope.body, 'value');
       const names = new DistinctStrings(scope.limit);
       const carrying: LabelMatcher = value === undefined ? { name: key, type: '!=', value: '' } : { name: key, type: '=', value };
-      scan(scope, [...scope.matchers, carrying], (labels) => {
+      scanOf(scope)([...scope.matchers, carrying], (labels) => {
         const name = labels[METRIC_NAME];
         return name === undefined || names.add(name);
       });

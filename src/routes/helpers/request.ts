@@ -1,6 +1,7 @@
+import type { LabelMatcher } from '../../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import { parseJsonBody } from '../../http/body.js';
-import type { RequestContext } from '../../http/router.js';
+import type { RequestContext, RouteSpec } from '../../http/router.js';
 import { callerOrg } from '../../auth/callerOrg.js';
 import { requireObject } from '../../query/request.js';
 import { resolveWindow } from '../../query/timeRange.js';
@@ -83,7 +84,40 @@ export function optionalString(body: Record<string, unknown>, field: string): st
   return value;
 }
 
-/** msToNs converts a window bound to the nanosecond timestamps logs are stored with. */
-export function msToNs(ms: number): bigint {
-  return BigInt(Math.floor(ms)) * 1_000_000n;
+/** matchersFrom reads the optional `match` field with the signal's parser; absent means no scoping. */
+export function matchersFrom(body: Record<string, unknown>, parse: (text: string) => LabelMatcher[]): LabelMatcher[] {
+  const text = optionalString(body, 'match');
+  if (text === undefined || text.trim() === '') return [];
+  return parse(text);
+}
+
+/** HelperScope is a parsed listing request: org, window, limit, the selector's matchers, and the body for the endpoint's own fields. */
+export interface HelperScope {
+  org: string;
+  matchers: LabelMatcher[];
+  startMs: number;
+  endMs: number;
+  limit: number;
+  body: Record<string, unknown>;
+}
+
+/** helperScope reads what every listing needs, the optional selector with the signal's parser. */
+export function helperScope(ctx: RequestContext, parseSelector: (text: string) => LabelMatcher[]): HelperScope {
+  const org = requireOrg(ctx);
+  const body = readHelperBody(ctx);
+  const { startMs, endMs } = helperWindow(body);
+  const limit = helperLimit(body.limit);
+  const matchers = matchersFrom(body, parseSelector);
+  return { org, matchers, startMs, endMs, limit, body };
+}
+
+/** listingRoute builds one POST listing route: read the scope, answer, render the answer as JSON. */
+export function listingRoute(path: string, parseSelector: (text: string) => LabelMatcher[], answer: (scope: HelperScope) => unknown): RouteSpec {
+  return {
+    method: 'POST',
+    path,
+    auth: 'key',
+    body: 'json',
+    handler: (ctx) => ctx.res.json(200, answer(helperScope(ctx, parseSelector))),
+  };
 }

@@ -10,7 +10,7 @@ import { functionKernel, type FunctionDef } from '../../../engine/promql/functio
 import { FUNCTIONS, parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { shardMergeFor } from '../../../engine/query/shards.js';
 import { gatherMetricShare, type MetricShare } from '../../../engine/query/taskData.js';
-import type { MetricAppend } from '../../../engine/storage/metricHead.js';
+import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { OrgMetricView } from '../../../engine/storage/orgViews.js';
 import type { Storage } from '../../../engine/storage/storage.js';
 import { SeededRandom } from '../../support/seededRandom.js';
@@ -53,8 +53,8 @@ const SCALAR_ARGUMENTS = ['0.3', '0.7', '0.9'];
  * readings generates gauges that rise, fall, reset, skip scrapes and hold NaN now and then,
  * so counter-style kernels meet resets and every kernel meets gaps.
  */
-function readings(random: SeededRandom): MetricAppend[] {
-  const out: MetricAppend[] = [];
+function readings(random: SeededRandom): MetricSeries[] {
+  const out: MetricSeries[] = [];
   for (let i = 0; i < 40; i++) {
     const ts: number[] = [];
     const values: number[] = [];

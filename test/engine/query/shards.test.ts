@@ -11,7 +11,7 @@ import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type LogQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
-import type { MetricAppend } from '../../../engine/storage/metricHead.js';
+import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
 import { fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
 import { evaluateInShards, expectSameSamples } from './shardedEvaluation.js';
@@ -21,8 +21,8 @@ const START = 1_700_000_000_000;
 const STEP = 15_000;
 
 /** seriesBatch writes counters and gauges for many series, some of them NaN or only partly present. */
-function seriesBatch(fromMs: number, toMs: number): MetricAppend[] {
-  const out: MetricAppend[] = [];
+function seriesBatch(fromMs: number, toMs: number): MetricSeries[] {
+  const out: MetricSeries[] = [];
   for (let i = 0; i < 120; i++) {
     const ts: number[] = [];
     const counter: number[] = [];

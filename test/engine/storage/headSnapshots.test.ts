@@ -5,7 +5,7 @@ import { shardOf } from '../../../engine/query/shards.js';
 import { shareLogs } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type QueryTask } from '../../../engine/query/tasks.js';
 import { unpackRows } from '../../../engine/query/rowPacking.js';
-import { LogHead, type LogRecord } from '../../../engine/storage/logHead.js';
+import { LogHead, type LogEntry } from '../../../engine/storage/logHead.js';
 import type { LabelMatcher } from '../../../engine/storage/matchers.js';
 import type { Storage } from '../../../engine/storage/storage.js';
 import { SeededRandom } from '../../support/seededRandom.js';
@@ -15,7 +15,7 @@ const SMALL_CHUNKS = { rows: 100, bytes: 1024 * 1024 };
 const BASE_NS = 1_700_000_000_000_000_000n;
 
 /** lines makes `n` records from `from` on, in time order unless `shuffle` moves some back. */
-function lines(random: SeededRandom, from: number, n: number, shuffle = false): LogRecord[] {
+function lines(random: SeededRandom, from: number, n: number, shuffle = false): LogEntry[] {
   return Array.from({ length: n }, (_, k) => {
     const i = from + k;
     const late = shuffle && random.chance(0.2) ? BigInt(random.int(1, 50)) * 1_000_000n : 0n;

@@ -8,7 +8,7 @@ import { SnapshotMetricReader } from '../../../engine/query/snapshotMetricReader
 import { shareMetrics } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import type { LabelMatcher } from '../../../engine/storage/matchers.js';
-import { MetricHead, type MetricAppend } from '../../../engine/storage/metricHead.js';
+import { MetricHead, type MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { STALE_HI, STALE_LO } from '../../../engine/storage/staleness.js';
 import type { Storage } from '../../../engine/storage/storage.js';
@@ -19,7 +19,7 @@ const BASE_MS = 1_700_000_000_000;
 const STEP_MS = 15_000;
 
 /** scrape is one sample of each of `series` series at scrape `round`, some stale, some late or repeated when `disorder`. */
-function scrape(random: SeededRandom, round: number, series: number, disorder = false): MetricAppend[] {
+function scrape(random: SeededRandom, round: number, series: number, disorder = false): MetricSeries[] {
   return Array.from({ length: series }, (_, i) => {
     const late = disorder && random.chance(0.2) ? random.int(1, 3) : 0;
     const stale = random.chance(0.05);

@@ -7,9 +7,9 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { LogRecord } from '../../../engine/storage/logHead.js';
+import type { LogEntry } from '../../../engine/storage/logHead.js';
 import type { LabelMatcher } from '../../../engine/storage/matchers.js';
-import type { MetricAppend } from '../../../engine/storage/metricHead.js';
+import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { OrgLogView, OrgMetricView } from '../../../engine/storage/orgViews.js';
 import { Storage, type StorageEvent, type StorageOptions } from '../../../engine/storage/storage.js';
 
@@ -36,9 +36,9 @@ export async function openStorage(dir: string, extra: Partial<StorageOptions> = 
 const f64 = (xs: number[]): Float64Array => Float64Array.from(xs);
 
 /** metricBatch is the `round`-th batch of samples for an org: each round adds later samples and rewrites one earlier one. */
-export function metricBatch(org: string, round: number): MetricAppend[] {
+export function metricBatch(org: string, round: number): MetricSeries[] {
   const base = 1_000_000 + round * 60_000;
-  const out: MetricAppend[] = [];
+  const out: MetricSeries[] = [];
   for (const job of ['api', 'web']) {
     for (const code of ['200', '500']) {
       const ts = [base, base + 15_000, base + 30_000, base + 45_000];
@@ -62,9 +62,9 @@ export function metricBatch(org: string, round: number): MetricAppend[] {
 }
 
 /** logBatch is the `round`-th batch of log lines for an org, with repeated timestamps and attribute sets. */
-export function logBatch(org: string, round: number): LogRecord[] {
+export function logBatch(org: string, round: number): LogEntry[] {
   const base = BigInt(1_000_000 + round * 60_000) * 1_000_000n;
-  const out: LogRecord[] = [];
+  const out: LogEntry[] = [];
   for (let i = 0; i < 12; i++) {
     const service = i % 3 === 0 ? 'checkout' : i % 3 === 1 ? 'cart' : 'search';
     out.push({

@@ -1,8 +1,8 @@
 /**
  * compileStage turns one parsed stage into its Stage. The switch has a case for every kind of
  * the AST's PipelineStage union and no default branch, so adding a stage kind to the AST fails
- * to compile until it is given a Stage here, and with it a timestamp parameter and its
- * requiredLabelNames.
+ * to compile until it is given a Stage here, and with it a timestamp parameter and the
+ * declarations of the Stage contract (stage.ts).
  */
 import type { PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';

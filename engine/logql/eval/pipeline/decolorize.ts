@@ -22,6 +22,8 @@ export function stripAnsi(line: string): string {
 export class Decolorize implements Stage {
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = true;
+  readonly isParser = false;
 
   process(_timestampNs: bigint, line: string, _labels: LabelsBuilder): string | null {
     return stripAnsi(line);

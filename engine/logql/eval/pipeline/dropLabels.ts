@@ -6,26 +6,23 @@
 import type { LabelMatcher, LabelName } from '../../ast.js';
 import type { LabelsBuilder } from '../labelsBuilder.js';
 import { ERROR_DETAILS_LABEL, ERROR_LABEL } from '../labelsBuilder.js';
-import { stringValueTest } from './labelFilter.js';
+import { labelSpecs, type LabelSpec } from './labelSpecs.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
-
-interface DropSpec {
-  name: string;
-  test?: (value: string) => boolean;
-}
 
 /** DropLabels removes labels. */
 export class DropLabels implements Stage {
-  private readonly specs: DropSpec[];
+  private readonly specs: LabelSpec[];
   /**
    * Dropping reads no label a parser must provide: a label no parser extracted is absent
    * either way, and nothing after the pipeline reads the labels when the hint applies.
    */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
-    this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
+    this.specs = labelSpecs(labels);
   }
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {

@@ -52,6 +52,8 @@ export class LineFormat implements Stage {
   /** requiredLabelNames are the labels the template reads through fields. */
   readonly requiredLabelNames: readonly string[];
   readonly readsTimestamp = true;
+  readonly rewritesLine = true;
+  readonly isParser = false;
   private readonly program: TemplateProgram;
   private readonly simpleKey: string | undefined;
   private readonly callContext = new StageCallContext();
@@ -87,6 +89,8 @@ export class LabelFormat implements Stage {
   /** requiredLabelNames are the renamed labels and those the templates read. */
   readonly requiredLabelNames: readonly string[];
   readonly readsTimestamp = true;
+  readonly rewritesLine = false;
+  readonly isParser = false;
   private readonly operations: LabelOperation[];
   private readonly callContext = new StageCallContext();
 

@@ -39,6 +39,8 @@ export class JsonParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = true;
 
   private readonly keys = new KeyCache();
 
@@ -140,6 +142,8 @@ export class JsonExpressionParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = true;
 
   constructor(private readonly extractions: readonly JsonExtraction[]) {}
 

@@ -5,26 +5,23 @@
 import type { LabelMatcher, LabelName } from '../../ast.js';
 import type { LabelsBuilder } from '../labelsBuilder.js';
 import { ERROR_DETAILS_LABEL, ERROR_LABEL, PRESERVE_ERROR_LABEL } from '../labelsBuilder.js';
-import { stringValueTest } from './labelFilter.js';
+import { labelSpecs, type LabelSpec } from './labelSpecs.js';
 import { NO_LABELS_READ, type Stage } from './stage.js';
-
-interface KeepSpec {
-  name: string;
-  test?: (value: string) => boolean;
-}
 
 /** KeepLabels removes every label it is not told to keep. */
 export class KeepLabels implements Stage {
-  private readonly specs: KeepSpec[];
+  private readonly specs: LabelSpec[];
   /**
    * Keeping reads no label a parser must provide: a label no parser extracted is absent
    * either way, and nothing after the pipeline reads the labels when the hint applies.
    */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
-    this.specs = labels.map((l) => (l.kind === 'LabelName' ? { name: l.name } : { name: l.name, test: stringValueTest(l) }));
+    this.specs = labelSpecs(labels);
   }
 
   private keeps(name: string, value: string): boolean {

@@ -111,6 +111,8 @@ function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
 export class LabelFilter implements Stage {
   readonly requiredLabelNames: readonly string[];
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = false;
   private readonly predicate: LabelPredicate;
 
   constructor(filter: LabelFilterExpr) {

@@ -82,6 +82,8 @@ export function combineLineTests(tests: readonly LineTest[]): LineTest {
 export class LineFilter implements Stage {
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = false;
 
   constructor(readonly test: LineTest) {}
 

@@ -19,6 +19,8 @@ export class LogfmtParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = true;
 
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();
@@ -55,6 +57,8 @@ export class LogfmtExpressionParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = true;
 
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();

@@ -13,6 +13,8 @@ export class PatternParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = true;
 
   constructor(private readonly pattern: PatternExpr) {}
 

@@ -3,62 +3,45 @@
  * that does not rewrite the line (they only read the line, so running them first changes
  * nothing but the cost), consecutive filters are fused into one test, and each stage is
  * compiled once per query. A StreamPipeline then runs the stages for one stream's lines.
- * What the stages read besides the line (its timestamp, labels for the parser hint) comes
- * from each Stage's own declaration.
+ * What the stages read besides the line (its timestamp, labels for the parser hint) and
+ * whether they rewrite or parse it comes from each Stage's own declaration (stage.ts).
  */
 import type { PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelCache } from '../labelsBuilder.js';
 import { LabelsBuilder } from '../labelsBuilder.js';
 import type { Labels } from '../../../storage/labels.js';
-import { LineFilter, combineLineTests, compileLineTest } from './lineFilter.js';
+import { LineFilter, combineLineTests } from './lineFilter.js';
+import { LineFormat } from './formatStages.js';
 import { compileStage } from './compileStage.js';
 import type { LineTest, Stage } from './stage.js';
-
-/** rewritesLine tells whether a stage can change the line (so filters may not move past it). */
-function rewritesLine(stage: PipelineStage): boolean {
-  return stage.kind === 'LineFormat' || stage.kind === 'UnpackParser' || stage.kind === 'Decolorize';
-}
-
-function isParser(stage: PipelineStage): boolean {
-  switch (stage.kind) {
-    case 'JsonParser':
-    case 'LogfmtParser':
-    case 'RegexpParser':
-    case 'PatternParser':
-    case 'UnpackParser':
-      return true;
-    default:
-      return false;
-  }
-}
 
 /**
  * withoutUnusedLineFormat drops `line_format` stages whose output nothing reads, as Loki does
  * for metric queries that do not measure the line: a line_format matters only when a parser
  * or a line filter comes after it.
  */
-export function withoutUnusedLineFormat(stages: readonly PipelineStage[]): PipelineStage[] {
+export function withoutUnusedLineFormat(stages: readonly Stage[]): Stage[] {
   return stages.filter((stage, i) => {
-    if (stage.kind !== 'LineFormat') return true;
-    return stages.slice(i).some((later) => isParser(later) || later.kind === 'LineFilter');
+    if (!(stage instanceof LineFormat)) return true;
+    return stages.slice(i).some((later) => later.isParser || later instanceof LineFilter);
   });
 }
 
 /** reorderStages moves line filters to the front of each run of stages that keep the line. */
-export function reorderStages(stages: readonly PipelineStage[]): PipelineStage[] {
-  const out: PipelineStage[] = [];
-  let filters: PipelineStage[] = [];
-  let others: PipelineStage[] = [];
+export function reorderStages(stages: readonly Stage[]): Stage[] {
+  const out: Stage[] = [];
+  let filters: Stage[] = [];
+  let others: Stage[] = [];
   const flush = (): void => {
     out.push(...filters, ...others);
     filters = [];
     others = [];
   };
   for (const stage of stages) {
-    if (stage.kind === 'LineFilter') {
+    if (stage instanceof LineFilter) {
       filters.push(stage);
-    } else if (rewritesLine(stage)) {
+    } else if (stage.rewritesLine) {
       others.push(stage);
       flush();
     } else {
@@ -107,7 +90,8 @@ export class CompiledPipeline {
   private readonly preserveError: boolean;
 
   constructor(stages: readonly PipelineStage[], options: PipelineOptions = {}) {
-    const kept = options.dropUnusedLineFormat === true ? new Set(withoutUnusedLineFormat(stages)) : undefined;
+    const built = stages.map((stage) => compileStage(stage, options.memory));
+    const kept = options.dropUnusedLineFormat === true ? new Set(withoutUnusedLineFormat(built)) : undefined;
     const compiled: Stage[] = [];
     const dropped: Stage[] = [];
     let pendingTests: LineTest[] = [];
@@ -115,19 +99,18 @@ export class CompiledPipeline {
       if (pendingTests.length > 0) compiled.push(new LineFilter(combineLineTests(pendingTests)));
       pendingTests = [];
     };
-    for (const stage of reorderStages(stages)) {
-      if (stage.kind === 'LineFilter') {
+    for (const stage of reorderStages(built)) {
+      if (stage instanceof LineFilter) {
         // Consecutive filters become one LineFilter stage, pushed by flushTests.
-        pendingTests.push(compileLineTest(stage));
+        pendingTests.push(stage.test);
         continue;
       }
-      const built = compileStage(stage, options.memory);
       if (kept !== undefined && !kept.has(stage)) {
-        dropped.push(built);
+        dropped.push(stage);
         continue;
       }
       flushTests();
-      compiled.push(built);
+      compiled.push(stage);
     }
     flushTests();
     this.stages = compiled;

@@ -15,6 +15,8 @@ export class RegexpParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = false;
+  readonly isParser = true;
 
   private readonly regex: Regex;
   /** groups pairs a group index with its label name. */

@@ -3,10 +3,11 @@
  * mutable labels of that line, return the new line, or null to drop it. Stages are built once
  * per query and shared by every stream; per-line state lives only in the LabelsBuilder.
  *
- * What a stage needs from outside the line is declared by the stage itself, so a new stage
- * cannot be added without saying it: the timestamp is an argument of every call, and the
- * labels a stage reads (which decide whether parsers may skip extraction) are a member every
- * stage must define.
+ * What a stage needs from outside the line, and what it does to the line, is declared by the
+ * stage itself, so a new stage cannot be added without saying it: the timestamp is an argument
+ * of every call; the labels a stage reads (which decide whether parsers may skip extraction),
+ * whether it rewrites the line (which line filters may not move past) and whether it parses
+ * the line into labels (which keeps an earlier line_format) are members every stage defines.
  */
 import type { LabelsBuilder } from '../labelsBuilder.js';
 
@@ -28,6 +29,17 @@ export interface Stage {
    * such a stage spare callers reading a BigInt per line.
    */
   readonly readsTimestamp: boolean;
+  /**
+   * rewritesLine tells whether process() may return a line other than the one it was given:
+   * line filters are moved ahead of every stage that keeps the line, never past one that
+   * rewrites it.
+   */
+  readonly rewritesLine: boolean;
+  /**
+   * isParser tells whether the stage reads the line into labels: a line_format whose output no
+   * parser and no line filter reads may be left out of metric queries, as Loki does.
+   */
+  readonly isParser: boolean;
 }
 
 /**

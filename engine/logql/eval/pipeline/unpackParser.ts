@@ -19,6 +19,8 @@ export class UnpackParser implements Stage {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
+  readonly rewritesLine = true;
+  readonly isParser = true;
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (line.length === 0 || labels.noLabels) return line;

@@ -1,9 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EngineError, type LabelMatcher, type Labels } from '../../../../engine/index.js';
-import { DistinctLabelSets, DistinctStrings } from '../../../routes/helpers/listing.js';
-import { MetadataCollector } from '../../../routes/helpers/metadata.js';
-import { parseSeriesSelector, parseStreamSelector } from '../../../routes/helpers/selectors.js';
-import { listServices } from '../../../routes/helpers/services.js';
+import { listKeys, listLabelSets, listValues, logTagScan, metricLabelScan, type LabelSetScan } from '../../../catalog/labelListings.js';
+import { DistinctStrings } from '../../../catalog/listing.js';
+import { MetadataCollector } from '../../../catalog/metadata.js';
+import { parseSeriesSelector, parseStreamSelector } from '../../../catalog/selectors.js';
+import { listServices } from '../../../catalog/services.js';
 import { ToolError, textResult, type JsonSchema, type ToolSpec } from '../../driver.js';
 import { closestMatches } from '../../../suggest.js';
 import { BudgetedLines, budgetOf, csvRow, formatLabelsShort } from '../../format.js';
@@ -67,11 +68,9 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
   const storage = access.storage;
   const nsOf = (ms: number): bigint => BigInt(ms) * 1_000_000n;
 
-  /** scan visits label sets of one signal matching `matchers` in the window. */
-  const scan = (org: string, signal: 'logs' | 'metrics', matchers: LabelMatcher[], startMs: number, endMs: number, visit: (labels: Labels) => boolean): void => {
-    if (signal === 'logs') storage.logTagSets(org).forEachTagSet(matchers, nsOf(startMs), nsOf(endMs) + 999_999n, visit);
-    else storage.metricLabelSets(org).forEachLabelSet(matchers, startMs, endMs, visit);
-  };
+  /** scanOf scans the label sets of one signal in the window, the whole last millisecond of logs included. */
+  const scanOf = (org: string, signal: 'logs' | 'metrics', startMs: number, endMs: number): LabelSetScan =>
+    signal === 'logs' ? logTagScan(storage, org, nsOf(startMs), nsOf(endMs) + 999_999n) : metricLabelScan(storage, org, startMs, endMs);
 
   /** metricNames lists the metric names with series in the window (up to 20,000), for suggesting the one meant. */
   const metricNames = (org: string, startMs: number, endMs: number): Set<string> => {
@@ -118,20 +117,12 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
         const limit = (args.limit as number | undefined) ?? 200;
         const matchers = matchersOf(signal, args.match);
         const label = typeof args.label === 'string' && args.label !== '' ? args.label : undefined;
-        const found = new DistinctStrings(limit);
-        if (label === undefined) {
-          scan(ctx.orgId, signal, matchers, w.startMs, w.endMs, (labels) => {
-            for (const key in labels) if (!found.add(key)) return false;
-            return true;
-          });
-        } else {
-          scan(ctx.orgId, signal, [...matchers, { name: label, type: '!=', value: '' }], w.startMs, w.endMs, (labels) => found.add(labels[label]));
-        }
-        const listing = found.listing();
+        const signalScan = scanOf(ctx.orgId, signal, w.startMs, w.endMs);
+        const listing = label === undefined ? listKeys(signalScan, matchers, limit) : listValues(signalScan, matchers, label, limit);
         let hint: string | undefined;
         if (label !== undefined && listing.data.length === 0) {
           const keys = new DistinctStrings(5000);
-          scan(ctx.orgId, signal, matchers, w.startMs, w.endMs, (labels) => {
+          signalScan(matchers, (labels) => {
             for (const key in labels) keys.add(key);
             return true;
           });
@@ -158,9 +149,7 @@ export function catalogTools(access: TelemetryAccess): ToolSpec[] {
       handler: async (args, ctx) => {
         const signal = args.signal as 'logs' | 'metrics';
         const w = access.window(args);
-        const sets = new DistinctLabelSets((args.limit as number | undefined) ?? 100);
-        scan(ctx.orgId, signal, matchersOf(signal, args.match), w.startMs, w.endMs, (labels) => sets.add(labels));
-        const listing = sets.listing();
+        const listing = listLabelSets(scanOf(ctx.orgId, signal, w.startMs, w.endMs), matchersOf(signal, args.match), (args.limit as number | undefined) ?? 100);
         const out = listText(`${listing.data.length} ${signal === 'logs' ? 'streams' : 'series'}`, listing.data.map(formatLabelsShort), listing.data, listing.truncated, budgetOf(args.maxTokens), 'narrow match');
         return listingResult(out, listing.data.length);
       },

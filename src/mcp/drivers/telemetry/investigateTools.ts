@@ -1,5 +1,5 @@
 import { DrainMiner, type LogPattern, type RawRow, type SeriesColumns } from '../../../../engine/index.js';
-import { listServices } from '../../../routes/helpers/services.js';
+import { listServices } from '../../../catalog/services.js';
 import type { QueryWindow } from '../../../query/timeRange.js';
 import { textResult, type CallContext, type JsonSchema, type ToolSpec } from '../../driver.js';
 import { BudgetedLines, budgetOf, clip, csvRow, formatDuration, formatNumber, isoTime } from '../../format.js';

@@ -1,19 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import type { LogSelectorExpr } from '../../../../engine/logql/index.js';
-import { CompiledPipeline, LabelCache, UNREAD_TIMESTAMP, reorderStages, withoutUnusedLineFormat } from '../../../../engine/logql/eval/index.js';
+import {
+  CompiledPipeline,
+  LabelCache,
+  UNREAD_TIMESTAMP,
+  compileStage,
+  reorderStages,
+  withoutUnusedLineFormat,
+  type Stage,
+} from '../../../../engine/logql/eval/index.js';
 import { parseChecked, runPipeline } from './helpers.js';
 
 function stagesOf(query: string): LogSelectorExpr['pipeline'] {
   return (parseChecked(`{app="x"} ${query}`) as LogSelectorExpr).pipeline;
 }
 
-function kinds(stages: LogSelectorExpr['pipeline']): string[] {
-  return stages.map((s) => (s.kind === 'LineFilter' ? `LineFilter${s.op}` : s.kind));
+/** compiled builds each stage of `query` and remembers which parsed kind it came from. */
+function compiled(query: string): { stages: Stage[]; kinds: (stages: readonly Stage[]) => string[] } {
+  const kindOf = new Map<Stage, string>();
+  const stages = stagesOf(query).map((parsed) => {
+    const stage = compileStage(parsed, undefined);
+    kindOf.set(stage, parsed.kind === 'LineFilter' ? `LineFilter${parsed.op}` : parsed.kind);
+    return stage;
+  });
+  return { stages, kinds: (some) => some.map((stage) => kindOf.get(stage)!) };
+}
+
+function reordered(query: string): string[] {
+  const { stages, kinds } = compiled(query);
+  return kinds(reorderStages(stages));
+}
+
+function withoutUnused(query: string): string[] {
+  const { stages, kinds } = compiled(query);
+  return kinds(withoutUnusedLineFormat(stages));
 }
 
 describe('pipeline assembly', () => {
   it('moves line filters ahead of stages that keep the line, not past rewrites', () => {
-    expect(kinds(reorderStages(stagesOf('| json | level="error" |= "a" | line_format "{{.x}}" | logfmt != "b" | decolorize |~ "c"')))).toEqual([
+    expect(reordered('| json | level="error" |= "a" | line_format "{{.x}}" | logfmt != "b" | decolorize |~ "c"')).toEqual([
       'LineFilter|=',
       'JsonParser',
       'LabelFilterStage',
@@ -23,13 +48,13 @@ describe('pipeline assembly', () => {
       'Decolorize',
       'LineFilter|~',
     ]);
-    expect(kinds(reorderStages(stagesOf('| unpack |= "a"')))).toEqual(['UnpackParser', 'LineFilter|=']);
+    expect(reordered('| unpack |= "a"')).toEqual(['UnpackParser', 'LineFilter|=']);
   });
 
   it('drops line_format when no parser or line filter reads its output', () => {
-    expect(kinds(withoutUnusedLineFormat(stagesOf('| line_format "{{.a}}" | label_format b="{{__line__}}"')))).toEqual(['LabelFormat']);
-    expect(kinds(withoutUnusedLineFormat(stagesOf('| line_format "{{.a}}" | logfmt')))).toEqual(['LineFormat', 'LogfmtParser']);
-    expect(kinds(withoutUnusedLineFormat(stagesOf('| line_format "{{.a}}" |= "x"')))).toEqual(['LineFormat', 'LineFilter|=']);
+    expect(withoutUnused('| line_format "{{.a}}" | label_format b="{{__line__}}"')).toEqual(['LabelFormat']);
+    expect(withoutUnused('| line_format "{{.a}}" | logfmt')).toEqual(['LineFormat', 'LogfmtParser']);
+    expect(withoutUnused('| line_format "{{.a}}" |= "x"')).toEqual(['LineFormat', 'LineFilter|=']);
   });
 
   it('exposes a line-only test when every stage is a line filter', () => {

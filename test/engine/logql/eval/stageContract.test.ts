@@ -8,6 +8,8 @@ interface StageExample {
   stages: string;
   requiredLabelNames: string[];
   readsTimestamp: boolean;
+  rewritesLine: boolean;
+  isParser: boolean;
 }
 
 /**
@@ -16,32 +18,32 @@ interface StageExample {
  */
 const EXAMPLES: { readonly [K in PipelineStage['kind']]: readonly StageExample[] } = {
   LineFilter: [
-    { stages: '|= "x"', requiredLabelNames: [], readsTimestamp: false },
-    { stages: '!~ "a|b" or "c"', requiredLabelNames: [], readsTimestamp: false },
+    { stages: '|= "x"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false },
+    { stages: '!~ "a|b" or "c"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false },
   ],
   JsonParser: [
-    { stages: '| json', requiredLabelNames: [], readsTimestamp: false },
-    { stages: '| json code="response.code"', requiredLabelNames: [], readsTimestamp: false },
+    { stages: '| json', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
+    { stages: '| json code="response.code"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
   ],
   LogfmtParser: [
-    { stages: '| logfmt --strict', requiredLabelNames: [], readsTimestamp: false },
-    { stages: '| logfmt level, status', requiredLabelNames: [], readsTimestamp: false },
+    { stages: '| logfmt --strict', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
+    { stages: '| logfmt level, status', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
   ],
-  RegexpParser: [{ stages: '| regexp `(?P<verb>[A-Z]+)`', requiredLabelNames: [], readsTimestamp: false }],
-  PatternParser: [{ stages: '| pattern `<ip> - <_> <verb>`', requiredLabelNames: [], readsTimestamp: false }],
-  UnpackParser: [{ stages: '| unpack', requiredLabelNames: [], readsTimestamp: false }],
+  RegexpParser: [{ stages: '| regexp `(?P<verb>[A-Z]+)`', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true }],
+  PatternParser: [{ stages: '| pattern `<ip> - <_> <verb>`', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true }],
+  UnpackParser: [{ stages: '| unpack', requiredLabelNames: [], readsTimestamp: false, rewritesLine: true, isParser: true }],
   LabelFilterStage: [
-    { stages: '| status >= 500 or (level="error", took > 1s)', requiredLabelNames: ['level', 'status', 'took'], readsTimestamp: false },
+    { stages: '| status >= 500 or (level="error", took > 1s)', requiredLabelNames: ['level', 'status', 'took'], readsTimestamp: false, rewritesLine: false, isParser: false },
   ],
   LineFormat: [
-    { stages: '| line_format "{{.method}} {{.path | lower}} {{__timestamp__}}"', requiredLabelNames: ['method', 'path'], readsTimestamp: true },
+    { stages: '| line_format "{{.method}} {{.path | lower}} {{__timestamp__}}"', requiredLabelNames: ['method', 'path'], readsTimestamp: true, rewritesLine: true, isParser: false },
   ],
   LabelFormat: [
-    { stages: '| label_format dst=src, upper="{{ .level | ToUpper }}"', requiredLabelNames: ['level', 'src'], readsTimestamp: true },
+    { stages: '| label_format dst=src, upper="{{ .level | ToUpper }}"', requiredLabelNames: ['level', 'src'], readsTimestamp: true, rewritesLine: false, isParser: false },
   ],
-  DropLabels: [{ stages: '| drop a, b="v"', requiredLabelNames: [], readsTimestamp: false }],
-  KeepLabels: [{ stages: '| keep a, b="v"', requiredLabelNames: [], readsTimestamp: false }],
-  Decolorize: [{ stages: '| decolorize', requiredLabelNames: [], readsTimestamp: false }],
+  DropLabels: [{ stages: '| drop a, b="v"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false }],
+  KeepLabels: [{ stages: '| keep a, b="v"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false }],
+  Decolorize: [{ stages: '| decolorize', requiredLabelNames: [], readsTimestamp: false, rewritesLine: true, isParser: false }],
 };
 
 function stagesOf(query: string): PipelineStage[] {
@@ -53,10 +55,12 @@ describe('the stage contract', () => {
     expectTypeOf<Parameters<Stage['process']>>().toEqualTypeOf<[timestampNs: bigint, line: string, labels: LabelsBuilder]>();
     expectTypeOf<Stage['requiredLabelNames']>().toEqualTypeOf<readonly string[]>();
     expectTypeOf<Stage['readsTimestamp']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Stage['rewritesLine']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Stage['isParser']>().toEqualTypeOf<boolean>();
   });
 
   for (const [kind, examples] of Object.entries(EXAMPLES)) {
-    it(`${kind} declares the labels it reads and whether it reads the timestamp`, () => {
+    it(`${kind} declares the labels it reads, whether it reads the timestamp, rewrites the line or parses it`, () => {
       for (const example of examples) {
         const parsed = stagesOf(example.stages);
         expect(parsed.map((s) => s.kind)).toEqual([kind]);
@@ -64,6 +68,8 @@ describe('the stage contract', () => {
         expect(Array.isArray(stage.requiredLabelNames), example.stages).toBe(true);
         expect([...stage.requiredLabelNames].sort(), example.stages).toEqual(example.requiredLabelNames);
         expect(stage.readsTimestamp, example.stages).toBe(example.readsTimestamp);
+        expect(stage.rewritesLine, example.stages).toBe(example.rewritesLine);
+        expect(stage.isParser, example.stages).toBe(example.isParser);
       }
     });
   }

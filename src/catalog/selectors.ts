@@ -1,8 +1,7 @@
-import { checkLogQL, parseAndCheckPromQL, parseLogQL, syntaxError, type LabelMatcher } from '../../../engine/index.js';
-import { optionalString } from './request.js';
+import { checkLogQL, parseAndCheckPromQL, parseLogQL, syntaxError, type LabelMatcher } from '../../engine/index.js';
 
 /**
- * Helper requests are scoped with the same selectors users write in queries: a PromQL series
+ * Catalog listings are scoped with the same selectors users write in queries: a PromQL series
  * selector for metrics (`up{job="api"}`) and a LogQL stream selector for logs
  * (`{service_name="api"}`). They are parsed by the engine's own parsers, so a bad selector
  * gets the same positioned INVALID_EXPR a bad query would.
@@ -33,11 +32,4 @@ export function parseStreamSelector(text: string): LabelMatcher[] {
     ]);
   }
   return expr.matchers.map((m) => ({ name: m.name, type: m.op, value: m.value }));
-}
-
-/** matchersFrom reads the optional `match` field with the signal's parser; absent means no scoping. */
-export function matchersFrom(body: Record<string, unknown>, parse: (text: string) => LabelMatcher[]): LabelMatcher[] {
-  const text = optionalString(body, 'match');
-  if (text === undefined || text.trim() === '') return [];
-  return parse(text);
 }

@@ -1,7 +1,7 @@
 import type { IngestLimits } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { TokenBuckets } from '../tokenBuckets.js';
-import { limitOrigin } from './ingestLimits.js';
+import { limitOrigin } from './limits.js';
 
 /**
  * IngestRateLimiter holds a token bucket per org and signal, so one org writing faster than its

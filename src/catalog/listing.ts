@@ -1,4 +1,4 @@
-import type { Labels } from '../../../engine/index.js';
+import type { Labels } from '../../engine/index.js';
 
 /**
  * Listing is the response body of every helper endpoint: the items, sorted, at most `limit`
@@ -56,4 +56,9 @@ export class DistinctLabelSets {
     keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return { data: keyed.slice(0, this.limit).map((k) => k.labels), truncated: keyed.length > this.limit };
   }
+}
+
+/** msToNs converts a window bound to the nanosecond timestamps logs are stored with. */
+export function msToNs(ms: number): bigint {
+  return BigInt(Math.floor(ms)) * 1_000_000n;
 }
