@@ -8,6 +8,7 @@
  * modules.
  */
 import { EngineError } from '../../errors.js';
+import { scale } from '../../histogram/floatHistogram.js';
 import type { AggregateExpr, BinaryExpr, Expr, MatrixSelector, SubqueryExpr, UnaryExpr } from '../ast.js';
 import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
@@ -19,7 +20,7 @@ import { distinctPerStep } from './dedupe.js';
 import { instantGrid, makeGrid, stepTimes, type StepGrid } from './grid.js';
 import { dropMetricName, type Labels } from './labelset.js';
 import { referenceTimes, selectInstant, selectRange, windowBounds } from './selectors.js';
-import { countPresent, materialize, type RawSeries, type SeriesStream, type VectorSeries } from './series.js';
+import { countPresent, floatsOnly, materialize, rawFloatsOnly, type HistogramSlots, type RawSeries, type SeriesStream, type VectorSeries } from './series.js';
 import { unwrapParens } from './stepInvariant.js';
 import type { NodeEvaluator, RangeInput, Value } from './value.js';
 
@@ -29,7 +30,10 @@ export type { Value } from './value.js';
 function broadcastSeries(series: VectorSeries, count: number): VectorSeries {
   const values = new Float64Array(count).fill(series.values[0]);
   const present = new Uint8Array(count).fill(series.present[0]);
-  return { labels: series.labels, values, present, dropName: series.dropName };
+  const out: VectorSeries = { labels: series.labels, values, present, dropName: series.dropName };
+  const h = series.histograms?.[0];
+  if (h !== undefined) out.histograms = new Array<typeof h>(count).fill(h);
+  return out;
 }
 
 /** toRawSeries turns a subquery's step series into samples at the steps where it has values. */
@@ -38,14 +42,18 @@ function toRawSeries(s: VectorSeries, times: Float64Array): RawSeries | null {
   if (n === 0) return null;
   const ts = new Float64Array(n);
   const vals = new Float64Array(n);
+  const hists: HistogramSlots | undefined = s.histograms === undefined ? undefined : new Array(n);
   let k = 0;
   for (let i = 0; i < s.present.length; i++) {
     if (s.present[i] === 0) continue;
     ts[k] = times[i];
     vals[k] = s.values[i];
+    if (hists !== undefined) hists[k] = s.histograms![i];
     k++;
   }
-  return { labels: s.labels, ts, vals, dropName: s.dropName };
+  const raw: RawSeries = { labels: s.labels, ts, vals, dropName: s.dropName };
+  if (hists !== undefined) raw.hists = hists;
+  return raw;
 }
 
 /** Evaluator walks one query's tree; the step-invariant nodes are evaluated once and repeated. */
@@ -87,6 +95,10 @@ export class Evaluator implements NodeEvaluator {
   }
 
   evalVector(node: Expr, grid: StepGrid): SeriesStream {
+    return floatsOnly(this.evalMixedVector(node, grid));
+  }
+
+  evalMixedVector(node: Expr, grid: StepGrid): SeriesStream {
     const v = this.eval(node, grid);
     if (v.kind !== 'vector') throw new Error(`expected an instant vector from ${node.type}`);
     return v.series;
@@ -138,13 +150,29 @@ export class Evaluator implements NodeEvaluator {
     if (inner.kind !== 'vector') throw new Error('unary minus on a non-numeric value');
     const source = inner.series;
     const negate = function* (ev: Evaluator): Generator<VectorSeries> {
-      for (const s of source) yield { labels: ev.dropName(s.labels), values: s.values.map((v) => -v), present: s.present, dropName: true };
+      for (const s of source) {
+        const out: VectorSeries = { labels: ev.dropName(s.labels), values: s.values.map((v) => -v), present: s.present, dropName: true };
+        if (s.histograms !== undefined) out.histograms = s.histograms.map((h) => (h === undefined ? undefined : scale(h, -1)));
+        yield out;
+      }
     };
     return { kind: 'vector', series: this.maybeDistinct(negate(this)) };
   }
 
   /** rangeInput evaluates a matrix selector or subquery into raw series plus per-step window ends. */
-  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RangeInput {
+  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms = false): RangeInput {
+    const input = this.mixedRangeInput(node, grid);
+    if (withHistograms) return input;
+    const series: RawSeries[] = [];
+    for (const s of input.series) {
+      const floats = rawFloatsOnly(s);
+      if (floats !== null) series.push(floats);
+    }
+    return { ...input, series };
+  }
+
+  /** mixedRangeInput reads a range argument's samples, floats and histograms alike. */
+  private mixedRangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RangeInput {
     if (node.type === 'MatrixSelector') {
       const vs = node.selector;
       const refs = referenceTimes(this.ctx, grid, vs.at, vs.offsetMs);
@@ -164,7 +192,7 @@ export class Evaluator implements NodeEvaluator {
     const subGrid = makeGrid(start, end, step);
     const times = stepTimes(subGrid);
     const series: RawSeries[] = [];
-    for (const s of this.evalVector(node.expr, subGrid)) {
+    for (const s of this.evalMixedVector(node.expr, subGrid)) {
       const raw = toRawSeries(s, times);
       if (raw !== null) series.push(raw);
     }
@@ -173,14 +201,16 @@ export class Evaluator implements NodeEvaluator {
 
   /** topLevelMatrix evaluates a range vector returned as an instant query's result. */
   private topLevelMatrix(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RawSeries[] {
-    const input = this.rangeInput(node, grid);
+    const input = this.rangeInput(node, grid, true);
     const out: RawSeries[] = [];
     const lo = new Int32Array(1);
     const hi = new Int32Array(1);
     for (const s of input.series) {
       windowBounds(s.ts, input.refs.subarray(0, 1), input.rangeMs, lo, hi);
       if (hi[0] <= lo[0]) continue;
-      out.push({ labels: s.labels, ts: s.ts.slice(lo[0], hi[0]), vals: s.vals.slice(lo[0], hi[0]), dropName: s.dropName });
+      const raw: RawSeries = { labels: s.labels, ts: s.ts.slice(lo[0], hi[0]), vals: s.vals.slice(lo[0], hi[0]), dropName: s.dropName };
+      if (s.hists !== undefined) raw.hists = s.hists.slice(lo[0], hi[0]);
+      out.push(raw);
     }
     return out;
   }
