@@ -198,7 +198,7 @@ export const absentOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vect
 /** absentOverTimeOf is absent_over_time(): it looks across the series of its range, so it is no window kernel. */
 export const absentOverTimeOf: CallEvaluator = (ev, _node, args, grid) => {
   const rangeArg = args[0] as MatrixSelector | SubqueryExpr;
-  return { kind: 'vector', series: absentOverTime(ev.ctx, ev.rangeInput(rangeArg, grid), rangeArg, grid) };
+  return { kind: 'vector', series: absentOverTime(ev.ctx, ev.rangeInput(rangeArg, grid, true), rangeArg, grid) };
 };
 
 /** timestampOf is timestamp(). */
