@@ -13,6 +13,7 @@ import type { AggregateExpr, BinaryExpr, Expr, MatrixSelector, SubqueryExpr, Una
 import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
 import { aggregateSelect } from './aggregateK.js';
+import { floatInputFor, HistogramSums } from './histogramAggregate.js';
 import { scalarScalar, setOperation, vectorScalar, vectorVector } from './binary.js';
 import { evalCall } from './callDispatch.js';
 import { TOO_MANY_SAMPLES, type EvalContext } from './context.js';
@@ -227,14 +228,19 @@ export class Evaluator implements NodeEvaluator {
       case 'limitk':
       case 'limit_ratio': {
         const param = this.evalScalar(unwrapParens(node.param!), grid);
-        return aggregateSelect(this.ctx, node, this.evalVector(expr, grid), grid, param);
+        return aggregateSelect(this.ctx, node, floatInputFor(this.ctx, node, this.evalMixedVector(expr, grid)), grid, param);
       }
       case 'quantile': {
         const q = this.evalScalar(unwrapParens(node.param!), grid);
-        return aggregateFolding(this.ctx, node, this.evalVector(expr, grid), grid, q);
+        return aggregateFolding(this.ctx, node, floatInputFor(this.ctx, node, this.evalMixedVector(expr, grid)), grid, q);
+      }
+      case 'sum':
+      case 'avg': {
+        const sums = new HistogramSums(this.ctx, node, grid.count);
+        return sums.merge(aggregateFolding(this.ctx, node, sums.split(this.evalMixedVector(expr, grid)), grid, null));
       }
       default:
-        return aggregateFolding(this.ctx, node, this.evalVector(expr, grid), grid, null);
+        return aggregateFolding(this.ctx, node, floatInputFor(this.ctx, node, this.evalMixedVector(expr, grid)), grid, null);
     }
   }
 
