@@ -251,17 +251,17 @@ export class Evaluator implements NodeEvaluator {
       return { kind: 'scalar', values: scalarScalar(node.op, this.evalScalar(node.lhs, grid), this.evalScalar(node.rhs, grid)) };
     }
     if (lt === 'vector' && rt === 'scalar') {
-      const vector = this.evalVector(node.lhs, grid);
+      const vector = this.evalMixedVector(node.lhs, grid);
       const scalar = this.evalScalar(node.rhs, grid);
       return { kind: 'vector', series: this.maybeDistinct(vectorScalar(this.ctx, node, vector, scalar, false)) };
     }
     if (lt === 'scalar' && rt === 'vector') {
       const scalar = this.evalScalar(node.lhs, grid);
-      const vector = this.evalVector(node.rhs, grid);
+      const vector = this.evalMixedVector(node.rhs, grid);
       return { kind: 'vector', series: this.maybeDistinct(vectorScalar(this.ctx, node, vector, scalar, true)) };
     }
-    const lhs = materialize(this.evalVector(node.lhs, grid));
-    const rhs = materialize(this.evalVector(node.rhs, grid));
+    const lhs = materialize(this.evalMixedVector(node.lhs, grid));
+    const rhs = materialize(this.evalMixedVector(node.rhs, grid));
     if (node.op === 'and' || node.op === 'or' || node.op === 'unless') {
       return { kind: 'vector', series: setOperation(this.ctx, node, lhs, rhs, grid) };
     }
