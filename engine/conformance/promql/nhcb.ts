@@ -5,6 +5,7 @@
  */
 import { CUSTOM_BUCKETS_SCHEMA, compact, CounterResetHint, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { MixedSeries } from '../../histogram/histogramQuerier.js';
+import { storedHints } from '../../histogram/storedHints.js';
 import { bucketBound } from '../../promql/eval/classicHistogram.js';
 import { labelsKey, type Labels } from '../../storage/labels.js';
 import type { SequenceValue } from './seriesDescription.js';
@@ -93,7 +94,7 @@ export function classicToNhcb(
       ts.push(t);
       histograms.push(h);
     }
-    if (ts.length > 0) out.push({ labels, timestampsMs: Float64Array.from(ts), values: new Float64Array(ts.length), histograms });
+    if (ts.length > 0) out.push({ labels, timestampsMs: Float64Array.from(ts), values: new Float64Array(ts.length), histograms: storedHints(histograms) });
   }
   return out;
 }

@@ -21,6 +21,7 @@ import { bucketBound } from '../../promql/eval/classicHistogram.js';
 import { compileMatchers, matchesAll } from '../../storage/matchers.js';
 import { MetricHead, type MetricQuerier } from '../../storage/metricHead.js';
 import { HistogramQuerier } from '../../histogram/histogramQuerier.js';
+import { storedHints } from '../../histogram/storedHints.js';
 import { classicToNhcb } from './nhcb.js';
 import { checkAnnotations, compareInstant, compareVector, matchesMessage, Mismatch } from './compare.js';
 import { parseScript, type EvalCommand, type LoadCommand } from './script.js';
@@ -143,7 +144,7 @@ class TestData {
       if (v.kind === 'float') vals[i] = v.value;
       else if (v.kind === 'stale') vals.set(marker, i);
     });
-    const histograms = kept.map((v) => (v.kind === 'histogram' ? v.histogram : undefined));
+    const histograms = storedHints(kept.map((v) => (v.kind === 'histogram' ? v.histogram : undefined)));
     this.nativeSeries.push(labels);
     this.querier.add({ labels: { ...labels }, timestampsMs: Float64Array.from(ts), values: vals, histograms });
   }

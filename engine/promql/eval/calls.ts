@@ -193,7 +193,7 @@ export const vectorOf: CallEvaluator = (ev, _node, args, grid) => constantVector
 export const scalarOfVector: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'scalar', values: scalarOf(ev, ev.evalVector(args[0], grid), grid) });
 
 /** absentOf is absent(). */
-export const absentOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vector', series: absent(ev.ctx, ev.evalVector(args[0], grid), args[0], grid) });
+export const absentOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vector', series: absent(ev.ctx, ev.evalMixedVector(args[0], grid), args[0], grid) });
 
 /** absentOverTimeOf is absent_over_time(): it looks across the series of its range, so it is no window kernel. */
 export const absentOverTimeOf: CallEvaluator = (ev, _node, args, grid) => {
