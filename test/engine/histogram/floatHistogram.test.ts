@@ -136,3 +136,19 @@ describe('test notation', () => {
     expect(() => parseHistogram('{{count:1 count:2}}')).toThrow(/duplicate key/);
   });
 });
+
+describe('rendering for output', () => {
+  it('lists populated buckets with their boundary rules, lowest first', async () => {
+    const { renderHistogram } = await import('../../../engine/histogram/render.js');
+    const { histogram } = parseHistogram('{{schema:0 count:6 sum:3 z_bucket:1 z_bucket_w:0.5 buckets:[2 0 3] n_buckets:[0]}}');
+    expect(renderHistogram(histogram)).toEqual({
+      count: 6,
+      sum: 3,
+      buckets: [
+        [3, -0.5, 0.5, 1],
+        [0, 0.5, 1, 2],
+        [0, 2, 4, 3],
+      ],
+    });
+  });
+});
