@@ -5,7 +5,8 @@
  * and the others read floats only, noting the histograms they ignored.
  */
 import type { AggregateExpr } from '../ast.js';
-import { combine, compact, CounterResetHint, divide, HistogramError, type FloatHistogram } from '../../histogram/floatHistogram.js';
+import { compact, CounterResetHint, divide, HistogramError, type FloatHistogram } from '../../histogram/floatHistogram.js';
+import { CompensatedSum } from '../../histogram/compensatedSum.js';
 import type { EvalContext } from './context.js';
 import { Grouper } from './grouping.js';
 import { metricNameOf, type Labels } from './labelset.js';
@@ -40,7 +41,7 @@ export function* floatInputFor(ctx: EvalContext, node: AggregateExpr, input: Ser
 interface HistogramGroup {
   key: string;
   labels: Labels;
-  sum: (FloatHistogram | undefined)[];
+  sum: (CompensatedSum | undefined)[];
   count: Float64Array;
   failed: Uint8Array;
   reset: Uint8Array;
@@ -87,15 +88,9 @@ export class HistogramSums {
       if (h.counterResetHint === CounterResetHint.CounterReset) g.reset[i] = 1;
       if (h.counterResetHint === CounterResetHint.NotCounterReset) g.notReset[i] = 1;
       if (g.failed[i] !== 0) continue;
-      const prior = g.sum[i];
-      if (prior === undefined) {
-        g.sum[i] = h;
-        continue;
-      }
+      const sum = (g.sum[i] ??= new CompensatedSum());
       try {
-        const r = combine(prior, h, 1);
-        if (r.boundsReconciled) this.ctx.histogramNotes.customBucketsReconciled('aggregation', pos);
-        g.sum[i] = r.histogram;
+        if (sum.add(h)?.boundsReconciled === true) this.ctx.histogramNotes.customBucketsReconciled('aggregation', pos);
       } catch (err) {
         if (!(err instanceof HistogramError)) throw err;
         this.ctx.histogramNotes.mixedExponentialAndCustom(metricNameOf(s.labels), pos);
@@ -132,7 +127,7 @@ export class HistogramSums {
           continue;
         }
         if (g.reset[i] !== 0 && g.notReset[i] !== 0) this.ctx.histogramNotes.counterResetCollision('aggregation', pos);
-        const sum = g.sum[i];
+        const sum = g.sum[i]?.result();
         if (g.failed[i] !== 0 || sum === undefined) continue;
         histograms[i] = compact(this.node.op === 'avg' ? divide(sum, g.count[i]) : sum);
         series.present[i] = 1;

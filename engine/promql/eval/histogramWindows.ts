@@ -21,6 +21,7 @@ import {
   usesCustomBuckets,
   type FloatHistogram,
 } from '../../histogram/floatHistogram.js';
+import { CompensatedSum } from '../../histogram/compensatedSum.js';
 import type { EvalContext } from './context.js';
 import type { HistogramOperation } from './histogramNotes.js';
 import { metricNameOf } from './labelset.js';
@@ -190,19 +191,24 @@ function sumOrAvg(average: boolean): HistogramWindowFn {
       notes.ctx.histogramNotes.mixedFloatsAndHistograms(notes.metricName, notes.pos);
       return null;
     }
-    let sum = w.hists[w.from]!;
-    let reset = sum.counterResetHint === CounterResetHint.CounterReset;
-    let notReset = sum.counterResetHint === CounterResetHint.NotCounterReset;
-    for (let i = w.from + 1; i < w.to; i++) {
+    const sum = new CompensatedSum();
+    let reset = false;
+    let notReset = false;
+    for (let i = w.from; i < w.to; i++) {
       const h = w.hists[i]!;
       reset ||= h.counterResetHint === CounterResetHint.CounterReset;
       notReset ||= h.counterResetHint === CounterResetHint.NotCounterReset;
-      const next = tryCombine(sum, h, 1, notes, 'aggregation');
-      if (next === null) return null;
-      sum = next;
+      try {
+        if (sum.add(h)?.boundsReconciled === true) notes.ctx.histogramNotes.customBucketsReconciled('aggregation', notes.pos);
+      } catch (err) {
+        if (!(err instanceof HistogramError)) throw err;
+        notes.ctx.histogramNotes.mixedExponentialAndCustom(notes.metricName, notes.pos);
+        return null;
+      }
     }
     if (reset && notReset) notes.ctx.histogramNotes.counterResetCollision('aggregation', notes.pos);
-    return average ? divide(sum, histograms) : sum;
+    const total = sum.result()!;
+    return average ? divide(total, histograms) : total;
   };
 }
 

@@ -152,3 +152,13 @@ describe('rendering for output', () => {
     });
   });
 });
+
+describe('compensated sums', () => {
+  it('keeps a small sum next to values that cancel out', async () => {
+    const { CompensatedSum } = await import('../../../engine/histogram/compensatedSum.js');
+    const acc = new CompensatedSum();
+    for (const sum of [3.1, 1e100, -1e100, 1.3]) acc.add(h(0, 0, [1], { sum }));
+    expect(acc.result()!.sum).toBeCloseTo(4.4, 12);
+    expect(acc.result()!.count).toBe(4);
+  });
+});
