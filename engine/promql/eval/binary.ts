@@ -98,10 +98,7 @@ function nameDropped(ctx: EvalContext, series: VectorSeries): { labels: Labels; 
  */
 export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: SeriesStream, scalar: Float64Array, scalarOnLeft: boolean): Generator<VectorSeries> {
   const op = node.op;
-  if (isTrimOp(op)) {
-    for (const series of vector) if (countPresent(series) > 0) noteTrimOnFloats(ctx, node);
-    return;
-  }
+  const trims = isTrimOp(op);
   const compare = isComparisonOp(op) ? comparisonFor(op) : undefined;
   const dropsName = changesMetricSchema(op) || node.returnBool;
   for (const series of vector) {
@@ -125,6 +122,11 @@ export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: Series
         else (histograms ??= new Array(n))[i] = r.histogram;
         present[i] = 1;
         points++;
+        continue;
+      }
+      if (trims) {
+        // Trimming applies to histogram buckets only.
+        noteTrimOnFloats(ctx, node);
         continue;
       }
       if (compare !== undefined) {

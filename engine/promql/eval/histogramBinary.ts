@@ -6,6 +6,7 @@
 import type { PositionRange } from '../../errors.js';
 import { combine, compact, CounterResetHint, divide, HistogramError, histogramsEqual, scale, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { BinaryOp } from '../ast.js';
+import { trimBuckets } from '../../histogram/trim.js';
 import type { EvalContext } from './context.js';
 
 /** HistogramElemResult is the outcome for one pair: the value to write and whether to keep it. */
@@ -34,6 +35,7 @@ export function histogramElem(
   if (ha !== undefined && hb === undefined) {
     if (op === '*') return { value: 0, histogram: compact(scale(ha, b)), keep: true };
     if (op === '/') return { value: 0, histogram: compact(divide(ha, b)), keep: true };
+    if (op === '</' || op === '>/') return { value: 0, histogram: trimBuckets(ha, b, op === '</'), keep: true };
     notes.incompatibleTypes(op, 'histogram', 'float', pos);
     return null;
   }
