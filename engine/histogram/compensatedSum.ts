@@ -9,6 +9,8 @@ import { combine, type CombineResult, type FloatHistogram } from './floatHistogr
 /** neumaier adds x to s, returning the new sum and the updated compensation. */
 function neumaier(s: number, x: number, c: number): [number, number] {
   const t = s + x;
+  // Past overflow the compensation means nothing (and would turn Inf into NaN).
+  if (!Number.isFinite(t)) return [t, c];
   if (Math.abs(s) >= Math.abs(x)) return [t, c + (s - t + x)];
   return [t, c + (x - t + s)];
 }
@@ -42,6 +44,7 @@ export class CompensatedSum {
   result(): FloatHistogram | undefined {
     const v = this.value;
     if (v === undefined) return undefined;
-    return { ...v, count: v.count + this.count, sum: v.sum + this.sum, zeroCount: v.zeroCount + this.zero };
+    const add = (x: number, c: number): number => (Number.isFinite(x) ? x + c : x);
+    return { ...v, count: add(v.count, this.count), sum: add(v.sum, this.sum), zeroCount: add(v.zeroCount, this.zero) };
   }
 }

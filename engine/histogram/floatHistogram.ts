@@ -327,10 +327,12 @@ function intersectBounds(a: Float64Array, b: Float64Array): Float64Array {
   return Float64Array.from(out);
 }
 
-/** boundsEqual compares custom bounds exactly. */
+/** customBoundsMatch compares custom bounds exactly (none and an empty list are the same). */
 export function customBoundsMatch(a: Float64Array | null, b: Float64Array | null): boolean {
   if (a === b) return true;
-  if (a === null || b === null || a.length !== b.length) return false;
+  a ??= EMPTY_COUNT;
+  b ??= EMPTY_COUNT;
+  if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }

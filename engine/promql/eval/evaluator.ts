@@ -8,7 +8,7 @@
  * modules.
  */
 import { EngineError } from '../../errors.js';
-import { scale } from '../../histogram/floatHistogram.js';
+import { CounterResetHint, scale, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { AggregateExpr, BinaryExpr, Expr, MatrixSelector, SubqueryExpr, UnaryExpr } from '../ast.js';
 import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
@@ -37,6 +37,15 @@ function broadcastSeries(series: VectorSeries, count: number): VectorSeries {
   return out;
 }
 
+/**
+ * withoutStoredHint forgets a counter hint read from storage: it was set relative to the
+ * stored predecessor, not to the previous subquery step, so resets are detected afresh.
+ */
+function withoutStoredHint(h: FloatHistogram | undefined): FloatHistogram | undefined {
+  if (h === undefined || h.counterResetHint === CounterResetHint.Gauge || h.counterResetHint === CounterResetHint.Unknown) return h;
+  return { ...h, counterResetHint: CounterResetHint.Unknown };
+}
+
 /** toRawSeries turns a subquery's step series into samples at the steps where it has values. */
 function toRawSeries(s: VectorSeries, times: Float64Array): RawSeries | null {
   const n = countPresent(s);
@@ -49,7 +58,7 @@ function toRawSeries(s: VectorSeries, times: Float64Array): RawSeries | null {
     if (s.present[i] === 0) continue;
     ts[k] = times[i];
     vals[k] = s.values[i];
-    if (hists !== undefined) hists[k] = s.histograms![i];
+    if (hists !== undefined) hists[k] = withoutStoredHint(s.histograms![i]);
     k++;
   }
   const raw: RawSeries = { labels: s.labels, ts, vals, dropName: s.dropName };
