@@ -14,7 +14,6 @@ import {
   classicHistogramOf,
   datePart,
   elementwise,
-  nativeHistogramOnly,
   queryScalar,
   relabelled,
   rounded,
@@ -27,6 +26,7 @@ import {
   vectorOf,
 } from './eval/calls.js';
 import { overWindows, wholeCall, type FunctionKernel } from './eval/functionKernel.js';
+import { histogramProperty } from './eval/histogramCalls.js';
 import { dayOfMonth, dayOfWeek, dayOfYear, daysInMonth, degrees, hourOf, minuteOf, monthOf, radians, sgn, yearOf } from './eval/functions.js';
 import {
   avgOverTimeKernel,
@@ -114,7 +114,7 @@ const STR: ValueType = 'string';
 /** The kernels shared by several rows; each reads the call's name where the rows differ. */
 const CLAMP = wholeCall(clamped);
 const CLASSIC_HISTOGRAM = wholeCall(classicHistogramOf);
-const NATIVE_HISTOGRAM_ONLY = wholeCall(nativeHistogramOnly);
+const HISTOGRAM_PROPERTY = wholeCall(histogramProperty);
 const RELABEL = wholeCall(relabelled);
 const SORT = wholeCall(sorted);
 
@@ -153,14 +153,14 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'exp', args: [V], returns: V, kernel: wholeCall(elementwise(Math.exp)), shard: 'perSeries' },
   { name: 'first_over_time', args: [M], returns: V, kernel: overWindows(firstOverTimeKernel, { keepsName: true }) },
   { name: 'floor', args: [V], returns: V, kernel: wholeCall(elementwise(Math.floor)), shard: 'perSeries' },
-  { name: 'histogram_avg', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
-  { name: 'histogram_count', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'histogram_avg', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
+  { name: 'histogram_count', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
   { name: 'histogram_fraction', args: [S, S, V], returns: V, kernel: CLASSIC_HISTOGRAM },
   { name: 'histogram_quantile', args: [S, V], returns: V, kernel: CLASSIC_HISTOGRAM },
   { name: 'histogram_quantiles', args: [V, STR, S, S], variadic: 9, returns: V, experimental: true, kernel: CLASSIC_HISTOGRAM },
-  { name: 'histogram_stddev', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
-  { name: 'histogram_stdvar', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
-  { name: 'histogram_sum', args: [V], returns: V, kernel: NATIVE_HISTOGRAM_ONLY },
+  { name: 'histogram_stddev', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
+  { name: 'histogram_stdvar', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
+  { name: 'histogram_sum', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
   { name: 'hour', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(hourOf)), shard: 'perSeries', readsEvaluationTime: true },
   { name: 'idelta', args: [M], returns: V, kernel: overWindows(ideltaKernel), shard: 'perSeries' },
   { name: 'increase', args: [M], returns: V, kernel: overWindows(increaseKernel, { notesNonCounter: true }), shard: 'perSeries' },

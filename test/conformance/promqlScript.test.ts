@@ -95,7 +95,10 @@ load 1m
   f 1 2 3
 
 eval instant at 1m h
-  {} 1
+  h {{schema:0 sum:1 count:1}}
+
+eval instant at 1m h
+  h {{schema:0 sum:2 count:1}}
 
 eval instant at 1m f
   f 2
@@ -105,14 +108,17 @@ eval instant at 1m label_replace(-f, "n", "$1", "__name__", "(.*)")
 `,
     );
     expect(outcomes.map((o) => [o.category, o.outcome])).toEqual([
-      ['native_histogram', 'unsupported'],
+      ['native_histogram', 'passed'],
+      ['native_histogram', 'failed'],
       ['float', 'passed'],
       // Reading the name after it was dropped works only with delayed name removal.
       ['experimental', 'passed'],
     ]);
     const summary = summarize(outcomes);
     expect(summary.categories.float).toEqual({ passed: 1, failed: 0, unsupported: 0 });
-    expect(formatSummary(summary).split('\n').at(-1)).toBe('2 passed, 0 failed');
+    expect(outcomes[1].detail).toContain('expected {{count:1 sum:2}} but got {{count:1 sum:1');
+    expect(summary.categories.native_histogram).toEqual({ passed: 1, failed: 1, unsupported: 0 });
+    expect(formatSummary(summary).split('\n').at(-1)).toBe('3 passed, 1 failed');
   });
 
   it('checks range mode and @ variants of instant evals', () => {

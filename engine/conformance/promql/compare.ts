@@ -7,8 +7,10 @@
 import { labelsKey, type Labels } from '../../storage/labels.js';
 import { compileRegex } from '../../regex/index.js';
 import { almostEqual } from '../../promql/eval/almost.js';
-import type { InstantValue, VectorSample } from '../../promql/eval/index.js';
-import type { SeriesColumns } from '../../storage/seriesColumns.js';
+import type { InstantValue, ResultSeries, VectorSample } from '../../promql/eval/index.js';
+import { compact, customBoundsMatch, toSpans, usesCustomBuckets, type FloatHistogram } from '../../histogram/floatHistogram.js';
+import { formatHistogram } from './histogramNotation.js';
+import type { SequenceValue } from './seriesDescription.js';
 import { formatLabels } from '../../storage/labels.js';
 import type { EvalCommand, ExpectedSeries, MessageMatcher } from './script.js';
 
@@ -73,6 +75,44 @@ function expectedByKey(expected: readonly ExpectedSeries[]): Map<string, Expecte
   return map;
 }
 
+/** bucketsMatch compares one side of two compacted histograms: same layout, counts within EPSILON. */
+function bucketsMatch(aI: Int32Array, aC: Float64Array, bI: Int32Array, bC: Float64Array): boolean {
+  if (aI.length !== bI.length) return false;
+  const aSpans = toSpans(aI);
+  const bSpans = toSpans(bI);
+  if (aSpans.length !== bSpans.length || aSpans.some((s, i) => s.offset !== bSpans[i].offset || s.length !== bSpans[i].length)) return false;
+  for (let i = 0; i < aC.length; i++) if (!floatsEqual(aC[i], bC[i])) return false;
+  return true;
+}
+
+/**
+ * histogramsMatch compares an expected and an actual histogram as the upstream runner does:
+ * both compacted, floats within EPSILON, the counter reset hint only when the test wrote it.
+ */
+export function histogramsMatch(expected: FloatHistogram, actual: FloatHistogram, hintSet: boolean): boolean {
+  const e = compact(expected);
+  const a = compact(actual);
+  if (e.schema !== a.schema || !floatsEqual(e.count, a.count) || !floatsEqual(e.sum, a.sum)) return false;
+  if (usesCustomBuckets(e) && !customBoundsMatch(e.customValues, a.customValues)) return false;
+  if (e.zeroThreshold !== a.zeroThreshold || !floatsEqual(e.zeroCount, a.zeroCount)) return false;
+  if (!bucketsMatch(e.negIndex, e.negCount, a.negIndex, a.negCount)) return false;
+  if (!bucketsMatch(e.posIndex, e.posCount, a.posIndex, a.posCount)) return false;
+  return !hintSet || e.counterResetHint === a.counterResetHint;
+}
+
+/** checkPoint compares one expected slot with an actual float or histogram; returns a reason or null. */
+function checkPoint(want: SequenceValue | undefined, value: number, histogram: FloatHistogram | undefined): string | null {
+  if (want !== undefined && want.kind === 'histogram') {
+    if (histogram === undefined) return `expected histogram ${formatHistogram(want.histogram)} but got float value ${value}`;
+    if (!histogramsMatch(want.histogram, histogram, want.hintSet)) return `expected ${formatHistogram(want.histogram)} but got ${formatHistogram(histogram)}`;
+    return null;
+  }
+  const expectedFloat = want === undefined || want.kind !== 'float' ? NaN : want.value;
+  if (histogram !== undefined) return `expected float value ${expectedFloat} but got histogram ${formatHistogram(histogram)}`;
+  if (!floatsEqual(expectedFloat, value)) return `expected ${expectedFloat} but got ${value}`;
+  return null;
+}
+
 function describeLabels(labels: Labels): string {
   return formatLabels(labels) || '{}';
 }
@@ -89,9 +129,8 @@ export function compareVector(cmd: EvalCommand, samples: readonly VectorSample[]
     if (cmd.ordered && exp.position !== pos + 1) {
       throw new Mismatch(`expected metric ${describeLabels(sample.labels)} at position ${exp.position} but was at ${pos + 1}`);
     }
-    const first = exp.values[0];
-    const want = first === undefined || first.kind !== 'float' ? NaN : first.value;
-    if (!floatsEqual(want, sample.value)) throw new Mismatch(`expected ${want} for ${describeLabels(sample.labels)} but got ${sample.value}`);
+    const problem = checkPoint(exp.values[0], sample.value, sample.histogram);
+    if (problem !== null) throw new Mismatch(`${problem} for ${describeLabels(sample.labels)}`);
     seen.add(key);
   });
   for (const [key, exp] of expected) {
@@ -100,7 +139,7 @@ export function compareVector(cmd: EvalCommand, samples: readonly VectorSample[]
 }
 
 /** compareMatrix checks range results point by point: one expected value per step from startMs. */
-export function compareMatrix(cmd: EvalCommand, series: readonly SeriesColumns[]): void {
+export function compareMatrix(cmd: EvalCommand, series: readonly ResultSeries[]): void {
   if (cmd.ordered) throw new Mismatch('expected ordered result, but query returned a matrix');
   if (cmd.expectScalar !== null) throw new Mismatch('expected scalar result, but got a matrix');
   const expected = expectedByKey(cmd.expected);
@@ -111,17 +150,13 @@ export function compareMatrix(cmd: EvalCommand, series: readonly SeriesColumns[]
     if (exp === undefined) throw new Mismatch(`unexpected metric ${describeLabels(s.labels)} in result, has ${s.values.length} points`);
     seen.add(key);
     const wantT: number[] = [];
-    const wantV: number[] = [];
+    const wantV: SequenceValue[] = [];
     exp.values.forEach((v, i) => {
       const t = cmd.startMs + i * cmd.stepMs;
       if (t > cmd.endMs) throw new Mismatch(`expected ${exp.values.length} points for ${describeLabels(exp.labels)}, but the query range cannot return this many`);
-      if (v.kind === 'float') {
-        wantT.push(t);
-        wantV.push(v.value);
-      } else if (v.kind === 'stale') {
-        wantT.push(t);
-        wantV.push(NaN);
-      }
+      if (v.kind === 'omitted') return;
+      wantT.push(t);
+      wantV.push(v);
     });
     if (wantT.length !== s.values.length) {
       throw new Mismatch(
@@ -133,9 +168,8 @@ export function compareMatrix(cmd: EvalCommand, series: readonly SeriesColumns[]
       if (wantT[i] !== s.timestampsMs[i]) {
         throw new Mismatch(`expected point ${i} of ${describeLabels(exp.labels)} at ${wantT[i]}, got ${s.timestampsMs[i]}`);
       }
-      if (!floatsEqual(wantV[i], s.values[i])) {
-        throw new Mismatch(`expected ${wantV[i]} at t=${wantT[i]} for ${describeLabels(exp.labels)}, got ${s.values[i]}`);
-      }
+      const problem = checkPoint(wantV[i], s.values[i], s.histograms?.[i]);
+      if (problem !== null) throw new Mismatch(`${problem} at t=${wantT[i]} for ${describeLabels(exp.labels)}`);
     }
   }
   for (const [key, exp] of expected) {

@@ -19,9 +19,14 @@ import {
 import { sortLabels, type Labels } from '../../storage/labels.js';
 import { bucketBound } from '../../promql/eval/classicHistogram.js';
 import { compileMatchers, matchesAll } from '../../storage/matchers.js';
-import { MetricHead } from '../../storage/metricHead.js';
+import { MetricHead, type MetricQuerier } from '../../storage/metricHead.js';
+import { HistogramQuerier } from '../../histogram/histogramQuerier.js';
+import { storedHints } from '../../histogram/storedHints.js';
+import { classicToNhcb } from './nhcb.js';
 import { checkAnnotations, compareInstant, compareVector, matchesMessage, Mismatch } from './compare.js';
 import { parseScript, type EvalCommand, type LoadCommand } from './script.js';
+import type { SequenceValue } from './seriesDescription.js';
+import { staleMarkerArray } from '../../storage/staleness.js';
 
 /** Category groups evals by what they exercise. */
 export type Category = 'float' | 'native_histogram' | 'experimental';
@@ -80,13 +85,16 @@ function nhcbSeriesOf(labels: Labels): Labels | null {
 /** TestData is what the loads so far have stored. */
 class TestData {
   head = new MetricHead();
-  /** nativeSeries are series described with native histogram values; they are not loaded. */
+  /** querier reads the float head and the series holding native histograms. */
+  querier = new HistogramQuerier(this.head);
+  /** nativeSeries are the series holding native histogram samples. */
   nativeSeries: Labels[] = [];
   /** startTimestampSeries carry start timestamps, which the engine does not read yet. */
   startTimestampSeries: Labels[] = [];
 
   clear(): void {
     this.head = new MetricHead();
+    this.querier = new HistogramQuerier(this.head);
     this.nativeSeries = [];
     this.startTimestampSeries = [];
   }
@@ -94,12 +102,8 @@ class TestData {
   load(cmd: LoadCommand): void {
     this.startTimestampSeries.push(...cmd.startTimestampSeries);
     for (const series of cmd.series) {
-      if (cmd.withNhcb) {
-        const native = nhcbSeriesOf(series.labels);
-        if (native !== null) this.nativeSeries.push(native);
-      }
       if (series.values.some((v) => v.kind === 'histogram')) {
-        this.nativeSeries.push(series.labels);
+        this.loadMixed(series.labels, series.values, cmd.intervalMs);
         continue;
       }
       const ts: number[] = [];
@@ -119,6 +123,30 @@ class TestData {
         stale: Uint8Array.from(stale),
       });
     }
+    if (cmd.withNhcb) {
+      for (const native of classicToNhcb(cmd.series, cmd.intervalMs, nhcbSeriesOf)) {
+        this.nativeSeries.push(native.labels);
+        this.querier.add(native);
+      }
+    }
+  }
+
+  /** loadMixed stores a series with histogram samples (and maybe floats and staleness markers). */
+  private loadMixed(labels: Labels, values: readonly SequenceValue[], intervalMs: number): void {
+    const ts: number[] = [];
+    const kept = values.filter((v) => v.kind !== 'omitted');
+    values.forEach((v, i) => {
+      if (v.kind !== 'omitted') ts.push(i * intervalMs);
+    });
+    const vals = new Float64Array(kept.length);
+    const marker = staleMarkerArray();
+    kept.forEach((v, i) => {
+      if (v.kind === 'float') vals[i] = v.value;
+      else if (v.kind === 'stale') vals.set(marker, i);
+    });
+    const histograms = storedHints(kept.map((v) => (v.kind === 'histogram' ? v.histogram : undefined)));
+    this.nativeSeries.push(labels);
+    this.querier.add({ labels: { ...labels }, timestampsMs: Float64Array.from(ts), values: vals, histograms });
   }
 
   /** readsNativeSeries tells whether any selector of `expr` matches a native histogram series. */
@@ -228,7 +256,7 @@ function checkFailure(cmd: EvalCommand, err: unknown): void {
 }
 
 /** runInstantCase runs one instant evaluation (original or pinned variant) with all its checks. */
-function runInstantCase(cmd: EvalCommand, expr: Expr, evalMs: number, querier: MetricHead, options: EvalOptions): void {
+function runInstantCase(cmd: EvalCommand, expr: Expr, evalMs: number, querier: MetricQuerier, options: EvalOptions): void {
   let result;
   try {
     result = evaluateInstant(expr, querier, evalMs, options);
@@ -253,7 +281,12 @@ function runInstantCase(cmd: EvalCommand, expr: Expr, evalMs: number, querier: M
   const vector: VectorSample[] = [];
   for (const s of range.series) {
     const i = s.timestampsMs.indexOf(evalMs);
-    if (i >= 0) vector.push({ labels: s.labels, timestampMs: evalMs, value: s.values[i] });
+    if (i >= 0) {
+      const sample: VectorSample = { labels: s.labels, timestampMs: evalMs, value: s.values[i] };
+      const histogram = s.histograms?.[i];
+      if (histogram !== undefined) sample.histogram = histogram;
+      vector.push(sample);
+    }
   }
   try {
     if (result.value.type === 'scalar') {
@@ -269,7 +302,7 @@ function runInstantCase(cmd: EvalCommand, expr: Expr, evalMs: number, querier: M
 }
 
 /** runRangeCase runs a range evaluation with its checks. */
-function runRangeCase(cmd: EvalCommand, expr: Expr, querier: MetricHead, options: EvalOptions): void {
+function runRangeCase(cmd: EvalCommand, expr: Expr, querier: MetricQuerier, options: EvalOptions): void {
   let result;
   try {
     result = evaluateRange(expr, querier, cmd.startMs, cmd.endMs, cmd.stepMs, options);
@@ -294,17 +327,17 @@ function runEval(cmd: EvalCommand, expr: Expr, data: TestData, options: EvalOpti
   try {
     if (cmd.parseError !== null) throw new Mismatch(cmd.parseError);
     if (cmd.instant) {
-      runInstantCase(cmd, expr, cmd.evalMs, data.head, options);
+      runInstantCase(cmd, expr, cmd.evalMs, data.querier, options);
       for (const variant of atModifierVariants(expr, cmd.evalMs)) {
         try {
-          runInstantCase(cmd, variant.expr, variant.evalMs, data.head, options);
+          runInstantCase(cmd, variant.expr, variant.evalMs, data.querier, options);
         } catch (err) {
           if (err instanceof Mismatch) throw new Mismatch(`with @ ${variant.evalMs}ms: ${err.message}`);
           throw err;
         }
       }
     } else {
-      runRangeCase(cmd, expr, data.head, options);
+      runRangeCase(cmd, expr, data.querier, options);
     }
     return { outcome: 'passed', detail: '' };
   } catch (err) {
@@ -327,11 +360,7 @@ function evaluateCommand(file: string, cmd: EvalCommand, data: TestData): EvalOu
     const expected = cmd.fail !== null && matchesMessage(cmd.fail, errorMessage(err));
     return { ...base, category, outcome: expected ? 'passed' : 'failed', detail: expected ? '' : `parse error: ${errorMessage(err)}` };
   }
-  if (data.readsNativeSeries(expr)) {
-    if (category === 'float') category = 'native_histogram';
-    return { ...base, category, outcome: 'unsupported', detail: 'native histograms are not supported' };
-  }
-  if (category === 'native_histogram') return { ...base, category, outcome: 'unsupported', detail: 'native histograms are not supported' };
+  if (data.readsNativeSeries(expr) && category === 'float') category = 'native_histogram';
   if (data.readsStartTimestamps(expr)) return { ...base, category: 'experimental', outcome: 'unsupported', detail: 'start timestamps are not supported' };
   const eager = runEval(cmd, expr, data, { delayedNameRemoval: false });
   if (eager.outcome !== 'failed') return { ...base, category, ...eager };

@@ -3,14 +3,21 @@
  * metric part is a name and/or a braced label set; the values expand Prometheus' notation:
  * `_` (no sample), `_xN` (N empty slots), `stale` (a staleness marker), `AxN` (N+1 copies of A),
  * `A+BxN` / `A-BxN` (N+1 values from A stepping by B). Native histogram values (`{{...}}`) are
- * recognised so callers can set such series aside.
+ * read by histogramNotation.ts.
  */
 import { unquoteGoString } from '../../common/quote.js';
 import { parseNumberText } from '../../promql/numbers.js';
 import { sortLabels, type Labels } from '../../storage/labels.js';
+import type { FloatHistogram } from '../../histogram/floatHistogram.js';
+import { expandHistogramItem, HistogramNotationError } from './histogramNotation.js';
 
 /** SequenceValue is one slot of a series: a number, a staleness marker, nothing, or a native histogram. */
-export type SequenceValue = { kind: 'float'; value: number } | { kind: 'stale' } | { kind: 'omitted' } | { kind: 'histogram' };
+export type SequenceValue =
+  | { kind: 'float'; value: number }
+  | { kind: 'stale' }
+  | { kind: 'omitted' }
+  /** hintSet: the counter reset hint was written out, so a comparison must check it. */
+  | { kind: 'histogram'; histogram: FloatHistogram; hintSet: boolean };
 
 /** SeriesDescription is a parsed description line. */
 export interface SeriesDescription {
@@ -102,11 +109,14 @@ function splitValueItems(text: string): string[] {
   return items;
 }
 
-/** expandHistogramItem counts the slots of a histogram item: `{{..}}`, `{{..}}xN`, `{{..}}+{{..}}xN`. */
-function expandHistogramItem(item: string): SequenceValue[] {
-  const repeat = /x(\d+)$/.exec(item);
-  const slots = repeat === null ? 1 : Number(repeat[1]) + 1;
-  return Array.from({ length: slots }, () => ({ kind: 'histogram' }) as const);
+/** histogramSlots expands a histogram item into slots, reporting notation errors as description errors. */
+function histogramSlots(item: string): SequenceValue[] {
+  try {
+    return expandHistogramItem(item).map((h) => ({ kind: 'histogram', histogram: h.histogram, hintSet: h.hintSet }) as const);
+  } catch (err) {
+    if (err instanceof HistogramNotationError) throw new SeriesDescriptionError(err.message);
+    throw err;
+  }
 }
 
 /** readQuoted reads a Go string literal starting at `i`; returns its value and the index after it. */
@@ -186,7 +196,7 @@ export function parseSeriesDescription(line: string): SeriesDescription {
   const { labels, end } = parseMetric(text);
   const values: SequenceValue[] = [];
   for (const item of splitValueItems(text.slice(end))) {
-    if (item.includes('{{')) values.push(...expandHistogramItem(item));
+    if (item.includes('{{')) values.push(...histogramSlots(item));
     else values.push(...expandItem(item));
   }
   return { labels, values };

@@ -177,6 +177,8 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
     }
     out.values[step] = input[s].values[step];
     out.present[step] = 1;
+    const histogram = input[s].histograms?.[step];
+    if (histogram !== undefined) (out.histograms ??= new Array(grid.count))[step] = histogram;
     if (grid.count === 1) ordered.push(out);
   };
   for (let step = 0; step < grid.count; step++) {

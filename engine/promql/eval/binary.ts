@@ -24,7 +24,9 @@ import {
   withLabel,
   type Labels,
 } from './labelset.js';
-import { countPresent, type SeriesStream, type VectorSeries } from './series.js';
+import { countPresent, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
+import type { FloatHistogram } from '../../histogram/floatHistogram.js';
+import { histogramElem } from './histogramBinary.js';
 
 /** changesMetricSchema tells whether the operator's result no longer measures the input metric. */
 export function changesMetricSchema(op: BinaryOp): boolean {
@@ -96,10 +98,7 @@ function nameDropped(ctx: EvalContext, series: VectorSeries): { labels: Labels; 
  */
 export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: SeriesStream, scalar: Float64Array, scalarOnLeft: boolean): Generator<VectorSeries> {
   const op = node.op;
-  if (isTrimOp(op)) {
-    for (const series of vector) if (countPresent(series) > 0) noteTrimOnFloats(ctx, node);
-    return;
-  }
+  const trims = isTrimOp(op);
   const compare = isComparisonOp(op) ? comparisonFor(op) : undefined;
   const dropsName = changesMetricSchema(op) || node.returnBool;
   for (const series of vector) {
@@ -107,6 +106,7 @@ export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: Series
     const n = series.present.length;
     const values = new Float64Array(n);
     const present = new Uint8Array(n);
+    let histograms: HistogramSlots | undefined;
     let points = 0;
     for (let i = 0; i < n; i++) {
       if (series.present[i] === 0) continue;
@@ -114,6 +114,21 @@ export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: Series
       const s = scalar[i];
       const a = scalarOnLeft ? s : v;
       const b = scalarOnLeft ? v : s;
+      const h = series.histograms?.[i];
+      if (h !== undefined) {
+        const r = histogramElem(ctx, op, a, scalarOnLeft ? undefined : h, b, scalarOnLeft ? h : undefined, node.pos);
+        if (r === null || (!r.keep && !node.returnBool)) continue;
+        if (node.returnBool) values[i] = r.keep ? 1 : 0;
+        else (histograms ??= new Array(n))[i] = r.histogram;
+        present[i] = 1;
+        points++;
+        continue;
+      }
+      if (trims) {
+        // Trimming applies to histogram buckets only.
+        noteTrimOnFloats(ctx, node);
+        continue;
+      }
       if (compare !== undefined) {
         const keep = compare(a, b);
         if (node.returnBool) values[i] = keep ? 1 : 0;
@@ -129,7 +144,9 @@ export function* vectorScalar(ctx: EvalContext, node: BinaryExpr, vector: Series
     if (points === 0) continue;
     ctx.holdSamples(points);
     const named = dropsName ? nameDropped(ctx, series) : { labels: series.labels, dropName: series.dropName };
-    yield { labels: named.labels, values, present, dropName: named.dropName };
+    const out: VectorSeries = { labels: named.labels, values, present, dropName: named.dropName };
+    if (histograms !== undefined) out.histograms = histograms;
+    yield out;
   }
 }
 
@@ -161,10 +178,11 @@ class OutputCollector {
     return out;
   }
 
-  write(out: VectorSeries, step: number, value: number): void {
+  write(out: VectorSeries, step: number, value: number, histogram?: FloatHistogram): void {
     if (out.present[step] !== 0) throw evalError(DUPLICATE_LABELSET);
     out.present[step] = 1;
     out.values[step] = value;
+    if (histogram !== undefined) (out.histograms ??= new Array(this.count))[step] = histogram;
   }
 
   /** nonEmpty drops series that never received a value. */
@@ -213,11 +231,11 @@ export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: VectorSeri
       for (let l = 0; l < lhs.length; l++) {
         if (lhs[l].present[step] === 0) continue;
         mark[left[l]] = 1;
-        collector.write(leftOut[l], step, lhs[l].values[step]);
+        collector.write(leftOut[l], step, lhs[l].values[step], lhs[l].histograms?.[step]);
       }
       for (let r = 0; r < rhs.length; r++) {
         if (rhs[r].present[step] === 0 || mark[right[r]] !== 0) continue;
-        collector.write(rightOut[r], step, rhs[r].values[step]);
+        collector.write(rightOut[r], step, rhs[r].values[step], rhs[r].histograms?.[step]);
       }
       continue;
     }
@@ -226,7 +244,7 @@ export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: VectorSeri
     for (let l = 0; l < lhs.length; l++) {
       if (lhs[l].present[step] === 0) continue;
       if ((mark[left[l]] !== 0) !== wantMatch) continue;
-      collector.write(leftOut[l], step, lhs[l].values[step]);
+      collector.write(leftOut[l], step, lhs[l].values[step], lhs[l].histograms?.[step]);
     }
   }
   return settle(ctx, collector.nonEmpty(), lhs, rhs);
@@ -313,7 +331,16 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
       const b = swapped ? manyValue : oneValue;
       let value: number;
       let keep = true;
-      if (compare !== undefined) {
+      const hm = many[m].histograms?.[step];
+      const ho = one[o].histograms?.[step];
+      let histogram: FloatHistogram | undefined;
+      if (hm !== undefined || ho !== undefined) {
+        const r = histogramElem(ctx, op, a, swapped ? ho : hm, b, swapped ? hm : ho, node.pos);
+        if (r === null) continue;
+        keep = r.keep;
+        value = node.returnBool ? (keep ? 1 : 0) : r.value;
+        if (!node.returnBool) histogram = r.histogram;
+      } else if (compare !== undefined) {
         keep = compare(a, b);
         value = node.returnBool ? (keep ? 1 : 0) : a;
       } else {
@@ -330,7 +357,7 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
         seen.add(out);
       }
       if (!keep && !node.returnBool) continue;
-      collector.write(out, step, value);
+      collector.write(out, step, value, histogram);
     }
   }
   return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);

@@ -6,7 +6,8 @@
  */
 import type { Call, Expr, MatrixSelector, SubqueryExpr } from '../ast.js';
 import { absent, absentOverTime } from './absent.js';
-import { classicHistogram, quantileWarning } from './classicHistogram.js';
+import { classicHistogram, quantileWarning, type ClassicHistogramFn } from './classicHistogram.js';
+import { nativeHistogramResults, splitHistogramInput } from './histogramCalls.js';
 import type { EvalContext } from './context.js';
 import { distinctPerStep } from './dedupe.js';
 import type { CallEvaluator } from './functionKernel.js';
@@ -134,23 +135,26 @@ function evalHistogramCall(ev: NodeEvaluator, node: Call, args: readonly Expr[],
     case 'histogram_quantile': {
       const q = ev.evalScalar(args[0], grid);
       warnInvalidQuantiles(ev, q, args[0]);
-      const input = materialize(ev.evalVector(args[1], grid));
-      return classicHistogram(ctx, { kind: 'quantile', q }, input, grid, args[1].pos);
+      return bothHistogramKinds(ev, { kind: 'quantile', q }, args[1], grid);
     }
     case 'histogram_quantiles': {
       const label = ev.evalString(args[1]);
       const qs = args.slice(2).map((a) => ev.evalScalar(a, grid));
       qs.forEach((q, k) => warnInvalidQuantiles(ev, q, args[k + 2]));
-      const input = materialize(ev.evalVector(args[0], grid));
-      return classicHistogram(ctx, { kind: 'quantiles', label, qs }, input, grid, args[0].pos);
+      return bothHistogramKinds(ev, { kind: 'quantiles', label, qs }, args[0], grid);
     }
     default: {
       const lower = ev.evalScalar(args[0], grid);
       const upper = ev.evalScalar(args[1], grid);
-      const input = materialize(ev.evalVector(args[2], grid));
-      return classicHistogram(ctx, { kind: 'fraction', lower, upper }, input, grid, args[2].pos);
+      return bothHistogramKinds(ev, { kind: 'fraction', lower, upper }, args[2], grid);
     }
   }
+}
+
+/** bothHistogramKinds evaluates `fn` over the native histograms and the classic bucket series of `arg`. */
+function bothHistogramKinds(ev: NodeEvaluator, fn: ClassicHistogramFn, arg: Expr, grid: StepGrid): VectorSeries[] {
+  const { classic, native } = splitHistogramInput(ev.ctx, materialize(ev.evalMixedVector(arg, grid)), arg.pos);
+  return [...nativeHistogramResults(ev.ctx, fn, native, grid, arg.pos), ...classicHistogram(ev.ctx, fn, classic, grid, arg.pos)];
 }
 
 /** clampFunction evaluates clamp, clamp_min and clamp_max; a step whose max is below its min yields nothing. */
@@ -189,12 +193,12 @@ export const vectorOf: CallEvaluator = (ev, _node, args, grid) => constantVector
 export const scalarOfVector: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'scalar', values: scalarOf(ev, ev.evalVector(args[0], grid), grid) });
 
 /** absentOf is absent(). */
-export const absentOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vector', series: absent(ev.ctx, ev.evalVector(args[0], grid), args[0], grid) });
+export const absentOf: CallEvaluator = (ev, _node, args, grid) => ({ kind: 'vector', series: absent(ev.ctx, ev.evalMixedVector(args[0], grid), args[0], grid) });
 
 /** absentOverTimeOf is absent_over_time(): it looks across the series of its range, so it is no window kernel. */
 export const absentOverTimeOf: CallEvaluator = (ev, _node, args, grid) => {
   const rangeArg = args[0] as MatrixSelector | SubqueryExpr;
-  return { kind: 'vector', series: absentOverTime(ev.ctx, ev.rangeInput(rangeArg, grid), rangeArg, grid) };
+  return { kind: 'vector', series: absentOverTime(ev.ctx, ev.rangeInput(rangeArg, grid, true), rangeArg, grid) };
 };
 
 /** timestampOf is timestamp(). */
@@ -235,12 +239,6 @@ export function datePart(field: (d: Date) => number): CallEvaluator {
     return { kind: 'vector', series: ev.maybeDistinct(mapValues(ev, ev.evalVector(args[0], grid), () => ofSeconds)) };
   };
 }
-
-/** nativeHistogramOnly reads only native histograms, which are not stored yet: floats yield nothing. */
-export const nativeHistogramOnly: CallEvaluator = (ev, _node, args, grid) => {
-  for (const s of ev.evalVector(args[0], grid)) ev.ctx.releaseSamples(countPresent(s));
-  return { kind: 'vector', series: [] };
-};
 
 /** unsupported rejects a function that needs a feature this engine does not have yet. */
 export function unsupported(feature: string): CallEvaluator {

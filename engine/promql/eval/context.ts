@@ -6,6 +6,7 @@
 import { EngineError } from '../../errors.js';
 import type { MetricQuerier } from '../../storage/metricHead.js';
 import { Annotations } from './annotations.js';
+import { HistogramNotes } from './histogramNotes.js';
 import {
   DEFAULT_LOOKBACK_DELTA_MS,
   DEFAULT_MAX_SAMPLES,
@@ -33,6 +34,8 @@ export class EvalContext {
   readonly noStepSubqueryIntervalMs: number;
   readonly delayedNameRemoval: boolean;
   readonly annotations = new Annotations();
+  /** histogramNotes raises the native histogram annotations on `annotations`. */
+  readonly histogramNotes = new HistogramNotes(this.annotations);
   /** queryStartMs and queryEndMs resolve `@ start()` and `@ end()`, also inside subqueries. */
   readonly queryStartMs: number;
   readonly queryEndMs: number;

@@ -62,7 +62,7 @@ export function mergeSameLabels(series: VectorSeries[]): VectorSeries[] {
     let dest = out[slot.index];
     if (!slot.owned) {
       // Copy before writing: the first series' arrays may be shared with another operator.
-      dest = { labels: dest.labels, values: dest.values.slice(), present: dest.present.slice(), dropName: dest.dropName };
+      dest = { labels: dest.labels, values: dest.values.slice(), present: dest.present.slice(), dropName: dest.dropName, histograms: dest.histograms?.slice() };
       out[slot.index] = dest;
       slot.owned = true;
     }
@@ -71,6 +71,8 @@ export function mergeSameLabels(series: VectorSeries[]): VectorSeries[] {
       if (dest.present[i] !== 0) throw evalError(DUPLICATE_LABELSET);
       dest.present[i] = 1;
       dest.values[i] = s.values[i];
+      const h = s.histograms?.[i];
+      if (h !== undefined) (dest.histograms ??= new Array(s.present.length))[i] = h;
     }
   }
   return out;

@@ -8,10 +8,12 @@
  * modules.
  */
 import { EngineError } from '../../errors.js';
+import { CounterResetHint, scale, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { AggregateExpr, BinaryExpr, Expr, MatrixSelector, SubqueryExpr, UnaryExpr } from '../ast.js';
 import { valueTypeOf } from '../ast.js';
 import { aggregateCountValues, aggregateFolding } from './aggregate.js';
 import { aggregateSelect } from './aggregateK.js';
+import { floatInputFor, HistogramSums } from './histogramAggregate.js';
 import { scalarScalar, setOperation, vectorScalar, vectorVector } from './binary.js';
 import { evalCall } from './callDispatch.js';
 import { TOO_MANY_SAMPLES, type EvalContext } from './context.js';
@@ -19,7 +21,7 @@ import { distinctPerStep } from './dedupe.js';
 import { instantGrid, makeGrid, stepTimes, type StepGrid } from './grid.js';
 import { dropMetricName, type Labels } from './labelset.js';
 import { referenceTimes, selectInstant, selectRange, windowBounds } from './selectors.js';
-import { countPresent, materialize, type RawSeries, type SeriesStream, type VectorSeries } from './series.js';
+import { countPresent, floatsOnly, materialize, rawFloatsOnly, type HistogramSlots, type RawSeries, type SeriesStream, type VectorSeries } from './series.js';
 import { unwrapParens } from './stepInvariant.js';
 import type { NodeEvaluator, RangeInput, Value } from './value.js';
 
@@ -29,7 +31,19 @@ export type { Value } from './value.js';
 function broadcastSeries(series: VectorSeries, count: number): VectorSeries {
   const values = new Float64Array(count).fill(series.values[0]);
   const present = new Uint8Array(count).fill(series.present[0]);
-  return { labels: series.labels, values, present, dropName: series.dropName };
+  const out: VectorSeries = { labels: series.labels, values, present, dropName: series.dropName };
+  const h = series.histograms?.[0];
+  if (h !== undefined) out.histograms = new Array<typeof h>(count).fill(h);
+  return out;
+}
+
+/**
+ * withoutStoredHint forgets a counter hint read from storage: it was set relative to the
+ * stored predecessor, not to the previous subquery step, so resets are detected afresh.
+ */
+function withoutStoredHint(h: FloatHistogram | undefined): FloatHistogram | undefined {
+  if (h === undefined || h.counterResetHint === CounterResetHint.Gauge || h.counterResetHint === CounterResetHint.Unknown) return h;
+  return { ...h, counterResetHint: CounterResetHint.Unknown };
 }
 
 /** toRawSeries turns a subquery's step series into samples at the steps where it has values. */
@@ -38,14 +52,18 @@ function toRawSeries(s: VectorSeries, times: Float64Array): RawSeries | null {
   if (n === 0) return null;
   const ts = new Float64Array(n);
   const vals = new Float64Array(n);
+  const hists: HistogramSlots | undefined = s.histograms === undefined ? undefined : new Array(n);
   let k = 0;
   for (let i = 0; i < s.present.length; i++) {
     if (s.present[i] === 0) continue;
     ts[k] = times[i];
     vals[k] = s.values[i];
+    if (hists !== undefined) hists[k] = withoutStoredHint(s.histograms![i]);
     k++;
   }
-  return { labels: s.labels, ts, vals, dropName: s.dropName };
+  const raw: RawSeries = { labels: s.labels, ts, vals, dropName: s.dropName };
+  if (hists !== undefined) raw.hists = hists;
+  return raw;
 }
 
 /** Evaluator walks one query's tree; the step-invariant nodes are evaluated once and repeated. */
@@ -87,6 +105,10 @@ export class Evaluator implements NodeEvaluator {
   }
 
   evalVector(node: Expr, grid: StepGrid): SeriesStream {
+    return floatsOnly(this.evalMixedVector(node, grid));
+  }
+
+  evalMixedVector(node: Expr, grid: StepGrid): SeriesStream {
     const v = this.eval(node, grid);
     if (v.kind !== 'vector') throw new Error(`expected an instant vector from ${node.type}`);
     return v.series;
@@ -138,13 +160,29 @@ export class Evaluator implements NodeEvaluator {
     if (inner.kind !== 'vector') throw new Error('unary minus on a non-numeric value');
     const source = inner.series;
     const negate = function* (ev: Evaluator): Generator<VectorSeries> {
-      for (const s of source) yield { labels: ev.dropName(s.labels), values: s.values.map((v) => -v), present: s.present, dropName: true };
+      for (const s of source) {
+        const out: VectorSeries = { labels: ev.dropName(s.labels), values: s.values.map((v) => -v), present: s.present, dropName: true };
+        if (s.histograms !== undefined) out.histograms = s.histograms.map((h) => (h === undefined ? undefined : scale(h, -1)));
+        yield out;
+      }
     };
     return { kind: 'vector', series: this.maybeDistinct(negate(this)) };
   }
 
   /** rangeInput evaluates a matrix selector or subquery into raw series plus per-step window ends. */
-  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RangeInput {
+  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms = false): RangeInput {
+    const input = this.mixedRangeInput(node, grid);
+    if (withHistograms) return input;
+    const series: RawSeries[] = [];
+    for (const s of input.series) {
+      const floats = rawFloatsOnly(s);
+      if (floats !== null) series.push(floats);
+    }
+    return { ...input, series };
+  }
+
+  /** mixedRangeInput reads a range argument's samples, floats and histograms alike. */
+  private mixedRangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RangeInput {
     if (node.type === 'MatrixSelector') {
       const vs = node.selector;
       const refs = referenceTimes(this.ctx, grid, vs.at, vs.offsetMs);
@@ -164,7 +202,7 @@ export class Evaluator implements NodeEvaluator {
     const subGrid = makeGrid(start, end, step);
     const times = stepTimes(subGrid);
     const series: RawSeries[] = [];
-    for (const s of this.evalVector(node.expr, subGrid)) {
+    for (const s of this.evalMixedVector(node.expr, subGrid)) {
       const raw = toRawSeries(s, times);
       if (raw !== null) series.push(raw);
     }
@@ -173,14 +211,16 @@ export class Evaluator implements NodeEvaluator {
 
   /** topLevelMatrix evaluates a range vector returned as an instant query's result. */
   private topLevelMatrix(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RawSeries[] {
-    const input = this.rangeInput(node, grid);
+    const input = this.rangeInput(node, grid, true);
     const out: RawSeries[] = [];
     const lo = new Int32Array(1);
     const hi = new Int32Array(1);
     for (const s of input.series) {
       windowBounds(s.ts, input.refs.subarray(0, 1), input.rangeMs, lo, hi);
       if (hi[0] <= lo[0]) continue;
-      out.push({ labels: s.labels, ts: s.ts.slice(lo[0], hi[0]), vals: s.vals.slice(lo[0], hi[0]), dropName: s.dropName });
+      const raw: RawSeries = { labels: s.labels, ts: s.ts.slice(lo[0], hi[0]), vals: s.vals.slice(lo[0], hi[0]), dropName: s.dropName };
+      if (s.hists !== undefined) raw.hists = s.hists.slice(lo[0], hi[0]);
+      out.push(raw);
     }
     return out;
   }
@@ -197,14 +237,19 @@ export class Evaluator implements NodeEvaluator {
       case 'limitk':
       case 'limit_ratio': {
         const param = this.evalScalar(unwrapParens(node.param!), grid);
-        return aggregateSelect(this.ctx, node, this.evalVector(expr, grid), grid, param);
+        return aggregateSelect(this.ctx, node, floatInputFor(this.ctx, node, this.evalMixedVector(expr, grid)), grid, param);
       }
       case 'quantile': {
         const q = this.evalScalar(unwrapParens(node.param!), grid);
-        return aggregateFolding(this.ctx, node, this.evalVector(expr, grid), grid, q);
+        return aggregateFolding(this.ctx, node, floatInputFor(this.ctx, node, this.evalMixedVector(expr, grid)), grid, q);
+      }
+      case 'sum':
+      case 'avg': {
+        const sums = new HistogramSums(this.ctx, node, grid.count);
+        return sums.merge(aggregateFolding(this.ctx, node, sums.split(this.evalMixedVector(expr, grid)), grid, null));
       }
       default:
-        return aggregateFolding(this.ctx, node, this.evalVector(expr, grid), grid, null);
+        return aggregateFolding(this.ctx, node, floatInputFor(this.ctx, node, this.evalMixedVector(expr, grid)), grid, null);
     }
   }
 
@@ -215,17 +260,17 @@ export class Evaluator implements NodeEvaluator {
       return { kind: 'scalar', values: scalarScalar(node.op, this.evalScalar(node.lhs, grid), this.evalScalar(node.rhs, grid)) };
     }
     if (lt === 'vector' && rt === 'scalar') {
-      const vector = this.evalVector(node.lhs, grid);
+      const vector = this.evalMixedVector(node.lhs, grid);
       const scalar = this.evalScalar(node.rhs, grid);
       return { kind: 'vector', series: this.maybeDistinct(vectorScalar(this.ctx, node, vector, scalar, false)) };
     }
     if (lt === 'scalar' && rt === 'vector') {
       const scalar = this.evalScalar(node.lhs, grid);
-      const vector = this.evalVector(node.rhs, grid);
+      const vector = this.evalMixedVector(node.rhs, grid);
       return { kind: 'vector', series: this.maybeDistinct(vectorScalar(this.ctx, node, vector, scalar, true)) };
     }
-    const lhs = materialize(this.evalVector(node.lhs, grid));
-    const rhs = materialize(this.evalVector(node.rhs, grid));
+    const lhs = materialize(this.evalMixedVector(node.lhs, grid));
+    const rhs = materialize(this.evalMixedVector(node.rhs, grid));
     if (node.op === 'and' || node.op === 'or' || node.op === 'unless') {
       return { kind: 'vector', series: setOperation(this.ctx, node, lhs, rhs, grid) };
     }

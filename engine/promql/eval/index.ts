@@ -13,10 +13,10 @@ import { mergeSameLabels, DUPLICATE_LABELSET } from './dedupe.js';
 import { Evaluator } from './evaluator.js';
 import { instantGrid, makeGrid, stepTime } from './grid.js';
 import { dropMetricName, labelsKey, sortByLabels } from './labelset.js';
-import { materialize, type VectorSeries } from './series.js';
+import { hasHistograms, materialize, type VectorSeries } from './series.js';
+import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 import { stepInvariantNodes } from './stepInvariant.js';
-import type { SeriesColumns } from '../../storage/seriesColumns.js';
-import type { EvalOptions, InstantResult, RangeResult } from './types.js';
+import type { EvalOptions, InstantResult, RangeResult, ResultSeries, VectorSample } from './types.js';
 import { evalError } from './context.js';
 
 export { formatAnnotation } from './annotations.js';
@@ -29,8 +29,10 @@ export type {
   InstantResult,
   InstantValue,
   RangeResult,
+  ResultSeries,
   VectorSample,
 } from './types.js';
+export type { HistogramSeriesColumns } from './selectors.js';
 export { TOO_MANY_SAMPLES } from './context.js';
 
 /** finalLabels applies a pending name removal to a result series. */
@@ -56,23 +58,28 @@ export function evaluateInstant(expr: Expr, querier: MetricQuerier, timeMs: numb
     case 'vector': {
       const series = finalSeries(materialize(value.series), ctx.delayedNameRemoval);
       const seen = new Set<string>();
-      const samples = [];
+      const samples: VectorSample[] = [];
       for (const s of series) {
         if (s.present[0] === 0) continue;
         const key = labelsKey(s.labels);
         if (seen.has(key)) throw evalError(DUPLICATE_LABELSET);
         seen.add(key);
-        samples.push({ labels: s.labels, timestampMs: timeMs, value: s.values[0] });
+        const sample: VectorSample = { labels: s.labels, timestampMs: timeMs, value: s.values[0] };
+        const histogram = s.histograms?.[0];
+        if (histogram !== undefined) sample.histogram = histogram;
+        samples.push(sample);
       }
       return { value: { type: 'vector', samples }, annotations: ctx.annotations.list() };
     }
     case 'matrix': {
-      const byKey = new Map<string, SeriesColumns>();
+      const byKey = new Map<string, ResultSeries>();
       for (const raw of value.series) {
         const labels = ctx.delayedNameRemoval && raw.dropName ? dropMetricName(raw.labels) : raw.labels;
         const key = labelsKey(labels);
         if (byKey.has(key)) throw evalError(DUPLICATE_LABELSET);
-        byKey.set(key, { labels, timestampsMs: raw.ts, values: raw.vals });
+        const out: ResultSeries = { labels, timestampsMs: raw.ts, values: raw.vals };
+        if (raw.hists !== undefined && raw.hists.some((h) => h !== undefined)) out.histograms = raw.hists;
+        byKey.set(key, out);
       }
       const series = sortByLabels([...byKey.values()], (s) => s.labels);
       return { value: { type: 'matrix', series }, annotations: ctx.annotations.list() };
@@ -104,21 +111,25 @@ export function evaluateRange(expr: Expr, querier: MetricQuerier, startMs: numbe
   } else {
     throw new Error(`evaluateRange: unexpected ${value.kind} result`);
   }
-  const out: SeriesColumns[] = [];
+  const out: ResultSeries[] = [];
   for (const s of series) {
     let n = 0;
     for (let i = 0; i < grid.count; i++) n += s.present[i];
     if (n === 0) continue;
     const timestampsMs = new Float64Array(n);
     const values = new Float64Array(n);
+    const histograms = hasHistograms(s.histograms) ? new Array<FloatHistogram | undefined>(n) : undefined;
     let k = 0;
     for (let i = 0; i < grid.count; i++) {
       if (s.present[i] === 0) continue;
       timestampsMs[k] = stepTime(grid, i);
       values[k] = s.values[i];
+      if (histograms !== undefined) histograms[k] = s.histograms![i];
       k++;
     }
-    out.push({ labels: s.labels, timestampsMs, values });
+    const result: ResultSeries = { labels: s.labels, timestampsMs, values };
+    if (histograms !== undefined) result.histograms = histograms;
+    out.push(result);
   }
   sortByLabels(out, (s) => s.labels);
   return { series: out, annotations: ctx.annotations.list() };

@@ -13,7 +13,8 @@ import type { WindowFunction } from './functionKernel.js';
 import type { KernelOutput } from './kernels/types.js';
 import { dropMetricName, metricNameOf } from './labelset.js';
 import { windowBounds } from './selectors.js';
-import type { SeriesStream, VectorSeries } from './series.js';
+import { hasHistograms, rawFloatsOnly, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
+import { histogramWindows } from './histogramWindows.js';
 import type { NodeEvaluator, RangeInput } from './value.js';
 
 /** COUNTER_SUFFIXES are the name endings that mark a metric as a counter for rate()'s info note. */
@@ -32,7 +33,7 @@ function selectsOneName(arg: Expr): boolean {
 export function evalRangeFunction(ev: NodeEvaluator, node: Call, args: readonly Expr[], rangeArgIndex: number, fn: WindowFunction, grid: StepGrid): SeriesStream {
   const params = args.filter((_, i) => i !== rangeArgIndex).map((a) => ev.evalScalar(a, grid));
   const rangeArg = args[rangeArgIndex] as MatrixSelector | SubqueryExpr;
-  const input = ev.rangeInput(rangeArg, grid);
+  const input = ev.rangeInput(rangeArg, grid, true);
   const stream = applyKernel(ev, node, input, params, grid, fn, rangeArg);
   if (ev.ctx.delayedNameRemoval || fn.keepsName || selectsOneName(rangeArg)) return stream;
   return distinctSeries(stream);
@@ -58,12 +59,17 @@ function* applyKernel(
   const checkCounter = fn.notesNonCounter;
   /** notedNames are the metric names already checked for a counter suffix. */
   const notedNames = new Set<string>();
-  for (const s of input.series) {
+  for (const mixed of input.series) {
     ctx.checkAbort();
+    const s = rawFloatsOnly(mixed) ?? { ...mixed, ts: new Float64Array(0), vals: new Float64Array(0), hists: undefined };
     ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));
-    const out: KernelOutput = { values: new Float64Array(count), present: new Uint8Array(count) };
+    let out: KernelOutput & { histograms?: HistogramSlots } = { values: new Float64Array(count), present: new Uint8Array(count) };
     kernel({ ts: s.ts, vals: s.vals, lo, hi, refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params }, out);
     if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
+    if (hasHistograms(mixed.hists)) {
+      windowBounds(mixed.ts, input.refs, input.rangeMs, lo, hi);
+      out = histogramWindows(ctx, node.func.name, { ...mixed, hists: mixed.hists }, input.refs, input.rangeMs, lo, hi, out, rangeArg.pos);
+    }
     let points = 0;
     for (let i = 0; i < count; i++) points += out.present[i];
     if (points === 0) continue;
@@ -79,6 +85,8 @@ function* applyKernel(
     }
     const dropName = !keepsName || s.dropName;
     const labels = dropName && !ctx.delayedNameRemoval ? dropMetricName(s.labels) : s.labels;
-    yield { labels, values: out.values, present: out.present, dropName };
+    const series: VectorSeries = { labels, values: out.values, present: out.present, dropName };
+    if (out.histograms !== undefined) series.histograms = out.histograms;
+    yield series;
   }
 }

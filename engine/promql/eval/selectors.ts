@@ -12,7 +12,18 @@ import { bitsOf, isStale } from '../../storage/staleness.js';
 import type { EvalContext } from './context.js';
 import { stepTime, type StepGrid } from './grid.js';
 import { sortByLabels } from './labelset.js';
-import type { RawSeries, VectorSeries } from './series.js';
+import type { HistogramSlots, RawSeries, VectorSeries } from './series.js';
+import type { FloatHistogram } from '../../histogram/floatHistogram.js';
+
+/**
+ * HistogramSeriesColumns is what a storage reader returns for a series that holds native
+ * histogram samples: the usual columns plus `histograms[i]` for each sample that is a histogram
+ * (its `values[i]` is then ignored; a staleness marker stays a float NaN marker). A reader
+ * that has none leaves the field out. This is the one place histograms enter the engine.
+ */
+export interface HistogramSeriesColumns extends SeriesColumns {
+  histograms?: readonly (FloatHistogram | undefined)[];
+}
 
 /**
  * toStorageMatchers converts the syntax tree's matchers to the storage's shape (the storage
@@ -49,7 +60,7 @@ export function referenceTimes(ctx: EvalContext, grid: StepGrid, at: AtModifier 
 }
 
 /** sortedSelect reads storage and orders the series by labels, as Prometheus' storage returns them. */
-function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesColumns[] {
+function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): HistogramSeriesColumns[] {
   return sortByLabels(ctx.querier.select(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
 }
 
@@ -70,6 +81,8 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
     const words = bitsOf(vals);
     const values = new Float64Array(count);
     const present = new Uint8Array(count);
+    const stored = timestamps ? undefined : series.histograms;
+    const histograms: HistogramSlots | undefined = stored === undefined ? undefined : new Array(count);
     let j = -1;
     let points = 0;
     for (let i = 0; i < count; i++) {
@@ -77,31 +90,40 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
       while (j + 1 < ts.length && ts[j + 1] <= ref) j++;
       if (j < 0 || ts[j] <= ref - lookback || isStale(words, j)) continue;
       values[i] = timestamps ? ts[j] / 1000 : vals[j];
+      if (histograms !== undefined) histograms[i] = stored![j];
       present[i] = 1;
       points++;
     }
     if (points === 0) continue;
     ctx.holdSamples(points);
-    yield { labels: series.labels, values, present, dropName: false };
+    const out: VectorSeries = { labels: series.labels, values, present, dropName: false };
+    if (histograms !== undefined) out.histograms = histograms;
+    yield out;
   }
 }
 
 /** withoutStaleMarkers copies out a series' non-marker samples, or returns the arrays as they are. */
-function withoutStaleMarkers(ts: Float64Array, vals: Float64Array): { ts: Float64Array; vals: Float64Array } {
+function withoutStaleMarkers(
+  ts: Float64Array,
+  vals: Float64Array,
+  hists: readonly (FloatHistogram | undefined)[] | undefined,
+): { ts: Float64Array; vals: Float64Array; hists?: HistogramSlots } {
   const words = bitsOf(vals);
   let stale = 0;
-  for (let i = 0; i < vals.length; i++) if (isStale(words, i)) stale++;
-  if (stale === 0) return { ts, vals };
+  for (let i = 0; i < vals.length; i++) if (isStale(words, i) && hists?.[i] === undefined) stale++;
+  if (stale === 0) return hists === undefined ? { ts, vals } : { ts, vals, hists: hists.slice() };
   const outTs = new Float64Array(ts.length - stale);
   const outVals = new Float64Array(ts.length - stale);
+  const outHists: HistogramSlots | undefined = hists === undefined ? undefined : new Array(ts.length - stale);
   let n = 0;
   for (let i = 0; i < vals.length; i++) {
-    if (isStale(words, i)) continue;
+    if (isStale(words, i) && hists?.[i] === undefined) continue;
     outTs[n] = ts[i];
     outVals[n] = vals[i];
+    if (outHists !== undefined) outHists[n] = hists![i];
     n++;
   }
-  return { ts: outTs, vals: outVals };
+  return outHists === undefined ? { ts: outTs, vals: outVals } : { ts: outTs, vals: outVals, hists: outHists };
 }
 
 /**
@@ -112,9 +134,11 @@ export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: numbe
   const data = sortedSelect(ctx, vs, refs[0] - rangeMs + 1, refs[refs.length - 1]);
   const out: RawSeries[] = [];
   for (const series of data) {
-    const { ts, vals } = withoutStaleMarkers(series.timestampsMs, series.values);
+    const { ts, vals, hists } = withoutStaleMarkers(series.timestampsMs, series.values, series.histograms);
     if (ts.length === 0) continue;
-    out.push({ labels: series.labels, ts, vals, dropName: false });
+    const raw: RawSeries = { labels: series.labels, ts, vals, dropName: false };
+    if (hists !== undefined) raw.hists = hists;
+    out.push(raw);
   }
   return out;
 }

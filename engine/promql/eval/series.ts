@@ -5,7 +5,15 @@
  * subqueries) are RawSeries: the samples themselves, ascending by time.
  */
 import type { StepSeries } from '../../common/stepSeries.js';
+import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { Labels } from './labelset.js';
+
+/**
+ * HistogramSlots holds native histogram samples next to a series' floats: `[i]` is the
+ * histogram at step (or sample) i, undefined where the sample is a float. Series without any
+ * histogram leave the field out, so float-only evaluation pays nothing for it.
+ */
+export type HistogramSlots = (FloatHistogram | undefined)[];
 
 /**
  * VectorSeries is one series of an instant vector over every step of a grid: the engines'
@@ -14,6 +22,8 @@ import type { Labels } from './labelset.js';
  */
 export interface VectorSeries extends StepSeries<Labels> {
   dropName: boolean;
+  /** histograms are the steps whose value is a native histogram (present, value unused). */
+  histograms?: HistogramSlots;
 }
 
 /**
@@ -28,6 +38,8 @@ export interface RawSeries {
   ts: Float64Array;
   vals: Float64Array;
   dropName: boolean;
+  /** hists are the samples that are native histograms (their `vals` entry is unused). */
+  hists?: HistogramSlots;
 }
 
 /** newVectorSeries allocates an empty (all absent) series over `count` steps. */
@@ -46,4 +58,39 @@ export function countPresent(series: VectorSeries): number {
 /** materialize drains a stream into an array, for operators that need every series at once. */
 export function materialize(stream: SeriesStream): VectorSeries[] {
   return Array.isArray(stream) ? (stream as VectorSeries[]) : Array.from(stream);
+}
+
+/** hasHistograms tells whether any step of the series holds a native histogram. */
+export function hasHistograms(slots: HistogramSlots | undefined): slots is HistogramSlots {
+  return slots !== undefined && slots.some((h) => h !== undefined);
+}
+
+/**
+ * floatsOnly removes the histogram steps from a vector: operators written for floats see only
+ * floats, as Prometheus' float-only functions skip histogram samples. Series left empty go.
+ */
+export function* floatsOnly(stream: SeriesStream): Generator<VectorSeries> {
+  for (const s of stream) {
+    if (!hasHistograms(s.histograms)) {
+      yield s.histograms === undefined ? s : { labels: s.labels, values: s.values, present: s.present, dropName: s.dropName };
+      continue;
+    }
+    const present = s.present.slice();
+    let left = 0;
+    for (let i = 0; i < present.length; i++) {
+      if (s.histograms[i] !== undefined) present[i] = 0;
+      left += present[i];
+    }
+    if (left > 0) yield { labels: s.labels, values: s.values, present, dropName: s.dropName };
+  }
+}
+
+/** rawFloatsOnly removes the histogram samples from raw series (null when none is left). */
+export function rawFloatsOnly(s: RawSeries): RawSeries | null {
+  if (!hasHistograms(s.hists)) return s.hists === undefined ? s : { labels: s.labels, ts: s.ts, vals: s.vals, dropName: s.dropName };
+  const hists = s.hists;
+  const keep: number[] = [];
+  for (let i = 0; i < s.ts.length; i++) if (hists[i] === undefined) keep.push(i);
+  if (keep.length === 0) return null;
+  return { labels: s.labels, ts: Float64Array.from(keep, (i) => s.ts[i]), vals: Float64Array.from(keep, (i) => s.vals[i]), dropName: s.dropName };
 }

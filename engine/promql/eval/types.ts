@@ -5,6 +5,7 @@
 import type { PositionRange } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
 import type { SeriesColumns } from '../../storage/seriesColumns.js';
+import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 
 /**
  * SampleKind names what a sample holds. Only floats are evaluated today; native histograms
@@ -58,6 +59,16 @@ export interface VectorSample {
   labels: Labels;
   timestampMs: number;
   value: number;
+  /** histogram is set when the sample is a native histogram; `value` is then meaningless. */
+  histogram?: FloatHistogram;
+}
+
+/**
+ * ResultSeries is a result series: its columns, plus `histograms[i]` where point i is a native
+ * histogram rather than a float (the field is absent when no point is).
+ */
+export interface ResultSeries extends SeriesColumns {
+  histograms?: (FloatHistogram | undefined)[];
 }
 
 /** InstantValue is what an instant query returns, by the expression's type. */
@@ -65,7 +76,7 @@ export type InstantValue =
   | { type: 'vector'; samples: VectorSample[] }
   | { type: 'scalar'; timestampMs: number; value: number }
   | { type: 'string'; timestampMs: number; value: string }
-  | { type: 'matrix'; series: SeriesColumns[] };
+  | { type: 'matrix'; series: ResultSeries[] };
 
 /** InstantResult is an instant query's value and its annotations. */
 export interface InstantResult {
@@ -78,6 +89,6 @@ export interface InstantResult {
  * expression yields one series with no labels.
  */
 export interface RangeResult {
-  series: SeriesColumns[];
+  series: ResultSeries[];
   annotations: Annotation[];
 }

@@ -27,9 +27,13 @@ export interface NodeEvaluator {
   readonly ctx: EvalContext;
   eval(node: Expr, grid: StepGrid): Value;
   evalScalar(node: Expr, grid: StepGrid): Float64Array;
+  /** evalVector yields floats only: histogram samples are left out (see floatsOnly). */
   evalVector(node: Expr, grid: StepGrid): SeriesStream;
+  /** evalMixedVector yields floats and native histograms, for operators that handle both. */
+  evalMixedVector(node: Expr, grid: StepGrid): SeriesStream;
   evalString(node: Expr): string;
-  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RangeInput;
+  /** rangeInput reads raw samples; histogram samples only when `withHistograms` is set. */
+  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms?: boolean): RangeInput;
   /** maybeDistinct applies the eager-mode duplicate check Prometheus runs after most operators. */
   maybeDistinct(stream: SeriesStream): SeriesStream;
   /** dropName removes a metric name now, or leaves it for the end under delayed removal. */

@@ -1,0 +1,50 @@
+/**
+ * A running sum of histograms with Kahan-Babuška-Neumaier compensation of the count, sum and
+ * zero count, so that adding 1e100 and -1e100 to a small sum keeps the small sum, as
+ * Prometheus' KahanAdd does for sums and averages of histograms. (Bucket counts are added
+ * without compensation.)
+ */
+import { combine, type CombineResult, type FloatHistogram } from './floatHistogram.js';
+
+/** neumaier adds x to s, returning the new sum and the updated compensation. */
+function neumaier(s: number, x: number, c: number): [number, number] {
+  const t = s + x;
+  // Past overflow the compensation means nothing (and would turn Inf into NaN).
+  if (!Number.isFinite(t)) return [t, c];
+  if (Math.abs(s) >= Math.abs(x)) return [t, c + (s - t + x)];
+  return [t, c + (x - t + s)];
+}
+
+/** CompensatedSum accumulates histograms; combine's HistogramError propagates from add. */
+export class CompensatedSum {
+  private value: FloatHistogram | undefined;
+  private count = 0;
+  private sum = 0;
+  private zero = 0;
+
+  /** add adds `h`, returning what combining reported (null for the first histogram). */
+  add(h: FloatHistogram): CombineResult | null {
+    const prior = this.value;
+    if (prior === undefined) {
+      this.value = h;
+      return null;
+    }
+    const r = combine(prior, h, 1);
+    const out = r.histogram;
+    [out.count, this.count] = neumaier(prior.count, h.count, this.count);
+    [out.sum, this.sum] = neumaier(prior.sum, h.sum, this.sum);
+    if (out.zeroThreshold === prior.zeroThreshold && out.zeroThreshold === h.zeroThreshold) {
+      [out.zeroCount, this.zero] = neumaier(prior.zeroCount, h.zeroCount, this.zero);
+    }
+    this.value = out;
+    return r;
+  }
+
+  /** result is the compensated sum, or undefined when nothing was added. */
+  result(): FloatHistogram | undefined {
+    const v = this.value;
+    if (v === undefined) return undefined;
+    const add = (x: number, c: number): number => (Number.isFinite(x) ? x + c : x);
+    return { ...v, count: add(v.count, this.count), sum: add(v.sum, this.sum), zeroCount: add(v.zeroCount, this.zero) };
+  }
+}

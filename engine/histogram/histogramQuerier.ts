@@ -1,0 +1,71 @@
+/**
+ * An in-memory store of series that hold native histogram samples (possibly mixed with floats),
+ * answering selects next to another querier (the float head). It is how the conformance loader
+ * and benchmarks hand histograms to the engine until the WAL, head and segments store them;
+ * a storage reader does the same by returning HistogramSeriesColumns from `select`.
+ */
+import { lowerBound, upperBound } from '../storage/bounds.js';
+import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
+import type { MetricQuerier } from '../storage/metricHead.js';
+import type { Labels } from '../storage/labels.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
+import type { FloatHistogram } from './floatHistogram.js';
+
+/** MixedSeries is one series' samples: `histograms[i]` set where sample i is a histogram. */
+export interface MixedSeries extends SeriesColumns {
+  histograms: (FloatHistogram | undefined)[];
+}
+
+/** HistogramQuerier answers from the histogram series it holds and from the querier it wraps. */
+export class HistogramQuerier implements MetricQuerier {
+  private readonly series: MixedSeries[] = [];
+
+  constructor(private readonly floats: MetricQuerier) {}
+
+  /** add stores a series; its timestamps must ascend. */
+  add(series: MixedSeries): void {
+    this.series.push(series);
+  }
+
+  /** size is the number of histogram series held. */
+  get size(): number {
+    return this.series.length;
+  }
+
+  private matching(matchers: readonly LabelMatcher[]): MixedSeries[] {
+    const compiled = compileMatchers(matchers);
+    return this.series.filter((s) => matchesAll(s.labels, compiled));
+  }
+
+  select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
+    const out: SeriesColumns[] = this.floats.select(matchers, minMs, maxMs);
+    for (const s of this.matching(matchers)) {
+      const from = lowerBound(s.timestampsMs, minMs);
+      const to = upperBound(s.timestampsMs, maxMs);
+      if (to <= from) continue;
+      const part: MixedSeries = {
+        labels: s.labels,
+        timestampsMs: s.timestampsMs.subarray(from, to),
+        values: s.values.subarray(from, to),
+        histograms: s.histograms.slice(from, to),
+      };
+      out.push(part);
+    }
+    return out;
+  }
+
+  labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const names = new Set(this.floats.labelNames(matchers, minMs, maxMs));
+    for (const s of this.matching(matchers)) for (const name of Object.keys(s.labels)) names.add(name);
+    return [...names].sort();
+  }
+
+  labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
+    const values = new Set(this.floats.labelValues(name, matchers, minMs, maxMs));
+    for (const s of this.matching(matchers)) {
+      const v = (s.labels as Labels)[name];
+      if (v !== undefined && v !== '') values.add(v);
+    }
+    return [...values].sort();
+  }
+}
