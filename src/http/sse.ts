@@ -26,6 +26,43 @@ export function frame(e: SseEvent): string {
  */
 export const PIECE_BYTES = 64 * 1024;
 
+/**
+ * FramedEvents is text already in the spec's framing holding `count` events, as producers that
+ * render events straight to text hand them over (no event object, no JSON.stringify per event).
+ */
+export interface FramedEvents {
+  framed: string;
+  count: number;
+}
+
+/** StreamItem is what a stream writes: an event to frame, or events already framed. */
+export type StreamItem = SseEvent | FramedEvents;
+
+/**
+ * FrameBatcher gathers framed events into batches of about PIECE_BYTES, so a producer yields
+ * (and the stream looks at) one item per piece rather than one per event.
+ */
+export class FrameBatcher {
+  private text = '';
+  private count = 0;
+
+  /** add appends one framed event; it returns the batch once the batch is a piece long. */
+  add(framed: string): FramedEvents | undefined {
+    this.text += framed;
+    this.count++;
+    return this.text.length >= PIECE_BYTES ? this.take() : undefined;
+  }
+
+  /** take hands over what was gathered, if anything. */
+  take(): FramedEvents | undefined {
+    if (this.count === 0) return undefined;
+    const batch = { framed: this.text, count: this.count };
+    this.text = '';
+    this.count = 0;
+    return batch;
+  }
+}
+
 export interface SseOptions {
   /** heartbeatMs is the silence after which a heartbeat event is sent (the spec says 15 s). */
   heartbeatMs: number;
@@ -136,14 +173,19 @@ export class SseStream {
    * once this event-loop turn has had its time slice. It returns early, dropping the rest, when
    * the stream closes or `signal` aborts (the query is over).
    */
-  async sendAll(events: Iterable<SseEvent>, signal?: AbortSignal): Promise<void> {
+  async sendAll(events: Iterable<StreamItem>, signal?: AbortSignal): Promise<void> {
     // Events are rendered as the pieces are cut, so a producer handing over a lazy sequence
     // (rows rendered on demand) has at most one piece of text in memory at a time.
     let piece = '';
     let count = 0;
-    for (const event of events) {
-      piece += frame(event);
-      count++;
+    for (const item of events) {
+      if ('framed' in item) {
+        piece += item.framed;
+        count += item.count;
+      } else {
+        piece += frame(item);
+        count++;
+      }
       if (piece.length < PIECE_BYTES) continue;
       await this.drained(signal);
       // A client that keeps up never makes drained() wait; the turn is given up here instead.

@@ -1,7 +1,7 @@
 import { memoryBudgetExceeded } from '../../engine/index.js';
 import { ApiError, toApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
-import { SseStream, type SseEvent } from '../http/sse.js';
+import { SseStream, type SseEvent, type StreamItem } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
 
 /** GateLimit is how many queries an org may run at once, how many may wait, and the settings that say so. */
@@ -232,7 +232,7 @@ export class QueryStream {
    * for this stream until written, and a result larger than the query's memory budget fails
    * the query instead of being held.
    */
-  async emit(events: Iterable<SseEvent>, heldBytes = 0): Promise<void> {
+  async emit(events: Iterable<StreamItem>, heldBytes = 0): Promise<void> {
     if (this.ended || this.sse.closed) return;
     if (heldBytes > this.options.memoryBytes) throw memoryBudgetExceeded(this.options.memoryBytes, 'results waiting for the client');
     this.ensureOpen();
