@@ -104,7 +104,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const limit = raw ? rowLimit(body.limit, limits) : 0;
-  const release = await deps.gate.acquire(org, deps.pool.overloaded, limits, waitSignal(ctx));
+  const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const planDeps = orgPlanDeps(deps, limits, 'logs');
   const plan = raw ? undefined : logSeriesPlan(planDeps, org, q, expr, window);
   let rawFailed = 0;
