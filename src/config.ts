@@ -35,6 +35,7 @@ export interface Config {
   mcpCallTimeoutMs: number;
   mcpUpstreamTimeoutMs: number;
   heartbeatMs: number;
+  httpCompression: boolean;
   sseBufferBytes: number;
   sseStallTimeoutMs: number;
   queryWorkers: number;
@@ -300,6 +301,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '15000',
     doc: 'Silence after which a query stream sends a heartbeat event.',
     parse: (raw) => (raw === undefined ? 15_000 : integer('SVC_HEARTBEAT_MS', raw, 10, 600_000)),
+  },
+  {
+    env: 'SVC_HTTP_COMPRESSION',
+    key: 'httpCompression',
+    defaultText: 'true',
+    doc: 'Compress query streams and JSON responses of 1 KiB or more with br or gzip when the client\'s Accept-Encoding allows; streams are flushed after every batch, so events still arrive as they are made. false: always identity.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_HTTP_COMPRESSION', raw)),
   },
   {
     env: 'SVC_SSE_BUFFER_BYTES',

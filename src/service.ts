@@ -105,6 +105,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     metrics,
     log,
     maxBodyBytes: config.maxBodyBytes,
+    compression: config.httpCompression,
   });
   const cleanups: Array<() => unknown> = [unlock];
   try {
