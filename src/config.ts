@@ -35,6 +35,7 @@ export interface Config {
   mcpCallTimeoutMs: number;
   mcpUpstreamTimeoutMs: number;
   heartbeatMs: number;
+  httpCompression: boolean;
   sseBufferBytes: number;
   sseStallTimeoutMs: number;
   queryWorkers: number;
@@ -43,6 +44,8 @@ export interface Config {
   queryMemoryBytes: number;
   maxQueriesPerOrg: number;
   maxQueuedQueriesPerOrg: number;
+  queryBacklogPerWorker: number;
+  maxQueriesWaitingForWorkers: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
   maxSamples: number;
@@ -300,6 +303,13 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? 15_000 : integer('SVC_HEARTBEAT_MS', raw, 10, 600_000)),
   },
   {
+    env: 'SVC_HTTP_COMPRESSION',
+    key: 'httpCompression',
+    defaultText: 'true',
+    doc: 'Compress query streams and JSON responses of 1 KiB or more with br or gzip when the client\'s Accept-Encoding allows; streams are flushed after every batch, so events still arrive as they are made. false: always identity.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_HTTP_COMPRESSION', raw)),
+  },
+  {
     env: 'SVC_SSE_BUFFER_BYTES',
     key: 'sseBufferBytes',
     defaultText: '4MiB',
@@ -354,6 +364,20 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '100',
     doc: 'Queries of one org that wait, first come first served, for one of its SVC_MAX_QUERIES_PER_ORG slots (as Mimir\'s max_outstanding_requests_per_tenant), so a dashboard with more panels than slots is answered, not refused. A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED. 0: no queue.',
     parse: (raw) => (raw === undefined ? 100 : integer('SVC_MAX_QUEUED_QUERIES_PER_ORG', raw, 0, 1_000_000)),
+  },
+  {
+    env: 'SVC_QUERY_BACKLOG_PER_WORKER',
+    key: 'queryBacklogPerWorker',
+    defaultText: '64',
+    doc: 'Query tasks waiting per worker thread past which the workers count as saturated: new queries then wait for admission (SVC_MAX_QUERIES_WAITING_FOR_WORKERS) instead of adding to the backlog.',
+    parse: (raw) => (raw === undefined ? 64 : integer('SVC_QUERY_BACKLOG_PER_WORKER', raw, 1, 1_000_000)),
+  },
+  {
+    env: 'SVC_MAX_QUERIES_WAITING_FOR_WORKERS',
+    key: 'maxQueriesWaitingForWorkers',
+    defaultText: '1000',
+    doc: 'Queries of all orgs that wait, first come first served, while the query workers are saturated; each is let in as the backlog shrinks. A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED with Retry-After. 0: refuse at once.',
+    parse: (raw) => (raw === undefined ? 1000 : integer('SVC_MAX_QUERIES_WAITING_FOR_WORKERS', raw, 0, 1_000_000)),
   },
   {
     env: 'SVC_DEFAULT_MAX_DATA_POINTS',

@@ -25,6 +25,7 @@ export class ServiceMetrics {
   readonly ingested: Counter<'signal'>;
   readonly ingestRejected: Counter<'signal' | 'reason' | 'org'>;
   readonly queryTasks: Counter<'outcome'>;
+  readonly workerAdmissions: Counter<'outcome'>;
   readonly queries: Counter<'endpoint' | 'outcome'>;
 
   constructor() {
@@ -72,6 +73,12 @@ export class ServiceMetrics {
     this.queryTasks = new Counter({
       name: 'sluice_query_tasks_total',
       help: 'Query slices run on worker threads, by outcome: completed, failed, or aborted (client gone, deadline, limit reached).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.workerAdmissions = new Counter({
+      name: 'sluice_query_worker_admissions_total',
+      help: 'Queries past their org slot, by how the query workers took them: immediate, queued (waited while the workers were saturated) or refused (429: the wait queue was full or the wait passed the deadline).',
       labelNames: ['outcome'],
       registers: [this.registry],
     });

@@ -28,6 +28,7 @@ import { lokiRoutes } from './loki/routes.js';
 import { lokiTailRoute } from './loki/lokiTail.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
+import { WorkerAdmission } from './query/workerAdmission.js';
 import { validateRoutes } from './routes/validate.js';
 import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
@@ -105,6 +106,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     metrics,
     log,
     maxBodyBytes: config.maxBodyBytes,
+    compression: config.httpCompression,
   });
   const cleanups: Array<() => unknown> = [unlock];
   try {
@@ -157,9 +159,9 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   cleanups.unshift(() => storage.close());
-  const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'));
+  const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
   cleanups.unshift(() => pool.close());
-  const gate = new OrgGate();
+  const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
   const planLimits = {
     storage,

@@ -57,7 +57,7 @@ async function measure(url: string, key: string, q: (typeof QUERIES)[number]): P
 }
 
 async function serve(dataDir: string, workers: number): Promise<RunningService> {
-  const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_QUERY_WORKERS: String(workers), SVC_MAX_POINTS_PER_SERIES: '100000' });
+  const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_QUERY_WORKERS: String(workers), SVC_MAX_POINTS_PER_SERIES: '100000', SVC_HTTP_COMPRESSION: process.env.SVC_HTTP_COMPRESSION ?? 'true' });
   return startService(config, { logDestination: new Sink(), announce: () => {} });
 }
 

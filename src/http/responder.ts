@@ -1,5 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { ApiError, type ErrorBody, type ErrorCode } from '../errors.js';
+import { compressBody, MIN_COMPRESSED_JSON_BYTES, type ContentEncoding } from './compression.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -24,6 +25,10 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
 /** statusLine renders the `200 OK` form uWebSockets.js writes on the wire. */
 export function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
@@ -46,6 +51,8 @@ export class Responder {
   started = false;
   /** errorCode is the spec error code the request failed with (also mid-stream), for the access log. */
   errorCode: ErrorCode | undefined;
+  /** encoding is the compression the client accepts and the service may use, if any. */
+  encoding: ContentEncoding | undefined;
 
   constructor(
     readonly raw: HttpResponse,
@@ -89,12 +96,18 @@ export class Responder {
     if (this.finished || this.started) return;
     this.finished = true;
     this.status = status;
+    const encoding = this.encoding !== undefined && contentType.startsWith('application/json') && byteLength(body) >= MIN_COMPRESSED_JSON_BYTES ? this.encoding : undefined;
+    const payload = encoding === undefined ? body : compressBody(body, encoding);
     this.raw.cork(() => {
       this.raw.writeStatus(statusLine(status));
       this.raw.writeHeader('content-type', contentType);
       this.raw.writeHeader('x-svc-query-id', this.queryId);
+      if (encoding !== undefined) {
+        this.raw.writeHeader('content-encoding', encoding);
+        this.raw.writeHeader('vary', 'accept-encoding');
+      }
       for (const [name, value] of Object.entries(headers)) this.raw.writeHeader(name, value);
-      this.raw.end(body, closeConnection || this.closeAfter);
+      this.raw.end(payload, closeConnection || this.closeAfter);
     });
     this.reportFinished(status);
   }

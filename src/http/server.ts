@@ -10,6 +10,7 @@ import { redactUrlQuery } from '../log.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { StartupError } from '../startupError.js';
 import { isJsonContentType, readBody } from './body.js';
+import { negotiateEncoding } from './compression.js';
 import { resolveQueryId } from './queryId.js';
 import { Responder, statusLine } from './responder.js';
 import type { RequestContext, Router } from './router.js';
@@ -29,6 +30,8 @@ export interface HttpServerDeps {
   metrics: ServiceMetrics;
   log: Logger;
   maxBodyBytes: number;
+  /** compression answers in the encoding the client's Accept-Encoding asks for (br or gzip). */
+  compression?: boolean;
 }
 
 /**
@@ -234,6 +237,7 @@ export class HttpServer {
       this.requestDone();
     }, this.draining);
     res.onAborted(() => responder.markAborted());
+    if (this.deps.compression === true && method !== 'HEAD') responder.encoding = negotiateEncoding(headers['accept-encoding']);
 
     try {
       if (this.keyIndex === undefined) {

@@ -1,3 +1,4 @@
+import { StreamCompressor } from './compression.js';
 import type { Responder } from './responder.js';
 import { statusLine } from './responder.js';
 import { yieldIfSliceSpent } from './timeSlice.js';
@@ -25,6 +26,43 @@ export function frame(e: SseEvent): string {
  * socket at once and its result says truly whether the socket took all of it.
  */
 export const PIECE_BYTES = 64 * 1024;
+
+/**
+ * FramedEvents is text already in the spec's framing holding `count` events, as producers that
+ * render events straight to text hand them over (no event object, no JSON.stringify per event).
+ */
+export interface FramedEvents {
+  framed: string;
+  count: number;
+}
+
+/** StreamItem is what a stream writes: an event to frame, or events already framed. */
+export type StreamItem = SseEvent | FramedEvents;
+
+/**
+ * FrameBatcher gathers framed events into batches of about PIECE_BYTES, so a producer yields
+ * (and the stream looks at) one item per piece rather than one per event.
+ */
+export class FrameBatcher {
+  private text = '';
+  private count = 0;
+
+  /** add appends one framed event; it returns the batch once the batch is a piece long. */
+  add(framed: string): FramedEvents | undefined {
+    this.text += framed;
+    this.count++;
+    return this.text.length >= PIECE_BYTES ? this.take() : undefined;
+  }
+
+  /** take hands over what was gathered, if anything. */
+  take(): FramedEvents | undefined {
+    if (this.count === 0) return undefined;
+    const batch = { framed: this.text, count: this.count };
+    this.text = '';
+    this.count = 0;
+    return batch;
+  }
+}
 
 export interface SseOptions {
   /** heartbeatMs is the silence after which a heartbeat event is sent (the spec says 15 s). */
@@ -71,6 +109,12 @@ export class SseStream {
   private heldBytes = 0;
   /** eventsSent counts result, heartbeat and terminal events written. */
   eventsSent = 0;
+  /**
+   * compressor, when the client accepts a compression, encodes every write; its output is
+   * written in order through `output`, the chain of writes not yet handed to uWS.
+   */
+  private compressor: StreamCompressor | undefined;
+  private output: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly res: Responder,
@@ -83,6 +127,8 @@ export class SseStream {
   open(): void {
     if (this.res.finished || this.res.started) return;
     const raw = this.res.raw;
+    // Made here, not with the stream: a query that fails before its first event answers plain JSON.
+    if (this.res.encoding !== undefined) this.compressor = new StreamCompressor(this.res.encoding);
     raw.cork(() => {
       raw.writeStatus(statusLine(200));
       raw.writeHeader('content-type', 'text/event-stream');
@@ -90,6 +136,10 @@ export class SseStream {
       raw.writeHeader('connection', 'keep-alive');
       raw.writeHeader('x-svc-query-id', this.res.queryId);
       raw.writeHeader('x-accel-buffering', 'no');
+      if (this.compressor !== undefined) {
+        raw.writeHeader('content-encoding', this.compressor.encoding);
+        raw.writeHeader('vary', 'accept-encoding');
+      }
     });
     this.res.status = 200;
     this.res.started = true;
@@ -136,14 +186,19 @@ export class SseStream {
    * once this event-loop turn has had its time slice. It returns early, dropping the rest, when
    * the stream closes or `signal` aborts (the query is over).
    */
-  async sendAll(events: Iterable<SseEvent>, signal?: AbortSignal): Promise<void> {
+  async sendAll(events: Iterable<StreamItem>, signal?: AbortSignal): Promise<void> {
     // Events are rendered as the pieces are cut, so a producer handing over a lazy sequence
     // (rows rendered on demand) has at most one piece of text in memory at a time.
     let piece = '';
     let count = 0;
-    for (const event of events) {
-      piece += frame(event);
-      count++;
+    for (const item of events) {
+      if ('framed' in item) {
+        piece += item.framed;
+        count += item.count;
+      } else {
+        piece += frame(item);
+        count++;
+      }
       if (piece.length < PIECE_BYTES) continue;
       await this.drained(signal);
       // A client that keeps up never makes drained() wait; the turn is given up here instead.
@@ -163,16 +218,37 @@ export class SseStream {
 
   private write(text: string, events: number): boolean {
     this.eventsSent += events;
-    const bytes = Buffer.byteLength(text);
+    const compressor = this.compressor;
+    if (compressor !== undefined) {
+      // Compressed, a batch reaches uWS once the compressor has flushed it; `drained` waits for that.
+      this.output = this.output.then(() => compressor.push(text)).then(
+        (bytes) => void this.writeRaw(bytes),
+        (err: unknown) => this.compressionFailed(err),
+      );
+      this.armHeartbeat();
+      return this.writableNow;
+    }
+    const ok = this.writeRaw(text);
+    this.armHeartbeat();
+    return ok;
+  }
+
+  private writeRaw(chunk: string | Buffer): boolean {
+    if (this.res.aborted) return false;
+    const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     let ok = true;
     this.res.raw.cork(() => {
-      ok = this.res.raw.write(text);
+      ok = this.res.raw.write(chunk);
     });
     // A write taken in full also flushed anything uWS held before it.
     this.unconfirmedBytes = ok ? 0 : this.unconfirmedBytes + bytes;
     if (!ok) this.waitWritable();
-    this.armHeartbeat();
     return ok;
+  }
+
+  /** compressionFailed drops the connection: a stream whose encoding broke cannot be continued. */
+  private compressionFailed(_err: unknown): void {
+    if (!this.res.aborted) this.res.raw.close();
   }
 
   private waitWritable(): void {
@@ -209,8 +285,16 @@ export class SseStream {
     this.res.raw.close();
   }
 
-  /** drained resolves when the client has caught up, the stream closed or `signal` aborted. */
+  /**
+   * drained resolves when the client has caught up (compressed: once what was written has also
+   * been compressed and handed to uWS), the stream closed or `signal` aborted.
+   */
   drained(signal?: AbortSignal): Promise<void> {
+    if (this.compressor !== undefined && !this.closed) return this.output.then(() => this.caughtUp(signal));
+    return this.caughtUp(signal);
+  }
+
+  private caughtUp(signal?: AbortSignal): Promise<void> {
     if (this.writableNow || this.closed || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
@@ -228,7 +312,17 @@ export class SseStream {
     const chunk = frame(terminal);
     this.eventsSent++;
     this.res.finished = true;
-    this.res.raw.cork(() => this.res.raw.end(chunk));
+    const compressor = this.compressor;
+    if (compressor === undefined) {
+      this.res.raw.cork(() => this.res.raw.end(chunk));
+    } else {
+      this.output = this.output.then(() => compressor.finish(chunk)).then(
+        (bytes) => {
+          if (!this.res.aborted) this.res.raw.cork(() => this.res.raw.end(bytes));
+        },
+        (err: unknown) => this.compressionFailed(err),
+      );
+    }
     this.res.reportFinished(200);
     this.close();
   }
@@ -243,6 +337,8 @@ export class SseStream {
     if (this.ended) return;
     this.ended = true;
     this.heldBytes = 0;
+    // A stream that ends normally still finishes its compressed output; one whose client left does not.
+    if (this.res.aborted) this.compressor?.close();
     clearTimeout(this.heartbeat);
     clearTimeout(this.stallTimer);
     for (const w of this.drainWaiters.splice(0)) w();

@@ -132,7 +132,7 @@ export class QueryCollector {
    */
   private async withSlot<T>(org: string, signal: AbortSignal, run: (bounded: AbortSignal) => Promise<T>): Promise<T> {
     const limits = this.deps.queryLimitsFor(org);
-    const release = await this.deps.gate.acquire(org, this.deps.pool.overloaded, limits, signal);
+    const release = await this.deps.gate.acquire(org, limits, signal);
     const deadline = new AbortController();
     const timer = setTimeout(
       () =>

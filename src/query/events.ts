@@ -1,5 +1,5 @@
-import { formatLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
-import type { SseEvent } from '../http/sse.js';
+import { formatLabels, labelsKey, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 
 /**
  * CANONICAL_INTEGER is an integer written the one way it prints back: no sign but a minus, no
@@ -23,26 +23,48 @@ export function renderTags(labels: Labels): Record<string, string | number> {
 }
 
 /**
- * SeriesRenderer caches each series' rendered tags and display label, which are constant for
- * a series and would otherwise be rebuilt for every point.
+ * RenderedSeries is what every event of one series shares: its tags and display label, and
+ * the text of a point event around the value and timestamp, so a point costs two number
+ * conversions and a concatenation instead of an object and a JSON.stringify.
+ */
+export interface RenderedSeries {
+  tags: Record<string, string | number>;
+  label: string;
+  /** head is the framed event up to its value: `data: {"type":"result","data":{"tags":{...},"value":`. */
+  head: string;
+  /** tail follows the timestamp: `,"label":"..."}}` and the blank line. */
+  tail: string;
+}
+
+/** POINT_MIDDLE separates a point event's value from its timestamp. */
+const POINT_MIDDLE = ',"timestamp":';
+
+/**
+ * SeriesRenderer renders each series of a query once: its tags, label and the constant text of
+ * its point events. Series are keyed by their canonical label key, not by the labels object:
+ * every slice's answer brings new objects for the same series, so an identity key would render
+ * each series again in every slice.
  */
 export class SeriesRenderer {
-  private readonly cache = new WeakMap<Labels, { tags: Record<string, string | number>; label: string }>();
+  private readonly cache = new Map<string, RenderedSeries>();
 
-  of(labels: Labels): { tags: Record<string, string | number>; label: string } {
-    let entry = this.cache.get(labels);
-    if (!entry) this.cache.set(labels, (entry = { tags: renderTags(labels), label: formatLabels(labels) }));
+  of(labels: Labels): RenderedSeries {
+    const key = labelsKey(labels);
+    let entry = this.cache.get(key);
+    if (!entry) this.cache.set(key, (entry = renderSeries(labels)));
     return entry;
   }
 
   /**
-   * pointEvents turns series into one result event per (series, timestamp), time-major so a
-   * chart fills left to right; NaN and infinities are dropped, as the spec requires. Events
-   * are made as the stream takes them, so a slice's events never all exist at once.
+   * pointFrames turns series into one result event per (series, timestamp), time-major so a
+   * chart fills left to right; NaN and infinities are dropped, as the spec requires. The events
+   * come already framed, in batches of about a stream piece, made as the stream takes them, so
+   * a slice's text never all exists at once.
    */
-  *pointEvents(series: readonly SeriesColumns[]): Generator<SseEvent, void, undefined> {
+  *pointFrames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const cursors = new Uint32Array(series.length);
     const rendered = series.map((s) => this.of(s.labels));
+    const batch = new FrameBatcher();
     for (;;) {
       let next = Infinity;
       for (let i = 0; i < series.length; i++) {
@@ -50,6 +72,8 @@ export class SeriesRenderer {
         if (cursors[i] < ts.length && ts[cursors[i]] < next) next = ts[cursors[i]];
       }
       if (next === Infinity) break;
+      // A number joined to a string prints as JSON prints a finite number (-0 as 0, 1e21 as 1e+21).
+      const timestamp = POINT_MIDDLE + next;
       for (let i = 0; i < series.length; i++) {
         const s = series[i];
         const c = cursors[i];
@@ -57,8 +81,23 @@ export class SeriesRenderer {
         cursors[i]++;
         const value = s.values[c];
         if (!Number.isFinite(value)) continue;
-        yield { type: 'result', data: { tags: rendered[i].tags, value, timestamp: next, label: rendered[i].label } };
+        const parts = rendered[i];
+        const full = batch.add(parts.head + value + timestamp + parts.tail);
+        if (full) yield full;
       }
     }
+    const rest = batch.take();
+    if (rest) yield rest;
   }
+}
+
+function renderSeries(labels: Labels): RenderedSeries {
+  const tags = renderTags(labels);
+  const label = formatLabels(labels);
+  return {
+    tags,
+    label,
+    head: `data: {"type":"result","data":{"tags":${JSON.stringify(tags)},"value":`,
+    tail: `,"label":${JSON.stringify(label)}}}\n\n`,
+  };
 }

@@ -2,7 +2,7 @@ import { checkLogQL, logqlQueryKind, parseLogQL, type Labels, type RawRow } from
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
-import type { SseEvent } from '../http/sse.js';
+import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
 import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { callerOrg } from '../auth/callerOrg.js';
@@ -44,29 +44,34 @@ function optionalFields(value: unknown): string[] | undefined {
 }
 
 /**
- * RawRowRenderer renders log rows as result events. Rows of one tag set share its tags
+ * RawRowRenderer renders log rows as framed result events. Rows of one tag set share its tags
  * object, so the sorted JSON of those tags is built once, split where the row's `message`
  * goes; a row then costs its line's JSON and a concatenation. `timestamp_ns` exceeds 2^53,
  * so the payload is written by hand to keep it an exact JSON integer; tags keep their string
  * values (a log line's `message` of "200" stays a string).
  */
-class RawRowRenderer {
+export class RawRowRenderer {
   private readonly parts = new WeakMap<Labels, { before: string; after: string }>();
 
-  event(row: RawRow): SseEvent {
+  /** frame renders one row as a framed event. */
+  frame(row: RawRow): string {
     let parts = this.parts.get(row.tags);
     if (!parts) this.parts.set(row.tags, (parts = splitAtMessage(row.tags)));
-    const pieces: string[] = [];
-    if (parts.before !== '') pieces.push(parts.before);
-    if (row.line !== undefined) pieces.push(`"message":${JSON.stringify(row.line)}`);
-    if (parts.after !== '') pieces.push(parts.after);
-    const json = `{"timestamp":${row.timestampNs / NS_PER_MS},"timestamp_ns":${row.timestampNs},"tags":{${pieces.join(',')}}}`;
-    return { type: 'result', data: undefined, json };
+    let members = parts.before;
+    if (row.line !== undefined) members += (members === '' ? '' : ',') + '"message":' + JSON.stringify(row.line);
+    if (parts.after !== '') members += (members === '' ? '' : ',') + parts.after;
+    return `data: {"type":"result","data":{"timestamp":${row.timestampNs / NS_PER_MS},"timestamp_ns":${row.timestampNs},"tags":{${members}}}}\n\n`;
   }
 
-  /** events renders rows one at a time as the stream takes them, never a whole batch at once. */
-  *events(rows: readonly RawRow[]): Generator<SseEvent, void, undefined> {
-    for (const row of rows) yield this.event(row);
+  /** events renders rows in batches of about a stream piece as the stream takes them, never a whole answer at once. */
+  *events(rows: readonly RawRow[]): Generator<FramedEvents, void, undefined> {
+    const batch = new FrameBatcher();
+    for (const row of rows) {
+      const full = batch.add(this.frame(row));
+      if (full) yield full;
+    }
+    const rest = batch.take();
+    if (rest) yield rest;
   }
 }
 
@@ -99,7 +104,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const limit = raw ? rowLimit(body.limit, limits) : 0;
-  const release = await deps.gate.acquire(org, deps.pool.overloaded, limits, waitSignal(ctx));
+  const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const planDeps = orgPlanDeps(deps, limits, 'logs');
   const plan = raw ? undefined : logSeriesPlan(planDeps, org, q, expr, window);
   let rawFailed = 0;

@@ -35,7 +35,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   requireEventStream(ctx.headers.accept);
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
-  const release = await deps.gate.acquire(org, deps.pool.overloaded, limits, waitSignal(ctx));
+  const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const plan = metricSeriesPlan(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
   const stream = new QueryStream(ctx, {
     failedSegments: plan.failedSegments,

@@ -23,11 +23,14 @@ export class QueryPool {
    */
   private rawPlacesFree: number;
   private readonly rawWaiters: Array<() => void> = [];
+  private readonly settledListeners: Array<() => void> = [];
 
   constructor(
     readonly threads: number,
     private readonly metrics: ServiceMetrics,
     onPoolError: (err: Error) => void = () => {},
+    /** backlogPerWorker is how many waiting tasks per worker count as saturated (see `overloaded`). */
+    private readonly backlogPerWorker = 64,
   ) {
     const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
@@ -84,7 +87,18 @@ export class QueryPool {
     } catch (err) {
       this.metrics.queryTasks.inc({ outcome: signal.aborted ? 'aborted' : 'failed' });
       throw err;
+    } finally {
+      this.settled();
     }
+  }
+
+  /** onTaskSettled registers a listener told each time a task ends, however it ends. */
+  onTaskSettled(listener: () => void): void {
+    this.settledListeners.push(listener);
+  }
+
+  private settled(): void {
+    for (const listener of this.settledListeners) listener();
   }
 
   /**
@@ -119,6 +133,7 @@ export class QueryPool {
       throw err;
     } finally {
       signal.removeEventListener('abort', onAbort!);
+      this.settled();
     }
   }
 
@@ -128,11 +143,11 @@ export class QueryPool {
   }
 
   /**
-   * overloaded tells the front to refuse new queries: past this many waiting tasks a new query
-   * would only wait behind work that is already late, so answering 429 early is kinder.
+   * overloaded tells the front to hold new queries back: past this many waiting tasks a new
+   * query would only add to work that is already late, so it waits for admission instead.
    */
   get overloaded(): boolean {
-    return this.queued >= this.threads * 64;
+    return this.queued >= this.threads * this.backlogPerWorker;
   }
 
   async close(): Promise<void> {

@@ -59,7 +59,7 @@ export async function streamSeriesSlices(stream: QueryStream, pool: QueryPool, p
   try {
     await runSeriesPlan(pool, plan, stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);
-      else await stream.emit(renderer.pointEvents(series), bytes);
+      else await stream.emit(renderer.pointFrames(series), bytes);
     });
     if (stats) await stream.emit(stats.events(renderer));
     stream.finish();

@@ -1,8 +1,9 @@
 import { memoryBudgetExceeded } from '../../engine/index.js';
 import { ApiError, toApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
-import { SseStream, type SseEvent } from '../http/sse.js';
+import { SseStream, type SseEvent, type StreamItem } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
+import type { WorkerAdmission } from './workerAdmission.js';
 
 /** GateLimit is how many queries an org may run at once, how many may wait, and the settings that say so. */
 export interface GateLimit {
@@ -22,29 +23,39 @@ interface Waiter {
  * OrgGate bounds how many queries one org runs at once, so one org cannot starve the others.
  * A query over the bound waits, first come first served, in the org's queue (as Mimir's
  * query-frontend queues per tenant): a dashboard that sends more panels than the org has slots
- * is answered a little later instead of refused. A full queue, a wait longer than the query's
- * deadline, or workers saturated for everyone answer 429. Bounds are the org's own, read by
- * each acquire, so a changed limit applies to the next query.
+ * is answered a little later instead of refused. With its slot, a query then passes the
+ * workers' admission, which holds it back while the pool is saturated. A full queue or a wait
+ * longer than the query's deadline answers 429. Bounds are the org's own, read by each
+ * acquire, so a changed limit applies to the next query.
  */
 export class OrgGate {
   private readonly running = new Map<string, number>();
   private readonly queues = new Map<string, Waiter[]>();
 
+  constructor(private readonly workers?: WorkerAdmission) {}
+
   /**
-   * acquire reserves a slot, waiting for one while the org's queue has room, and resolves to
-   * the function that frees it (idempotent). A caller that leaves while waiting aborts
-   * `signal`, which takes it out of the queue.
+   * acquire reserves a slot, waiting for one while the org's queue has room, then waits for the
+   * workers' admission within what is left of the deadline, and resolves to the function that
+   * frees the slot (idempotent). A caller that leaves while waiting aborts `signal`, which takes
+   * it out of either queue.
    */
-  async acquire(org: string, overloaded: boolean, limit: GateLimit, signal?: AbortSignal): Promise<() => void> {
-    if (overloaded) {
-      throw new ApiError('RATE_LIMITED', 'the query workers are saturated; retry shortly', { headers: { 'retry-after': '2' } });
-    }
+  async acquire(org: string, limit: GateLimit, signal?: AbortSignal): Promise<() => void> {
+    const startedMs = Date.now();
     if ((this.running.get(org) ?? 0) < limit.maxConcurrentQueries && !this.queues.has(org)) {
       this.running.set(org, (this.running.get(org) ?? 0) + 1);
-      return this.releaser(org);
+    } else {
+      await this.wait(org, limit, signal);
     }
-    await this.wait(org, limit, signal);
-    return this.releaser(org);
+    const release = this.releaser(org);
+    if (this.workers === undefined) return release;
+    try {
+      await this.workers.admit(limit.timeoutMs - (Date.now() - startedMs), signal);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return release;
   }
 
   /** queued is how many of the org's queries wait for a slot. */
@@ -96,6 +107,7 @@ export class OrgGate {
     return () => {
       if (released) return;
       released = true;
+      this.workers?.admitNext();
       const queue = this.queues.get(org);
       const next = queue?.shift();
       if (queue !== undefined && queue.length === 0) this.queues.delete(org);
@@ -232,7 +244,7 @@ export class QueryStream {
    * for this stream until written, and a result larger than the query's memory budget fails
    * the query instead of being held.
    */
-  async emit(events: Iterable<SseEvent>, heldBytes = 0): Promise<void> {
+  async emit(events: Iterable<StreamItem>, heldBytes = 0): Promise<void> {
     if (this.ended || this.sse.closed) return;
     if (heldBytes > this.options.memoryBytes) throw memoryBudgetExceeded(this.options.memoryBytes, 'results waiting for the client');
     this.ensureOpen();

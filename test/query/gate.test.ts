@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { OrgGate, type GateLimit } from '../../src/query/stream.js';
+import { WorkerAdmission, type WorkerLoad } from '../../src/query/workerAdmission.js';
 
 /** limitOf is a concurrency limit and queue as an org's settings give them, with where they come from. */
 function limitOf(maxConcurrentQueries: number, maxQueuedQueries = 0, timeoutMs = 60_000, origin = 'SVC_MAX_QUERIES_PER_ORG'): GateLimit {
@@ -22,71 +23,131 @@ describe('OrgGate', () => {
   it('bounds concurrent queries per org and frees slots on release (once)', async () => {
     const gate = new OrgGate();
     const two = limitOf(2);
-    const a = await gate.acquire('org-1', false, two);
-    await gate.acquire('org-1', false, two);
-    await expect(gate.acquire('org-1', false, two)).rejects.toThrow(ApiError);
-    await expect(gate.acquire('org-2', false, two)).resolves.toBeTypeOf('function');
+    const a = await gate.acquire('org-1', two);
+    await gate.acquire('org-1', two);
+    await expect(gate.acquire('org-1', two)).rejects.toThrow(ApiError);
+    await expect(gate.acquire('org-2', two)).resolves.toBeTypeOf('function');
     a();
     a();
-    await expect(gate.acquire('org-1', false, two)).resolves.toBeTypeOf('function');
-    await expect(gate.acquire('org-1', false, two)).rejects.toThrow(/too many concurrent queries for this org \(limit 2: SVC_MAX_QUERIES_PER_ORG; 0 waiting, limit 0/);
+    await expect(gate.acquire('org-1', two)).resolves.toBeTypeOf('function');
+    await expect(gate.acquire('org-1', two)).rejects.toThrow(/too many concurrent queries for this org \(limit 2: SVC_MAX_QUERIES_PER_ORG; 0 waiting, limit 0/);
   });
 
   it('applies the limit each acquire is given, so a changed org limit holds from the next query', async () => {
     const gate = new OrgGate();
-    await gate.acquire('org-1', false, limitOf(1));
-    await expect(gate.acquire('org-1', false, limitOf(1))).rejects.toThrow(/limit 1/);
+    await gate.acquire('org-1', limitOf(1));
+    await expect(gate.acquire('org-1', limitOf(1))).rejects.toThrow(/limit 1/);
     const raised = limitOf(3, 0, 60_000, "this org's maxConcurrentQueries");
-    await gate.acquire('org-1', false, raised);
-    await gate.acquire('org-1', false, raised);
-    await expect(gate.acquire('org-1', false, raised)).rejects.toThrow(/limit 3: this org's maxConcurrentQueries/);
+    await gate.acquire('org-1', raised);
+    await gate.acquire('org-1', raised);
+    await expect(gate.acquire('org-1', raised)).rejects.toThrow(/limit 3: this org's maxConcurrentQueries/);
   });
 
   it('queues queries over the limit first come first served, handing each freed slot to the next', async () => {
     const gate = new OrgGate();
     const limit = limitOf(1, 2);
-    const first = await gate.acquire('org-1', false, limit);
-    const second = gate.acquire('org-1', false, limit);
-    const third = gate.acquire('org-1', false, limit);
+    const first = await gate.acquire('org-1', limit);
+    const second = gate.acquire('org-1', limit);
+    const third = gate.acquire('org-1', limit);
     expect(gate.queued('org-1')).toBe(2);
-    await expect(gate.acquire('org-1', false, limit)).rejects.toThrow(/2 waiting, limit 2: SVC_MAX_QUEUED_QUERIES_PER_ORG/);
+    await expect(gate.acquire('org-1', limit)).rejects.toThrow(/2 waiting, limit 2: SVC_MAX_QUEUED_QUERIES_PER_ORG/);
     // Another org is not behind this one's queue.
-    await expect(gate.acquire('org-2', false, limit)).resolves.toBeTypeOf('function');
+    await expect(gate.acquire('org-2', limit)).resolves.toBeTypeOf('function');
     expect(await settled(second)).toBe(false);
     first();
     const releaseSecond = await second;
     expect(await settled(third)).toBe(false);
     // A newcomer does not overtake the queue while it is not empty.
-    const late = gate.acquire('org-1', false, limit);
+    const late = gate.acquire('org-1', limit);
     releaseSecond();
     const releaseThird = await third;
     expect(await settled(late)).toBe(false);
     releaseThird();
     (await late)();
     expect(gate.queued('org-1')).toBe(0);
-    await expect(gate.acquire('org-1', false, limit)).resolves.toBeTypeOf('function');
+    await expect(gate.acquire('org-1', limit)).resolves.toBeTypeOf('function');
   });
 
   it('takes a query out of the queue when its client leaves, and refuses one that waited its deadline', async () => {
     const gate = new OrgGate();
     const limit = limitOf(1, 5, 50);
-    const held = await gate.acquire('org-1', false, limit);
+    const held = await gate.acquire('org-1', limit);
     const leaving = new AbortController();
-    const gone = gate.acquire('org-1', false, limit, leaving.signal);
+    const gone = gate.acquire('org-1', limit, leaving.signal);
     leaving.abort(new Error('client left'));
     await expect(gone).rejects.toThrow('client left');
     expect(gate.queued('org-1')).toBe(0);
-    await expect(gate.acquire('org-1', false, limit)).rejects.toThrow(/waited 50 ms for one of this org's 1 concurrent query slots/);
+    await expect(gate.acquire('org-1', limit)).rejects.toThrow(/waited 50 ms for one of this org's 1 concurrent query slots/);
     expect(gate.queued('org-1')).toBe(0);
     held();
-    await expect(gate.acquire('org-1', false, limit)).resolves.toBeTypeOf('function');
+    await expect(gate.acquire('org-1', limit)).resolves.toBeTypeOf('function');
   });
 
-  it('refuses every org with 429 and Retry-After while the workers are saturated', async () => {
-    const gate = new OrgGate();
-    const err = await gate.acquire('org-1', true, limitOf(10)).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).code).toBe('RATE_LIMITED');
-    expect((err as ApiError).headers['retry-after']).toBe('2');
+  it('holds queries back while the workers are saturated and lets them in, in order, as tasks end', async () => {
+    const load = new Backlog();
+    const gate = new OrgGate(new WorkerAdmission(load, 10));
+    load.queued = 5;
+    const first = gate.acquire('org-1', limitOf(10));
+    const second = gate.acquire('org-2', limitOf(10));
+    expect(await settled(first)).toBe(false);
+    load.settle(); // still saturated: nobody is let in
+    expect(await settled(first)).toBe(false);
+    load.queued = 1;
+    load.settle();
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(false);
+    // A query that ends lets the next one in too, as long as the pool has room.
+    (await first)();
+    expect(await settled(second)).toBe(true);
+  });
+
+  it('answers 429 with Retry-After only when the workers\' queue is full or the wait passes the deadline, freeing the org slot', async () => {
+    const load = new Backlog();
+    const admission = new WorkerAdmission(load, 1);
+    const gate = new OrgGate(admission);
+    load.queued = 5;
+    const waiting = gate.acquire('org-1', limitOf(1, 5));
+    const full = await gate.acquire('org-2', limitOf(1)).catch((e: unknown) => e);
+    expect(full).toBeInstanceOf(ApiError);
+    expect((full as ApiError).code).toBe('RATE_LIMITED');
+    expect((full as ApiError).headers['retry-after']).toBe('2');
+    const late = await gate.acquire('org-2', limitOf(1, 0, 30)).catch((e: unknown) => e);
+    expect((late as ApiError).code).toBe('RATE_LIMITED');
+    load.queued = 0;
+    load.settle();
+    (await waiting)();
+    // The slot of the query refused while waiting was freed: org-2 runs again.
+    load.queued = 0;
+    await expect(gate.acquire('org-2', limitOf(1))).resolves.toBeTypeOf('function');
+  });
+
+  it('takes a query whose client leaves out of the workers\' queue', async () => {
+    const load = new Backlog();
+    const admission = new WorkerAdmission(load, 10);
+    const gate = new OrgGate(admission);
+    load.queued = 5;
+    const leaving = new AbortController();
+    const gone = gate.acquire('org-1', limitOf(1), leaving.signal);
+    expect(admission.waiting).toBe(1);
+    leaving.abort(new Error('client left'));
+    await expect(gone).rejects.toThrow('client left');
+    expect(admission.waiting).toBe(0);
+    load.queued = 0;
+    await expect(gate.acquire('org-1', limitOf(1))).resolves.toBeTypeOf('function');
   });
 });
+
+/** Backlog is a pool's load as admission sees it: a count of waiting tasks, saturated from 2. */
+class Backlog implements WorkerLoad {
+  queued = 0;
+  private readonly listeners: Array<() => void> = [];
+  get overloaded(): boolean {
+    return this.queued >= 2;
+  }
+  onTaskSettled(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+  settle(): void {
+    for (const l of this.listeners) l();
+  }
+}

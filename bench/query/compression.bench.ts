@@ -1,0 +1,99 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import zlib from 'node:zlib';
+import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { KeyAdmin } from '../../src/auth/apiKeys.js';
+import { loadConfig } from '../../src/config.js';
+import { startService } from '../../src/service.js';
+import { runWhenDirect } from '../runDirect.js';
+
+/**
+ * A many-series query stream over loopback with and without compression: a real server and a
+ * node:http client that decodes the stream as it arrives. Bytes on the wire and time to `done`
+ * are reported as ratios to identity measured in the same run, runs interleaved.
+ * `node dist/bench/query/compression.bench.js`; BENCH_SERIES sets the series (default 1,000).
+ */
+const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
+const HOUR_MS = 3_600_000;
+const ROUNDS = 3;
+
+class Sink extends Writable {
+  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
+    done();
+  }
+}
+
+function run(url: string, key: string, body: unknown, encoding: string | undefined): Promise<{ ms: number; wireBytes: number; textBytes: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'x-svc-api-key': key, 'content-type': 'application/json' };
+    if (encoding !== undefined) headers['accept-encoding'] = encoding;
+    const req = http.request(`${url}/api/v1/metrics/query`, { method: 'POST', headers }, (res) => {
+      let wireBytes = 0;
+      let textBytes = 0;
+      res.on('data', (c: Buffer) => (wireBytes += c.length));
+      const ce = res.headers['content-encoding'];
+      const decoded = ce === 'gzip' ? res.pipe(zlib.createGunzip()) : ce === 'br' ? res.pipe(zlib.createBrotliDecompress()) : res;
+      decoded.on('data', (c: Buffer) => (textBytes += c.length));
+      decoded.on('end', () => resolve({ ms: performance.now() - started, wireBytes, textBytes }));
+      decoded.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function main(): Promise<void> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-compression-bench-'));
+  const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' });
+  const service = await startService(config, { logDestination: new Sink(), announce: () => {} });
+  try {
+    const [org] = await service.store.listOrgs();
+    const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');
+    const url = `http://127.0.0.1:${service.port}`;
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    for (let from = 0; from < SERIES; from += 100) {
+      const timeseries = Array.from({ length: Math.min(100, SERIES - from) }, (_, k) => ({
+        labels: [
+          { name: '__name__', value: 'http_requests_total' },
+          { name: 'code', value: String(200 + ((from + k) % 4) * 100) },
+          { name: 'instance', value: `host-${from + k}:9100` },
+          { name: 'job', value: 'api' },
+        ],
+        samples: Array.from({ length: 241 }, (_, s) => ({ value: s * ((from + k) % 13) + Math.sin(s), timestamp: now - HOUR_MS + s * 15_000 })),
+      }));
+      const res = await fetch(`${url}/api/v1/write`, { method: 'POST', body: encodeRemoteWriteBody({ timeseries }), headers: { 'x-svc-api-key': key, 'content-type': 'application/x-protobuf' } });
+      if (res.status !== 204) throw new Error(`write: ${res.status}`);
+    }
+    const body = { q: 'rate(http_requests_total[5m])', s: String(now - HOUR_MS), e: String(now), step: 15 };
+    const encodings = [undefined, 'gzip', 'br'] as const;
+    const samples = new Map<string, Array<{ ms: number; wireBytes: number; textBytes: number }>>();
+    await run(url, key, body, undefined);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const e of encodings) {
+        const name = e ?? 'identity';
+        samples.set(name, [...(samples.get(name) ?? []), await run(url, key, body, e)]);
+      }
+    }
+    const base = samples.get('identity')!;
+    console.log(`${SERIES} series x 1 h at 15 s as point events, ${ROUNDS} interleaved rounds, medians`);
+    console.table(
+      [...samples].map(([name, runs]) => ({
+        encoding: name,
+        'wire bytes / point': (median(runs.map((r) => r.wireBytes)) / (SERIES * 241)).toFixed(1),
+        'wire bytes vs identity': (median(runs.map((r) => r.wireBytes)) / median(base.map((r) => r.wireBytes))).toFixed(3),
+        'time vs identity': (median(runs.map((r) => r.ms)) / median(base.map((r) => r.ms))).toFixed(2),
+      })),
+    );
+  } finally {
+    await service.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+runWhenDirect(import.meta.url, main);

@@ -1,0 +1,98 @@
+import { Bench } from 'tinybench';
+import type { RawRow, SeriesColumns } from '../../engine/index.js';
+import { frame, PIECE_BYTES, type FramedEvents, type SseEvent } from '../../src/http/sse.js';
+import { SeriesRenderer } from '../../src/query/events.js';
+import { RawRowRenderer } from '../../src/query/logsQuery.js';
+import { runWhenDirect } from '../runDirect.js';
+import { legacyPointEvents, legacyRowEvent } from './legacyEvents.js';
+
+/**
+ * The result-event encoder alone, on one thread: a 1,000-series, one-hour-at-15-s answer as
+ * point events and 20,000 raw log rows, rendered into stream pieces and measured to bytes (as
+ * the stream does before each write). The previous encoder (an event object per point, framed
+ * with a JSON.stringify each) runs in the same process as the baseline, and each slice brings
+ * fresh label objects, as worker answers do. `node dist/bench/query/encoder.bench.js`.
+ */
+const SERIES = 1_000;
+const POINTS = 241;
+const ROWS = 20_000;
+
+function slice(): SeriesColumns[] {
+  return Array.from({ length: SERIES }, (_, i) => {
+    const timestampsMs = new Float64Array(POINTS);
+    const values = new Float64Array(POINTS);
+    for (let p = 0; p < POINTS; p++) {
+      timestampsMs[p] = 1_700_000_000_000 + p * 15_000;
+      values[p] = (i % 7) * 0.37 + p / 13;
+    }
+    const labels = { __name__: 'http_requests_total', code: String(200 + (i % 4) * 100), instance: `host-${i % 250}:9100`, job: 'api', route: `/v1/r${i % 5}` };
+    return { labels, timestampsMs, values };
+  });
+}
+
+function rows(): RawRow[] {
+  const tagSets = Array.from({ length: 50 }, (_, i) => ({ level: ['info', 'warn', 'error'][i % 3], pod: `pod-${i}`, service_name: `svc-${i % 8}` }));
+  return Array.from({ length: ROWS }, (_, i) => ({
+    timestampNs: 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n,
+    tags: tagSets[i % tagSets.length],
+    line: `GET /api/v1/items/${i} 200 ${i % 97} ms user="u${i % 31}"`,
+  }));
+}
+
+/** consumeEvents cuts framed events into pieces as the stream did before, and counts the bytes. */
+function consumeEvents(events: Iterable<SseEvent>): number {
+  let piece = '';
+  let bytes = 0;
+  for (const e of events) {
+    piece += frame(e);
+    if (piece.length < PIECE_BYTES) continue;
+    bytes += Buffer.byteLength(piece);
+    piece = '';
+  }
+  return bytes + Buffer.byteLength(piece);
+}
+
+/** consumeFramed counts the bytes of batches already framed. */
+function consumeFramed(batches: Iterable<FramedEvents>): number {
+  let bytes = 0;
+  for (const b of batches) bytes += Buffer.byteLength(b.framed);
+  return bytes;
+}
+
+export async function main(): Promise<void> {
+  const pointEvents = SERIES * POINTS;
+  const logRows = rows();
+  let sink = 0;
+  const bench = new Bench({ time: 2_000, warmup: true, warmupTime: 300 });
+  bench
+    .add('points, previous encoder', () => {
+      sink += consumeEvents(legacyPointEvents(slice()));
+    })
+    .add('points, new encoder', () => {
+      sink += consumeFramed(new SeriesRenderer().pointFrames(slice()));
+    })
+    .add('log rows, previous encoder', () => {
+      sink += consumeEvents(logRows.map(legacyRowEvent));
+    })
+    .add('log rows, new encoder', () => {
+      sink += consumeFramed(new RawRowRenderer().events(logRows));
+    });
+  await bench.run();
+  const rate = (name: string, events: number): number => {
+    const r = bench.tasks.find((t) => t.name === name)?.result;
+    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
+    return events / (r.latency.p50! / 1000);
+  };
+  const table = [
+    ['points', pointEvents],
+    ['log rows', ROWS],
+  ].map(([kind, events]) => {
+    const before = rate(`${kind} , previous encoder`.replace(' ,', ','), events as number);
+    const after = rate(`${kind}, new encoder`, events as number);
+    return { events: kind, 'previous events/s': Math.round(before), 'new events/s': Math.round(after), 'new / previous': (after / before).toFixed(2) };
+  });
+  console.log(`${SERIES} series x ${POINTS} points (the point runs include building the slice's columns), ${ROWS} log rows; one thread (${sink > 0 ? 'bytes counted' : ''})`);
+  console.table(table);
+}
+
+runWhenDirect(import.meta.url, main);

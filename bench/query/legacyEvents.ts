@@ -1,0 +1,68 @@
+import { formatLabels, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { frame, type SseEvent } from '../../src/http/sse.js';
+import { renderTags } from '../../src/query/events.js';
+
+/**
+ * The event encoder as it was before events were rendered straight to text: one event object
+ * per point or row, framed by `frame()` with a JSON.stringify each. It is kept as the baseline
+ * of the encoder benchmark and as the reference the new encoder must match byte for byte.
+ */
+
+const NS_PER_MS = 1_000_000n;
+
+/** legacyPointEvents yields one result event object per finite point, time-major. */
+export function* legacyPointEvents(series: readonly SeriesColumns[]): Generator<SseEvent, void, undefined> {
+  const cache = new WeakMap<Labels, { tags: Record<string, string | number>; label: string }>();
+  const of = (labels: Labels): { tags: Record<string, string | number>; label: string } => {
+    let entry = cache.get(labels);
+    if (!entry) cache.set(labels, (entry = { tags: renderTags(labels), label: formatLabels(labels) }));
+    return entry;
+  };
+  const cursors = new Uint32Array(series.length);
+  const rendered = series.map((s) => of(s.labels));
+  for (;;) {
+    let next = Infinity;
+    for (let i = 0; i < series.length; i++) {
+      const ts = series[i].timestampsMs;
+      if (cursors[i] < ts.length && ts[cursors[i]] < next) next = ts[cursors[i]];
+    }
+    if (next === Infinity) break;
+    for (let i = 0; i < series.length; i++) {
+      const s = series[i];
+      const c = cursors[i];
+      if (c >= s.timestampsMs.length || s.timestampsMs[c] !== next) continue;
+      cursors[i]++;
+      const value = s.values[c];
+      if (!Number.isFinite(value)) continue;
+      yield { type: 'result', data: { tags: rendered[i].tags, value, timestamp: next, label: rendered[i].label } };
+    }
+  }
+}
+
+/** legacyRowEvent renders one raw log row as an event carrying its hand-written JSON. */
+export function legacyRowEvent(row: RawRow): SseEvent {
+  let parts = rowParts.get(row.tags);
+  if (!parts) rowParts.set(row.tags, (parts = splitAtMessage(row.tags)));
+  const pieces: string[] = [];
+  if (parts.before !== '') pieces.push(parts.before);
+  if (row.line !== undefined) pieces.push(`"message":${JSON.stringify(row.line)}`);
+  if (parts.after !== '') pieces.push(parts.after);
+  const json = `{"timestamp":${row.timestampNs / NS_PER_MS},"timestamp_ns":${row.timestampNs},"tags":{${pieces.join(',')}}}`;
+  return { type: 'result', data: undefined, json };
+}
+
+const rowParts = new WeakMap<Labels, { before: string; after: string }>();
+
+function splitAtMessage(tags: Labels): { before: string; after: string } {
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const key of Object.keys(tags).sort()) (key < 'message' ? before : after).push(`${JSON.stringify(key)}:${JSON.stringify(tags[key])}`);
+  return { before: before.join(','), after: after.join(',') };
+}
+
+/** legacyText frames events the old way, one JSON.stringify per event. */
+export function legacyText(events: Iterable<SseEvent>): string {
+  let text = '';
+  for (const e of events) text += frame(e);
+  return text;
+}

@@ -1,0 +1,103 @@
+import zlib from 'node:zlib';
+
+/** ContentEncoding is a compression the service answers in, when the client accepts it. */
+export type ContentEncoding = 'br' | 'gzip';
+
+/**
+ * MIN_COMPRESSED_JSON_BYTES is the smallest JSON body worth compressing: below about a packet,
+ * the compressor's framing and CPU buy nothing.
+ */
+export const MIN_COMPRESSED_JSON_BYTES = 1024;
+
+/**
+ * Levels for streaming: result events repeat their tags, so fast settings already shrink them
+ * many times over, and a higher brotli quality (11 by default) would cost far more CPU than the
+ * stream takes to send.
+ */
+const GZIP_LEVEL = 5;
+const BROTLI_QUALITY = 5;
+
+/**
+ * negotiateEncoding picks the response's encoding from Accept-Encoding (RFC 9110 12.5.3): the
+ * accepted coding with the highest q, br before gzip on a tie; `*` stands for either; q=0
+ * refuses. Undefined means identity.
+ */
+export function negotiateEncoding(acceptEncoding: string | undefined): ContentEncoding | undefined {
+  if (acceptEncoding === undefined || acceptEncoding === '') return undefined;
+  const weights = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name === '') continue;
+    let q = 1;
+    for (const param of params) {
+      const [key, value] = param.trim().split('=');
+      if (key === 'q') q = Number(value);
+    }
+    weights.set(name, Number.isFinite(q) ? q : 0);
+  }
+  const weightOf = (name: ContentEncoding): number => weights.get(name) ?? weights.get('*') ?? 0;
+  const best = (['br', 'gzip'] as const).reduce<ContentEncoding | undefined>((chosen, name) => (weightOf(name) > (chosen === undefined ? 0 : weightOf(chosen)) ? name : chosen), undefined);
+  return best;
+}
+
+/** compressBody compresses a whole response body at once. */
+export function compressBody(body: string | Uint8Array, encoding: ContentEncoding): Buffer {
+  return encoding === 'br'
+    ? zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
+    : zlib.gzipSync(body, { level: GZIP_LEVEL });
+}
+
+/**
+ * StreamCompressor compresses one streamed response: each `push` compresses a batch and
+ * flushes it (a sync flush, which keeps the dictionary), so what was pushed can be sent at once
+ * and a streaming client decodes every event as soon as it arrives; `finish` ends the stream.
+ * The work runs on libuv's thread pool, off the event loop. Calls must not overlap: the stream
+ * chains them.
+ */
+export class StreamCompressor {
+  private readonly z: zlib.Gzip | zlib.BrotliCompress;
+  private readonly flushKind: number;
+  private chunks: Buffer[] = [];
+  private failure: Error | undefined;
+
+  constructor(readonly encoding: ContentEncoding) {
+    if (encoding === 'br') {
+      this.z = zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } });
+      this.flushKind = zlib.constants.BROTLI_OPERATION_FLUSH;
+    } else {
+      this.z = zlib.createGzip({ level: GZIP_LEVEL });
+      this.flushKind = zlib.constants.Z_SYNC_FLUSH;
+    }
+    // Flowing mode: output is handed over as the compressor makes it, before a flush's callback.
+    this.z.on('data', (chunk: Buffer) => this.chunks.push(chunk));
+    this.z.on('error', (err: Error) => (this.failure = err));
+  }
+
+  /** push compresses `text` and resolves to every byte of it, flushed. */
+  push(text: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.z.write(text);
+      this.z.flush(this.flushKind, () => (this.failure ? reject(this.failure) : resolve(this.take())));
+    });
+  }
+
+  /** finish compresses `text` as the last of the stream and resolves to the stream's remaining bytes. */
+  finish(text: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.z.once('end', () => resolve(this.take()));
+      this.z.once('error', reject);
+      this.z.end(text);
+    });
+  }
+
+  /** close frees the compressor of a stream that ends without `finish` (the client left). */
+  close(): void {
+    this.z.destroy();
+  }
+
+  private take(): Buffer {
+    const out = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    this.chunks = [];
+    return out;
+  }
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { Labels, RawRow, SeriesColumns } from '../../engine/index.js';
+import { legacyPointEvents, legacyRowEvent, legacyText } from '../../bench/query/legacyEvents.js';
+import { PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
+import { SeriesRenderer } from '../../src/query/events.js';
+import { RawRowRenderer } from '../../src/query/logsQuery.js';
+import { SeededRandom } from '../support/seededRandom.js';
+
+/** joined concatenates framed batches and counts their events. */
+function joined(batches: Iterable<FramedEvents>): { text: string; count: number; sizes: number[] } {
+  let text = '';
+  let count = 0;
+  const sizes: number[] = [];
+  for (const b of batches) {
+    text += b.framed;
+    count += b.count;
+    sizes.push(b.framed.length);
+  }
+  return { text, count, sizes };
+}
+
+const AWKWARD_VALUES = [0, -0, 1, -1, 0.1, 1 / 3, 1e21, 1e-7, -1e-300, 5e-324, Number.MAX_VALUE, 2 ** 53 + 2, 123456789.125, NaN, Infinity, -Infinity];
+
+const AWKWARD_LABELS: Labels[] = [
+  { __name__: 'up' },
+  { __name__: 'http_requests_total', code: '500', method: 'GET', service_name: 'checkout' },
+  { job: 'quote"and\\backslash', path: '/a\nb\tc', note: 'snow ☃ and 😀 emoji', ctrl: '\u0000\u0001\u001f\u2028' },
+  { code: '007', id: '-0', big: '12345678901234567890', neg: '-42', exp: '1e3', plus: '+1' },
+  { z: 'last', a: 'first', m: 'middle' },
+  {},
+  { 'weird key "q"': 'v', le: '+Inf' },
+];
+
+function makeSeries(random: () => number, count: number): SeriesColumns[] {
+  return Array.from({ length: count }, (_, i) => {
+    // Series of different lengths and offsets, so the time-major merge interleaves unevenly.
+    const points = 1 + Math.floor(random() * 40);
+    const start = Math.floor(random() * 10) * 15_000;
+    const timestampsMs = new Float64Array(points);
+    const values = new Float64Array(points);
+    for (let p = 0; p < points; p++) {
+      timestampsMs[p] = 1_700_000_000_000 + start + p * 15_000;
+      values[p] = random() < 0.5 ? AWKWARD_VALUES[Math.floor(random() * AWKWARD_VALUES.length)] : (random() - 0.5) * 10 ** Math.floor(random() * 30 - 15);
+    }
+    // Each slice's answer brings fresh label objects, as packed worker results do.
+    return { labels: { ...AWKWARD_LABELS[i % AWKWARD_LABELS.length], series: String(i) }, timestampsMs, values };
+  });
+}
+
+describe('point event encoding', () => {
+  it('is byte-identical to framing one event object per point, across slices with fresh label objects', () => {
+    const rng = new SeededRandom(15);
+    const random = (): number => rng.next();
+    const renderer = new SeriesRenderer();
+    for (let slice = 0; slice < 5; slice++) {
+      const series = makeSeries(random, 60);
+      const fresh = joined(renderer.pointFrames(series));
+      const reference = [...legacyPointEvents(series)];
+      expect(fresh.count).toBe(reference.length);
+      expect(fresh.text).toBe(legacyText(reference));
+    }
+  });
+
+  it('renders each series once per query, whatever object its labels arrive in', () => {
+    const renderer = new SeriesRenderer();
+    const first = renderer.of({ __name__: 'up', job: 'a' });
+    expect(renderer.of({ __name__: 'up', job: 'a' })).toBe(first);
+    expect(renderer.of({ __name__: 'up', job: 'b' })).not.toBe(first);
+  });
+
+  it('cuts the text into batches of about a stream piece', () => {
+    const rng = new SeededRandom(7);
+    const random = (): number => rng.next();
+    const series = makeSeries(random, 2000);
+    const { sizes } = joined(new SeriesRenderer().pointFrames(series));
+    expect(sizes.length).toBeGreaterThan(2);
+    for (const size of sizes.slice(0, -1)) {
+      expect(size).toBeGreaterThanOrEqual(PIECE_BYTES);
+      expect(size).toBeLessThan(PIECE_BYTES + 1024);
+    }
+  });
+
+  it('yields nothing for series without finite points', () => {
+    const series: SeriesColumns[] = [{ labels: { a: '1' }, timestampsMs: new Float64Array([1, 2]), values: new Float64Array([NaN, Infinity]) }];
+    expect([...new SeriesRenderer().pointFrames(series)]).toEqual([]);
+  });
+});
+
+describe('raw log event encoding', () => {
+  it('is byte-identical to the hand-written row JSON framed as an event', () => {
+    const rng = new SeededRandom(3);
+    const random = (): number => rng.next();
+    const tagSets: Labels[] = [
+      { service_name: 'api', level: 'error' },
+      { aaa: 'x', zzz: 'quote " and \\', message: 'a tag named message' },
+      { 'ünïcode': '☃', message_id: '1', mess: '2' },
+      {},
+    ];
+    const lines = ['plain', '', 'with "quotes" and \\ and \n newline', 'emoji 😀 \u2028 sep', undefined];
+    const rows: RawRow[] = Array.from({ length: 500 }, (_, i) => ({
+      timestampNs: 1_700_000_000_123_456_789n + BigInt(i) * 1_000_003n,
+      tags: tagSets[Math.floor(random() * tagSets.length)],
+      line: lines[Math.floor(random() * lines.length)],
+    }));
+    const fresh = joined(new RawRowRenderer().events(rows));
+    expect(fresh.count).toBe(rows.length);
+    expect(fresh.text).toBe(legacyText(rows.map(legacyRowEvent)));
+  });
+});
