@@ -4,7 +4,7 @@ import { labelsKey, type Labels } from './labels.js';
 import { composeTags, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import type { SeriesPartition } from './partition.js';
-import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
+import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
  * A log segment holds two Arrow tables:
@@ -156,7 +156,8 @@ export class LogSegmentReader {
 
   /** decode checks the file (checksum, version, layout) and builds the reader without copying columns. */
   static decode(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): LogSegmentReader {
-    const sections = decodeSegmentFile(bytes, expectedCrc, checksum);
+    const { version, sections } = readSegmentFile(bytes, expectedCrc, checksum);
+    if (version !== 1) throw new SegmentFormatError(`log segment in format version ${version}, expected 1`);
     if (sections.length !== 2) throw new SegmentFormatError(`log segment has ${sections.length} sections, expected 2`);
     const streamTable = ArrowSection.parse(sections[0], 'stream table');
     const rows = ArrowSection.parse(sections[1], 'row table');

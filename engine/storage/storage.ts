@@ -645,7 +645,7 @@ export class Storage {
       org,
       signal: 'metrics',
       file: segmentFileName(id, 'metrics'),
-      formatVersion: SEGMENT_FORMAT_VERSION,
+      formatVersion: enc.formatVersion,
       crc: enc.crc,
       bytes: enc.bytes.length,
       rows: enc.rows,
