@@ -1,7 +1,7 @@
 import { BitReader } from './bitStream.js';
 import { SegmentFormatError } from './segmentFormat.js';
 import { decodeTimestamps, encodeTimestamps } from './timestampCodec.js';
-import { decodeValues, encodeValues } from './valueCodec.js';
+import { decodeValues, encodeValues, type ValueLayout } from './valueCodec.js';
 
 /**
  * A sample block is one series' samples in a version 2 metric segment, as 32-bit words:
@@ -15,10 +15,10 @@ import { decodeValues, encodeValues } from './valueCodec.js';
  * decodes straight into a Float64Array.
  */
 
-/** encodeSampleBlock encodes one series (at least one sample, timestamps ascending). */
-export function encodeSampleBlock(t: Float64Array, v: Float64Array): Uint32Array {
+/** encodeSampleBlock encodes one series (at least one sample, timestamps ascending); `layout` is for comparing value layouts. */
+export function encodeSampleBlock(t: Float64Array, v: Float64Array, layout?: ValueLayout): Uint32Array {
   const ts = encodeTimestamps(t);
-  const vs = encodeValues(v);
+  const vs = encodeValues(v, layout);
   const out = new Uint32Array(1 + ts.length + vs.length);
   out[0] = ts.length;
   out.set(ts, 1);

@@ -182,20 +182,30 @@ function writeXor(v: Float64Array, out: BitWriter): void {
 }
 
 /**
- * encodeValues encodes a series' values (at least one) in the smaller layout. Both are tried
- * when decimals fit: encoding runs off the query path (cuts and compaction), where the bytes
- * at rest matter more than the extra pass.
+ * ValueLayout picks the layout: 'smaller' (what segments use) tries both and keeps the smaller;
+ * 'xor' and 'decimal' force one (decimal still falls back to XOR when decimals do not fit), so
+ * benchmarks can compare the candidates on the same data.
  */
-export function encodeValues(v: Float64Array): Uint32Array {
+export type ValueLayout = 'smaller' | 'xor' | 'decimal';
+
+/**
+ * encodeValues encodes a series' values (at least one). Trying both layouts costs an extra
+ * pass, but encoding runs off the query path (cuts and compaction), where the bytes at rest
+ * matter more.
+ */
+export function encodeValues(v: Float64Array, layout: ValueLayout = 'smaller'): Uint32Array {
+  const decimal = layout === 'xor' ? undefined : toDecimal(v);
+  let decWords: Uint32Array | undefined;
+  if (decimal !== undefined) {
+    const dec = new BitWriter(v.length / 8);
+    writeDecimal(v, decimal, dec);
+    decWords = dec.finish();
+    if (layout === 'decimal') return decWords;
+  }
   const xor = new BitWriter(v.length / 2);
   writeXor(v, xor);
   const xorWords = xor.finish();
-  const decimal = toDecimal(v);
-  if (decimal === undefined) return xorWords;
-  const dec = new BitWriter(v.length / 8);
-  writeDecimal(v, decimal, dec);
-  const decWords = dec.finish();
-  return xorWords.length < decWords.length ? xorWords : decWords;
+  return decWords !== undefined && decWords.length <= xorWords.length ? decWords : xorWords;
 }
 
 function decodeDecimal(input: BitReader, out: Float64Array): void {

@@ -13,7 +13,7 @@ import { LogSegmentReader, MAX_TAG_VALUES, encodeLogSegment } from '../../../eng
 import { compileMatchers } from '../../../engine/storage/matchers.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { MetricSegmentReader, encodeMetricSegment } from '../../../engine/storage/metricSegment.js';
-import { SEGMENT_FORMAT_VERSION, SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from '../../../engine/storage/segmentFormat.js';
+import { LATEST_SEGMENT_FORMAT_VERSION, SegmentFormatError, decodeSegmentFile, encodeSegmentFile, readSegmentFile } from '../../../engine/storage/segmentFormat.js';
 import { staleMarkerArray } from '../../../engine/storage/staleness.js';
 import { tempDir } from './segmentFixtures.js';
 
@@ -57,9 +57,9 @@ describe('segment file framing', () => {
   it('rejects a newer format version and a checksum that differs from the catalog', () => {
     const { bytes, crc } = encodeSegmentFile(sections);
     const view = new DataView(bytes.buffer);
-    view.setUint32(12, SEGMENT_FORMAT_VERSION + 1, true);
+    view.setUint32(12, LATEST_SEGMENT_FORMAT_VERSION + 1, true);
     view.setUint32(8, crc32(bytes.subarray(12)), true);
-    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 2/);
+    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 3/);
     const other = encodeSegmentFile([Uint8Array.from([9])]);
     expect(() => decodeSegmentFile(other.bytes, crc)).toThrow(/differs from the catalog/);
   });
@@ -79,8 +79,35 @@ describe('metric segments', () => {
     expect(encodeMetricSegment([series[3]])).toBeUndefined();
   });
 
-  it('reads series back bit for bit, as views into the file bytes', () => {
+  it('writes format version 2 and reads it back bit for bit, decoding each series once', () => {
     const enc = encodeMetricSegment(series)!;
+    expect(enc.formatVersion).toBe(2);
+    expect(readSegmentFile(enc.bytes).version).toBe(2);
+    const reader = MetricSegmentReader.decode(shared(enc.bytes), enc.crc);
+    const before = reader.byteSize;
+    const all = reader.select([], [], -Infinity, Infinity);
+    expect(all.map((s) => s.labels)).toEqual([{ __name__: 'http_total', job: 'a' }, { __name__: 'up', job: 'b' }, { job: 'nameless' }]);
+    expect(all.map((s) => [...s.timestampsMs])).toEqual([[5, 40], [10, 20, 30], [7]]);
+    const words = new Uint32Array(all[1].values.buffer, all[1].values.byteOffset, 6);
+    expect([words[5], words[4]]).toEqual([0x7ff00000, 2]);
+    expect([...all[1].values.subarray(0, 2)]).toEqual([1, 1]);
+    expect(Object.is(all[0].values[1], -0)).toBe(true);
+    expect(all[0].values[0]).toBe(3.5);
+    expect(Number.isNaN(all[2].values[0])).toBe(true);
+    // Decoded arrays are kept and counted: a second read hands out the same memory.
+    expect(reader.byteSize).toBe(before + 16 * 6);
+    expect(reader.select([], [], -Infinity, Infinity)[1].values.buffer).toBe(all[1].values.buffer);
+    expect(reader.byteSize).toBe(before + 16 * 6);
+    // Compaction's reads decode without keeping anything.
+    const fresh = MetricSegmentReader.decode(enc.bytes);
+    expect(fresh.allSeries().map((s) => [...s.timestampsMs])).toEqual([[5, 40], [10, 20, 30], [7]]);
+    expect(fresh.byteSize).toBe(enc.bytes.byteLength);
+  });
+
+  it('still reads format version 1 files, as views into the file bytes', () => {
+    const enc = encodeMetricSegment(series, 1)!;
+    expect(enc.formatVersion).toBe(1);
+    expect(readSegmentFile(enc.bytes).version).toBe(1);
     const bytes = shared(enc.bytes);
     const reader = MetricSegmentReader.decode(bytes, enc.crc);
     const all = reader.select([], [], -Infinity, Infinity);
@@ -109,8 +136,24 @@ describe('metric segments', () => {
     expect(seen).toEqual(['a']);
   });
 
-  it('is a pair of plain Arrow files any Arrow reader can open', () => {
+  it('keeps its series table a plain Arrow file any Arrow reader can open', () => {
     const enc = encodeMetricSegment(series)!;
+    const [seriesTable] = decodeSegmentFile(enc.bytes);
+    const table = tableFromIPC(seriesTable);
+    expect(table.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual([
+      'labels:Utf8',
+      'first:Uint32',
+      'count:Uint32',
+      'minT:Float64',
+      'maxT:Float64',
+      'block:Uint32',
+      'words:Uint32',
+    ]);
+    expect([...table.getChild('count')!.toArray()]).toEqual([2, 3, 1]);
+  });
+
+  it('was a pair of plain Arrow files in format version 1', () => {
+    const enc = encodeMetricSegment(series, 1)!;
     const [seriesTable, samples] = decodeSegmentFile(enc.bytes).map((s) => tableFromIPC(s));
     expect(seriesTable.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(['labels:Utf8', 'first:Uint32', 'count:Uint32', 'minT:Float64', 'maxT:Float64']);
     expect(samples.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(['series:Uint32', 't:Float64', 'v:Float64']);
@@ -205,9 +248,9 @@ describe('blob and catalog stores', () => {
     expect(await store.list()).toEqual([]);
   });
 
-  it('hands out segment samples another thread can read without a copy', async () => {
+  it('hands out version 1 segment samples another thread can read without a copy', async () => {
     const store = new LocalBlobStore(path.join(dir, 'blobs'));
-    const enc = encodeMetricSegment([{ labels: { __name__: 'x' }, timestampsMs: f64([1, 2]), values: f64([10, 20]) }])!;
+    const enc = encodeMetricSegment([{ labels: { __name__: 'x' }, timestampsMs: f64([1, 2]), values: f64([10, 20]) }], 1)!;
     await store.write('x.seg', enc.bytes);
     const [series] = MetricSegmentReader.decode(store.read('x.seg'), enc.crc).select([], [], -Infinity, Infinity);
     const { port1, port2 } = new MessageChannel();
