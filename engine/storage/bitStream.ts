@@ -73,24 +73,34 @@ export class BitWriter {
 }
 
 /**
- * BitReader reads fields back in the order they were written. Reading past the end yields
- * zero bits instead of throwing, so callers bound their loops by counts they validated and a
- * damaged stream decodes to wrong numbers, never to an endless loop or an out-of-bounds read.
+ * peekBits returns `bits` (1..32) bits of `words` starting at bit `position`. It returns an
+ * int32 (for 32 bits possibly negative: `>>> 0` makes it unsigned) because mixing unsigned
+ * 32-bit numbers into int32 arithmetic makes V8 fall back to doubles. It is a plain function so decoders' hot loops can keep the position in a local and
+ * still have it inlined. Bits past the end read as zero, so callers bound their loops by counts
+ * they validated and a damaged stream decodes to wrong numbers, never to an endless loop or an
+ * out-of-bounds read.
  */
-export class BitReader {
-  private position = 0;
+export function peekBits(words: Uint32Array, position: number, bits: number): number {
+  const index = position >>> 5;
+  const offset = position & 31;
+  let v = index < words.length ? words[index] >>> offset : 0;
+  if (offset + bits > 32 && index + 1 < words.length) v |= words[index + 1] << (32 - offset);
+  return bits === 32 ? v | 0 : v & ((1 << bits) - 1);
+}
 
-  constructor(private readonly words: Uint32Array) {}
+/** BitReader reads fields back in the order they were written (see peekBits for reads past the end). */
+export class BitReader {
+  /** position is the next bit to read; decoders' hot loops read it, advance a local copy and store it back. */
+  position = 0;
+
+  constructor(readonly words: Uint32Array) {}
 
   /** read returns the next `bits` (0..32) bits as an unsigned number. */
   read(bits: number): number {
     if (bits === 0) return 0;
-    const index = this.position >>> 5;
-    const offset = this.position & 31;
+    const v = peekBits(this.words, this.position, bits);
     this.position += bits;
-    let v = (this.words[index] ?? 0) >>> offset;
-    if (offset + bits > 32) v |= (this.words[index + 1] ?? 0) << (32 - offset);
-    return bits === 32 ? v >>> 0 : (v & ((1 << bits) - 1)) >>> 0;
+    return v >>> 0;
   }
 
   /** readWide returns the next `bits` (0..53) bits as a safe integer. */
@@ -98,11 +108,6 @@ export class BitReader {
     if (bits <= 32) return this.read(bits);
     const lo = this.read(32);
     return this.read(bits - 32) * TWO_32 + lo;
-  }
-
-  /** bitPosition is how many bits have been read, for callers that check a stream's length. */
-  get bitPosition(): number {
-    return this.position;
   }
 }
 

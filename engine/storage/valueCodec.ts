@@ -1,4 +1,4 @@
-import { BitReader, BitWriter, bitWidth, unzigzag, zigzag } from './bitStream.js';
+import { BitReader, BitWriter, bitWidth, peekBits, unzigzag, zigzag } from './bitStream.js';
 
 /**
  * Values of one series, bit for bit, in one of two layouts chosen per series by size:
@@ -222,32 +222,39 @@ function decodeDecimal(input: BitReader, out: Float64Array): void {
   out[0] = m;
   let i = 1;
   if (order === BY_DELTA_OF_DELTA && n > 1) out[i++] = m += delta;
+  const words = input.words;
   while (i < n) {
     const width = input.read(6);
     const end = Math.min(n, i + GROUP);
+    if (width > 31) {
+      for (; i < end; i++) {
+        const d = unzigzag(input.readWide(width));
+        if (order === BY_DELTA_OF_DELTA) delta += d;
+        out[i] = m += order === BY_DELTA ? d : delta;
+      }
+      continue;
+    }
+    // The hot loops: the bit position lives in a local, and zigzag decodes with 32-bit operations.
+    let position = input.position;
     if (order === BY_DELTA) {
       if (width === 0) for (; i < end; i++) out[i] = m;
-      else if (width <= 31) {
-        for (; i < end; i++) {
-          const z = input.read(width);
+      else {
+        for (; i < end; i++, position += width) {
+          const z = peekBits(words, position, width);
           out[i] = m += (z >>> 1) ^ -(z & 1);
         }
-      } else for (; i < end; i++) out[i] = m += unzigzag(input.readWide(width));
+      }
     } else {
       if (width === 0) for (; i < end; i++) out[i] = m += delta;
-      else if (width <= 31) {
-        for (; i < end; i++) {
-          const z = input.read(width);
+      else {
+        for (; i < end; i++, position += width) {
+          const z = peekBits(words, position, width);
           delta += (z >>> 1) ^ -(z & 1);
-          out[i] = m += delta;
-        }
-      } else {
-        for (; i < end; i++) {
-          delta += unzigzag(input.readWide(width));
           out[i] = m += delta;
         }
       }
     }
+    input.position = position;
   }
   if (exponent > 0) for (let k = 0; k < n; k++) out[k] /= scale;
   if (exceptionCount > 0) {
@@ -263,45 +270,54 @@ function decodeDecimal(input: BitReader, out: Float64Array): void {
 
 function decodeXor(input: BitReader, out: Float64Array): void {
   const words = new Uint32Array(out.buffer, out.byteOffset, out.length * 2);
-  let lo = input.read(32);
-  let hi = input.read(32);
+  const stream = input.words;
+  // lo and hi stay int32 (Uint32Array stores wrap them), which keeps V8 off doubles.
+  let lo = input.read(32) | 0;
+  let hi = input.read(32) | 0;
   words[0] = lo;
   words[1] = hi;
   let lead = 0;
   let trail = 0;
+  // The bit position lives in a local so every read below is an inlined peekBits.
+  let at = input.position;
   for (let i = 1; i < out.length; i++) {
-    if (input.read(1) !== 0) {
-      if (input.read(1) !== 0) {
-        lead = input.read(6);
-        trail = 64 - lead - (input.read(6) + 1);
+    const control = peekBits(stream, at, 2);
+    if ((control & 1) === 0) {
+      at += 1;
+    } else {
+      at += 2;
+      if ((control & 2) !== 0) {
+        lead = peekBits(stream, at, 6);
+        trail = 64 - lead - (peekBits(stream, at + 6, 6) + 1);
+        at += 12;
         if (trail < 0) throw new RangeError('value stream has an impossible XOR window');
       }
       const length = 64 - lead - trail;
       let xl: number;
       let xh: number;
       if (length <= 32) {
-        xl = input.read(length);
+        xl = peekBits(stream, at, length);
         xh = 0;
       } else {
-        xl = input.read(32);
-        xh = input.read(length - 32);
+        xl = peekBits(stream, at, 32);
+        xh = peekBits(stream, at + 32, length - 32);
       }
+      at += length;
       // (xh:xl) << trail
-      if (trail === 0) {
-        // already in place
-      } else if (trail < 32) {
-        xh = ((xh << trail) | (xl >>> (32 - trail))) >>> 0;
-        xl = (xl << trail) >>> 0;
-      } else {
-        xh = (xl << (trail - 32)) >>> 0;
+      if (trail >= 32) {
+        xh = xl << (trail - 32);
         xl = 0;
+      } else if (trail > 0) {
+        xh = (xh << trail) | (xl >>> (32 - trail));
+        xl = xl << trail;
       }
-      lo = (lo ^ xl) >>> 0;
-      hi = (hi ^ xh) >>> 0;
+      lo ^= xl;
+      hi ^= xh;
     }
     words[2 * i] = lo;
     words[2 * i + 1] = hi;
   }
+  input.position = at;
 }
 
 /** decodeValues fills `out` (its length is the sample count the series table gave) from `input`. */
