@@ -176,9 +176,10 @@ describe('log segments', () => {
     return h;
   }
 
-  it('answers like the head it was written from', () => {
+  it.each([1, 2] as const)('answers like the head it was written from (format version %i)', (version) => {
     const h = head();
-    const enc = encodeLogSegment(h.columns(), ['service_name'])!;
+    const enc = encodeLogSegment(h.columns(), ['service_name'], version)!;
+    expect(readSegmentFile(enc.bytes).version).toBe(version);
     expect(enc).toMatchObject({ rows: 6, streamCount: 3, minNs: 10n, maxNs: 30n, tagValues: { service_name: ['', 'api', 'web'] } });
     const reader = LogSegmentReader.decode(shared(enc.bytes), enc.crc);
     const queries = [
@@ -201,8 +202,47 @@ describe('log segments', () => {
     }
   });
 
-  it('sorts rows by time keeping arrival order on ties, with dictionary-encoded levels and attributes', () => {
+  it('compresses messages in blocks that inflate once, in time order, counted in the reader size', () => {
+    const h = new LogHead(new Set(['service_name']));
+    const n = 20_000;
+    h.append(
+      Array.from({ length: n }, (_, i) => ({
+        timestampNs: BigInt(i),
+        message: `{"level":"info","route":"/r${i % 5}","latency_ms":${(i * 7919) % 2000},"msg":"request handled ✓","trace":"${(i * 2654435761) % 4294967296}"}`,
+        level: 'info',
+        tags: { service_name: `s${i % 3}` },
+      })),
+    );
+    const v1 = encodeLogSegment(h.columns(), ['service_name'], 1)!;
+    const v2 = encodeLogSegment(h.columns(), ['service_name'])!;
+    expect(v2.formatVersion).toBe(2);
+    expect(v2.bytes.length).toBeLessThan(v1.bytes.length / 3);
+    const reader = LogSegmentReader.decode(shared(v2.bytes), v2.crc);
+    const old = LogSegmentReader.decode(v1.bytes, v1.crc);
+    const matchers = compileMatchers([{ name: 'service_name', type: '=', value: 's1' }]);
+    // A count reads no message, so nothing is inflated.
+    reader.select(matchers, 0n, BigInt(n), undefined, { lines: false });
+    expect(reader.byteSize).toBe(v2.bytes.length);
+    for (const [min, max] of [[0n, BigInt(n)], [5000n, 5100n], [BigInt(n - 1), BigInt(n + 10)]] as const) {
+      expect(reader.select(matchers, min, max)).toEqual(old.select(matchers, min, max));
+    }
+    const inflated = reader.byteSize - v2.bytes.length;
+    expect(inflated).toBeGreaterThan(0);
+    reader.select(matchers, 0n, BigInt(n));
+    expect(reader.byteSize - v2.bytes.length).toBe(inflated);
+    expect(reader.columns().messages).toEqual(old.columns().messages);
+  });
+
+  it('rejects a damaged message block as a format error', () => {
     const enc = encodeLogSegment(head().columns(), ['service_name'])!;
+    const sections = readSegmentFile(enc.bytes).sections;
+    const damaged = encodeSegmentFile([sections[0], sections[1], sections[2], sections[3].map((b) => b ^ 0x5a)], 2);
+    const reader = LogSegmentReader.decode(damaged.bytes);
+    expect(() => reader.select([], 0n, 100n)).toThrow(SegmentFormatError);
+  });
+
+  it('sorts rows by time keeping arrival order on ties, with dictionary-encoded levels and attributes (format version 1)', () => {
+    const enc = encodeLogSegment(head().columns(), ['service_name'], 1)!;
     const [, rows] = decodeSegmentFile(enc.bytes).map((s) => tableFromIPC(s));
     expect([...rows.getChild('ts')!.toArray()]).toEqual([10n, 15n, 16n, 20n, 20n, 30n]);
     expect(rows.getChild('message')!.toArray()).toEqual(['first', 'other', 'no service', 'second', 'second, later', 'third ✓']);
