@@ -71,21 +71,21 @@ export class BlockSamples implements SegmentSamples {
   }
 
   timestamps(series: number): Float64Array {
-    let t = this.decodedT[series];
-    if (t === undefined) {
-      t = this.decodedT[series] = decodeBlockTimestamps(this.blockOf(series), this.count[series]);
-      this.decodedBytes += t.byteLength;
-    }
-    return t;
+    return this.kept(this.decodedT, series, decodeBlockTimestamps);
   }
 
   values(series: number): Float64Array {
-    let v = this.decodedV[series];
-    if (v === undefined) {
-      v = this.decodedV[series] = decodeBlockValues(this.blockOf(series), this.count[series]);
-      this.decodedBytes += v.byteLength;
+    return this.kept(this.decodedV, series, decodeBlockValues);
+  }
+
+  /** kept returns a series' decoded column from `store`, decoding and counting it the first time. */
+  private kept(store: (Float64Array | undefined)[], series: number, decode: (block: Uint32Array, count: number) => Float64Array): Float64Array {
+    let column = store[series];
+    if (column === undefined) {
+      column = store[series] = decode(this.blockOf(series), this.count[series]);
+      this.decodedBytes += column.byteLength;
     }
-    return v;
+    return column;
   }
 
   uncached(series: number): { timestamps: Float64Array; values: Float64Array } {
