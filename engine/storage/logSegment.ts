@@ -4,7 +4,8 @@ import { labelsKey, type Labels } from './labels.js';
 import { composeTags, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import type { SeriesPartition } from './partition.js';
-import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
+import { MessageBlocks, encodeMessages } from './messageBlocks.js';
+import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
  * A log segment holds two Arrow tables:
@@ -17,7 +18,14 @@ import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type Checksum
  *
  * Sorting by time lets a query find its window with two binary searches; the dictionaries keep
  * repeated levels and attribute sets to one copy each.
+ *
+ * That is format version 1. Version 2 (written now) compresses the messages: the row table has
+ * `messageEnd` instead of `message`, and two more sections hold the compressed blocks
+ * (messageBlocks.ts): a block table (`rowEnd`, `compressedEnd`) and the deflated bytes.
  */
+
+/** LOG_SEGMENT_VERSION is the format version new log segments are written in. */
+export const LOG_SEGMENT_VERSION = 2;
 
 /** INDEXED_TAGS_KEY is the schema metadata entry naming the tags the segment's streams were formed from. */
 const INDEXED_TAGS_KEY = 'sluice.indexed_tags';
@@ -30,6 +38,7 @@ export const MAX_TAG_VALUES = 256;
 /** EncodedLogSegment is a finished segment file and the facts the catalog keeps about it. */
 export interface EncodedLogSegment {
   bytes: Uint8Array;
+  formatVersion: number;
   crc: number;
   rows: number;
   streamCount: number;
@@ -75,9 +84,10 @@ function dictionaryOf(values: readonly string[], order: Uint32Array | undefined)
 /**
  * encodeLogSegment writes rows (in any order) into a segment, keeping only the streams they
  * use. `indexedTags` are the tags streams were formed from: recorded in the file, and their
- * values summarised for the catalog. Returns undefined when there are no rows.
+ * values summarised for the catalog. Returns undefined when there are no rows. `version` 1 is
+ * kept so tests and benchmarks can write the old layout and compare.
  */
-export function encodeLogSegment(rows: LogColumns, indexedTags: readonly string[]): EncodedLogSegment | undefined {
+export function encodeLogSegment(rows: LogColumns, indexedTags: readonly string[], version: 1 | 2 = LOG_SEGMENT_VERSION): EncodedLogSegment | undefined {
   const n = rows.timestampsNs.length;
   if (n === 0) return undefined;
   const order = timeOrder(rows.timestampsNs);
@@ -101,15 +111,25 @@ export function encodeLogSegment(rows: LogColumns, indexedTags: readonly string[
   const levels = dictionaryOf(rows.levels, order);
   const attributes = dictionaryOf(rows.attributes, order);
   const streamTable = tableToFileBytes([{ name: 'tags', data: utf8Data(usedStreams.map((t) => JSON.stringify(t))) }], new Map([[INDEXED_TAGS_KEY, JSON.stringify(indexedTags)]]));
-  const rowTable = tableToFileBytes([
+  const columns = [
     { name: 'ts', data: int64Data(ts) },
     { name: 'stream', data: uint32Data(streams) },
     { name: 'level', data: dictionaryUtf8Data(levels.indices, levels.dictionary, 0) },
-    { name: 'message', data: utf8Data(messages) },
     { name: 'attributes', data: dictionaryUtf8Data(attributes.indices, attributes.dictionary, 1) },
-  ]);
-  const { bytes, crc } = encodeSegmentFile([streamTable, rowTable]);
-  return { bytes, crc, rows: n, streamCount: usedStreams.length, minNs: ts[0], maxNs: ts[n - 1], tagValues: tagValuesOf(usedStreams, indexedTags) };
+  ];
+  let sections: Uint8Array[];
+  // Version 1 keeps its original column order, so it writes the very bytes it always did.
+  if (version === 1) sections = [streamTable, tableToFileBytes([...columns.slice(0, 3), { name: 'message', data: utf8Data(messages) }, columns[3]])];
+  else {
+    const m = encodeMessages(messages);
+    const blockTable = tableToFileBytes([
+      { name: 'rowEnd', data: uint32Data(m.rowEnd) },
+      { name: 'compressedEnd', data: uint32Data(m.compressedEnd) },
+    ]);
+    sections = [streamTable, tableToFileBytes([...columns, { name: 'messageEnd', data: uint32Data(m.messageEnd) }]), blockTable, m.compressed];
+  }
+  const { bytes, crc } = encodeSegmentFile(sections, version);
+  return { bytes, formatVersion: version, crc, rows: n, streamCount: usedStreams.length, minNs: ts[0], maxNs: ts[n - 1], tagValues: tagValuesOf(usedStreams, indexedTags) };
 }
 
 function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[]): Record<string, string[] | null> {
@@ -136,7 +156,6 @@ const STOP: unique symbol = Symbol('stop');
  * a selection returns.
  */
 export class LogSegmentReader {
-  private readonly messageReader: Utf8Reader;
 
   private constructor(
     readonly streamTags: Labels[],
@@ -147,17 +166,17 @@ export class LogSegmentReader {
     private readonly levels: string[],
     private readonly attributeIds: Int32Array,
     private readonly attributes: string[],
-    messages: ArrowSection,
+    /** messageReader reads one row's message: from the file's bytes (version 1) or inflated blocks (version 2). */
+    private readonly messageReader: Utf8Reader | MessageBlocks,
     /** bytes is the whole file, which the reader's arrays are views into; shareable with worker threads. */
     readonly bytes: Uint8Array,
-  ) {
-    this.messageReader = new Utf8Reader(messages.utf8('message'));
-  }
+  ) {}
 
   /** decode checks the file (checksum, version, layout) and builds the reader without copying columns. */
   static decode(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): LogSegmentReader {
-    const sections = decodeSegmentFile(bytes, expectedCrc, checksum);
-    if (sections.length !== 2) throw new SegmentFormatError(`log segment has ${sections.length} sections, expected 2`);
+    const { version, sections } = readSegmentFile(bytes, expectedCrc, checksum);
+    const expected = version === 1 ? 2 : 4;
+    if (sections.length !== expected) throw new SegmentFormatError(`log segment has ${sections.length} sections, expected ${expected}`);
     const streamTable = ArrowSection.parse(sections[0], 'stream table');
     const rows = ArrowSection.parse(sections[1], 'row table');
     const streamTags = streamTable.strings('tags').map((json) => JSON.parse(json) as Labels);
@@ -168,12 +187,18 @@ export class LogSegmentReader {
     }
     const level = rows.dictionary('level');
     const attributes = rows.dictionary('attributes');
-    return new LogSegmentReader(streamTags, new Set(indexed), rows.int64('ts'), streams, level.indices, level.values, attributes.indices, attributes.values, rows, bytes);
+    let messages: Utf8Reader | MessageBlocks;
+    if (version === 1) messages = new Utf8Reader(rows.utf8('message'));
+    else {
+      const blocks = ArrowSection.parse(sections[2], 'message block table');
+      messages = new MessageBlocks(rows.uint32('messageEnd'), blocks.uint32('rowEnd'), blocks.uint32('compressedEnd'), sections[3]);
+    }
+    return new LogSegmentReader(streamTags, new Set(indexed), rows.int64('ts'), streams, level.indices, level.values, attributes.indices, attributes.values, messages, bytes);
   }
 
-  /** byteSize is what the reader keeps alive (the file's bytes), for cache accounting. */
+  /** byteSize is what the reader keeps alive (the file's bytes and the message blocks inflated so far), for cache accounting. */
   get byteSize(): number {
-    return this.bytes.byteLength;
+    return this.bytes.byteLength + (this.messageReader instanceof MessageBlocks ? this.messageReader.decodedBytes : 0);
   }
 
   get rowCount(): number {

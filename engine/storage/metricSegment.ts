@@ -4,23 +4,32 @@ import { matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.
 import { lowerBound, upperBound } from './metricHead.js';
 import type { SeriesColumns } from './seriesColumns.js';
 import type { SeriesPartition } from './partition.js';
-import { SegmentFormatError, decodeSegmentFile, encodeSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
+import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
+import { BlockSamples, ColumnSamples, wordsOf, type SegmentSamples } from './segmentSamples.js';
+import { encodeSampleBlock } from './sampleBlocks.js';
 
 /**
- * A metric segment holds two Arrow tables:
+ * A metric segment is two sections. The first is always an Arrow table of the series, one
+ * row per series sorted by label set: `labels` (canonical JSON of the sorted labels), `first`
+ * and `count` (the series' run of sample rows), `minT`/`maxT` (ms), so selection and pruning
+ * read no sample.
  *
- * - series: one row per series, sorted by label set: `labels` (canonical JSON of the sorted
- *   labels), `first` and `count` (the series' run of sample rows), `minT`/`maxT` (ms).
- * - samples: sorted by (series, time): `series` (Uint32, the series row), `t` (Float64 ms),
- *   `v` (Float64, copied bit for bit so staleness markers survive).
- *
- * One series' samples are therefore one contiguous run, and reading it is a subarray of the
- * file's bytes.
+ * - Version 2 (written now): the series table also has `block` and `words`, where the
+ *   series' sample block (sampleBlocks.ts) sits in the second section, a plain run of 32-bit
+ *   words. Regular scrapes cost about one byte per sample instead of twenty; a reader decodes
+ *   a series once, on first use, into typed arrays it keeps.
+ * - Version 1 (still read): the second section is an Arrow table sorted by (series, time):
+ *   `series` (Uint32), `t` (Float64 ms), `v` (Float64, copied bit for bit so staleness
+ *   markers survive), read as zero-copy views of the file's bytes.
  */
+
+/** METRIC_SEGMENT_VERSION is the format version new metric segments are written in. */
+export const METRIC_SEGMENT_VERSION = 2;
 
 /** EncodedMetricSegment is a finished segment file and the facts the catalog keeps about it. */
 export interface EncodedMetricSegment {
   bytes: Uint8Array;
+  formatVersion: number;
   crc: number;
   rows: number;
   seriesCount: number;
@@ -32,27 +41,26 @@ export interface EncodedMetricSegment {
 /**
  * encodeMetricSegment writes series (each already sorted by time with unique timestamps, as
  * `MetricHead` and `mergeSeriesRuns` produce them) into a segment; series with no samples are
- * left out. Returns undefined when there is nothing to write.
+ * left out. Returns undefined when there is nothing to write. `version` 1 is kept so tests and
+ * benchmarks can write the old layout and compare.
  */
-export function encodeMetricSegment(input: readonly SeriesColumns[]): EncodedMetricSegment | undefined {
+export function encodeMetricSegment(input: readonly SeriesColumns[], version: 1 | 2 = METRIC_SEGMENT_VERSION): EncodedMetricSegment | undefined {
   const series = input.filter((s) => s.timestampsMs.length > 0).map((s) => ({ s, key: labelsKey(s.labels) }));
   if (series.length === 0) return undefined;
   series.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const sorted = series.map(({ s }) => s);
   let total = 0;
-  for (const { s } of series) total += s.timestampsMs.length;
-  const sampleSeries = new Uint32Array(total);
-  const t = new Float64Array(total);
-  const v = new Float64Array(total);
-  const first = new Uint32Array(series.length);
-  const count = new Uint32Array(series.length);
-  const minT = new Float64Array(series.length);
-  const maxT = new Float64Array(series.length);
-  const labels: string[] = new Array(series.length);
+  for (const s of sorted) total += s.timestampsMs.length;
+  const first = new Uint32Array(sorted.length);
+  const count = new Uint32Array(sorted.length);
+  const minT = new Float64Array(sorted.length);
+  const maxT = new Float64Array(sorted.length);
+  const labels: string[] = new Array(sorted.length);
   const names = new Set<string>();
   let at = 0;
   let minMs = Infinity;
   let maxMs = -Infinity;
-  series.forEach(({ s }, i) => {
+  sorted.forEach((s, i) => {
     const n = s.timestampsMs.length;
     first[i] = at;
     count[i] = n;
@@ -60,48 +68,76 @@ export function encodeMetricSegment(input: readonly SeriesColumns[]): EncodedMet
     maxT[i] = s.timestampsMs[n - 1];
     if (minT[i] < minMs) minMs = minT[i];
     if (maxT[i] > maxMs) maxMs = maxT[i];
-    sampleSeries.fill(i, at, at + n);
-    t.set(s.timestampsMs, at);
-    // Same-type set copies bytes, so NaN payloads (staleness markers) are preserved.
-    v.set(s.values, at);
     labels[i] = JSON.stringify(s.labels);
     names.add(s.labels[METRIC_NAME] ?? '');
     at += n;
   });
-  const seriesTable = tableToFileBytes([
+  const seriesColumns = [
     { name: 'labels', data: utf8Data(labels) },
     { name: 'first', data: uint32Data(first) },
     { name: 'count', data: uint32Data(count) },
     { name: 'minT', data: float64Data(minT) },
     { name: 'maxT', data: float64Data(maxT) },
-  ]);
-  const samplesTable = tableToFileBytes([
+  ];
+  let samples: Uint8Array;
+  if (version === 1) samples = columnSamplesTable(sorted, total);
+  else {
+    const blocks = sorted.map((s) => encodeSampleBlock(s.timestampsMs, s.values));
+    const offsets = new Uint32Array(blocks.length);
+    const lengths = new Uint32Array(blocks.length);
+    let words = 0;
+    blocks.forEach((b, i) => {
+      offsets[i] = words;
+      lengths[i] = b.length;
+      words += b.length;
+    });
+    const all = new Uint32Array(words);
+    blocks.forEach((b, i) => all.set(b, offsets[i]));
+    samples = new Uint8Array(all.buffer);
+    seriesColumns.push({ name: 'block', data: uint32Data(offsets) }, { name: 'words', data: uint32Data(lengths) });
+  }
+  const { bytes, crc } = encodeSegmentFile([tableToFileBytes(seriesColumns), samples], version);
+  return { bytes, formatVersion: version, crc, rows: total, seriesCount: sorted.length, minMs, maxMs, metricNames: [...names].sort() };
+}
+
+/** columnSamplesTable is version 1's samples table: every sample's series row, time and value as plain columns. */
+function columnSamplesTable(sorted: readonly SeriesColumns[], total: number): Uint8Array {
+  const sampleSeries = new Uint32Array(total);
+  const t = new Float64Array(total);
+  const v = new Float64Array(total);
+  let at = 0;
+  sorted.forEach((s, i) => {
+    const n = s.timestampsMs.length;
+    sampleSeries.fill(i, at, at + n);
+    t.set(s.timestampsMs, at);
+    // Same-type set copies bytes, so NaN payloads (staleness markers) are preserved.
+    v.set(s.values, at);
+    at += n;
+  });
+  return tableToFileBytes([
     { name: 'series', data: uint32Data(sampleSeries) },
     { name: 't', data: float64Data(t) },
     { name: 'v', data: float64Data(v) },
   ]);
-  const { bytes, crc } = encodeSegmentFile([seriesTable, samplesTable]);
-  return { bytes, crc, rows: total, seriesCount: series.length, minMs, maxMs, metricNames: [...names].sort() };
 }
 
 /**
  * MetricSegmentReader answers series selections from one decoded segment. Label sets are
- * parsed once when the segment is opened; sample arrays are views into the file's bytes and
- * must be treated as read-only.
+ * parsed once when the segment is opened; sample arrays are shared (views of the file's bytes
+ * in version 1, decoded once per series in version 2) and must be treated as read-only.
  */
 export class MetricSegmentReader {
   private readonly byName = new Map<string, number[]>();
 
   private constructor(
     readonly labels: Labels[],
-    private readonly first: Uint32Array,
     private readonly count: Uint32Array,
     private readonly minT: Float64Array,
     private readonly maxT: Float64Array,
-    private readonly t: Float64Array,
-    private readonly v: Float64Array,
-    /** bytes is the whole file, which the reader's arrays are views into; shareable with worker threads. */
+    private readonly samples: SegmentSamples,
+    /** bytes is the whole file; shareable with worker threads. */
     readonly bytes: Uint8Array,
+    readonly formatVersion: number,
   ) {
     labels.forEach((l, i) => {
       const name = l[METRIC_NAME] ?? '';
@@ -111,26 +147,26 @@ export class MetricSegmentReader {
     });
   }
 
-  /** decode checks the file (checksum, version, layout) and builds the reader without copying samples. */
+  /** decode checks the file (checksum, version, layout) and builds the reader without decoding or copying samples. */
   static decode(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): MetricSegmentReader {
-    const sections = decodeSegmentFile(bytes, expectedCrc, checksum);
+    const { version, sections } = readSegmentFile(bytes, expectedCrc, checksum);
     if (sections.length !== 2) throw new SegmentFormatError(`metric segment has ${sections.length} sections, expected 2`);
     const seriesTable = ArrowSection.parse(sections[0], 'series table');
-    const samples = ArrowSection.parse(sections[1], 'samples table');
     const labels = seriesTable.strings('labels').map((json) => JSON.parse(json) as Labels);
-    const first = seriesTable.uint32('first');
     const count = seriesTable.uint32('count');
-    const t = samples.float64('t');
-    const v = samples.float64('v');
-    for (let i = 0; i < labels.length; i++) {
-      if (first[i] + count[i] > t.length) throw new SegmentFormatError(`series ${i} points past the samples table`);
+    let samples: SegmentSamples;
+    if (version === 1) {
+      const table = ArrowSection.parse(sections[1], 'samples table');
+      samples = new ColumnSamples(seriesTable.uint32('first'), count, table.float64('t'), table.float64('v'));
+    } else {
+      samples = new BlockSamples(wordsOf(sections[1]), seriesTable.uint32('block'), seriesTable.uint32('words'), count);
     }
-    return new MetricSegmentReader(labels, first, count, seriesTable.float64('minT'), seriesTable.float64('maxT'), t, v, bytes);
+    return new MetricSegmentReader(labels, count, seriesTable.float64('minT'), seriesTable.float64('maxT'), samples, bytes, version);
   }
 
-  /** byteSize is what the reader keeps alive (the file's bytes), for cache accounting. */
+  /** byteSize is what the reader keeps alive (the file's bytes and the series decoded so far), for cache accounting. */
   get byteSize(): number {
-    return this.bytes.byteLength;
+    return this.bytes.byteLength + this.samples.decodedBytes;
   }
 
   get seriesCount(): number {
@@ -144,12 +180,12 @@ export class MetricSegmentReader {
     return this.labels.keys();
   }
 
-  /** window returns the sample rows of series i within [minMs, maxMs] as [from, end). */
+  /** window returns the positions of series i's samples within [minMs, maxMs] as [from, end), or [0, 0]. */
   private window(i: number, minMs: number, maxMs: number): [number, number] {
     if (this.maxT[i] < minMs || this.minT[i] > maxMs) return [0, 0];
-    const start = this.first[i];
-    const ts = this.t.subarray(start, start + this.count[i]);
-    return [start + lowerBound(ts, minMs), start + upperBound(ts, maxMs)];
+    if (this.minT[i] >= minMs && this.maxT[i] <= maxMs) return [0, this.count[i]];
+    const ts = this.samples.timestamps(i);
+    return [lowerBound(ts, minMs), upperBound(ts, maxMs)];
   }
 
   /**
@@ -164,7 +200,9 @@ export class MetricSegmentReader {
       if (!matchesAll(this.labels[i], compiled)) continue;
       const [from, end] = this.window(i, minMs, maxMs);
       if (end <= from) continue;
-      out.push({ labels: this.labels[i], timestampsMs: this.t.subarray(from, end), values: this.v.subarray(from, end) });
+      const t = this.samples.timestamps(i);
+      const v = this.samples.values(i);
+      out.push({ labels: this.labels[i], timestampsMs: from === 0 && end === t.length ? t : t.subarray(from, end), values: from === 0 && end === v.length ? v : v.subarray(from, end) });
     }
     return out;
   }
@@ -192,12 +230,11 @@ export class MetricSegmentReader {
     return true;
   }
 
-  /** allSeries lists every series with all its samples (views), for compaction. */
+  /** allSeries lists every series with all its samples, for compaction; decoded series are not kept. */
   allSeries(): SeriesColumns[] {
     return this.labels.map((labels, i) => {
-      const from = this.first[i];
-      const end = from + this.count[i];
-      return { labels, timestampsMs: this.t.subarray(from, end), values: this.v.subarray(from, end) };
+      const { timestamps, values } = this.samples.uncached(i);
+      return { labels, timestampsMs: timestamps, values };
     });
   }
 }

@@ -13,9 +13,15 @@ import { crc32 } from 'node:zlib';
  * and then the sections, each padded to a multiple of 8 bytes. Keeping every section 8-byte
  * aligned lets Arrow hand out Float64Array and BigInt64Array views straight into the file's
  * bytes instead of copying them; the checksum catches a flipped byte anywhere after it.
+ *
+ * The version says how the sections are laid out. Version 1 is plain Arrow columns (log
+ * segments, and metric segments written before version 2); version 2 metric segments hold
+ * compressed sample blocks (metricSegment.ts). Readers accept every version up to
+ * LATEST_SEGMENT_FORMAT_VERSION and decide by the version they are given.
  */
 
 export const SEGMENT_FORMAT_VERSION = 1;
+export const LATEST_SEGMENT_FORMAT_VERSION = 2;
 const MAGIC = Uint8Array.from([0x53, 0x4c, 0x53, 0x45, 0x47, 0, 0, 0]);
 const FIXED_HEADER = 24;
 /** MAX_SECTIONS bounds the header so a damaged count cannot make the reader loop for long. */
@@ -38,14 +44,14 @@ function headerBytes(sections: number): number {
 }
 
 /** encodeSegmentFile frames the sections with the header and returns the file's bytes and checksum. */
-export function encodeSegmentFile(sections: readonly Uint8Array[]): { bytes: Uint8Array; crc: number } {
+export function encodeSegmentFile(sections: readonly Uint8Array[], version = SEGMENT_FORMAT_VERSION): { bytes: Uint8Array; crc: number } {
   const header = headerBytes(sections.length);
   let total = header;
   for (const s of sections) total += pad8(s.length);
   const bytes = new Uint8Array(total);
   const view = new DataView(bytes.buffer);
   bytes.set(MAGIC, 0);
-  view.setUint32(12, SEGMENT_FORMAT_VERSION, true);
+  view.setUint32(12, version, true);
   view.setUint32(16, sections.length, true);
   let at = header;
   sections.forEach((s, i) => {
@@ -71,6 +77,11 @@ export type ChecksumPolicy = 'verify' | 'trusted';
  * so a file swapped for another intact segment is caught too.
  */
 export function decodeSegmentFile(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): Uint8Array[] {
+  return readSegmentFile(bytes, expectedCrc, checksum).sections;
+}
+
+/** readSegmentFile is decodeSegmentFile that also returns the file's format version. */
+export function readSegmentFile(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): { version: number; sections: Uint8Array[] } {
   if (bytes.length < FIXED_HEADER) throw new SegmentFormatError(`file too short (${bytes.length} bytes)`);
   for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) throw new SegmentFormatError('not a segment file (bad magic)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -83,7 +94,7 @@ export function decodeSegmentFile(bytes: Uint8Array, expectedCrc?: number, check
     throw new SegmentFormatError(`checksum ${stored} differs from the catalog's ${expectedCrc}`);
   }
   const version = view.getUint32(12, true);
-  if (version !== SEGMENT_FORMAT_VERSION) throw new SegmentFormatError(`unsupported segment format version ${version}`);
+  if (version < 1 || version > LATEST_SEGMENT_FORMAT_VERSION) throw new SegmentFormatError(`unsupported segment format version ${version}`);
   const count = view.getUint32(16, true);
   if (count > MAX_SECTIONS) throw new SegmentFormatError(`implausible section count ${count}`);
   const header = headerBytes(count);
@@ -95,5 +106,5 @@ export function decodeSegmentFile(bytes: Uint8Array, expectedCrc?: number, check
     sections.push(bytes.subarray(at, at + length));
     at += pad8(length);
   }
-  return sections;
+  return { version, sections };
 }

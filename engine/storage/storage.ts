@@ -9,7 +9,6 @@ import { encodeLogSegment, type EncodedLogSegment, type LogSegmentReader } from 
 import { MetricHead, type MetricSeries } from './metricHead.js';
 import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReader } from './metricSegment.js';
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
-import { SEGMENT_FORMAT_VERSION } from './segmentFormat.js';
 import { SegmentReaders } from './segmentReaders.js';
 import type { StorageEvent } from './storageEvent.js';
 import { Wal, type WalCorruption } from './wal.js';
@@ -645,7 +644,7 @@ export class Storage {
       org,
       signal: 'metrics',
       file: segmentFileName(id, 'metrics'),
-      formatVersion: SEGMENT_FORMAT_VERSION,
+      formatVersion: enc.formatVersion,
       crc: enc.crc,
       bytes: enc.bytes.length,
       rows: enc.rows,
@@ -666,7 +665,7 @@ export class Storage {
       org,
       signal: 'logs',
       file: segmentFileName(id, 'logs'),
-      formatVersion: SEGMENT_FORMAT_VERSION,
+      formatVersion: enc.formatVersion,
       crc: enc.crc,
       bytes: enc.bytes.length,
       rows: enc.rows,

@@ -13,7 +13,7 @@ import { LogSegmentReader, MAX_TAG_VALUES, encodeLogSegment } from '../../../eng
 import { compileMatchers } from '../../../engine/storage/matchers.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { MetricSegmentReader, encodeMetricSegment } from '../../../engine/storage/metricSegment.js';
-import { SEGMENT_FORMAT_VERSION, SegmentFormatError, decodeSegmentFile, encodeSegmentFile } from '../../../engine/storage/segmentFormat.js';
+import { LATEST_SEGMENT_FORMAT_VERSION, SegmentFormatError, decodeSegmentFile, encodeSegmentFile, readSegmentFile } from '../../../engine/storage/segmentFormat.js';
 import { staleMarkerArray } from '../../../engine/storage/staleness.js';
 import { tempDir } from './segmentFixtures.js';
 
@@ -57,9 +57,9 @@ describe('segment file framing', () => {
   it('rejects a newer format version and a checksum that differs from the catalog', () => {
     const { bytes, crc } = encodeSegmentFile(sections);
     const view = new DataView(bytes.buffer);
-    view.setUint32(12, SEGMENT_FORMAT_VERSION + 1, true);
+    view.setUint32(12, LATEST_SEGMENT_FORMAT_VERSION + 1, true);
     view.setUint32(8, crc32(bytes.subarray(12)), true);
-    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 2/);
+    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 3/);
     const other = encodeSegmentFile([Uint8Array.from([9])]);
     expect(() => decodeSegmentFile(other.bytes, crc)).toThrow(/differs from the catalog/);
   });
@@ -79,8 +79,35 @@ describe('metric segments', () => {
     expect(encodeMetricSegment([series[3]])).toBeUndefined();
   });
 
-  it('reads series back bit for bit, as views into the file bytes', () => {
+  it('writes format version 2 and reads it back bit for bit, decoding each series once', () => {
     const enc = encodeMetricSegment(series)!;
+    expect(enc.formatVersion).toBe(2);
+    expect(readSegmentFile(enc.bytes).version).toBe(2);
+    const reader = MetricSegmentReader.decode(shared(enc.bytes), enc.crc);
+    const before = reader.byteSize;
+    const all = reader.select([], [], -Infinity, Infinity);
+    expect(all.map((s) => s.labels)).toEqual([{ __name__: 'http_total', job: 'a' }, { __name__: 'up', job: 'b' }, { job: 'nameless' }]);
+    expect(all.map((s) => [...s.timestampsMs])).toEqual([[5, 40], [10, 20, 30], [7]]);
+    const words = new Uint32Array(all[1].values.buffer, all[1].values.byteOffset, 6);
+    expect([words[5], words[4]]).toEqual([0x7ff00000, 2]);
+    expect([...all[1].values.subarray(0, 2)]).toEqual([1, 1]);
+    expect(Object.is(all[0].values[1], -0)).toBe(true);
+    expect(all[0].values[0]).toBe(3.5);
+    expect(Number.isNaN(all[2].values[0])).toBe(true);
+    // Decoded arrays are kept and counted: a second read hands out the same memory.
+    expect(reader.byteSize).toBe(before + 16 * 6);
+    expect(reader.select([], [], -Infinity, Infinity)[1].values.buffer).toBe(all[1].values.buffer);
+    expect(reader.byteSize).toBe(before + 16 * 6);
+    // Compaction's reads decode without keeping anything.
+    const fresh = MetricSegmentReader.decode(enc.bytes);
+    expect(fresh.allSeries().map((s) => [...s.timestampsMs])).toEqual([[5, 40], [10, 20, 30], [7]]);
+    expect(fresh.byteSize).toBe(enc.bytes.byteLength);
+  });
+
+  it('still reads format version 1 files, as views into the file bytes', () => {
+    const enc = encodeMetricSegment(series, 1)!;
+    expect(enc.formatVersion).toBe(1);
+    expect(readSegmentFile(enc.bytes).version).toBe(1);
     const bytes = shared(enc.bytes);
     const reader = MetricSegmentReader.decode(bytes, enc.crc);
     const all = reader.select([], [], -Infinity, Infinity);
@@ -109,8 +136,24 @@ describe('metric segments', () => {
     expect(seen).toEqual(['a']);
   });
 
-  it('is a pair of plain Arrow files any Arrow reader can open', () => {
+  it('keeps its series table a plain Arrow file any Arrow reader can open', () => {
     const enc = encodeMetricSegment(series)!;
+    const [seriesTable] = decodeSegmentFile(enc.bytes);
+    const table = tableFromIPC(seriesTable);
+    expect(table.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual([
+      'labels:Utf8',
+      'first:Uint32',
+      'count:Uint32',
+      'minT:Float64',
+      'maxT:Float64',
+      'block:Uint32',
+      'words:Uint32',
+    ]);
+    expect([...table.getChild('count')!.toArray()]).toEqual([2, 3, 1]);
+  });
+
+  it('was a pair of plain Arrow files in format version 1', () => {
+    const enc = encodeMetricSegment(series, 1)!;
     const [seriesTable, samples] = decodeSegmentFile(enc.bytes).map((s) => tableFromIPC(s));
     expect(seriesTable.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(['labels:Utf8', 'first:Uint32', 'count:Uint32', 'minT:Float64', 'maxT:Float64']);
     expect(samples.schema.fields.map((f) => `${f.name}:${String(f.type)}`)).toEqual(['series:Uint32', 't:Float64', 'v:Float64']);
@@ -133,9 +176,10 @@ describe('log segments', () => {
     return h;
   }
 
-  it('answers like the head it was written from', () => {
+  it.each([1, 2] as const)('answers like the head it was written from (format version %i)', (version) => {
     const h = head();
-    const enc = encodeLogSegment(h.columns(), ['service_name'])!;
+    const enc = encodeLogSegment(h.columns(), ['service_name'], version)!;
+    expect(readSegmentFile(enc.bytes).version).toBe(version);
     expect(enc).toMatchObject({ rows: 6, streamCount: 3, minNs: 10n, maxNs: 30n, tagValues: { service_name: ['', 'api', 'web'] } });
     const reader = LogSegmentReader.decode(shared(enc.bytes), enc.crc);
     const queries = [
@@ -158,8 +202,47 @@ describe('log segments', () => {
     }
   });
 
-  it('sorts rows by time keeping arrival order on ties, with dictionary-encoded levels and attributes', () => {
+  it('compresses messages in blocks that inflate once, in time order, counted in the reader size', () => {
+    const h = new LogHead(new Set(['service_name']));
+    const n = 20_000;
+    h.append(
+      Array.from({ length: n }, (_, i) => ({
+        timestampNs: BigInt(i),
+        message: `{"level":"info","route":"/r${i % 5}","latency_ms":${(i * 7919) % 2000},"msg":"request handled ✓","trace":"${(i * 2654435761) % 4294967296}"}`,
+        level: 'info',
+        tags: { service_name: `s${i % 3}` },
+      })),
+    );
+    const v1 = encodeLogSegment(h.columns(), ['service_name'], 1)!;
+    const v2 = encodeLogSegment(h.columns(), ['service_name'])!;
+    expect(v2.formatVersion).toBe(2);
+    expect(v2.bytes.length).toBeLessThan(v1.bytes.length / 3);
+    const reader = LogSegmentReader.decode(shared(v2.bytes), v2.crc);
+    const old = LogSegmentReader.decode(v1.bytes, v1.crc);
+    const matchers = compileMatchers([{ name: 'service_name', type: '=', value: 's1' }]);
+    // A count reads no message, so nothing is inflated.
+    reader.select(matchers, 0n, BigInt(n), undefined, { lines: false });
+    expect(reader.byteSize).toBe(v2.bytes.length);
+    for (const [min, max] of [[0n, BigInt(n)], [5000n, 5100n], [BigInt(n - 1), BigInt(n + 10)]] as const) {
+      expect(reader.select(matchers, min, max)).toEqual(old.select(matchers, min, max));
+    }
+    const inflated = reader.byteSize - v2.bytes.length;
+    expect(inflated).toBeGreaterThan(0);
+    reader.select(matchers, 0n, BigInt(n));
+    expect(reader.byteSize - v2.bytes.length).toBe(inflated);
+    expect(reader.columns().messages).toEqual(old.columns().messages);
+  });
+
+  it('rejects a damaged message block as a format error', () => {
     const enc = encodeLogSegment(head().columns(), ['service_name'])!;
+    const sections = readSegmentFile(enc.bytes).sections;
+    const damaged = encodeSegmentFile([sections[0], sections[1], sections[2], sections[3].map((b) => b ^ 0x5a)], 2);
+    const reader = LogSegmentReader.decode(damaged.bytes);
+    expect(() => reader.select([], 0n, 100n)).toThrow(SegmentFormatError);
+  });
+
+  it('sorts rows by time keeping arrival order on ties, with dictionary-encoded levels and attributes (format version 1)', () => {
+    const enc = encodeLogSegment(head().columns(), ['service_name'], 1)!;
     const [, rows] = decodeSegmentFile(enc.bytes).map((s) => tableFromIPC(s));
     expect([...rows.getChild('ts')!.toArray()]).toEqual([10n, 15n, 16n, 20n, 20n, 30n]);
     expect(rows.getChild('message')!.toArray()).toEqual(['first', 'other', 'no service', 'second', 'second, later', 'third ✓']);
@@ -205,9 +288,9 @@ describe('blob and catalog stores', () => {
     expect(await store.list()).toEqual([]);
   });
 
-  it('hands out segment samples another thread can read without a copy', async () => {
+  it('hands out version 1 segment samples another thread can read without a copy', async () => {
     const store = new LocalBlobStore(path.join(dir, 'blobs'));
-    const enc = encodeMetricSegment([{ labels: { __name__: 'x' }, timestampsMs: f64([1, 2]), values: f64([10, 20]) }])!;
+    const enc = encodeMetricSegment([{ labels: { __name__: 'x' }, timestampsMs: f64([1, 2]), values: f64([10, 20]) }], 1)!;
     await store.write('x.seg', enc.bytes);
     const [series] = MetricSegmentReader.decode(store.read('x.seg'), enc.crc).select([], [], -Infinity, Infinity);
     const { port1, port2 } = new MessageChannel();
