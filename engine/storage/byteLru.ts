@@ -7,7 +7,23 @@ export class ByteLru<K, V extends { readonly byteSize: number }> {
   private readonly entries = new Map<K, V>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** onEvict hears of each entry dropped to make room (not of explicit deletes), to free what it holds outside memory. */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {}
+
+  get totalBytes(): number {
+    return this.bytes;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
@@ -27,6 +43,7 @@ export class ByteLru<K, V extends { readonly byteSize: number }> {
       if (this.bytes <= this.maxBytes || k === key) break;
       this.entries.delete(k);
       this.bytes -= old.byteSize;
+      this.onEvict?.(k, old);
     }
   }
 
