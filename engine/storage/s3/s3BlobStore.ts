@@ -35,7 +35,7 @@ export interface S3BlobStoreOptions extends Omit<S3Connection, 'prefix'> {
   /** maxConcurrency bounds the requests in flight to the store. */
   maxConcurrency?: number;
   retry?: RetryPolicy;
-  /** blockingReadTimeoutMs bounds a synchronous read that has to download its blob. */
+  /** blockingReadTimeoutMs bounds a synchronous read that has to download its blob (30 s by default). */
   blockingReadTimeoutMs?: number;
   onEvent?: EventSink;
 }
@@ -93,7 +93,10 @@ export class S3BlobStore implements BlobStore {
     this.partBytes = Math.max(MIN_PART_BYTES, options.partBytes ?? DEFAULT_PART_BYTES);
     this.multipartThreshold = options.multipartThresholdBytes ?? DEFAULT_MULTIPART_THRESHOLD_BYTES;
     this.emit = options.onEvent ?? (() => {});
-    this.blocking = new BlockingFetch({ conn: this.conn, retry: this.retry, cacheDir: cache.dir }, options.blockingReadTimeoutMs ?? 120_000);
+    // A blocking read holds the whole thread, so it tries less long than a background request:
+    // the query that needed it reports the segment as skipped instead of freezing the service.
+    const blockingRetry = { ...this.retry, attempts: Math.min(this.retry.attempts, 3) };
+    this.blocking = new BlockingFetch({ conn: this.conn, retry: blockingRetry, cacheDir: cache.dir }, options.blockingReadTimeoutMs ?? 30_000);
   }
 
   /** open scans the cache directory (a restart keeps its warm copies); it does not contact the store. */
