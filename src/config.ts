@@ -72,6 +72,15 @@ export interface Config {
   retentionDays: number;
   compactionIntervalMs: number;
   indexedTags: string[];
+  blobStore: 'local' | 's3';
+  s3Endpoint: string | undefined;
+  s3Bucket: string | undefined;
+  s3Region: string;
+  s3Prefix: string;
+  s3ForcePathStyle: boolean;
+  s3CacheDir: string | undefined;
+  s3CacheBytes: number;
+  s3MultipartBytes: number;
 }
 
 class ConfigError extends Error {
@@ -565,6 +574,86 @@ export const SETTINGS: AnySetting[] = [
     defaultText: DEFAULT_INDEXED_TAGS.join(','),
     doc: 'Comma-separated log tags that form streams and whose values the segment catalog records, so queries skip segments without them.',
     parse: (raw) => (raw === undefined ? [...DEFAULT_INDEXED_TAGS] : tagList('SVC_INDEXED_TAGS', raw)),
+  },
+  {
+    env: 'SVC_BLOB_STORE',
+    key: 'blobStore',
+    defaultText: 'local',
+    doc: 'Where segment files live: `local` (under SVC_DATA_DIR) or `s3` (an S3-compatible object store, see the SVC_S3_ settings and "Segments on object storage"). The WAL and catalog stay in SVC_DATA_DIR either way.',
+    parse: (raw) => {
+      const v = (raw ?? 'local').trim().toLowerCase();
+      if (v !== 'local' && v !== 's3') throw new ConfigError(`SVC_BLOB_STORE must be local or s3, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_S3_ENDPOINT',
+    key: 's3Endpoint',
+    defaultText: '(AWS)',
+    doc: 'URL of an S3-compatible store (MinIO, Ceph, R2, ...); unset means AWS S3 in SVC_S3_REGION. Credentials come from the standard AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE) or the instance role.',
+    parse: (raw) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      if (!/^https?:\/\/[^\s]+$/.test(raw.trim())) throw new ConfigError(`SVC_S3_ENDPOINT must be an http or https URL, got "${raw}"`);
+      return raw.trim();
+    },
+  },
+  {
+    env: 'SVC_S3_BUCKET',
+    key: 's3Bucket',
+    defaultText: '(none)',
+    doc: 'Bucket holding the segment files; required when SVC_BLOB_STORE is s3.',
+    parse: (raw, env) => {
+      const bucket = raw?.trim() || undefined;
+      if (bucket === undefined && env.SVC_BLOB_STORE?.trim().toLowerCase() === 's3') throw new ConfigError('SVC_S3_BUCKET must be set when SVC_BLOB_STORE is s3');
+      return bucket;
+    },
+  },
+  {
+    env: 'SVC_S3_REGION',
+    key: 's3Region',
+    defaultText: 'AWS_REGION, else us-east-1',
+    doc: 'Region the requests are signed for.',
+    parse: (raw, env) => raw?.trim() || env.AWS_REGION?.trim() || 'us-east-1',
+  },
+  {
+    env: 'SVC_S3_PREFIX',
+    key: 's3Prefix',
+    defaultText: '(none)',
+    doc: 'Key prefix of the segment files in the bucket (`sluice/prod/`), so several installations can share one bucket; each needs its own.',
+    parse: (raw) => raw?.trim() ?? '',
+  },
+  {
+    env: 'SVC_S3_FORCE_PATH_STYLE',
+    key: 's3ForcePathStyle',
+    defaultText: 'false',
+    doc: 'Address buckets as `endpoint/bucket/key` instead of `bucket.endpoint/key`; most self-hosted stores need true.',
+    parse: (raw) => (raw === undefined ? false : boolean('SVC_S3_FORCE_PATH_STYLE', raw)),
+  },
+  {
+    env: 'SVC_S3_CACHE_DIR',
+    key: 's3CacheDir',
+    defaultText: 'SVC_DATA_DIR/segment-cache',
+    doc: 'Local directory caching segment files read from or written to the object store; it may be wiped at any time (files are fetched again).',
+    parse: (raw) => (raw === undefined || raw.trim() === '' ? undefined : path.resolve(raw.trim())),
+  },
+  {
+    env: 'SVC_S3_CACHE_BYTES',
+    key: 's3CacheBytes',
+    defaultText: '10GiB',
+    doc: 'Disk space the segment file cache may use; the least recently read files are deleted first.',
+    parse: (raw) => (raw === undefined ? 10 * 1024 ** 3 : byteSize('SVC_S3_CACHE_BYTES', raw)),
+  },
+  {
+    env: 'SVC_S3_MULTIPART_BYTES',
+    key: 's3MultipartBytes',
+    defaultText: '64MiB',
+    doc: 'Segment size from which uploads go in parts (16MiB each, several at once); at least 5MiB.',
+    parse: (raw) => {
+      if (raw === undefined) return 64 * 1024 * 1024;
+      const n = byteSize('SVC_S3_MULTIPART_BYTES', raw);
+      if (n < 5 * 1024 * 1024) throw new ConfigError(`SVC_S3_MULTIPART_BYTES must be at least 5MiB, got "${raw}"`);
+      return n;
+    },
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
-import { Storage } from '../engine/index.js';
+import { Storage, type StorageEvent } from '../engine/index.js';
+import { openSegmentStore } from './segmentStore.js';
 import { KeyAdmin } from './auth/apiKeys.js';
 import { FailedAuthLimiter } from './auth/failedAuth.js';
 import { KeyIndex } from './auth/keyIndex.js';
@@ -146,8 +147,12 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => keyIndex.close());
   const orgSettings = await OrgSettingsView.create(store, config);
   cleanups.unshift(() => orgSettings.close());
+  const storageEvents = (e: StorageEvent) => log[e.level](e.fields ?? {}, e.message);
+  const segmentStore = await openSegmentStore(config, storageEvents);
+  cleanups.unshift(() => segmentStore?.close());
   const storage = await Storage.open({
     dir: config.dataDir,
+    blobStore: segmentStore,
     indexedTags: config.indexedTags,
     headMaxBytes: config.headMaxBytes,
     headMaxAgeMs: config.headMaxAgeMs,
@@ -156,7 +161,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     retentionMs: config.retentionDays * 86_400_000,
     retentionFor: (org, signal) => orgSettings.retentionMs(org, signal),
     compactionIntervalMs: config.compactionIntervalMs,
-    onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
+    onEvent: storageEvents,
   });
   cleanups.unshift(() => storage.close());
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);

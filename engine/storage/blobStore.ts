@@ -38,8 +38,14 @@ export class BlobNotFoundError extends Error {
 const BLOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const TEMP_SUFFIX = '.tmp';
 
-function checkName(name: string): void {
-  if (!BLOB_NAME.test(name) || name.endsWith(TEMP_SUFFIX)) throw new Error(`invalid blob name ${JSON.stringify(name)}`);
+/** isBlobName says whether a name is one a blob store accepts. */
+export function isBlobName(name: string): boolean {
+  return BLOB_NAME.test(name) && !name.endsWith(TEMP_SUFFIX);
+}
+
+/** checkName throws for a name no blob store accepts. */
+export function checkName(name: string): void {
+  if (!isBlobName(name)) throw new Error(`invalid blob name ${JSON.stringify(name)}`);
 }
 
 /**
@@ -58,49 +64,21 @@ export class LocalBlobStore implements BlobStore {
 
   read(name: string): Uint8Array {
     checkName(name);
-    let fd: number;
     try {
-      fd = openSync(path.join(this.dir, name), 'r');
+      return readSharedSync(path.join(this.dir, name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(name);
       throw err;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      const bytes = new Uint8Array(new SharedArrayBuffer(size));
-      let at = 0;
-      while (at < size) {
-        const n = readSync(fd, bytes, at, size - at, at);
-        if (n === 0) break;
-        at += n;
-      }
-      return at === size ? bytes : bytes.subarray(0, at);
-    } finally {
-      closeSync(fd);
     }
   }
 
   async readAsync(name: string): Promise<Uint8Array> {
     checkName(name);
-    let handle: fs.FileHandle;
     try {
-      handle = await fs.open(path.join(this.dir, name), 'r');
+      return await readShared(path.join(this.dir, name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(name);
       throw err;
-    }
-    try {
-      const size = (await handle.stat()).size;
-      const bytes = new Uint8Array(new SharedArrayBuffer(size));
-      let at = 0;
-      while (at < size) {
-        const { bytesRead } = await handle.read(bytes, at, size - at, at);
-        if (bytesRead === 0) break;
-        at += bytesRead;
-      }
-      return at === size ? bytes : bytes.subarray(0, at);
-    } finally {
-      await handle.close();
     }
   }
 
@@ -135,6 +113,45 @@ export class LocalBlobStore implements BlobStore {
       else if (BLOB_NAME.test(name)) names.push(name);
     }
     return names.sort();
+  }
+}
+
+/**
+ * readSharedSync reads a whole file into a SharedArrayBuffer, so views into it can be handed to
+ * worker threads without copying. Errors (ENOENT included) are the file system's.
+ */
+export function readSharedSync(file: string): Uint8Array {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const n = readSync(fd, bytes, at, size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readShared is readSharedSync without blocking the thread on I/O. */
+export async function readShared(file: string): Promise<Uint8Array> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -12,7 +12,23 @@ export class ByteLru<K, V extends { readonly byteSize: number }> {
   private readonly entries = new Map<K, { value: V; size: number }>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** onEvict hears of each entry dropped to make room (not of explicit deletes), to free what it holds outside memory. */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {}
+
+  get totalBytes(): number {
+    return this.bytes;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
 
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
@@ -40,11 +56,6 @@ export class ByteLru<K, V extends { readonly byteSize: number }> {
     this.bytes -= entry.size;
   }
 
-  /** totalBytes is the accounted size of all entries. */
-  get totalBytes(): number {
-    return this.bytes;
-  }
-
   /** resize re-reads an entry's size and says whether it grew. */
   private resize(entry: { value: V; size: number }): boolean {
     const now = entry.value.byteSize;
@@ -62,6 +73,7 @@ export class ByteLru<K, V extends { readonly byteSize: number }> {
       if (k === keep) continue;
       this.entries.delete(k);
       this.bytes -= entry.size;
+      this.onEvict?.(k, entry.value);
     }
   }
 }

@@ -716,6 +716,8 @@ export class Storage {
 
   private async mergeGroup(org: string, signal: Signal, group: SegmentMeta[]): Promise<SegmentMeta | undefined> {
     const seq = Math.max(...group.map((s) => s.seq));
+    // Read the inputs without blocking the thread on I/O first: from an object store that is a download.
+    await this.readers.prefetch(group);
     let pending: { meta: SegmentMeta; bytes: Uint8Array } | undefined;
     if (signal === 'metrics') {
       const readers: MetricSegmentReader[] = [];
