@@ -24,6 +24,7 @@ export { DEFAULT_INDEXED_TAGS, type LogRecord, type LogReader, type LogStreamDat
 export type { MetricQuerier, MetricAppend } from './storage/metricHead.js';
 export type { SeriesColumns } from './storage/seriesColumns.js';
 export type { LabelMatcher } from './storage/matchers.js';
+export { ExemplarStore, DEFAULT_MAX_EXEMPLARS_PER_ORG, type Exemplar, type ExemplarSnapshot, type SeriesExemplars } from './storage/exemplarStore.js';
 export type { Labels } from './storage/labels.js';
 
 export {
