@@ -12,7 +12,7 @@ export {
 export type { EngineErrorCode, LineCol, ParseErrorDetail, PositionRange } from './errors.js';
 export { MemoryBudget, memoryBudgetExceeded } from './common/memoryBudget.js';
 
-export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType } from './promql/index.js';
+export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType, walkExpr as walkPromQL } from './promql/index.js';
 export type { Expr as PromQLExpr } from './promql/index.js';
 
 export { parseLogQL, checkLogQL, printLogQL, queryKind as logqlQueryKind } from './logql/index.js';
@@ -35,12 +35,14 @@ export {
   decodeOtlpLogs,
   decodeOtlpMetrics,
   decodeRemoteWrite,
+  decodeRemoteWriteVersion,
+  negotiateRemoteWrite,
   encodeExportResponse,
   exportResponseJson,
   DEFAULT_INGEST_LIMITS,
   describeLabels,
 } from './ingest/index.js';
-export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, LogEntry, MetricSeries } from './ingest/index.js';
+export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, LogEntry, MetricSeries, RemoteWriteResult, RemoteWriteVersion } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';

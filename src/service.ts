@@ -18,6 +18,7 @@ import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { openExemplarStore, saveExemplarStore } from './exemplars/exemplarFile.js';
 import { ingestLimitsFor, serviceIngestLimits } from './routes/ingestLimits.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './routes/ingestRate.js';
@@ -156,6 +157,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     onEvent: (e) => log[e.level](e.fields ?? {}, e.message),
   });
   cleanups.unshift(() => storage.close());
+  const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'));
   cleanups.unshift(() => pool.close());
   const gate = new OrgGate();
@@ -191,6 +193,8 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
       streamTags: new Set(config.indexedTags),
       rateLimiter: new IngestRateLimiter(),
+      exemplars,
+      createdTimestampZero: config.createdTimestampZeroIngestion,
     }),
     ...queryRoutes({
       ...planLimits,
@@ -208,6 +212,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       metrics,
       gate,
       queryLimitsFor,
+      exemplars,
     }),
     ...lokiRoutes({ storage, store, collector, queryLimitsFor, windowLimits }),
     ...helperRoutes({ storage }),
@@ -236,6 +241,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       orgSettings.close();
       await pool.close();
       await storage.close();
+      await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
       await store.close();
       unlock();
       log.info('sluice stopped');

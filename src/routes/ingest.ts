@@ -5,12 +5,13 @@ import {
   decodeLokiPush,
   decodeOtlpLogs,
   decodeOtlpMetrics,
-  decodeRemoteWrite,
+  decodeRemoteWriteVersion,
   describeLabels,
   encodeExportResponse,
   exportResponseJson,
   type DecodeResult,
   type DiscardReason,
+  type ExemplarStore,
   type IngestLimits,
   type LogEntry,
   type MetricSeries,
@@ -22,6 +23,7 @@ import { callerOrg } from '../auth/callerOrg.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { describeReason, limitOrigin, type IngestLimitsFor } from './ingestLimits.js';
 import { IngestRateLimiter, type IngestSignal } from './ingestRate.js';
+import { remoteWriteVersion, writtenCounts, writtenHeaders } from './remoteWrite.js';
 
 /**
  * Ingest routes take the formats collectors already speak. A body that cannot be read at all
@@ -44,6 +46,10 @@ export interface IngestDeps {
   streamTags: ReadonlySet<string>;
   /** the per-org ingestion rate buckets; one per service */
   rateLimiter: IngestRateLimiter;
+  /** where remote write's exemplars are kept */
+  exemplars: ExemplarStore;
+  /** add a zero sample at remote write's created timestamps (SVC_CREATED_TIMESTAMP_ZERO_INGESTION) */
+  createdTimestampZero: boolean;
 }
 
 const INGEST_NEEDS_ORG = 'ingestion needs an org API key; the system key has no org to write to';
@@ -98,13 +104,16 @@ function answerOtlp(ctx: RequestContext, signal: 'logs' | 'metrics', result: Dec
   }
 }
 
-/** answerPush is the remote-write / Loki push answer: 204, or 400 naming what was dropped out of how much. */
-function answerPush(ctx: RequestContext, result: DecodeResult<unknown>, total: number, unit: string, limits: IngestLimits): void {
+/**
+ * answerPush is the remote-write / Loki push answer: 204, or 400 naming what was dropped out of
+ * how much; `headers` go with either.
+ */
+function answerPush(ctx: RequestContext, result: DecodeResult<unknown>, total: number, unit: string, limits: IngestLimits, headers: Record<string, string> = {}): void {
   if (result.rejected === 0) {
-    ctx.res.send(204, '', 'text/plain');
+    ctx.res.send(204, '', 'text/plain', headers);
     return;
   }
-  throw new ApiError('BAD_REQUEST', `${result.rejected} of ${total} ${unit} rejected (${rejectedMessage(result, limits)})`);
+  throw new ApiError('BAD_REQUEST', `${result.rejected} of ${total} ${unit} rejected (${rejectedMessage(result, limits)})`, { headers });
 }
 
 /** addRefusal folds what the storage refused for a count limit into the decode result. */
@@ -128,7 +137,7 @@ function logBytes(entries: LogEntry[]): number {
 }
 
 export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
-  const { storage, metrics, maxBodyBytes, limitsFor, streamTags, rateLimiter } = deps;
+  const { storage, metrics, maxBodyBytes, limitsFor, streamTags, rateLimiter, exemplars, createdTimestampZero } = deps;
   const deltas = new Map<string, DeltaAccumulator>();
   const deltaFor = (org: string): DeltaAccumulator => {
     let acc = deltas.get(org);
@@ -243,14 +252,17 @@ export function ingestRoutes(deps: IngestDeps): RouteSpec[] {
       handler: async (ctx) => {
         const org = orgOf(ctx);
         const limits = limitsFor(org, 'metrics');
+        const version = remoteWriteVersion(ctx);
         // Remote write bodies are snappy-compressed by contract; the decoder unpacks them.
-        const result = decodeOrFail(() => decodeRemoteWrite(ctx.body!, { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes }));
+        const options = { nowMs: Date.now(), limits, maxDecompressedBytes: maxBodyBytes, createdTimestampZero };
+        const result = decodeOrFail(() => decodeRemoteWriteVersion(version, ctx.body!, options));
         const samples = sampleCount(result.records);
-        const total = samples + result.rejected;
+        const total = samples - result.createdZeros + result.rejected;
         admit(org, 'metrics', samples, () => samples, result, limits);
         const stored = await storeMetrics(ctx, org, result, limits);
         count(org, 'metrics', stored, result);
-        answerPush(ctx, result, total, 'samples', limits);
+        const written = writtenCounts(result, stored, exemplars.add(org, result.exemplars));
+        answerPush(ctx, result, total, 'samples', limits, writtenHeaders(written));
       },
     },
     {
