@@ -63,23 +63,25 @@ class OrgExemplars {
 
   /** add keeps one exemplar of a series; false when refused (out of order) or ignored (duplicate). */
   add(key: string, seriesLabels: Record<string, string>, e: Exemplar): boolean {
-    let index = this.series.get(key);
-    if (index?.newest !== undefined) {
-      if (e.timestampMs === index.newest.timestampMs && sameExemplar(e, index.newest)) return false;
-      if (e.timestampMs <= index.newest.timestampMs) return false;
+    const existing = this.series.get(key);
+    if (existing?.newest !== undefined) {
+      if (e.timestampMs === existing.newest.timestampMs && sameExemplar(e, existing.newest)) return false;
+      if (e.timestampMs <= existing.newest.timestampMs) return false;
     }
-    if (index === undefined) {
-      index = { key, labels: seriesLabels, held: 0, newest: undefined };
-      this.series.set(key, index);
+    // Make room first: the slot overwritten may hold this series' last exemplar.
+    const full = this.ring.length >= this.capacity;
+    if (full) {
+      const evicted = this.ring[this.next].series;
+      if (--evicted.held === 0) this.series.delete(evicted.key);
     }
+    const index = existing ?? { key, labels: seriesLabels, held: 0, newest: undefined };
+    if (index.held === 0) this.series.set(key, index);
     const slot: Slot = { series: index, exemplar: e };
-    if (this.ring.length < this.capacity) {
-      this.ring.push(slot);
-    } else {
-      const evicted = this.ring[this.next];
-      if (--evicted.series.held === 0) this.series.delete(evicted.series.key);
+    if (full) {
       this.ring[this.next] = slot;
       this.next = (this.next + 1) % this.capacity;
+    } else {
+      this.ring.push(slot);
     }
     index.held++;
     index.newest = e;
