@@ -9,8 +9,7 @@
  * absolute counts here, so integer and float histograms have one shape and `isFloat` says
  * which the sender meant.
  */
-import { badRequest } from './errors.js';
-import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag } from './protobuf.js';
+import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag, readDouble, readRepeated, readSint64 } from './protobuf.js';
 
 /** BucketSpan is a run of `length` consecutive buckets starting `offset` after the previous run's end. */
 export interface BucketSpan {
@@ -150,19 +149,19 @@ export function decodeNativeHistogram(r: ProtoReader, end: number): { histogram:
       default:
         switch (tag >>> 3) {
           case FIELD_NEGATIVE_DELTAS:
-            readSint64s(r, tag, negativeDeltas);
+            readRepeated(r, tag, WIRE_VARINT, readSint64, negativeDeltas);
             break;
           case FIELD_POSITIVE_DELTAS:
-            readSint64s(r, tag, positiveDeltas);
+            readRepeated(r, tag, WIRE_VARINT, readSint64, positiveDeltas);
             break;
           case FIELD_NEGATIVE_COUNTS:
-            readDoubles(r, tag, negativeCounts);
+            readRepeated(r, tag, WIRE_FIXED64, readDouble, negativeCounts);
             break;
           case FIELD_POSITIVE_COUNTS:
-            readDoubles(r, tag, positiveCounts);
+            readRepeated(r, tag, WIRE_FIXED64, readDouble, positiveCounts);
             break;
           case FIELD_CUSTOM_VALUES:
-            readDoubles(r, tag, customValues);
+            readRepeated(r, tag, WIRE_FIXED64, readDouble, customValues);
             break;
           default:
             r.skip(tag);
@@ -191,30 +190,6 @@ function readSpan(r: ProtoReader, end: number): BucketSpan {
   }
   r.checkEnd(end);
   return span;
-}
-
-/** readSint64s appends a packed or single sint64 field. */
-function readSint64s(r: ProtoReader, tag: number, out: number[]): void {
-  const packedEnd = r.packedEnd(tag);
-  if (packedEnd < 0) {
-    r.expectWireType(tag, WIRE_VARINT);
-    out.push(r.sint64Number());
-    return;
-  }
-  while (r.pos < packedEnd) out.push(r.sint64Number());
-  r.checkEnd(packedEnd);
-}
-
-/** readDoubles appends a packed or single double field. */
-function readDoubles(r: ProtoReader, tag: number, out: number[]): void {
-  const packedEnd = r.packedEnd(tag);
-  if (packedEnd < 0) {
-    r.expectWireType(tag, WIRE_FIXED64);
-    out.push(r.double());
-    return;
-  }
-  if ((packedEnd - r.pos) % 8 !== 0) throw badRequest(`protobuf: packed doubles of field ${tag >>> 3} are not a multiple of 8 bytes`);
-  while (r.pos < packedEnd) out.push(r.double());
 }
 
 /** accumulate turns bucket deltas into absolute counts. */

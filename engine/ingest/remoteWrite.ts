@@ -5,16 +5,14 @@
  * counted as rejected until storage has a histogram sample kind), and metadata entries become
  * MetricMetadata. Validation and the result are remoteWriteAssembler.ts', shared with 2.0.
  *
- * Staleness markers (the NaN with bits 0x7ff0000000000002) are recognized from the raw 64
- * bits and flagged in `stale`.
+ * Staleness markers are flagged in `stale` (see remoteWriteWire.ts).
  */
 import { withContext } from './errors.js';
 import { setLabel } from './labelObject.js';
 import { decodeNativeHistogram } from './nativeHistogram.js';
 import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag } from './protobuf.js';
-import { RemoteWriteAssembler, STALE_NAN_HI, STALE_NAN_LO, type RemoteWriteOptions, type RemoteWriteResult } from './remoteWriteAssembler.js';
-import { snappyDecompress } from './snappy.js';
-import { DEFAULT_MAX_DECOMPRESSED_BYTES } from './types.js';
+import { RemoteWriteAssembler, type RemoteWriteOptions, type RemoteWriteResult } from './remoteWriteAssembler.js';
+import { decodeSnappyBody, readSample } from './remoteWriteWire.js';
 import type { MetricType } from './types.js';
 import { decodeUtf8, decodeUtf8Strict } from './utf8.js';
 
@@ -28,8 +26,6 @@ const SERIES_EXEMPLAR = fieldTag(3, WIRE_LENGTH_DELIMITED);
 const SERIES_HISTOGRAM = fieldTag(4, WIRE_LENGTH_DELIMITED);
 const LABEL_NAME = fieldTag(1, WIRE_LENGTH_DELIMITED);
 const LABEL_VALUE = fieldTag(2, WIRE_LENGTH_DELIMITED);
-const SAMPLE_VALUE = fieldTag(1, WIRE_FIXED64);
-const SAMPLE_TIMESTAMP = fieldTag(2, WIRE_VARINT);
 const EXEMPLAR_LABEL = fieldTag(1, WIRE_LENGTH_DELIMITED);
 const EXEMPLAR_VALUE = fieldTag(2, WIRE_FIXED64);
 const EXEMPLAR_TIMESTAMP = fieldTag(3, WIRE_VARINT);
@@ -52,9 +48,7 @@ export const METRIC_TYPES: readonly MetricType[] = [
 
 /** decodeRemoteWrite decodes a snappy-compressed remote write 1.0 request body. */
 export function decodeRemoteWrite(body: Uint8Array, opts: RemoteWriteOptions): RemoteWriteResult {
-  const maxBytes = opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
-  const raw = withContext('invalid remote write body', () => snappyDecompress(body, maxBytes));
-  return decodeWriteRequest(raw, opts);
+  return decodeSnappyBody(body, opts, decodeWriteRequest);
 }
 
 /** decodeWriteRequest decodes an uncompressed `prometheus.WriteRequest` protobuf. */
@@ -97,28 +91,9 @@ class WriteRequestDecoder {
           out.label(this.labelName, this.labelValue, valid);
           break;
         }
-        case SERIES_SAMPLE: {
-          const sampleEnd = r.messageEnd();
-          let value = 0;
-          let stale = false;
-          let timestamp = 0;
-          while (r.pos < sampleEnd) {
-            const t = r.tag();
-            if (t === SAMPLE_VALUE) {
-              const valueAt = r.pos;
-              r.fixed64();
-              value = r.view.getFloat64(valueAt, true);
-              stale = r.hi === STALE_NAN_HI && r.lo === STALE_NAN_LO;
-            } else if (t === SAMPLE_TIMESTAMP) {
-              timestamp = r.int64Number();
-            } else {
-              r.skip(t);
-            }
-          }
-          r.checkEnd(sampleEnd);
-          out.sample(timestamp, value, stale);
+        case SERIES_SAMPLE:
+          readSample(r, r.messageEnd(), out);
           break;
-        }
         case SERIES_EXEMPLAR:
           this.readExemplar(r.messageEnd());
           break;

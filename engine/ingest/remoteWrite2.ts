@@ -13,11 +13,11 @@
 import { withContext } from './errors.js';
 import { setLabel } from './labelObject.js';
 import { decodeNativeHistogram } from './nativeHistogram.js';
-import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag } from './protobuf.js';
+import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag, readRepeated, readUint32 } from './protobuf.js';
 import { METRIC_TYPES } from './remoteWrite.js';
-import { RemoteWriteAssembler, STALE_NAN_HI, STALE_NAN_LO, type RemoteWriteOptions, type RemoteWriteResult } from './remoteWriteAssembler.js';
-import { snappyDecompress } from './snappy.js';
-import { DEFAULT_MAX_DECOMPRESSED_BYTES, type MetricMetadata, type MetricType } from './types.js';
+import { RemoteWriteAssembler, type RemoteWriteOptions, type RemoteWriteResult } from './remoteWriteAssembler.js';
+import { decodeSnappyBody, readSample } from './remoteWriteWire.js';
+import type { MetricMetadata, MetricType } from './types.js';
 import { decodeUtf8, decodeUtf8Strict } from './utf8.js';
 
 const REQUEST_SYMBOLS = fieldTag(4, WIRE_LENGTH_DELIMITED);
@@ -29,9 +29,6 @@ const SERIES_EXEMPLAR = fieldTag(4, WIRE_LENGTH_DELIMITED);
 const SERIES_METADATA = fieldTag(5, WIRE_LENGTH_DELIMITED);
 /** the series-level created timestamp of 2.0's release candidates, since replaced by Sample.start_timestamp */
 const SERIES_CREATED_TIMESTAMP = fieldTag(6, WIRE_VARINT);
-const SAMPLE_VALUE = fieldTag(1, WIRE_FIXED64);
-const SAMPLE_TIMESTAMP = fieldTag(2, WIRE_VARINT);
-const SAMPLE_START_TIMESTAMP = fieldTag(3, WIRE_VARINT);
 const EXEMPLAR_VALUE = fieldTag(2, WIRE_FIXED64);
 const EXEMPLAR_TIMESTAMP = fieldTag(3, WIRE_VARINT);
 const META_TYPE = fieldTag(1, WIRE_VARINT);
@@ -43,9 +40,7 @@ const CLASSIC_SUFFIXES = ['_bucket', '_sum', '_count'] as const;
 
 /** decodeRemoteWrite2 decodes a snappy-compressed remote write 2.0 request body. */
 export function decodeRemoteWrite2(body: Uint8Array, opts: RemoteWriteOptions): RemoteWriteResult {
-  const maxBytes = opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
-  const raw = withContext('invalid remote write body', () => snappyDecompress(body, maxBytes));
-  return decodeRequest2(raw, opts);
+  return decodeSnappyBody(body, opts, decodeRequest2);
 }
 
 /** decodeRequest2 decodes an uncompressed `io.prometheus.write.v2.Request` protobuf. */
@@ -61,8 +56,7 @@ class Request2Decoder {
   private invalidSymbols: Uint8Array | undefined;
   private readonly metadata = new Map<string, MetricMetadata>();
   // The label references of the series being read.
-  private refs: number[] = [];
-  private refCount = 0;
+  private readonly refs: number[] = [];
 
   constructor(raw: Uint8Array, opts: RemoteWriteOptions) {
     this.r = new ProtoReader(raw);
@@ -120,14 +114,14 @@ class Request2Decoder {
     const r = this.r;
     const out = this.out;
     out.startSeries();
-    this.refCount = 0;
+    this.refs.length = 0;
     let metaAt = -1;
     let seriesCreated = 0;
     while (r.pos < end) {
       const tag = r.tag();
       switch (tag) {
         case SERIES_SAMPLE:
-          this.readSample(r.messageEnd());
+          readSample(r, r.messageEnd(), out);
           break;
         case SERIES_HISTOGRAM: {
           const { histogram, problem } = decodeNativeHistogram(r, r.messageEnd());
@@ -146,7 +140,7 @@ class Request2Decoder {
           seriesCreated = r.int64Number();
           break;
         default:
-          if (tag >>> 3 === FIELD_LABELS_REFS) this.readRefs(tag);
+          if (tag >>> 3 === FIELD_LABELS_REFS) readRepeated(r, tag, WIRE_VARINT, readUint32, this.refs);
           else r.skip(tag);
       }
     }
@@ -162,23 +156,10 @@ class Request2Decoder {
     }
   }
 
-  /** readRefs appends a packed or single run of uint32 label references to `refs`. */
-  private readRefs(tag: number): void {
-    const r = this.r;
-    const packedEnd = r.packedEnd(tag);
-    if (packedEnd < 0) {
-      r.expectWireType(tag, WIRE_VARINT);
-      this.refs[this.refCount++] = r.uint32();
-      return;
-    }
-    while (r.pos < packedEnd) this.refs[this.refCount++] = r.uint32();
-    r.checkEnd(packedEnd);
-  }
-
   /** resolveLabels hands the series' labels to the assembler and returns its metric name (if it resolved). */
   private resolveLabels(): string | undefined {
     const out = this.out;
-    const n = this.refCount;
+    const n = this.refs.length;
     if (n % 2 !== 0) {
       out.invalidLabels(`odd number (${n}) of label references`);
       return undefined;
@@ -199,32 +180,6 @@ class Request2Decoder {
     return metricName;
   }
 
-  private readSample(end: number): void {
-    const r = this.r;
-    let value = 0;
-    let stale = false;
-    let timestamp = 0;
-    let start = 0;
-    while (r.pos < end) {
-      const t = r.tag();
-      if (t === SAMPLE_VALUE) {
-        const valueAt = r.pos;
-        r.fixed64();
-        value = r.view.getFloat64(valueAt, true);
-        stale = r.hi === STALE_NAN_HI && r.lo === STALE_NAN_LO;
-      } else if (t === SAMPLE_TIMESTAMP) {
-        timestamp = r.int64Number();
-      } else if (t === SAMPLE_START_TIMESTAMP) {
-        start = r.int64Number();
-      } else {
-        r.skip(t);
-      }
-    }
-    r.checkEnd(end);
-    this.out.sample(timestamp, value, stale);
-    if (start !== 0) this.out.created(start);
-  }
-
   /** readExemplar reads one Exemplar; unresolvable or malformed labels drop it (it is counted as sent). */
   private readExemplar(end: number): void {
     const r = this.r;
@@ -238,14 +193,7 @@ class Request2Decoder {
       } else if (tag === EXEMPLAR_TIMESTAMP) {
         timestamp = r.int64Number();
       } else if (tag >>> 3 === FIELD_LABELS_REFS) {
-        const packedEnd = r.packedEnd(tag);
-        if (packedEnd < 0) {
-          r.expectWireType(tag, WIRE_VARINT);
-          refs.push(r.uint32());
-        } else {
-          while (r.pos < packedEnd) refs.push(r.uint32());
-          r.checkEnd(packedEnd);
-        }
+        readRepeated(r, tag, WIRE_VARINT, readUint32, refs);
       } else {
         r.skip(tag);
       }
