@@ -12,7 +12,7 @@ export {
 export type { EngineErrorCode, LineCol, ParseErrorDetail, PositionRange } from './errors.js';
 export { MemoryBudget, memoryBudgetExceeded } from './common/memoryBudget.js';
 
-export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType } from './promql/index.js';
+export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType, walkExpr as walkPromQL } from './promql/index.js';
 export type { Expr as PromQLExpr } from './promql/index.js';
 
 export { parseLogQL, checkLogQL, printLogQL, queryKind as logqlQueryKind } from './logql/index.js';
@@ -24,6 +24,7 @@ export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData
 export type { MetricQuerier, MetricSeries } from './storage/metricHead.js';
 export type { SeriesColumns } from './storage/seriesColumns.js';
 export type { LabelMatcher } from './storage/matchers.js';
+export { ExemplarStore, DEFAULT_MAX_EXEMPLARS_PER_ORG, type Exemplar, type ExemplarSnapshot, type SeriesExemplars } from './storage/exemplarStore.js';
 export type { Labels } from './storage/labels.js';
 
 export {
@@ -34,12 +35,14 @@ export {
   decodeOtlpLogs,
   decodeOtlpMetrics,
   decodeRemoteWrite,
+  decodeRemoteWriteVersion,
+  negotiateRemoteWrite,
   encodeExportResponse,
   exportResponseJson,
   DEFAULT_INGEST_LIMITS,
   describeLabels,
 } from './ingest/index.js';
-export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits } from './ingest/index.js';
+export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWriteResult, RemoteWriteVersion } from './ingest/index.js';
 
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';

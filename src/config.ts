@@ -65,6 +65,8 @@ export interface Config {
   ingestSamplesBurst: number;
   ingestLogBytesPerSecond: number;
   ingestLogBurstBytes: number;
+  maxExemplarsPerOrg: number;
+  createdTimestampZeroIngestion: boolean;
   headMaxBytes: number;
   headMaxAgeMs: number;
   segmentTargetBytes: number;
@@ -499,6 +501,20 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '6MiB',
     doc: 'Log bytes one org may write at once after a pause (Loki\'s ingestion_burst_size_mb): the bucket size of SVC_INGEST_LOG_BYTES_PER_SECOND, so also the largest request that can ever pass.',
     parse: (raw) => (raw === undefined ? 6 * 1024 * 1024 : byteSize('SVC_INGEST_LOG_BURST_BYTES', raw)),
+  },
+  {
+    env: 'SVC_MAX_EXEMPLARS_PER_ORG',
+    key: 'maxExemplarsPerOrg',
+    defaultText: '100000',
+    doc: 'Exemplars one org keeps in memory (Prometheus\' max_exemplars): one circular buffer over all its series, the oldest overwritten first; kept across a clean restart in `exemplars.json`. 0: exemplars are not kept.',
+    parse: (raw) => (raw === undefined ? 100_000 : integer('SVC_MAX_EXEMPLARS_PER_ORG', raw, 0, 100_000_000)),
+  },
+  {
+    env: 'SVC_CREATED_TIMESTAMP_ZERO_INGESTION',
+    key: 'createdTimestampZeroIngestion',
+    defaultText: 'false',
+    doc: 'When true, a remote write sample\'s created (start) timestamp adds a zero sample there, as Prometheus\' created-timestamp-zero-ingestion feature does, so rate() sees a counter\'s first increase. When false, created timestamps are accepted and ignored.',
+    parse: (raw) => (raw === undefined ? false : boolean('SVC_CREATED_TIMESTAMP_ZERO_INGESTION', raw)),
   },
   {
     env: 'SVC_DEFAULT_LOG_LIMIT',

@@ -21,6 +21,7 @@ import { helperRoutes } from './routes/helpers/index.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './ingest/limits.js';
 import { IngestService } from './ingest/ingestService.js';
+import { openExemplarStore, saveExemplarStore } from './exemplars/exemplarFile.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './ingest/rateLimiter.js';
 import { queryRoutes } from './routes/query.js';
@@ -164,6 +165,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     onEvent: storageEvents,
   });
   cleanups.unshift(() => storage.close());
+  const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
   cleanups.unshift(() => pool.close());
   const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
@@ -199,6 +201,8 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
       streamTags: new Set(config.indexedTags),
       rateLimiter: new IngestRateLimiter(),
+      exemplars,
+      createdTimestampZero: config.createdTimestampZeroIngestion,
     })),
     ...queryRoutes({
       ...planLimits,
@@ -216,6 +220,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       metrics,
       gate,
       queryLimitsFor,
+      exemplars,
     }),
     ...lokiRoutes({ storage, store, collector, queryLimitsFor, windowLimits }),
     ...helperRoutes({ storage }),
@@ -244,6 +249,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       orgSettings.close();
       await pool.close();
       await storage.close();
+      await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
       await store.close();
       unlock();
       log.info('sluice stopped');

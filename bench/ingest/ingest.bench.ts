@@ -99,7 +99,7 @@ function logsJson(req: ExportLogsServiceRequestInput): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-function remoteWriteRequest(): WriteRequestInput {
+export function remoteWriteRequest(): WriteRequestInput {
   return {
     timeseries: Array.from({ length: RW_SERIES }, (_, i) => ({
       labels: [
@@ -169,7 +169,7 @@ function metricsRequest(): ExportMetricsServiceRequestInput {
 }
 
 /** findFixtures locates the .proto fixtures from the source tree or from dist/. */
-function findFixtures(): string {
+export function findFixtures(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const candidate = path.join(dir, 'test', 'engine', 'ingest', 'fixtures');

@@ -415,3 +415,23 @@ export function scanMessage(r: ProtoReader, end: number, fields: readonly number
   r.checkEnd(end);
   return spans;
 }
+
+/**
+ * readRepeated appends the values of a repeated scalar field, packed (one length-delimited run)
+ * or not (one value of `wireType`), reading each with `readOne`.
+ */
+export function readRepeated(r: ProtoReader, tag: number, wireType: number, readOne: (r: ProtoReader) => number, into: number[]): void {
+  const end = r.packedEnd(tag);
+  if (end < 0) {
+    r.expectWireType(tag, wireType);
+    into.push(readOne(r));
+    return;
+  }
+  while (r.pos < end) into.push(readOne(r));
+  r.checkEnd(end);
+}
+
+/** Element readers for readRepeated. */
+export const readUint32 = (r: ProtoReader): number => r.uint32();
+export const readSint64 = (r: ProtoReader): number => r.sint64Number();
+export const readDouble = (r: ProtoReader): number => r.double();

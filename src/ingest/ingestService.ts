@@ -6,13 +6,16 @@ import {
   decodeLokiPush,
   decodeOtlpLogs,
   decodeOtlpMetrics,
-  decodeRemoteWrite,
+  decodeRemoteWriteVersion,
   describeLabels,
   type DecodeResult,
   type DiscardReason,
+  type ExemplarStore,
   type IngestLimits,
   type LogEntry,
   type MetricSeries,
+  type RemoteWriteResult,
+  type RemoteWriteVersion,
   type Storage,
 } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
@@ -43,6 +46,10 @@ export interface IngestServiceDeps {
   streamTags: ReadonlySet<string>;
   /** the per-org ingestion rate buckets; one per service */
   rateLimiter: IngestRateLimiter;
+  /** where remote write's exemplars are kept */
+  exemplars: ExemplarStore;
+  /** add a zero sample at remote write's created timestamps (SVC_CREATED_TIMESTAMP_ZERO_INGESTION) */
+  createdTimestampZero: boolean;
 }
 
 /** IngestRequest is what a route reads from an ingest request. */
@@ -63,6 +70,15 @@ export interface IngestOutcome {
   limits: IngestLimits;
   /** the records of the request, accepted and rejected (samples or log entries) */
   total: number;
+  /** the records stored */
+  stored: number;
+}
+
+/** RemoteWriteOutcome adds what remote write tells its sender beyond the common outcome. */
+export interface RemoteWriteOutcome extends IngestOutcome {
+  result: RemoteWriteResult;
+  /** the exemplars the exemplar store kept */
+  exemplarsStored: number;
 }
 
 /** decodeOrFail turns decoder failures into the spec's error codes. */
@@ -146,15 +162,20 @@ export class IngestService {
     return this.storeMetrics(req, result, limits);
   }
 
-  /** remoteWrite stores a Prometheus remote write 1.0 request (snappy-compressed by contract). */
-  async remoteWrite(req: IngestRequest): Promise<IngestOutcome> {
+  /**
+   * remoteWrite stores a Prometheus remote write request of either version (snappy-compressed
+   * by contract) and its exemplars. Zero samples added at created timestamps are not the
+   * sender's, so they count in neither the request's total nor what it is told was written.
+   */
+  async remoteWrite(req: IngestRequest, version: RemoteWriteVersion): Promise<RemoteWriteOutcome> {
     const limits = this.deps.limitsFor(req.org, 'metrics');
-    const result = decodeOrFail(() =>
-      decodeRemoteWrite(req.body, { nowMs: Date.now(), limits, maxDecompressedBytes: this.deps.maxBodyBytes }),
-    );
+    const options = { nowMs: Date.now(), limits, maxDecompressedBytes: this.deps.maxBodyBytes, createdTimestampZero: this.deps.createdTimestampZero };
+    const result = decodeOrFail(() => decodeRemoteWriteVersion(version, req.body, options));
     const samples = sampleCount(result.records);
     this.admit(req.org, 'metrics', samples, () => samples, result, limits);
-    return this.storeMetrics(req, result, limits);
+    const outcome = await this.storeMetrics(req, result, limits);
+    const exemplarsStored = this.deps.exemplars.add(req.org, result.exemplars);
+    return { ...outcome, result, total: outcome.total - result.createdZeros, exemplarsStored };
   }
 
   /** lokiPush stores a Loki push: protobuf (snappy by contract) or JSON (which may carry gzip). */
@@ -223,8 +244,9 @@ export class IngestService {
           `the org is at its limit of ${limits.maxActiveSeries} active series (${limitOrigin(limits, 'maxActiveSeries')})`,
       );
     }
-    this.count(req.org, 'metrics', samples - outcome.refusedSamples, result);
-    return { result, limits, total };
+    const stored = samples - outcome.refusedSamples;
+    this.count(req.org, 'metrics', stored, result);
+    return { result, limits, total, stored };
   }
 
   /** writeLogs admits decoded log lines against the org's rate, then stores them as storeMetrics does series. */
@@ -242,7 +264,8 @@ export class IngestService {
           `the org is at its limit of ${limits.maxActiveStreams} active streams (${limitOrigin(limits, 'maxActiveStreams')})`,
       );
     }
-    this.count(req.org, 'logs', lines - outcome.refusedLines, result);
-    return { result, limits, total };
+    const stored = lines - outcome.refusedLines;
+    this.count(req.org, 'logs', stored, result);
+    return { result, limits, total, stored };
   }
 }

@@ -1,7 +1,8 @@
-import { printPromQL, type Storage } from '../../engine/index.js';
+import { printPromQL, type ExemplarStore, type Storage } from '../../engine/index.js';
 import type { HttpMethod, RequestContext, RouteSpec } from '../http/router.js';
 import type { MetaStore } from '../meta/types.js';
 import type { ServiceMetrics } from '../metrics.js';
+import { queryExemplars } from './exemplars.js';
 import { instantQuery, parseQueryParam, rangeQuery, type PromQueryDeps } from './instantQuery.js';
 import { listLabelNames, listLabelValues, listMetadata, listSeries } from './metadata.js';
 import { PromParams } from './params.js';
@@ -20,6 +21,7 @@ export interface PromRoutesDeps extends PromQueryDeps {
   storage: Storage;
   store: MetaStore;
   metrics: ServiceMetrics;
+  exemplars: ExemplarStore;
 }
 
 const PREFIX = '/prometheus/api/v1';
@@ -74,8 +76,7 @@ export function prometheusRoutes(deps: PromRoutesDeps): RouteSpec[] {
     ...routesFor(deps, '/labels', BOTH, (_ctx, org, params) => listLabelNames(storage, org, params)),
     ...routesFor(deps, '/label/:name/values', ['GET'], (ctx, org, params) => listLabelValues(storage, org, ctx.params.name, params)),
     ...routesFor(deps, '/metadata', ['GET'], (_ctx, org, params) => listMetadata(storage, org, params)),
-    // Exemplars are not stored yet: the answer is empty, as Prometheus' is for series without any.
-    ...routesFor(deps, '/query_exemplars', BOTH, () => success([])),
+    ...routesFor(deps, '/query_exemplars', BOTH, (_ctx, org, params) => queryExemplars(deps.exemplars, org, params)),
     ...routesFor(deps, '/format_query', BOTH, (_ctx, _org, params) => success(printPromQL(parseQueryParam(params).expr))),
     ...routesFor(deps, '/status/buildinfo', ['GET'], () => success(buildInfo())),
     ...routesFor(deps, '/status/config', ['GET'], () => success({ yaml: '' })),

@@ -5,6 +5,7 @@ import { callerOrg } from '../auth/callerOrg.js';
 import type { IngestOutcome, IngestRequest, IngestService } from '../ingest/ingestService.js';
 import { isProtobuf } from '../ingest/ingestService.js';
 import { describeReason } from '../ingest/limits.js';
+import { remoteWriteVersion, writtenCounts, writtenHeaders } from './remoteWrite.js';
 
 /**
  * Ingest routes take the formats collectors already speak; the IngestService stores what they
@@ -48,13 +49,16 @@ function answerOtlp(ctx: RequestContext, signal: 'logs' | 'metrics', outcome: In
   }
 }
 
-/** answerPush is the remote-write / Loki push answer: 204, or 400 naming what was dropped out of how much. */
-function answerPush(ctx: RequestContext, outcome: IngestOutcome, unit: string): void {
+/**
+ * answerPush is the remote-write / Loki push answer: 204, or 400 naming what was dropped out of
+ * how much; `headers` go with either.
+ */
+function answerPush(ctx: RequestContext, outcome: IngestOutcome, unit: string, headers: Record<string, string> = {}): void {
   if (outcome.result.rejected === 0) {
-    ctx.res.send(204, '', 'text/plain');
+    ctx.res.send(204, '', 'text/plain', headers);
     return;
   }
-  throw new ApiError('BAD_REQUEST', `${outcome.result.rejected} of ${outcome.total} ${unit} rejected (${rejectedMessage(outcome)})`);
+  throw new ApiError('BAD_REQUEST', `${outcome.result.rejected} of ${outcome.total} ${unit} rejected (${rejectedMessage(outcome)})`, { headers });
 }
 
 export function ingestRoutes(ingest: IngestService): RouteSpec[] {
@@ -78,7 +82,10 @@ export function ingestRoutes(ingest: IngestService): RouteSpec[] {
       path: '/api/v1/write',
       auth: 'key',
       body: 'raw',
-      handler: async (ctx) => answerPush(ctx, await ingest.remoteWrite(ingestRequest(ctx)), 'samples'),
+      handler: async (ctx) => {
+        const outcome = await ingest.remoteWrite(ingestRequest(ctx), remoteWriteVersion(ctx));
+        answerPush(ctx, outcome, 'samples', writtenHeaders(writtenCounts(outcome.result, outcome.stored, outcome.exemplarsStored)));
+      },
     },
     {
       method: 'POST',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeLokiPushBody, encodeRemoteWriteBody, snappyCompress } from '../../engine/ingest/index.js';
-import { ExportLogsServiceRequest, ExportMetricsServiceRequest, pbEncode } from '../engine/ingest/protoTypes.js';
+import { ExportLogsServiceRequest, ExportMetricsServiceRequest, pbEncode, WriteRequest, WriteRequestV2 } from '../engine/ingest/protoTypes.js';
 import { push } from '../support/ingest.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -24,6 +24,8 @@ interface Endpoint {
   contentType: string;
   /** a valid body to truncate and mutate */
   valid: Uint8Array;
+  /** for snappy formats: a protobuf (any record kind, stored or refused) to mutate inside valid snappy */
+  inner?: Uint8Array;
 }
 
 const enc = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -50,6 +52,32 @@ const otlpMetrics = {
     },
   ],
 };
+const histogram = { countInt: '3', sum: 1, schema: 2, zeroCountInt: '1', positiveSpans: [{ offset: -1, length: 2 }], positiveDeltas: ['1', '0'], timestamp: String(NOW) };
+const remoteWrite1 = (withHistograms: boolean) =>
+  pbEncode(WriteRequest, {
+    timeseries: [
+      {
+        labels: [{ name: '__name__', value: 'fuzz_total' }, { name: 'a', value: 'b' }],
+        samples: [{ value: 1, timestamp: String(NOW) }],
+        exemplars: [{ labels: [{ name: 'trace_id', value: 'abc' }], value: 1, timestamp: String(NOW) }],
+        histograms: withHistograms ? [histogram] : [],
+      },
+    ],
+    metadata: [{ type: 1, metricFamilyName: 'fuzz_total', help: 'Fuzz.' }],
+  });
+const remoteWrite2 = (withHistograms: boolean) =>
+  pbEncode(WriteRequestV2, {
+    symbols: ['', '__name__', 'fuzz2_total', 'a', 'b', 'trace_id', 'abc', 'Fuzz.'],
+    timeseries: [
+      {
+        labelsRefs: [1, 2, 3, 4],
+        samples: [{ value: 1, timestamp: String(NOW), startTimestamp: String(NOW - 1000) }],
+        exemplars: [{ labelsRefs: [5, 6], value: 1, timestamp: String(NOW) }],
+        histograms: withHistograms ? [histogram] : [],
+        metadata: { type: 1, helpRef: 7 },
+      },
+    ],
+  });
 const lokiJson = { streams: [{ stream: { service_name: 'fuzz' }, values: [[NOW_NS, 'line', { trace_id: 'x' }]] }] };
 
 const ENDPOINTS: Endpoint[] = [
@@ -57,7 +85,9 @@ const ENDPOINTS: Endpoint[] = [
     path: '/api/v1/write',
     contentType: 'application/x-protobuf',
     valid: encodeRemoteWriteBody({ timeseries: [{ labels: [{ name: '__name__', value: 'fuzz' }, { name: 'a', value: 'b' }], samples: [{ value: 1, timestamp: NOW }] }] }),
+    inner: remoteWrite1(true),
   },
+  { path: '/api/v1/write', contentType: 'application/x-protobuf;proto=io.prometheus.write.v2.Request', valid: snappyCompress(remoteWrite2(false)), inner: remoteWrite2(true) },
   {
     path: '/loki/api/v1/push',
     contentType: 'application/x-protobuf',
@@ -107,6 +137,19 @@ function bodies(e: Endpoint): fc.Arbitrary<Uint8Array> {
     kinds.push(fc.uint8Array({ maxLength: 512 }).map((b) => snappyCompress(b)));
     kinds.push(fc.nat(200).map((n) => snappyCompress(new Uint8Array([0x0a, ...HUGE_VARINT, ...new Uint8Array(n)]))));
     kinds.push(fc.integer({ min: 1, max: 0x7fffffff }).map((len) => new Uint8Array([0x80 | (len & 0x7f), 0x80 | ((len >> 7) & 0x7f), 0x80 | ((len >> 14) & 0x7f), (len >> 21) & 0x7f, 0x00])));
+  }
+  if (e.inner !== undefined) {
+    // the protobuf itself truncated, flipped or with a huge varint, inside valid snappy
+    const inner = new Uint8Array(e.inner);
+    kinds.push(fc.integer({ min: 0, max: inner.length - 1 }).map((cut) => snappyCompress(inner.subarray(0, cut))));
+    kinds.push(
+      fc.array(fc.tuple(fc.nat(inner.length - 1), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 8 }).map((flips) => {
+        const out = new Uint8Array(inner);
+        for (const [at, x] of flips) out[at] ^= x;
+        return snappyCompress(out);
+      }),
+    );
+    kinds.push(fc.nat(inner.length).map((at) => snappyCompress(new Uint8Array([...inner.subarray(0, at), ...HUGE_VARINT, ...inner.subarray(at)]))));
   }
   if (e.contentType.includes('json')) {
     kinds.push(fc.json({ depthSize: 'medium' }).map(enc));

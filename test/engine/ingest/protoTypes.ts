@@ -17,6 +17,7 @@ function loadRoot(): protobuf.Root {
       'opentelemetry/proto/collector/logs/v1/logs_service.proto',
       'opentelemetry/proto/collector/metrics/v1/metrics_service.proto',
       'prometheus/remote.proto',
+      'prometheus/write/v2/types.proto',
       'loki/push.proto',
     ],
     { keepCase: false },
@@ -35,6 +36,7 @@ export const ExportMetricsServiceResponse = root.lookupType(
   'opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse',
 );
 export const WriteRequest = root.lookupType('prometheus.WriteRequest');
+export const WriteRequestV2 = root.lookupType('io.prometheus.write.v2.Request');
 export const PushRequest = root.lookupType('logproto.PushRequest');
 
 /**
