@@ -15,6 +15,7 @@
  * Values are Loki's: trace, debug, info, warn, error, critical, fatal, unknown. Every step is
  * one linear pass over the line, so ingest stays bounded whatever the line holds.
  */
+import { LogfmtDecoder } from '../logql/eval/pipeline/logfmtDecoder.js';
 
 /** LOKI_LEVEL_FIELDS are the names Loki reads a level from, in order of preference (dots as stored: `log.level` is `log_level`). */
 export const LOKI_LEVEL_FIELDS = [
@@ -179,21 +180,23 @@ function jsonLevelField(line: string): string | undefined {
   return undefined;
 }
 
-const LOGFMT_PAIR = /([^\s="]+)=("(?:[^"\\]|\\.)*"?|\S*)/g;
+const logfmt = new LogfmtDecoder();
 
 /**
- * logfmtLevelField reads the logfmt pairs of a line and returns the value of the level key
- * that comes first in LOKI_LEVEL_FIELDS (keys compared without case), quotes removed.
+ * logfmtLevelField reads the logfmt pairs of a line (with the LogQL parser's tokenizer) and
+ * returns the value of the level key that comes first in LOKI_LEVEL_FIELDS, keys compared
+ * without case. Malformed pairs are skipped, as Loki skips them.
  */
 function logfmtLevelField(line: string): string | undefined {
   let best = LOGFMT_LEVEL_KEYS.length;
   let value: string | undefined;
-  for (const m of line.matchAll(LOGFMT_PAIR)) {
-    const rank = LOGFMT_LEVEL_KEYS.indexOf(m[1].toLowerCase());
+  logfmt.reset(line);
+  while (!logfmt.eol()) {
+    if (!logfmt.scan()) continue;
+    const rank = LOGFMT_LEVEL_KEYS.indexOf(logfmt.key.toLowerCase());
     if (rank < 0 || rank >= best) continue;
     best = rank;
-    const raw = m[2];
-    value = raw.startsWith('"') ? raw.slice(1, raw.length > 1 && raw.endsWith('"') ? -1 : undefined).replace(/\\(.)/g, '$1') : raw;
+    value = logfmt.value;
     if (rank === 0) break;
   }
   return value;

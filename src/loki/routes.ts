@@ -5,7 +5,12 @@ import type { MetaStore } from '../meta/types.js';
 import { buildInfo, indexStats, labelNames, labelValues, optionalSelector, seriesOf } from './lokiCatalog.js';
 import { lokiOrg } from './lokiOrg.js';
 import { lokiParams, lokiRange } from './lokiParams.js';
+import { detectedFields, detectedFieldValues } from './lokiDetectedFields.js';
+import { detectedLabels } from './lokiDetectedLabels.js';
+import { formatQuery } from './lokiFormat.js';
+import { patterns } from './lokiPatterns.js';
 import { instantQuery, queryRange, type LokiQueryDeps } from './lokiQuery.js';
+import { volume, volumeRange } from './lokiVolume.js';
 
 /**
  * The Loki read API under /loki/api/v1/, beside the push endpoint, so that a Grafana Loki data
@@ -73,6 +78,16 @@ export function lokiRoutes(deps: LokiRouteDeps): RouteSpec[] {
       const params = lokiParams(ctx);
       return indexStats(storage, org, optionalSelector(params.get('query')), lokiRange(params));
     }),
+    ...both('/loki/api/v1/index/volume', store, (ctx, org) => volume(ctx, org, deps)),
+    ...both('/loki/api/v1/index/volume_range', store, (ctx, org) => volumeRange(ctx, org, deps)),
+    ...both('/loki/api/v1/detected_labels', store, (ctx, org) => {
+      const params = lokiParams(ctx);
+      return detectedLabels(storage, org, optionalSelector(params.get('query')), lokiRange(params));
+    }),
+    ...both('/loki/api/v1/detected_fields', store, (ctx, org) => detectedFields(ctx, org, deps)),
+    ...both('/loki/api/v1/detected_field/:name/values', store, (ctx, org) => detectedFieldValues(ctx, org, deps)),
+    ...both('/loki/api/v1/patterns', store, (ctx, org) => patterns(ctx, org, deps)),
+    ...both('/loki/api/v1/format_query', store, (ctx) => success(formatQuery(lokiParams(ctx)))),
     // Build info names no org's data, so any valid key may read it without X-Scope-OrgID.
     { method: 'GET', path: '/loki/api/v1/status/buildinfo', auth: 'key', handler: (ctx) => ctx.res.json(200, buildInfo()) },
   ];
