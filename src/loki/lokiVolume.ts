@@ -19,6 +19,12 @@ export interface VolumeDeps extends LokiQueryDeps {
   storage: Storage;
 }
 
+/**
+ * MAX_GROUP_LABELS bounds the labels one volume sums by: aggregateBy=labels over a selector
+ * whose lines carry many attribute names is asked to name its labels with targetLabels.
+ */
+const MAX_GROUP_LABELS = 50;
+
 /** LABEL_NAME is what a `by (...)` clause accepts; stored tag names are sanitized to it at ingest. */
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -54,7 +60,11 @@ function readVolumeRequest(ctx: RequestContext, org: string, storage: Storage): 
   if (targets.length > 0) groupBy = targets;
   else if (aggregateBy === 'series') groupBy = matchers.map((m) => m.name);
   else groupBy = labelNames(storage, org, matchers, range).filter((name) => LABEL_NAME.test(name));
-  return { q, range, limit, aggregateBy, groupBy: [...new Set(groupBy)] };
+  const unique = [...new Set(groupBy)];
+  if (unique.length > MAX_GROUP_LABELS) {
+    throw new ApiError('BAD_REQUEST', `the volume would be summed by ${unique.length} labels, over the limit of ${MAX_GROUP_LABELS}; name the labels with targetLabels`);
+  }
+  return { q, range, limit, aggregateBy, groupBy: unique };
 }
 
 /** volumeExpression is the metric query summing line bytes per group over `rangeMs` windows. */

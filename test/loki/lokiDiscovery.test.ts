@@ -107,7 +107,10 @@ describe('Loki discovery endpoints', () => {
   });
 
   it('refuses bad volume requests with 400', async () => {
-    const bad: Array<Record<string, string>> = [{ query: '{service_name="payments"}', aggregateBy: 'streams' }, { query: 'count_over_time({service_name="payments"}[1m])' }, { query: '{service_name="payments"}', targetLabels: 'bad-name' }, {}];
+    const bad: Array<Record<string, string>> = [{ query: '{service_name="payments"}', aggregateBy: 'streams' }, { query: 'count_over_time({service_name="payments"}[1m])' }, { query: '{service_name="payments"}', targetLabels: 'bad-name' },
+      { query: '{service_name="payments"}', aggregateBy: 'labels', targetLabels: Array.from({ length: 51 }, (_, i) => `l${i}`).join(',') },
+      {},
+    ];
     for (const params of bad) {
       const { status, body } = await get('/loki/api/v1/index/volume', { ...window(), ...params });
       expect(status, JSON.stringify(params)).toBe(400);
