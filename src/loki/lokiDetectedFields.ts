@@ -2,7 +2,7 @@ import { appendSanitizedKey, LogfmtDecoder, logqlQueryKind, sanitizeLabelKey, ty
 import { ApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
 import { lokiParams, lokiRange, requireQuery } from './lokiParams.js';
-import { checkedLimit, clientSignal, parseChecked, readLogRows, type LokiQueryDeps } from './lokiQuery.js';
+import { clientSignal, parseChecked, readLogRows, type LokiQueryDeps } from './lokiQuery.js';
 
 /**
  * /detected_fields and /detected_field/{name}/values: the fields Grafana offers to filter on
@@ -10,7 +10,8 @@ import { checkedLimit, clientSignal, parseChecked, readLogRows, type LokiQueryDe
  * the query are parsed (JSON objects with the json parser's flattened names, other lines with
  * logfmt) and every field is reported with its type, its number of distinct values and the
  * parsers that found it. Work is bounded by the line limit (itself under the org's maximum),
- * the number of fields and the values kept per field.
+ * the number of fields and the values kept per field. A `line_limit` over the org's line limit
+ * is lowered to it.
  */
 
 /** DEFAULT_LINE_LIMIT and DEFAULT_FIELD_LIMIT are Loki's defaults for `line_limit` and `limit`. */
@@ -120,7 +121,8 @@ async function readFields(ctx: RequestContext, org: string, deps: LokiQueryDeps,
   const params = lokiParams(ctx);
   const q = requireQuery(params);
   const range = lokiRange(params);
-  const lineLimit = checkedLimit(positiveInt(params, 'line_limit', DEFAULT_LINE_LIMIT), org, deps);
+  // A line limit over the org's maximum is lowered to it: the answer is a sample either way.
+  const lineLimit = Math.min(positiveInt(params, 'line_limit', DEFAULT_LINE_LIMIT), deps.queryLimitsFor(org).maxLogLimit);
   const limit = positiveInt(params, 'limit', DEFAULT_FIELD_LIMIT);
   const expr = parseChecked(q, true);
   if (logqlQueryKind(expr) !== 'log') throw new ApiError('BAD_REQUEST', 'detected fields need a log query such as {service_name="api"}, not a metric query');

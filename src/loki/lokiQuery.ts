@@ -46,7 +46,7 @@ export function boundedWindow(startMs: number, endMs: number, stepMs: number, li
 }
 
 /** checkedLimit refuses a line limit beyond the org's maximum, naming the setting. */
-export function checkedLimit(limit: number, org: string, deps: LokiQueryDeps): number {
+function checkedLimit(limit: number, org: string, deps: LokiQueryDeps): number {
   const limits = deps.queryLimitsFor(org);
   if (limit > limits.maxLogLimit) throw new ApiError('BAD_REQUEST', `max entries limit per query exceeded, limit > max_entries_limit_per_query (${limit} > ${limits.maxLogLimit}, ${limits.originOf('maxLogLimit')})`);
   return limit;

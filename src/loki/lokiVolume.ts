@@ -1,4 +1,4 @@
-import type { Labels, SeriesColumns, Storage } from '../../engine/index.js';
+import { parseLogQL, printLogQL, type Labels, type SeriesColumns, type Storage } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
 import { labelNames, optionalSelector } from './lokiCatalog.js';
@@ -42,8 +42,10 @@ interface VolumeRequest {
 /** readVolumeRequest reads Loki's volume parameters: a stream selector, `targetLabels`, `aggregateBy` and `limit`. */
 function readVolumeRequest(ctx: RequestContext, org: string, storage: Storage): VolumeRequest {
   const params = lokiParams(ctx);
-  const q = requireQuery(params);
-  const matchers = optionalSelector(q);
+  const text = requireQuery(params);
+  const matchers = optionalSelector(text);
+  // Printed back from the parsed selector, so the text spliced into the volume query is canonical.
+  const q = printLogQL(parseLogQL(text));
   const range = lokiRange(params);
   const limit = lokiLimit(params);
   const aggregateText = params.get('aggregateBy') ?? '';
