@@ -214,8 +214,12 @@ const KEYWORDS: ReadonlyArray<[string, readonly string[]]> = [
   ['debug', ['debug', 'DEBUG']],
 ];
 
+/** ANY_KEYWORD finds whether a line holds any keyword at all, one pass for the common line that holds none. */
+const ANY_KEYWORD = new RegExp(KEYWORDS.flatMap(([, words]) => words.map((w) => w.replace(/[[\]]/g, '\\$&'))).join('|'));
+
 /** levelFromKeywords is the last resort: a level keyword anywhere in the line, else unknown. */
 export function levelFromKeywords(line: string): string {
+  if (!ANY_KEYWORD.test(line)) return 'unknown';
   for (const [level, words] of KEYWORDS) {
     for (const word of words) if (line.includes(word)) return level;
   }
