@@ -18,6 +18,9 @@ export type { Expr as PromQLExpr } from './promql/index.js';
 export { parseLogQL, checkLogQL, printLogQL, queryKind as logqlQueryKind } from './logql/index.js';
 export type { Expr as LogQLExpr } from './logql/index.js';
 export { rowBytes } from './logql/eval/logQuery.js';
+export { LogfmtDecoder } from './logql/eval/pipeline/logfmtDecoder.js';
+export { appendSanitizedKey, sanitizeLabelKey } from './logql/eval/pipeline/sanitize.js';
+export { levelFromLine } from './ingest/detectedLevel.js';
 
 export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';

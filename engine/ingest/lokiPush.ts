@@ -6,8 +6,11 @@
  * Stream labels and structured metadata both become tags (dots replaced by underscores);
  * metadata, being per entry, wins over a stream label of the same name. The level is taken
  * from the first of the `level`, `detected_level` and `severity` tags that names a known
- * severity (that tag is then not repeated in `tags`), else it is 'unknown': the line itself
- * is never parsed. A stream whose labels cannot be parsed is rejected with all its entries.
+ * severity (that tag is then not repeated in `tags`). An entry without one gets Loki's
+ * `detected_level` tag, derived from other level-named fields or from the line itself
+ * (detectedLevel.ts), and its level follows from that value ('unknown' when it names none),
+ * so lines pushed without a level still split by severity in queries and log volumes.
+ * A stream whose labels cannot be parsed is rejected with all its entries.
  */
 import { bodyFormat } from './contentType.js';
 import { badRequest, withContext } from './errors.js';
@@ -18,6 +21,7 @@ import type { Problem } from './limits.js';
 import { parseStreamSelector } from './lokiSelector.js';
 import { tagKey } from './otlpValue.js';
 import { ProtoReader, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag, scanMessage } from './protobuf.js';
+import { DETECTED_LEVEL, detectLevel, normalizeDetectedLevel } from './detectedLevel.js';
 import { levelFromText, UNKNOWN_LEVEL } from './severity.js';
 import { snappyDecompress } from './snappy.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from './types.js';
@@ -201,6 +205,8 @@ class LokiAssembler {
   /** the stream's labels without the one its level was read from, copied for each entry */
   private streamBase: Record<string, string> = {};
   private streamLevel = UNKNOWN_LEVEL;
+  /** whether the stream's labels named the level; if not, each entry's level is detected */
+  private streamHasLevel = false;
 
   constructor(opts: DecodeOptions) {
     this.limits = resolveLimits(opts.limits);
@@ -221,6 +227,7 @@ class LokiAssembler {
     }
     const { level, key } = findLevel(tags, null);
     this.streamLevel = level;
+    this.streamHasLevel = key !== undefined;
     this.streamBase = key === undefined ? tags : without(tags, key);
     return true;
   }
@@ -246,7 +253,7 @@ class LokiAssembler {
     if (metadata === null) {
       // The stream's labels were validated once in setStream.
       tags = { ...this.streamBase };
-      level = this.streamLevel;
+      level = this.streamHasLevel ? this.streamLevel : detectInto(tags, this.streamTags, null, line);
     } else {
       const named = metadata.map(([name, value]): [string, string] => [tagKey(name), value]);
       const found = findLevel(this.streamTags, named);
@@ -254,6 +261,7 @@ class LokiAssembler {
       tags = {};
       for (const name in this.streamTags) if (name !== found.key) setLabel(tags, name, this.streamTags[name]);
       for (const [name, value] of named) if (name !== found.key) setLabel(tags, name, value);
+      if (found.key === undefined) level = detectInto(tags, this.streamTags, Object.fromEntries(named), line);
       problem ??= checkLineAttributes(
         metadata.map((pair) => pair[0]),
         metadata.map((pair) => pair[1]),
@@ -276,6 +284,17 @@ class LokiAssembler {
       errors: this.rejections.errors(),
     };
   }
+}
+
+/**
+ * detectInto sets Loki's `detected_level` on the tags of an entry that named no level (a
+ * value given by the client is kept, normalized) and returns the level that value names.
+ */
+function detectInto(tags: Record<string, string>, streamTags: Record<string, string>, metadata: Record<string, string> | null, line: string): string {
+  const given = tags[DETECTED_LEVEL];
+  const detected = given !== undefined ? normalizeDetectedLevel(given) : detectLevel(streamTags, metadata, line);
+  tags[DETECTED_LEVEL] = detected;
+  return levelFromText(detected) ?? UNKNOWN_LEVEL;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { checkLogQL, logqlQueryKind, parseLogQL, type LogQLExpr } from '../../engine/index.js';
+import { checkLogQL, logqlQueryKind, parseLogQL, type LogQLExpr, type RawRow } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
 import type { QueryCollector } from '../query/collect.js';
 import type { QueryLimitsFor } from '../query/orgQueryLimits.js';
 import type { QueryWindow, WindowLimits } from '../query/timeRange.js';
-import { lokiDirection, lokiLimit, lokiParams, lokiRange, lokiStepMs, nowNs, nsToMsFloor, parseLokiTime, requireQuery } from './lokiParams.js';
+import { lokiDirection, lokiLimit, lokiParams, lokiRange, lokiStepMs, nowNs, nsToMsFloor, parseLokiTime, requireQuery, type LokiRange } from './lokiParams.js';
 import { isScalarExpr, matrixResult, rowsBytes, scalarResult, seriesPoints, statsBlock, streamsResult, vectorResult } from './lokiRender.js';
 
 /**
@@ -20,21 +20,21 @@ export interface LokiQueryDeps {
 }
 
 /** parseChecked parses and checks a LogQL expression; errors carry their message as Loki's do. */
-function parseChecked(q: string, rangeQuery: boolean): LogQLExpr {
+export function parseChecked(q: string, rangeQuery: boolean): LogQLExpr {
   const expr = parseLogQL(q);
   checkLogQL(expr, q, { rangeQuery });
   return expr;
 }
 
 /** clientSignal aborts when the client goes away, so its query stops taking workers. */
-function clientSignal(ctx: RequestContext): AbortSignal {
+export function clientSignal(ctx: RequestContext): AbortSignal {
   const controller = new AbortController();
   ctx.res.onAbort(() => controller.abort(new ApiError('CLIENT_CLOSED', 'client closed the connection')));
   return controller.signal;
 }
 
-/** checkPoints refuses a step that would give more points than the server allows per series. */
-function boundedWindow(startMs: number, endMs: number, stepMs: number, limits: WindowLimits): QueryWindow {
+/** boundedWindow refuses a step that would give more points than the server allows per series. */
+export function boundedWindow(startMs: number, endMs: number, stepMs: number, limits: WindowLimits): QueryWindow {
   const points = Math.floor((endMs - startMs) / stepMs) + 1;
   if (points > limits.maxPointsPerSeries) {
     throw new ApiError(
@@ -53,6 +53,29 @@ function checkedLimit(limit: number, org: string, deps: LokiQueryDeps): number {
 }
 
 /**
+ * readLogRows runs a checked log query over Loki's half-open [start, end) and returns at most
+ * `limit` rows in `direction` order; an answer that would miss unreadable segments fails.
+ */
+export async function readLogRows(
+  org: string,
+  deps: LokiQueryDeps,
+  q: string,
+  expr: LogQLExpr,
+  range: LokiRange,
+  limit: number,
+  direction: 'forward' | 'backward',
+  signal: AbortSignal,
+): Promise<RawRow[]> {
+  const startMs = nsToMsFloor(range.startNs);
+  // Loki's end is exclusive: the last nanosecond read is the one before it.
+  const endMs = Math.max(startMs, nsToMsFloor(range.endNs - 1n));
+  const window = { startMs, endMs, stepMs: 1000, points: 1 };
+  const { rows, failedSegments } = await deps.collector.logqlRows(org, q, expr, window, { limit, reverse: direction === 'backward', fields: undefined }, signal);
+  partialIsUnavailable(failedSegments);
+  return rows;
+}
+
+/**
  * queryRange serves /loki/api/v1/query_range: log queries return streams (at most `limit`
  * lines in `direction` order), metric queries a matrix over [start, end] at `step`.
  */
@@ -68,11 +91,7 @@ export async function queryRange(ctx: RequestContext, org: string, deps: LokiQue
   const startMs = nsToMsFloor(range.startNs);
   const signal = clientSignal(ctx);
   if (logqlQueryKind(expr) === 'log') {
-    // Loki's end is exclusive: the last nanosecond read is the one before it.
-    const endMs = Math.max(startMs, nsToMsFloor(range.endNs - 1n));
-    const window = { startMs, endMs, stepMs: 1000, points: 1 };
-    const { rows, failedSegments } = await deps.collector.logqlRows(org, q, expr, window, { limit: checkedLimit(limit, org, deps), reverse: direction === 'backward', fields: undefined }, signal);
-    partialIsUnavailable(failedSegments);
+    const rows = await readLogRows(org, deps, q, expr, range, checkedLimit(limit, org, deps), direction, signal);
     const figures = { execSeconds: (performance.now() - started) / 1000, entries: rows.length, bytes: rowsBytes(rows), splits: 1 };
     return { status: 'success', data: { ...streamsResult(rows), stats: statsBlock(figures) } };
   }
@@ -110,7 +129,7 @@ export async function instantQuery(ctx: RequestContext, org: string, deps: LokiQ
 }
 
 /** partialIsUnavailable fails an answer that would miss unreadable segments: Loki clients have no way to learn it is partial. */
-function partialIsUnavailable(failedSegments: number): void {
+export function partialIsUnavailable(failedSegments: number): void {
   if (failedSegments > 0) {
     throw new ApiError('SERVICE_UNAVAILABLE', `${failedSegments} stored segment(s) could not be read; retry or narrow the range`);
   }

@@ -5,13 +5,19 @@ import type { MetaStore } from '../meta/types.js';
 import { buildInfo, indexStats, labelNames, labelValues, optionalSelector, seriesOf } from './lokiCatalog.js';
 import { lokiOrg } from './lokiOrg.js';
 import { lokiParams, lokiRange } from './lokiParams.js';
+import { detectedFields, detectedFieldValues } from './lokiDetectedFields.js';
+import { detectedLabels } from './lokiDetectedLabels.js';
+import { formatQuery } from './lokiFormat.js';
+import { patterns } from './lokiPatterns.js';
 import { instantQuery, queryRange, type LokiQueryDeps } from './lokiQuery.js';
+import { volume, volumeRange } from './lokiVolume.js';
 
 /**
  * The Loki read API under /loki/api/v1/, beside the push endpoint, so that a Grafana Loki data
- * source, logcli or a script written for Loki reads Sluice unchanged. Errors are answered as
- * Loki answers them: the status and the message as plain text, which is what Grafana and
- * logcli show to the user.
+ * source, logcli or a script written for Loki reads Sluice unchanged. Errors carry Loki's
+ * status codes and the service's one JSON error body: Grafana's Loki data source shows its
+ * `message` (it reads a JSON body's `message` before falling back to the raw text), and
+ * logcli prints the body as it came.
  */
 
 export interface LokiRouteDeps extends LokiQueryDeps {
@@ -21,7 +27,7 @@ export interface LokiRouteDeps extends LokiQueryDeps {
 
 type LokiHandler = (ctx: RequestContext, org: string) => unknown;
 
-/** answer runs a handler for the request's org and writes its JSON, or the error as Loki writes it. */
+/** answer runs a handler for the request's org and writes its JSON, or the error's JSON body. */
 async function answer(ctx: RequestContext, store: MetaStore, handler: LokiHandler): Promise<void> {
   try {
     const org = await lokiOrg(ctx, store);
@@ -29,9 +35,9 @@ async function answer(ctx: RequestContext, store: MetaStore, handler: LokiHandle
     if (!ctx.res.aborted) ctx.res.json(200, body);
   } catch (err) {
     const apiError = toApiError(err, ctx.queryId);
-    ctx.res.errorCode ??= apiError.code;
     if (apiError.status >= 500 && apiError.code !== 'DEADLINE_EXCEEDED') ctx.log.error({ err, code: apiError.code }, 'loki api request failed');
-    if (!ctx.res.aborted) ctx.res.text(apiError.status, apiError.message, apiError.headers);
+    if (ctx.res.aborted) ctx.res.errorCode ??= apiError.code;
+    else ctx.res.error(apiError);
   }
 }
 
@@ -73,6 +79,16 @@ export function lokiRoutes(deps: LokiRouteDeps): RouteSpec[] {
       const params = lokiParams(ctx);
       return indexStats(storage, org, optionalSelector(params.get('query')), lokiRange(params));
     }),
+    ...both('/loki/api/v1/index/volume', store, (ctx, org) => volume(ctx, org, deps)),
+    ...both('/loki/api/v1/index/volume_range', store, (ctx, org) => volumeRange(ctx, org, deps)),
+    ...both('/loki/api/v1/detected_labels', store, (ctx, org) => {
+      const params = lokiParams(ctx);
+      return detectedLabels(storage, org, optionalSelector(params.get('query')), lokiRange(params));
+    }),
+    ...both('/loki/api/v1/detected_fields', store, (ctx, org) => detectedFields(ctx, org, deps)),
+    ...both('/loki/api/v1/detected_field/:name/values', store, (ctx, org) => detectedFieldValues(ctx, org, deps)),
+    ...both('/loki/api/v1/patterns', store, (ctx, org) => patterns(ctx, org, deps)),
+    ...both('/loki/api/v1/format_query', store, (ctx) => success(formatQuery(lokiParams(ctx)))),
     // Build info names no org's data, so any valid key may read it without X-Scope-OrgID.
     { method: 'GET', path: '/loki/api/v1/status/buildinfo', auth: 'key', handler: (ctx) => ctx.res.json(200, buildInfo()) },
   ];

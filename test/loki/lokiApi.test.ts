@@ -106,7 +106,7 @@ describe('Loki read API', () => {
     expect((scalar.data.result as [number, string])[1]).toBe('2');
   });
 
-  it('refuses bad queries with 400 and a plain-text message, as Loki does', async () => {
+  it("refuses bad queries with Loki's 400 and the JSON error body, whose message Grafana shows", async () => {
     const bad: Array<Record<string, string>> = [
       { query: '{service_name="checkout"' },
       { query: '{service_name="checkout"}', start: 'yesterday' },
@@ -117,12 +117,15 @@ describe('Loki read API', () => {
     for (const params of bad) {
       const res = await get('/loki/api/v1/query_range', params);
       expect(res.status, JSON.stringify(params)).toBe(400);
-      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect((await res.text()).length).toBeGreaterThan(5);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const error = (await res.json()) as { status: number; code: string; message: string };
+      expect(error.status).toBe(400);
+      expect(error.code).toMatch(/^[A-Z_]+$/);
+      expect(error.message.length).toBeGreaterThan(5);
     }
     const instantLogs = await get('/loki/api/v1/query', { query: '{service_name="checkout"}' });
     expect(instantLogs.status).toBe(400);
-    expect(await instantLogs.text()).toMatch(/not supported as an instant query/);
+    expect(((await instantLogs.json()) as { message: string }).message).toMatch(/not supported as an instant query/);
   });
 
   it("runs Grafana's log volume query grouped by level", async () => {

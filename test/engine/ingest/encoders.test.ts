@@ -302,8 +302,8 @@ describe('Loki push encoder', () => {
 
   it('round-trips protobuf and JSON forms through the decoder', () => {
     const expected = [
-      { timestampNs: 1714564740123456789n, message: 'hello', level: 'unknown', tags: { app: 'gen', service_name: 'a "quoted" name', trace_id: 't' } },
-      { timestampNs: 1714564741000000000n, message: 'world', level: 'unknown', tags: { app: 'gen', service_name: 'a "quoted" name' } },
+      { timestampNs: 1714564740123456789n, message: 'hello', level: 'unknown', tags: { app: 'gen', service_name: 'a "quoted" name', trace_id: 't', detected_level: 'unknown' } },
+      { timestampNs: 1714564741000000000n, message: 'world', level: 'unknown', tags: { app: 'gen', service_name: 'a "quoted" name', detected_level: 'unknown' } },
     ];
     expect(decodeLokiPush(encodeLokiPushBody(request), 'application/x-protobuf', { nowMs: NOW_MS }).records).toEqual(expected);
     const json = new TextEncoder().encode(lokiPushJson(request));

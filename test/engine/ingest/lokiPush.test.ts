@@ -68,7 +68,7 @@ function realisticPush(): Record<string, unknown> {
       },
       {
         labels: '{app="cart", detected_level="Info"}',
-        entries: [{ timestamp: { seconds: SECONDS, nanos: 5 }, line: 'ERROR but the line is not parsed' }],
+        entries: [{ timestamp: { seconds: SECONDS, nanos: 5 }, line: 'ERROR but a level label wins over the line' }],
       },
       {
         labels: '{app="batch", severity="loud"}',
@@ -99,8 +99,8 @@ describe('decodeLokiPush protobuf', () => {
         level: 'error',
         tags: { app: 'checkout', env: 'prod', trace_id: 'abc123' },
       },
-      { timestampNs: sec(SECONDS, 5), message: 'ERROR but the line is not parsed', level: 'info', tags: { app: 'cart' } },
-      { timestampNs: sec(SECONDS), message: '', level: 'unknown', tags: { app: 'batch', severity: 'loud' } },
+      { timestampNs: sec(SECONDS, 5), message: 'ERROR but a level label wins over the line', level: 'info', tags: { app: 'cart' } },
+      { timestampNs: sec(SECONDS), message: '', level: 'unknown', tags: { app: 'batch', severity: 'loud', detected_level: 'loud' } },
     ]);
     expect(result.rejected).toBe(2);
     expect(result.errors).toEqual([
@@ -202,7 +202,7 @@ describe('decodeLokiPush JSON', () => {
     const result = decodeLokiPush(new TextEncoder().encode(JSON.stringify(json)), 'application/json', { nowMs: NOW_MS });
     expect(result.rejected).toBe(0);
     expect(result.records).toEqual([
-      { timestampNs: 1714564740123456789n, message: 'plain line', level: 'unknown', tags: { app: 'checkout', k8s_pod: 'p1' } },
+      { timestampNs: 1714564740123456789n, message: 'plain line', level: 'unknown', tags: { app: 'checkout', k8s_pod: 'p1', detected_level: 'unknown' } },
       {
         timestampNs: 1714564741000000000n,
         message: 'with metadata',

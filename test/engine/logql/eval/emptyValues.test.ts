@@ -83,8 +83,8 @@ describe('the Loki push write path', () => {
     const logs = new LogHead(new Set(['app']));
     logs.append(decoded.records);
     expect(Object.fromEntries(vectorOf(instant(logs, 'count_over_time({app="m"} [1m])', 60)))).toEqual({
-      '{"app":"m","level":"unknown","name":""}': 1,
-      '{"app":"m","level":"unknown"}': 1,
+      '{"app":"m","detected_level":"unknown","level":"unknown","name":""}': 1,
+      '{"app":"m","detected_level":"unknown","level":"unknown"}': 1,
     });
   });
 });
