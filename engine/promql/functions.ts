@@ -11,7 +11,9 @@ import {
   absentOf,
   absentOverTimeOf,
   clamped,
-  classicHistogramOf,
+  histogramFractionOf,
+  histogramQuantileOf,
+  histogramQuantilesOf,
   datePart,
   elementwise,
   queryScalar,
@@ -113,7 +115,6 @@ const STR: ValueType = 'string';
 
 /** The kernels shared by several rows; each reads the call's name where the rows differ. */
 const CLAMP = wholeCall(clamped);
-const CLASSIC_HISTOGRAM = wholeCall(classicHistogramOf);
 const HISTOGRAM_PROPERTY = wholeCall(histogramProperty);
 const RELABEL = wholeCall(relabelled);
 const SORT = wholeCall(sorted);
@@ -155,9 +156,9 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'floor', args: [V], returns: V, kernel: wholeCall(elementwise(Math.floor)), shard: 'perSeries' },
   { name: 'histogram_avg', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
   { name: 'histogram_count', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
-  { name: 'histogram_fraction', args: [S, S, V], returns: V, kernel: CLASSIC_HISTOGRAM },
-  { name: 'histogram_quantile', args: [S, V], returns: V, kernel: CLASSIC_HISTOGRAM },
-  { name: 'histogram_quantiles', args: [V, STR, S, S], variadic: 9, returns: V, experimental: true, kernel: CLASSIC_HISTOGRAM },
+  { name: 'histogram_fraction', args: [S, S, V], returns: V, kernel: wholeCall(histogramFractionOf) },
+  { name: 'histogram_quantile', args: [S, V], returns: V, kernel: wholeCall(histogramQuantileOf) },
+  { name: 'histogram_quantiles', args: [V, STR, S, S], variadic: 9, returns: V, experimental: true, kernel: wholeCall(histogramQuantilesOf) },
   { name: 'histogram_stddev', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
   { name: 'histogram_stdvar', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },
   { name: 'histogram_sum', args: [V], returns: V, kernel: HISTOGRAM_PROPERTY },

@@ -128,28 +128,27 @@ function warnInvalidQuantiles(ev: NodeEvaluator, q: Float64Array, arg: Expr): vo
   for (const v of q) if (v !== v || v < 0 || v > 1) ev.ctx.annotations.warn(quantileWarning(v), arg.pos);
 }
 
-/** evalHistogramCall evaluates histogram_quantile, histogram_quantiles and histogram_fraction over classic buckets. */
-function evalHistogramCall(ev: NodeEvaluator, node: Call, args: readonly Expr[], grid: StepGrid): VectorSeries[] {
-  const ctx = ev.ctx;
-  switch (node.func.name) {
-    case 'histogram_quantile': {
-      const q = ev.evalScalar(args[0], grid);
-      warnInvalidQuantiles(ev, q, args[0]);
-      return bothHistogramKinds(ev, { kind: 'quantile', q }, args[1], grid);
-    }
-    case 'histogram_quantiles': {
-      const label = ev.evalString(args[1]);
-      const qs = args.slice(2).map((a) => ev.evalScalar(a, grid));
-      qs.forEach((q, k) => warnInvalidQuantiles(ev, q, args[k + 2]));
-      return bothHistogramKinds(ev, { kind: 'quantiles', label, qs }, args[0], grid);
-    }
-    default: {
-      const lower = ev.evalScalar(args[0], grid);
-      const upper = ev.evalScalar(args[1], grid);
-      return bothHistogramKinds(ev, { kind: 'fraction', lower, upper }, args[2], grid);
-    }
-  }
-}
+/** histogramQuantileOf is histogram_quantile(φ, buckets) over classic buckets and native histograms. */
+export const histogramQuantileOf: CallEvaluator = (ev, _node, args, grid) => {
+  const q = ev.evalScalar(args[0], grid);
+  warnInvalidQuantiles(ev, q, args[0]);
+  return { kind: 'vector', series: ev.maybeDistinct(bothHistogramKinds(ev, { kind: 'quantile', q }, args[1], grid)) };
+};
+
+/** histogramQuantilesOf is histogram_quantiles(buckets, label, φ...): one output series per quantile. */
+export const histogramQuantilesOf: CallEvaluator = (ev, _node, args, grid) => {
+  const label = ev.evalString(args[1]);
+  const qs = args.slice(2).map((a) => ev.evalScalar(a, grid));
+  qs.forEach((q, k) => warnInvalidQuantiles(ev, q, args[k + 2]));
+  return { kind: 'vector', series: ev.maybeDistinct(bothHistogramKinds(ev, { kind: 'quantiles', label, qs }, args[0], grid)) };
+};
+
+/** histogramFractionOf is histogram_fraction(lower, upper, buckets). */
+export const histogramFractionOf: CallEvaluator = (ev, _node, args, grid) => {
+  const lower = ev.evalScalar(args[0], grid);
+  const upper = ev.evalScalar(args[1], grid);
+  return { kind: 'vector', series: ev.maybeDistinct(bothHistogramKinds(ev, { kind: 'fraction', lower, upper }, args[2], grid)) };
+};
 
 /** bothHistogramKinds evaluates `fn` over the native histograms and the classic bucket series of `arg`. */
 function bothHistogramKinds(ev: NodeEvaluator, fn: ClassicHistogramFn, arg: Expr, grid: StepGrid): VectorSeries[] {
@@ -210,8 +209,6 @@ export const relabelled: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vec
 /** sorted is sort(), sort_desc(), sort_by_label() and sort_by_label_desc(). */
 export const sorted: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: sort(ev, node, args, grid) });
 
-/** classicHistogramOf is histogram_quantile(), histogram_quantiles() and histogram_fraction(). */
-export const classicHistogramOf: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: ev.maybeDistinct(evalHistogramCall(ev, node, args, grid)) });
 
 /** clamped is clamp(), clamp_min() and clamp_max(). */
 export const clamped: CallEvaluator = (ev, node, args, grid) => ({ kind: 'vector', series: ev.maybeDistinct(clampFunction(ev, node.func.name, args, grid)) });
