@@ -21,16 +21,25 @@ function token(stream: StringStream): string | null {
     stream.skipToEnd();
     return 'comment';
   }
-  if (stream.match(/^"(?:[^"\\]|\\.)*"?/) || stream.match(/^`[^`]*`?/)) return 'string';
+  const quote = stream.peek();
+  if (quote === '"' || quote === '`') {
+    stream.next();
+    while (!stream.eol()) {
+      const ch = stream.next();
+      if (ch === '\\' && quote === '"') stream.next();
+      else if (ch === quote) break;
+    }
+    return 'string';
+  }
   if (stream.match(/^\[\s*\d+(?:ms|s|m|h|d|w|y)\s*\]/)) return 'number';
   if (stream.match(/^\d+(?:\.\d+)?(?:ms|s|m|h|d|w|y)?/)) return 'number';
   if (stream.match(/^(?:\|=|\|~|!=|!~|=~|==|>=|<=|\||=|>|<|\+|-|\*|\/|%|\^)/)) return 'operator';
   if (stream.match(/^[{}()[\],]/)) return 'bracket';
   const word = stream.match(/^[A-Za-z_][A-Za-z0-9_.]*/) as RegExpMatchArray | null;
   if (word) {
-    if (FUNCTIONS.has(word[0])) return 'function';
+    if (FUNCTIONS.has(word[0])) return 'keyword';
     if (KEYWORDS.has(word[0])) return 'keyword';
-    return 'variableName';
+    return 'propertyName';
   }
   stream.next();
   return null;

@@ -4,21 +4,35 @@ import { call } from './api.js';
 
 export type { DashboardIssue, DashboardValidation };
 
-/** DashboardRecord is a stored dashboard as the dashboards API answers it. */
-export interface DashboardRecord {
+/** DashboardSummary is one entry of the dashboards listing (without its spec). */
+export interface DashboardSummary {
   id: string;
   name: string;
   category: string;
   version: number;
-  spec: DashboardSpec;
   createdAt?: string;
   updatedAt?: string;
+}
+
+/** DashboardRecord is a stored dashboard with its spec, as reading one answers it. */
+export interface DashboardRecord extends DashboardSummary {
+  spec: DashboardSpec;
 }
 
 const base = (org: string): string => `/api/orgs/${encodeURIComponent(org)}/dashboards`;
 
 export const dashboards = {
-  list: (org: string) => call<{ items: DashboardRecord[]; total: number }>(`${base(org)}?limit=1000`),
+  /** list reads every page of the org's dashboards (the API serves at most 500 at a time). */
+  list: async (org: string): Promise<{ items: DashboardSummary[] }> => {
+    const items: DashboardSummary[] = [];
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const page: { items: DashboardSummary[]; nextOffset?: number } = await call(`${base(org)}?limit=500&offset=${offset}`);
+      items.push(...page.items);
+      offset = page.nextOffset;
+    }
+    return { items };
+  },
   get: (org: string, id: string) => call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}`),
   create: (org: string, spec: unknown, name: string, id?: string) => {
     const params = new URLSearchParams({ name });

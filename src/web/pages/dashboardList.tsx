@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { RequestFailure } from '../lib/api.js';
-import { CUSTOM_CATEGORY, dashboards, emptySpec, withoutLibraryRef, type DashboardRecord } from '../lib/dashboards.js';
+import { CUSTOM_CATEGORY, dashboards, emptySpec, withoutLibraryRef, type DashboardSummary } from '../lib/dashboards.js';
 import { linkClick, navigate } from '../lib/router.js';
 import { ImportDialog } from './importDialog.js';
 
 /** groupByCategory lists dashboards under their category, Custom for none, categories sorted with Custom last. */
-export function groupByCategory(items: DashboardRecord[]): Array<[string, DashboardRecord[]]> {
-  const groups = new Map<string, DashboardRecord[]>();
+export function groupByCategory(items: DashboardSummary[]): Array<[string, DashboardSummary[]]> {
+  const groups = new Map<string, DashboardSummary[]>();
   for (const d of items) {
     const category = d.category?.trim() || CUSTOM_CATEGORY;
     groups.set(category, [...(groups.get(category) ?? []), d]);
@@ -16,8 +16,9 @@ export function groupByCategory(items: DashboardRecord[]): Array<[string, Dashbo
     .map(([c, ds]) => [c, ds.sort((x, y) => x.name.localeCompare(y.name))]);
 }
 
-/** download saves a dashboard's spec as a JSON file (export). */
-function download(record: DashboardRecord): void {
+/** download saves a dashboard's spec as a JSON file (export), without libraryRef. */
+async function download(org: string, summary: DashboardSummary): Promise<void> {
+  const record = await dashboards.get(org, summary.id);
   const blob = new Blob([JSON.stringify(withoutLibraryRef(record.spec), null, 2)], { type: 'application/json' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
@@ -28,7 +29,7 @@ function download(record: DashboardRecord): void {
 
 /** DashboardList is the Dashboards page: by category, searchable, with create, import, export and delete. */
 export function DashboardList({ org }: { org: string }) {
-  const [items, setItems] = useState<DashboardRecord[]>();
+  const [items, setItems] = useState<DashboardSummary[]>();
   const [error, setError] = useState<string>();
   const [search, setSearch] = useState('');
   const [importing, setImporting] = useState(false);
@@ -50,7 +51,7 @@ export function DashboardList({ org }: { org: string }) {
       setError(err instanceof RequestFailure ? err.message : String(err));
     }
   };
-  const remove = async (record: DashboardRecord): Promise<void> => {
+  const remove = async (record: DashboardSummary): Promise<void> => {
     if (!window.confirm(`Delete the dashboard "${record.name}"?`)) return;
     try {
       await dashboards.remove(org, record.id);
@@ -89,8 +90,8 @@ export function DashboardList({ org }: { org: string }) {
                 <a href={`/dashboards/${encodeURIComponent(d.id)}`} onClick={linkClick} class="dashboard-link">
                   {d.name}
                 </a>
-                <span class="muted">{Object.keys(d.spec.panels ?? {}).length} panels</span>
-                <button class="small" onClick={() => download(d)} aria-label={`Export ${d.name}`}>
+                <span class="muted">{d.updatedAt ? `updated ${new Date(d.updatedAt).toLocaleString()}` : ''}</span>
+                <button class="small" onClick={() => download(org, d).catch((err: unknown) => setError(String(err)))} aria-label={`Export ${d.name}`}>
                   Export
                 </button>
                 <button class="small danger" onClick={() => remove(d)} aria-label={`Delete ${d.name}`}>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { DashboardSpec, Panel } from '../../dashboards/types.js';
 import { QueryEditor, type Language } from '../editor/queryEditor.js';
 import { RequestFailure } from '../lib/api.js';
-import { dashboards, type DashboardRecord } from '../lib/dashboards.js';
+import { dashboards, type DashboardSummary } from '../lib/dashboards.js';
 import { colorAt, formatNumber } from '../lib/format.js';
 import { readHistory, remember } from '../lib/history.js';
 import { useQueryRun } from '../lib/queryRun.js';
@@ -169,7 +169,7 @@ export function addPanel(spec: DashboardSpec, panel: Panel): DashboardSpec {
 
 /** AddToDashboard puts the query on a chosen dashboard as a new panel. */
 function AddToDashboard({ org, query, language, raw }: { org: string; query: string; language: Language; raw: boolean }) {
-  const [list, setList] = useState<DashboardRecord[]>();
+  const [list, setList] = useState<DashboardSummary[]>();
   const [target, setTarget] = useState('');
   const [message, setMessage] = useState<string>();
   useEffect(() => {

@@ -34,3 +34,12 @@ export function fillQuery(text: string, env: PanelEnv): string {
 }
 
 export { PanelQueryError };
+
+/** displayText fills variables into a title or description; text it cannot fill is shown as written. */
+export function displayText(text: string, env: PanelEnv): string {
+  try {
+    return fillQuery(text, env);
+  } catch {
+    return text;
+  }
+}

@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import type { Panel } from '../../dashboards/types.js';
 import type { RunState } from '../lib/queryRun.js';
 import { Markdown } from './markdown.js';
+import { displayText, PanelEnvContext } from './context.js';
 
 export interface InterlinkChoice {
   label: string;
@@ -25,6 +26,7 @@ interface PanelFrameProps {
  * warning in place, so one failed panel never hides the others.
  */
 export function PanelFrame({ panel, run, problem, links, children }: PanelFrameProps) {
+  const env = useContext(PanelEnvContext);
   const [helpOpen, setHelpOpen] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const error = problem ?? run?.error;
@@ -33,7 +35,7 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
   return (
     <section class="panel" data-kind={panel.kind} data-panel-id={panel.id} data-state={state} aria-busy={running}>
       <header class="panel-head">
-        <h3 class="panel-title">{panel.title}</h3>
+        <h3 class="panel-title">{env ? displayText(panel.title, env) : panel.title}</h3>
         {panel.description && (
           <span class="help">
             <button class="icon" aria-label={`About ${panel.title}`} aria-expanded={helpOpen} onClick={() => setHelpOpen(!helpOpen)} onBlur={() => setHelpOpen(false)}>
@@ -41,7 +43,7 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
             </button>
             {helpOpen && (
               <div class="popover" role="tooltip">
-                <Markdown text={panel.description} />
+                <Markdown text={env ? displayText(panel.description, env) : panel.description} />
               </div>
             )}
           </span>

@@ -34,8 +34,9 @@ function byService(series: Series[], queries: PanelQuery[], roles: string[]): Ma
 }
 
 function MiniGauge({ label, fraction, text }: { label: string; fraction: number | undefined; text: string }) {
+  // Scaled to the busiest service, so the arc compares services rather than judging health.
   const f = Math.max(0, Math.min(1, fraction ?? 0));
-  const color = f > 0.9 ? '#d44a3a' : f > 0.75 ? '#e0b400' : '#56a64b';
+  const color = '#3274d9';
   return (
     <div class="mini-gauge" role="img" aria-label={`${label} ${text}`}>
       <svg viewBox="0 0 40 24">
