@@ -29,9 +29,14 @@ function serverLinter(language: Language, onKind: (kind: string | undefined) => 
         onKind(answer.valid ? answer.kind : undefined);
         if (answer.valid || !answer.error) return [];
         const len = view.state.doc.length;
-        const from = Math.min(answer.error.position?.start ?? 0, len);
-        const to = Math.max(from, Math.min(answer.error.position?.end ?? len, len));
-        return [{ from, to: to === from && to < len ? to + 1 : to, severity: 'error', message: answer.error.message }];
+        let from = Math.min(answer.error.position?.start ?? 0, len);
+        let to = Math.max(from, Math.min(answer.error.position?.end ?? len, len));
+        // An error at the very end (an unfinished expression) marks the last character, so it shows.
+        if (to === from) {
+          if (to < len) to++;
+          else from = Math.max(0, from - 1);
+        }
+        return [{ from, to, severity: 'error', message: answer.error.message }];
       } catch {
         return [];
       }
