@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { moveFocusByArrow } from '../lib/keyboard.js';
 import { describeRange, QUICK_RANGES, resolveRange, toInputValue, type TimeRange } from '../lib/time.js';
 
 /** TimeRangePicker offers relative windows and an absolute from/to; Escape closes it. */
@@ -13,12 +14,7 @@ export function TimeRangePicker({ range, onChange }: { range: TimeRange; onChang
   };
   const onKeyDown = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') setOpen(false);
-    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      const items = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLButtonElement>('.quick-range')];
-      const at = items.indexOf(document.activeElement as HTMLButtonElement);
-      items[(at + (e.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
-      e.preventDefault();
-    }
+    else moveFocusByArrow(e, '.quick-range');
   };
   return (
     <div class="picker time-picker" onKeyDown={onKeyDown}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { DashboardVariable } from '../../dashboards/types.js';
+import { moveFocusByArrow } from '../lib/keyboard.js';
 import { ALL_VALUE } from '../lib/variables.js';
 
 interface VariablePickerProps {
@@ -42,12 +43,7 @@ export function VariablePicker({ variable, options, selected, onChange }: Variab
   const text = isAll ? 'All' : selected.join(', ');
   const onKeyDown = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') setOpen(false);
-    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      const items = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
-      const at = items.indexOf(document.activeElement as HTMLInputElement);
-      items[(at + (e.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
-      e.preventDefault();
-    }
+    else moveFocusByArrow(e, 'input[type=checkbox]');
   };
   return (
     <div class="picker variable" onKeyDown={onKeyDown}>

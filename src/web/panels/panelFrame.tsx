@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useContext, useState } from 'preact/hooks';
 import type { Panel } from '../../dashboards/types.js';
 import type { RunState } from '../lib/queryRun.js';
+import { moveFocusByArrow } from '../lib/keyboard.js';
 import { Markdown } from './markdown.js';
 import { displayText, PanelEnvContext } from './context.js';
 
@@ -87,13 +88,8 @@ function LinkMenu({ links, onClose }: { links: InterlinkChoice[]; onClose: () =>
     groups.set(g, [...(groups.get(g) ?? []), link]);
   }
   const onKeyDown = (e: KeyboardEvent): void => {
-    const items = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>('a')];
-    const at = items.indexOf(document.activeElement as HTMLAnchorElement);
-    if (e.key === 'ArrowDown') items[(at + 1) % items.length]?.focus();
-    else if (e.key === 'ArrowUp') items[(at - 1 + items.length) % items.length]?.focus();
-    else if (e.key === 'Escape') onClose();
-    else return;
-    e.preventDefault();
+    if (e.key === 'Escape') onClose();
+    else moveFocusByArrow(e, 'a');
   };
   return (
     <div class="popover link-menu" role="menu" onKeyDown={onKeyDown}>
