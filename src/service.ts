@@ -35,6 +35,7 @@ import { validateRoutes } from './routes/validate.js';
 import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
 import { rawTaskBytesFor } from './query/plans.js';
+import { webAppRoutes } from './webApp/routes.js';
 
 export interface StartOptions {
   /** logDestination replaces stdout for the JSON log (tests capture it). */
@@ -227,6 +228,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
+    ...webAppRoutes(),
   ];
   for (const route of routes) router.add(route);
   server.webSocket(lokiTailRoute({ collector, store }));

@@ -45,7 +45,7 @@ describe('npm start', () => {
       // The example dashboards are there from the first start, in the printed org.
       const org = /org id:\s+(\S+)/.exec(err)?.[1];
       const listed = (await (await fetch(`http://127.0.0.1:8080/api/orgs/${org}/dashboards`, { headers: { 'x-svc-api-key': key! } })).json()) as { items: Array<{ id: string }> };
-      expect(listed.items.map((d) => d.id).sort()).toEqual(['all-panels', 'logs-explorer', 'service-overview']);
+      expect(listed.items.map((d) => d.id).sort()).toEqual(['all-panels', 'logs-explorer', 'service-overview', 'sluice-demo']);
     } finally {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

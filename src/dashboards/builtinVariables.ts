@@ -1,4 +1,4 @@
-import { formatPromDuration } from '../../engine/index.js';
+import { formatPromDuration } from '../../engine/common/duration.js';
 
 /**
  * Grafana's built-in dashboard variables, with Grafana's definitions, so that a dashboard

@@ -144,8 +144,8 @@ describe('the example dashboards over the demo data', () => {
     await srv.stop();
   });
 
-  it('covers the three examples', () => {
-    expect(EXAMPLES.map((e) => e.id)).toEqual(['all-panels', 'logs-explorer', 'service-overview']);
+  it('covers the four examples', () => {
+    expect(EXAMPLES.map((e) => e.id)).toEqual(['all-panels', 'logs-explorer', 'service-overview', 'sluice-demo']);
   });
 
   for (const { id } of EXAMPLES) {

@@ -9,10 +9,14 @@ import { fileURLToPath } from 'node:url';
  * worker code while the test file reads new source, so before any test starts this compiles
  * the project whenever a source file under src/, engine/ or bench/ is newer than its output (or has
  * none). An up-to-date dist costs a few hundred stat calls, so `npx vitest run FILE` needs no
- * build step of its own.
+ * build step of its own. The web app (src/web) is built by Vite into dist/web whenever one of
+ * its files is newer than the built index.html.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMPILED_DIRS = ['src', 'engine', 'bench'];
+/** WEB_SOURCE is the web app's source; WEB_BUILT is the file every build of it rewrites. */
+const WEB_SOURCE = path.join(ROOT, 'src', 'web');
+const WEB_BUILT = path.join(ROOT, 'dist', 'web', 'index.html');
 
 /** outputOf names the file tsc writes for a source file (`.cts` compiles to `.cjs`). */
 function outputOf(source: string): string {
@@ -23,7 +27,8 @@ function outputOf(source: string): string {
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
+    // The web app is compiled by Vite, not tsc (see webAppStale).
+    if (entry.isDirectory()) return full === WEB_SOURCE ? [] : sourceFiles(full);
     return /\.c?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
   });
 }
@@ -41,7 +46,27 @@ export function staleSources(): string[] {
   return COMPILED_DIRS.flatMap((dir) => sourceFiles(path.join(ROOT, dir))).filter((source) => modifiedMs(outputOf(source)) < modifiedMs(source));
 }
 
+
+function allFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? allFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+}
+
+/** webAppStale is true when the built app is missing or older than any file of its source. */
+export function webAppStale(): boolean {
+  const built = modifiedMs(WEB_BUILT);
+  return allFiles(WEB_SOURCE).some((file) => modifiedMs(file) > built);
+}
+
+function buildWebApp(): void {
+  process.stdout.write('dist/web is older than src/web: building the web app\n');
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', path.join(WEB_SOURCE, 'vite.config.ts')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+}
+
 export default function setup(): void {
+  if (webAppStale()) buildWebApp();
   const stale = staleSources();
   if (stale.length === 0) return;
   const shown = stale.slice(0, 3).map((f) => path.relative(ROOT, f));

@@ -1,0 +1,119 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { RequestFailure, streamQuery, type StreamEvent } from './api.js';
+import { SeriesStore } from './series.js';
+
+/** QuerySpec is one query a panel runs. */
+export interface QuerySpec {
+  q: string;
+  language: 'promql' | 'logql';
+  /** raw asks for log lines (limit, newest first) rather than points. */
+  raw?: boolean;
+  limit?: number;
+}
+
+/** LogLine is one row of a raw log query. */
+export interface LogLine {
+  timestamp: number;
+  tags: Record<string, unknown>;
+}
+
+/** RunState is what a panel draws while and after its streams run. */
+export interface RunState {
+  store: SeriesStore;
+  lines: LogLine[];
+  /** running counts the streams still open. */
+  running: number;
+  /** received counts result events so far, shown as progress. */
+  received: number;
+  /** error is the message of a query that was refused. */
+  error: string | undefined;
+  /** warning is set when a stream ended with done status error (partial results). */
+  warning: string | undefined;
+  /** version changes whenever new data arrived, to redraw. */
+  version: number;
+  finishedAt: number | undefined;
+}
+
+export interface RunWindow {
+  s: string;
+  e: string;
+  maxDataPoints: number;
+}
+
+function emptyState(running: number): RunState {
+  return { store: new SeriesStore(), lines: [], running, received: 0, error: undefined, warning: undefined, version: 0, finishedAt: undefined };
+}
+
+/**
+ * useQueryRun streams every query of a panel at once and redraws at most once per animation
+ * frame while results arrive, so a panel shows its first points as soon as the server sends
+ * them. A new `key` (queries, range or refresh tick) aborts the streams still open.
+ */
+export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow, key: string): RunState {
+  const [state, setState] = useState<RunState>(() => emptyState(queries?.length ?? 0));
+  const frame = useRef(0);
+
+  useEffect(() => {
+    if (!queries || queries.length === 0) {
+      setState(emptyState(0));
+      return;
+    }
+    const controller = new AbortController();
+    const run = emptyState(queries.length);
+    let scheduled = false;
+    const publish = (): void => {
+      if (controller.signal.aborted) return;
+      run.version++;
+      setState({ ...run });
+    };
+    const schedule = (): void => {
+      if (scheduled) return;
+      scheduled = true;
+      frame.current = requestAnimationFrame(() => {
+        scheduled = false;
+        publish();
+      });
+    };
+    setState({ ...run });
+    queries.forEach((query, index) => {
+      const body: Record<string, unknown> = { q: query.q, s: window.s, e: window.e };
+      if (query.raw) {
+        body.limit = query.limit ?? 100;
+        body.reverse = true;
+      } else {
+        body.maxDataPoints = window.maxDataPoints;
+      }
+      const path = query.language === 'logql' ? '/api/v1/logs/query' : '/api/v1/metrics/query';
+      const onEvent = (event: StreamEvent): void => {
+        if (event.type === 'result') {
+          run.received++;
+          if (query.raw) run.lines.push({ timestamp: Number(event.data.timestamp), tags: (event.data.tags ?? {}) as Record<string, unknown> });
+          else run.store.add(index, event.data);
+          schedule();
+        } else if (event.type === 'done' && event.data.status === 'error') {
+          const message = typeof event.data.message === 'string' ? event.data.message : 'part of the query could not be answered';
+          run.warning = `Partial results: ${message}`;
+        } else if (event.type === 'error') {
+          run.error = String(event.data.message ?? 'the query failed');
+        }
+      };
+      streamQuery(path, body, onEvent, controller.signal)
+        .catch((err: unknown) => {
+          if (controller.signal.aborted) return;
+          run.error = err instanceof RequestFailure ? `${err.code}: ${err.message}` : String(err);
+        })
+        .finally(() => {
+          if (controller.signal.aborted) return;
+          run.running--;
+          if (run.running === 0) run.finishedAt = performance.now();
+          publish();
+        });
+    });
+    return () => {
+      controller.abort();
+      cancelAnimationFrame(frame.current);
+    };
+  }, [key]);
+
+  return state;
+}

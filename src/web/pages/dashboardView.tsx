@@ -1,0 +1,173 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { DashboardSection, DashboardSpec } from '../../dashboards/types.js';
+import { RequestFailure } from '../lib/api.js';
+import { dashboards, type DashboardRecord } from '../lib/dashboards.js';
+import { linkClick, updateParams, type Location } from '../lib/router.js';
+import { resolveRange, type TimeRange } from '../lib/time.js';
+import { initialSelection, loadOptions, type Selection } from '../lib/variables.js';
+import { PanelEnvContext, type PanelEnv } from '../panels/context.js';
+import { PanelView } from '../panels/panelView.js';
+import { TimeRangePicker } from './timeRangePicker.js';
+import { VariablePicker } from './variablePicker.js';
+
+/** REFRESH_CHOICES are the auto-refresh intervals; off by default. */
+const REFRESH_CHOICES: Array<[string, number]> = [
+  ['off', 0],
+  ['10s', 10_000],
+  ['30s', 30_000],
+  ['1m', 60_000],
+  ['5m', 300_000],
+];
+
+/** MAX_DATA_POINTS bounds every panel's points per series: about one per pixel of a wide panel. */
+const MAX_DATA_POINTS = 300;
+
+/** rangeFrom reads ?from&to, else the dashboard's duration up to now. */
+function rangeFrom(params: URLSearchParams, spec: DashboardSpec): TimeRange {
+  const from = params.get('from');
+  const to = params.get('to');
+  if (from && to) return { from, to };
+  return { from: `now-${spec.duration}`, to: 'now' };
+}
+
+/** DashboardView draws a stored dashboard: pickers, sections on the 24-column grid, every panel. */
+export function DashboardView({ org, id, location }: { org: string; id: string; location: Location }) {
+  const [record, setRecord] = useState<DashboardRecord>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    setRecord(undefined);
+    setError(undefined);
+    dashboards.get(org, id).then(setRecord, (err: unknown) => setError(err instanceof RequestFailure ? err.message : String(err)));
+  }, [org, id]);
+  if (error)
+    return (
+      <main class="page">
+        <p class="panel-error" role="alert">
+          {error}
+        </p>
+        <a href="/dashboards" onClick={linkClick}>
+          Back to dashboards
+        </a>
+      </main>
+    );
+  if (!record) return <main class="page muted">Loading…</main>;
+  return <LoadedDashboard record={record} location={location} />;
+}
+
+function LoadedDashboard({ record, location }: { record: DashboardRecord; location: Location }) {
+  const spec = record.spec;
+  const variables = spec.variables ?? [];
+  const params = location.params;
+  const range = rangeFrom(params, spec);
+  const selection: Selection = useMemo(() => initialSelection(variables, params), [params.toString(), record.id]);
+  const refreshMs = REFRESH_CHOICES.find(([name]) => name === params.get('refresh'))?.[1] ?? 0;
+  const [tick, setTick] = useState(0);
+  const [options, setOptions] = useState<Record<string, string[]>>({});
+
+  useEffect(() => {
+    if (refreshMs === 0) return;
+    const timer = setInterval(() => setTick((t) => t + 1), refreshMs);
+    return () => clearInterval(timer);
+  }, [refreshMs]);
+
+  const resolved = useMemo(() => resolveRange(range) ?? { fromMs: Date.now() - 3_600_000, toMs: Date.now() }, [range.from, range.to, tick]);
+
+  useEffect(() => {
+    let cancelled = false;
+    for (const v of variables) {
+      loadOptions(v, variables, selection, String(resolved.fromMs), String(resolved.toMs)).then(
+        (values) => !cancelled && setOptions((o) => ({ ...o, [v.name]: values })),
+        () => !cancelled && setOptions((o) => ({ ...o, [v.name]: [] })),
+      );
+    }
+    return () => {
+      cancelled = true;
+    };
+  }, [record.id, JSON.stringify(selection), resolved.fromMs, resolved.toMs]);
+
+  const env: PanelEnv = {
+    range,
+    fromMs: resolved.fromMs,
+    toMs: resolved.toMs,
+    window: { s: String(resolved.fromMs), e: String(resolved.toMs), maxDataPoints: MAX_DATA_POINTS },
+    refreshKey: String(tick),
+    variables,
+    selection,
+    smooth: spec.smooth ?? false,
+    syncKey: spec.sharedCrosshair === false ? undefined : `dashboard-${record.id}`,
+  };
+
+  const setRange = (r: TimeRange): void =>
+    updateParams((p) => {
+      p.set('from', r.from);
+      p.set('to', r.to);
+    }, false);
+  const setVariable = (name: string, values: string[]): void =>
+    updateParams((p) => {
+      p.delete(`var-${name}`);
+      for (const v of values) p.append(`var-${name}`, v);
+      if (values.length === 0) p.append(`var-${name}`, '');
+    }, false);
+
+  return (
+    <main class="page dashboard" data-dashboard-id={record.id}>
+      <div class="toolbar">
+        <h1>{record.name}</h1>
+        <div class="toolbar-controls">
+          {variables.map((v) => (
+            <VariablePicker key={v.name} variable={v} options={options[v.name]} selected={selection[v.name] ?? []} onChange={(values) => setVariable(v.name, values)} />
+          ))}
+          <TimeRangePicker range={range} onChange={setRange} />
+          <div class="picker">
+            <label for="auto-refresh">Refresh</label>
+            <select id="auto-refresh" value={params.get('refresh') ?? 'off'} onChange={(e) => updateParams((p) => (e.currentTarget.value === 'off' ? p.delete('refresh') : p.set('refresh', e.currentTarget.value)))}>
+              {REFRESH_CHOICES.map(([name]) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button onClick={() => setTick((t) => t + 1)} aria-label="Refresh now">
+            ↻
+          </button>
+        </div>
+      </div>
+      <PanelEnvContext.Provider value={env}>
+        {spec.sections.map((section, i) => (
+          <Section key={`${record.id}-${i}`} section={section} spec={spec} />
+        ))}
+      </PanelEnvContext.Provider>
+    </main>
+  );
+}
+
+/** Section is one collapsible block of the 24-column grid. */
+function Section({ section, spec }: { section: DashboardSection; spec: DashboardSpec }) {
+  const [collapsed, setCollapsed] = useState(section.defaultCollapsed ?? false);
+  const rows = Math.max(1, ...section.cells.map((c) => c.y + c.h));
+  // Without rowHeight the section fits the viewport's height, within readable bounds.
+  const rowHeight = section.rowHeight ?? Math.max(24, Math.min(48, Math.floor((window.innerHeight - 160) / rows)));
+  return (
+    <section class="dash-section" data-collapsed={collapsed}>
+      <h2>
+        <button class="section-toggle" aria-expanded={!collapsed} onClick={() => setCollapsed(!collapsed)}>
+          {collapsed ? '▸' : '▾'} {section.title}
+        </button>
+      </h2>
+      {!collapsed && (
+        <div class="grid" style={{ gridTemplateRows: `repeat(${rows}, ${rowHeight}px)` }}>
+          {section.cells.map((cell) => {
+            const panel = spec.panels[cell.i];
+            if (!panel) return null;
+            return (
+              <div key={cell.i} class="cell" style={{ gridColumn: `${cell.x + 1} / span ${cell.w}`, gridRow: `${cell.y + 1} / span ${cell.h}` }}>
+                <PanelView panel={panel} />
+              </div>
+            );
+          })}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,144 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { AlignedData } from '../lib/series.js';
+
+/** ChartSeries is how one series is drawn. */
+export interface ChartSeries {
+  label: string;
+  color: string;
+  /** fill shades the area under the line (area variants). */
+  fill?: boolean;
+  bars?: boolean;
+}
+
+/** Band shades the background over [fromS, toS] (highlightWhen). */
+export interface Band {
+  fromS: number;
+  toS: number;
+  color: string;
+}
+
+export interface TimeChartProps {
+  data: AlignedData;
+  series: ChartSeries[];
+  yMin?: number;
+  yMax?: number;
+  integerYMax?: boolean;
+  yLabel?: string;
+  xLabel?: string;
+  bands?: Band[];
+  /** syncKey ties the crosshair of every chart with the same key (the dashboard's shared crosshair). */
+  syncKey?: string;
+  legend?: boolean;
+  /** onPick reports the series clicked in the legend, for interlinks. */
+  onPick?: (seriesIndex: number) => void;
+  /** formatValue renders y values in the legend and on the axis. */
+  formatValue?: (v: number) => string;
+}
+
+function optionsFor(props: TimeChartProps, width: number, height: number): uPlot.Options {
+  const { yMin, yMax, integerYMax } = props;
+  const bars = uPlot.paths.bars?.({ size: [0.8, 64] });
+  return {
+    width,
+    height,
+    legend: { show: props.legend !== false, live: true },
+    cursor: props.syncKey ? { sync: { key: props.syncKey } } : {},
+    scales: {
+      x: { time: true },
+      y: {
+        range: (_u, min, max): uPlot.Range.MinMax => {
+          let lo = yMin ?? Math.min(0, min ?? 0);
+          let hi = yMax ?? (max === null || max === undefined || max === lo ? lo + 1 : max + (max - lo) * 0.05);
+          if (integerYMax && yMax === undefined) hi = Math.ceil(hi);
+          if (hi <= lo) hi = lo + 1;
+          return [lo, hi];
+        },
+      },
+    },
+    axes: [
+      { label: props.xLabel, stroke: '#7b8190', grid: { stroke: 'rgba(128,128,128,0.18)' } },
+      {
+        label: props.yLabel,
+        stroke: '#7b8190',
+        grid: { stroke: 'rgba(128,128,128,0.18)' },
+        size: 56,
+        values: props.formatValue ? (_u, ticks) => ticks.map((t) => props.formatValue!(t)) : undefined,
+      },
+    ],
+    series: [
+      {},
+      ...props.series.map(
+        (s): uPlot.Series => ({
+          label: s.label,
+          stroke: s.color,
+          width: s.bars ? 0 : 1.5,
+          fill: s.fill || s.bars ? s.color + (s.bars ? 'cc' : '40') : undefined,
+          paths: s.bars ? bars : undefined,
+          points: { show: false },
+          spanGaps: false,
+          value: props.formatValue ? (_u, v) => (v === null ? '–' : props.formatValue!(v)) : undefined,
+        }),
+      ),
+    ],
+    hooks: {
+      drawClear: [
+        (u) => {
+          if (!props.bands || props.bands.length === 0) return;
+          const ctx = u.ctx;
+          ctx.save();
+          for (const band of props.bands) {
+            const x0 = u.valToPos(band.fromS, 'x', true);
+            const x1 = u.valToPos(band.toS, 'x', true);
+            ctx.fillStyle = band.color;
+            ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * TimeChart draws time series with uPlot, which keeps tens of thousands of points on a canvas
+ * fast. The chart is rebuilt when the series list changes and only fed new data otherwise, so a
+ * stream adding points redraws without re-creating the canvas.
+ */
+export function TimeChart(props: TimeChartProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const shape = JSON.stringify([props.series, props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.bands, props.legend]);
+
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const rect = el.getBoundingClientRect();
+    const legendRoom = props.legend === false ? 0 : 28;
+    const u = new uPlot(optionsFor(props, Math.max(120, rect.width), Math.max(60, rect.height - legendRoom)), props.data as uPlot.AlignedData, el);
+    plot.current = u;
+    if (props.onPick) {
+      u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
+        if (i === 0) return;
+        row.addEventListener('dblclick', () => props.onPick?.(i - 1));
+      });
+    }
+    const resize = new ResizeObserver(() => {
+      const r = el.getBoundingClientRect();
+      u.setSize({ width: Math.max(120, r.width), height: Math.max(60, r.height - legendRoom) });
+    });
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      u.destroy();
+      plot.current = null;
+    };
+  }, [shape]);
+
+  useEffect(() => {
+    plot.current?.setData(props.data as uPlot.AlignedData);
+  }, [props.data]);
+
+  return <div class="chart" ref={host} />;
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * The web app is served by the API's own front: the built files with their caching and
+ * compression, index.html for the app's pages only, and the sign-in session that keeps the
+ * key in an HttpOnly cookie the API accepts.
+ */
+describe('web app serving and session', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('serves index.html for app pages, uncached, and keeps JSON 404s elsewhere', async () => {
+    for (const page of ['/', '/dashboards', '/dashboards/some-id', '/explore', '/signin']) {
+      const res = await fetch(`${srv.url}${page}`);
+      expect(res.status, page).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+    }
+    for (const path of ['/api/v1/nothing', '/prometheus/nothing', '/loki/nothing', '/mcp/nothing', '/dashboards/a/b', '/assets/missing.js']) {
+      const res = await fetch(`${srv.url}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { code: string }).code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('serves hashed assets immutable, brotli or gzip as the client accepts', async () => {
+    const html = await (await fetch(`${srv.url}/`)).text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const plain = await fetch(`${srv.url}${script}`, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const body = await plain.text();
+    // fetch decodes what it asked for, so each answer must give back the same script.
+    for (const [accept, encoding] of [
+      ['gzip, br', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+    ]) {
+      const res = await fetch(`${srv.url}${script}`, { headers: { 'accept-encoding': accept } });
+      expect(res.headers.get('content-encoding'), accept).toBe(encoding);
+      expect(res.headers.get('vary')).toBe('accept-encoding');
+      expect(await res.text()).toBe(body);
+    }
+  });
+
+  it('signs in with a valid key into an HttpOnly cookie the API accepts, and signs out', async () => {
+    const bad = await fetch(`${srv.url}/api/v1/session`, { method: 'POST', headers: { 'x-svc-api-key': 'slk_wrong' } });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('set-cookie')).toBeNull();
+
+    const res = await fetch(`${srv.url}/api/v1/session`, { method: 'POST', headers: { 'x-svc-api-key': srv.key } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ kind: 'org', org: srv.orgId });
+    const cookie = res.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^api_key=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    const pair = cookie.split(';')[0];
+
+    const who = await fetch(`${srv.url}/api/v1/session`, { headers: { cookie: pair } });
+    expect(await who.json()).toMatchObject({ org: srv.orgId });
+    const list = await fetch(`${srv.url}/api/orgs/${srv.orgId}/dashboards`, { headers: { cookie: pair } });
+    expect(list.status).toBe(200);
+
+    const out = await fetch(`${srv.url}/api/v1/session`, { method: 'DELETE' });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^api_key=; .*Max-Age=0/);
+  });
+
+  it('refuses to set a cookie from a cookie', async () => {
+    const res = await fetch(`${srv.url}/api/v1/session`, { method: 'POST', headers: { cookie: `api_key=${srv.key}` } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('BAD_REQUEST');
+  });
+});
