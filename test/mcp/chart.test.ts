@@ -115,9 +115,13 @@ describe('renderChartPng', () => {
   it.skipIf(chartFont() === undefined)('hands resvg a trimmed copy of the font, not the system file', () => {
     const font = chartFont()!;
     expect(font.renderFiles).toHaveLength(font.files.length);
+    // resvg re-reads the file for every text element: the copy keeps what charts draw, so it is
+    // smaller than the system file and small in absolute terms whichever font was found
+    // (DejaVu Sans: 760 KB to about 300; Liberation Sans, already small: 140 KB to about 114).
     font.renderFiles.forEach((copy, i) => {
       expect(copy).not.toBe(font.files[i]);
-      expect(statSync(copy).size).toBeLessThan(statSync(font.files[i]).size / 2);
+      expect(statSync(copy).size).toBeLessThan(statSync(font.files[i]).size);
+      expect(statSync(copy).size).toBeLessThan(400 * 1024);
     });
   });
 
