@@ -67,7 +67,7 @@ export function histogramQuantile(q: number, h: FloatHistogram): { value: number
 }
 
 /** fractionBelow is the share of a bucket's width below `v`, linearly or in log space. */
-function fractionBelow(lower: number, upper: number, v: number, linear: boolean): number {
+export function fractionBelow(lower: number, upper: number, v: number, linear: boolean): number {
   if (linear) return (v - lower) / (upper - lower);
   const logLower = Math.log2(Math.abs(lower));
   const logUpper = Math.log2(Math.abs(upper));

@@ -6,6 +6,7 @@
  * anything was cut, as Prometheus does.
  */
 import { bucketLower, bucketUpper, compact, usesCustomBuckets, type FloatHistogram } from './floatHistogram.js';
+import { fractionBelow } from './statistics.js';
 
 /** midpoint is the representative value of a surviving interval. */
 function midpoint(lower: number, upper: number, positive: boolean, linear: boolean): number {
@@ -19,15 +20,6 @@ function midpoint(lower: number, upper: number, positive: boolean, linear: boole
   return positive ? geo : -geo;
 }
 
-/** fractionBelow is the share of a bucket's width below v. */
-function fractionBelow(lower: number, upper: number, v: number, linear: boolean): number {
-  if (linear) return (v - lower) / (upper - lower);
-  const logLower = Math.log2(Math.abs(lower));
-  const logUpper = Math.log2(Math.abs(upper));
-  const logV = Math.log2(Math.abs(v));
-  if (v > 0) return (logV - logLower) / (logUpper - logLower);
-  return 1 - (logV - logUpper) / (logLower - logUpper);
-}
 
 /** infiniteBucketTrim handles a custom bucket with an infinite bound: kept count and midpoint. */
 function infiniteBucketTrim(upperTrim: boolean, lower: number, upper: number, count: number, x: number): [number, number] {
