@@ -345,7 +345,7 @@ describe('dashboard endpoints', () => {
 
   it('creates the example dashboards through the API, without errors or warnings', async () => {
     const files = readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort();
-    expect(files).toEqual(['all-panels.json', 'logs-explorer.json', 'service-overview.json']);
+    expect(files).toEqual(['all-panels.json', 'logs-explorer.json', 'service-overview.json', 'sluice-demo.json']);
     const org = await srv.admin.createOrg('examples-org');
     const key = (await srv.admin.createKey(org.id, 'examples')).key;
     for (const file of files) {
