@@ -89,12 +89,26 @@ interface QueryEditorProps {
   onKind?: (kind: string | undefined) => void;
 }
 
+/** REPORTED_KEPT bounds the texts remembered as reported: echoes lag by a few edits at most. */
+const REPORTED_KEPT = 64;
+
+function rememberReported(reported: Set<string>, text: string): void {
+  reported.delete(text);
+  reported.add(text);
+  if (reported.size > REPORTED_KEPT) reported.delete(reported.values().next().value as string);
+}
+
 /** QueryEditor is CodeMirror with highlighting, completion and validate-as-you-type for one language. */
 export function QueryEditor({ language, value, onChange, onRun, onKind }: QueryEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const handlers = useRef({ onChange, onRun, onKind });
   handlers.current = { onChange, onRun, onKind };
+  // The texts this editor reported while being typed in. The parent echoes them back as `value`,
+  // and an echo can arrive after newer keystrokes (effects run after paint): applying a stale
+  // echo would undo typing and start a loop between two texts. Cleared on blur, so a value set
+  // from outside afterwards (a history entry, a loaded query) is always applied.
+  const reported = useRef(new Set<string>());
 
   useEffect(() => {
     const v = new EditorView({
@@ -103,7 +117,17 @@ export function QueryEditor({ language, value, onChange, onRun, onKind }: QueryE
         doc: value,
         extensions: [
           ...extensionsFor(language, () => handlers.current.onRun(), (k) => handlers.current.onKind?.(k)),
-          EditorView.updateListener.of((u) => u.docChanged && handlers.current.onChange(u.state.doc.toString())),
+          EditorView.updateListener.of((u) => {
+            if (!u.docChanged) return;
+            const text = u.state.doc.toString();
+            rememberReported(reported.current, text);
+            handlers.current.onChange(text);
+          }),
+          EditorView.domEventHandlers({
+            blur: (_event, editor) => {
+              reported.current = new Set([editor.state.doc.toString()]);
+            },
+          }),
         ],
       }),
     });
@@ -113,7 +137,8 @@ export function QueryEditor({ language, value, onChange, onRun, onKind }: QueryE
 
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (!v || reported.current.has(value)) return;
+    if (v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
   return <div class="query-editor" data-language={language} ref={host} />;
