@@ -83,6 +83,18 @@ export interface Config {
   s3CacheDir: string | undefined;
   s3CacheBytes: number;
   s3MultipartBytes: number;
+  metaStore: 'file' | 'postgres';
+  catalogStore: 'file' | 'postgres';
+  catalogName: string;
+  postgresUrl: string | undefined;
+  postgresHost: string | undefined;
+  postgresPort: number | undefined;
+  postgresUser: string | undefined;
+  postgresPassword: string | undefined;
+  postgresPasswordFile: string | undefined;
+  postgresDatabase: string | undefined;
+  postgresPoolSize: number;
+  postgresStatementTimeoutMs: number;
 }
 
 class ConfigError extends Error {
@@ -595,7 +607,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_BLOB_STORE',
     key: 'blobStore',
     defaultText: 'local',
-    doc: 'Where segment files live: `local` (under SVC_DATA_DIR) or `s3` (an S3-compatible object store, see the SVC_S3_ settings and "Segments on object storage"). The WAL and catalog stay in SVC_DATA_DIR either way.',
+    doc: 'Where segment files live: `local` (under SVC_DATA_DIR) or `s3` (an S3-compatible object store, see the SVC_S3_ settings and "Segments on object storage"). The WAL stays in SVC_DATA_DIR either way, and so does the catalog unless SVC_CATALOG_STORE is postgres.',
     parse: (raw) => {
       const v = (raw ?? 'local').trim().toLowerCase();
       if (v !== 'local' && v !== 's3') throw new ConfigError(`SVC_BLOB_STORE must be local or s3, got "${raw}"`);
@@ -670,6 +682,110 @@ export const SETTINGS: AnySetting[] = [
       if (n < 5 * 1024 * 1024) throw new ConfigError(`SVC_S3_MULTIPART_BYTES must be at least 5MiB, got "${raw}"`);
       return n;
     },
+  },
+  {
+    env: 'SVC_META_STORE',
+    key: 'metaStore',
+    defaultText: 'file',
+    doc: 'Where orgs, API keys, org settings, integrations and dashboards live: `file` (under SVC_DATA_DIR) or `postgres` (shared by every replica, see the SVC_POSTGRES_ settings and "PostgreSQL metadata").',
+    parse: (raw) => {
+      const v = (raw ?? 'file').trim().toLowerCase();
+      if (v !== 'file' && v !== 'postgres') throw new ConfigError(`SVC_META_STORE must be file or postgres, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_CATALOG_STORE',
+    key: 'catalogStore',
+    defaultText: 'file',
+    doc: 'Where the segment catalog lives: `file` (SVC_DATA_DIR/catalog.json) or `postgres` (the SVC_POSTGRES_ database, under SVC_CATALOG_NAME).',
+    parse: (raw) => {
+      const v = (raw ?? 'file').trim().toLowerCase();
+      if (v !== 'file' && v !== 'postgres') throw new ConfigError(`SVC_CATALOG_STORE must be file or postgres, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_CATALOG_NAME',
+    key: 'catalogName',
+    defaultText: 'default',
+    doc: 'Name of this storage\'s catalog in PostgreSQL; installations sharing one database each need their own, since a catalog lists segment files only its own storage holds.',
+    parse: (raw) => {
+      const v = raw === undefined || raw.trim() === '' ? 'default' : raw.trim();
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(v)) throw new ConfigError(`SVC_CATALOG_NAME must be letters, digits, '.', '_' or '-' (at most 100), got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_POSTGRES_URL',
+    key: 'postgresUrl',
+    defaultText: '(none)',
+    doc: 'PostgreSQL connection URL (`postgres://user:password@host:5432/sluice?sslmode=require`); fields it leaves out come from the SVC_POSTGRES_HOST/PORT/USER/PASSWORD/DATABASE settings. One of it or SVC_POSTGRES_HOST is required when a store is postgres.',
+    parse: (raw, env) => {
+      const v = raw?.trim() || undefined;
+      if (v !== undefined && !/^postgres(ql)?:\/\//.test(v)) throw new ConfigError('SVC_POSTGRES_URL must start with postgres:// or postgresql://');
+      const wanted = [env.SVC_META_STORE, env.SVC_CATALOG_STORE].some((s) => s?.trim().toLowerCase() === 'postgres');
+      if (wanted && v === undefined && !env.SVC_POSTGRES_HOST?.trim()) {
+        throw new ConfigError('SVC_POSTGRES_URL or SVC_POSTGRES_HOST must be set when SVC_META_STORE or SVC_CATALOG_STORE is postgres');
+      }
+      return v;
+    },
+  },
+  {
+    env: 'SVC_POSTGRES_HOST',
+    key: 'postgresHost',
+    defaultText: '(none)',
+    doc: 'PostgreSQL host name, or the directory of its Unix socket.',
+    parse: (raw) => raw?.trim() || undefined,
+  },
+  {
+    env: 'SVC_POSTGRES_PORT',
+    key: 'postgresPort',
+    defaultText: '5432',
+    doc: 'PostgreSQL port.',
+    parse: (raw) => (raw === undefined || raw.trim() === '' ? undefined : integer('SVC_POSTGRES_PORT', raw, 1, 65535)),
+  },
+  {
+    env: 'SVC_POSTGRES_USER',
+    key: 'postgresUser',
+    defaultText: '(the OS user)',
+    doc: 'PostgreSQL user.',
+    parse: (raw) => raw?.trim() || undefined,
+  },
+  {
+    env: 'SVC_POSTGRES_PASSWORD',
+    key: 'postgresPassword',
+    defaultText: '(none)',
+    doc: 'PostgreSQL password; prefer SVC_POSTGRES_PASSWORD_FILE, which keeps it out of the environment.',
+    parse: (raw) => (raw === undefined || raw === '' ? undefined : raw),
+  },
+  {
+    env: 'SVC_POSTGRES_PASSWORD_FILE',
+    key: 'postgresPasswordFile',
+    defaultText: '(none)',
+    doc: 'File holding the PostgreSQL password (a mounted Kubernetes Secret); read at every new connection, so a rotated password is used without a restart.',
+    parse: (raw) => (raw === undefined || raw.trim() === '' ? undefined : path.resolve(raw.trim())),
+  },
+  {
+    env: 'SVC_POSTGRES_DATABASE',
+    key: 'postgresDatabase',
+    defaultText: '(the user name)',
+    doc: 'PostgreSQL database; its schema is created and migrated at start-up.',
+    parse: (raw) => raw?.trim() || undefined,
+  },
+  {
+    env: 'SVC_POSTGRES_POOL_SIZE',
+    key: 'postgresPoolSize',
+    defaultText: '10',
+    doc: 'Connections one process keeps for queries (the change listener uses one more).',
+    parse: (raw) => (raw === undefined ? 10 : integer('SVC_POSTGRES_POOL_SIZE', raw, 1, 1000)),
+  },
+  {
+    env: 'SVC_POSTGRES_STATEMENT_TIMEOUT_MS',
+    key: 'postgresStatementTimeoutMs',
+    defaultText: '10000',
+    doc: 'PostgreSQL cancels a statement running longer (a lock held elsewhere, an overloaded server), so a request fails instead of hanging.',
+    parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_POSTGRES_STATEMENT_TIMEOUT_MS', raw, 100, 600_000)),
   },
 ];
 

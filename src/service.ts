@@ -12,7 +12,7 @@ import { HttpServer } from './http/server.js';
 import { uwsBuild } from './http/uws.js';
 import { createLogger } from './log.js';
 import { dashboardRoutes } from './dashboards/index.js';
-import { FileMetaStore } from './meta/fileStore.js';
+import { openMetaStores } from './metaStores.js';
 import { OrgSettingsView } from './meta/orgSettingsView.js';
 import type { MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
@@ -142,19 +142,21 @@ interface Bound {
 /** startOnPort opens the stores and routes behind a bound port and starts serving. */
 async function startOnPort(config: Config, options: StartOptions, bound: Bound): Promise<RunningService> {
   const { log, metrics, router, server, port, unlock, cleanups } = bound;
-  const store = await FileMetaStore.open(config.dataDir, { watchChanges: true });
-  cleanups.unshift(() => store.close());
+  const storageEvents = (e: StorageEvent) => log[e.level](e.fields ?? {}, e.message);
+  const stores = await openMetaStores(config, { watchChanges: true, catalog: true, onEvent: storageEvents });
+  cleanups.unshift(() => stores.close());
+  const store = stores.meta;
   await bootstrapAccess(config, port, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
   const keyIndex = await KeyIndex.create(store, config.mcpApiKey);
   cleanups.unshift(() => keyIndex.close());
   const orgSettings = await OrgSettingsView.create(store, config);
   cleanups.unshift(() => orgSettings.close());
-  const storageEvents = (e: StorageEvent) => log[e.level](e.fields ?? {}, e.message);
   const segmentStore = await openSegmentStore(config, storageEvents);
   cleanups.unshift(() => segmentStore?.close());
   const storage = await Storage.open({
     dir: config.dataDir,
     blobStore: segmentStore,
+    catalogStore: stores.catalog,
     indexedTags: config.indexedTags,
     headMaxBytes: config.headMaxBytes,
     headMaxAgeMs: config.headMaxAgeMs,
@@ -252,7 +254,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       await pool.close();
       await storage.close();
       await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
-      await store.close();
+      await stores.close();
       unlock();
       log.info('sluice stopped');
       log.flush();

@@ -18,6 +18,8 @@ export class KeyIndex {
   private byPrefix = new Map<string, Array<{ hash: Buffer; record: ApiKeyRecord }>>();
   private readonly systemKeyHash: Buffer | undefined;
   private unsubscribe: (() => void) | undefined;
+  private generation = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   private constructor(systemKey: string | undefined) {
     this.systemKeyHash = systemKey === undefined ? undefined : hashApiKey(systemKey);
@@ -26,13 +28,30 @@ export class KeyIndex {
   static async create(store: MetaStore, systemKey: string | undefined): Promise<KeyIndex> {
     const index = new KeyIndex(systemKey);
     await index.rebuild(store);
-    index.unsubscribe = store.onChange(() => void index.rebuild(store));
+    index.unsubscribe = store.onChange(() => index.refresh(store));
     return index;
   }
 
+  /**
+   * refresh rebuilds after a change. A store backed by a database can fail a read (it is
+   * restarting); the rebuild is then retried until one succeeds, since a revocation the index
+   * missed would otherwise keep a revoked key working until the next change.
+   */
+  private refresh(store: MetaStore): void {
+    clearTimeout(this.retryTimer);
+    this.rebuild(store).catch(() => {
+      this.retryTimer = setTimeout(() => this.refresh(store), REBUILD_RETRY_MS);
+      this.retryTimer.unref();
+    });
+  }
+
   private async rebuild(store: MetaStore): Promise<void> {
+    // Reads of a database may finish out of order; only the one started last is kept.
+    const generation = ++this.generation;
+    const records = await store.listApiKeys();
+    if (generation !== this.generation) return;
     const next = new Map<string, Array<{ hash: Buffer; record: ApiKeyRecord }>>();
-    for (const record of await store.listApiKeys()) {
+    for (const record of records) {
       if (record.revokedAt) continue;
       const bucket = record.hash.slice(0, 8);
       const list = next.get(bucket) ?? [];
@@ -64,6 +83,10 @@ export class KeyIndex {
   }
 
   close(): void {
+    clearTimeout(this.retryTimer);
     this.unsubscribe?.();
   }
 }
+
+/** REBUILD_RETRY_MS is the pause before a failed rebuild is tried again. */
+const REBUILD_RETRY_MS = 500;

@@ -1,7 +1,6 @@
 import { KeyAdmin } from '../auth/apiKeys.js';
 import { describeRetention } from '../meta/retentionDays.js';
-import type { FileMetaStore } from '../meta/fileStore.js';
-import type { Org } from '../meta/types.js';
+import type { MetaStore, Org } from '../meta/types.js';
 import { UsageError, type Command, type OptionValues } from './command.js';
 import { loadConfig } from '../config.js';
 import { resolveSettings } from '../meta/effectiveSettings.js';
@@ -10,7 +9,7 @@ import { RETENTION_DAYS_OPTION, parseRetentionDays } from './retentionOption.js'
 import { DATA_DIR_OPTION, JSON_OPTION, findOrg, print, table, withStore } from './storeCommand.js';
 
 /** withAdmin opens the metadata store for one CLI action, with the key administration over it. */
-function withAdmin<T>(values: OptionValues, fn: (admin: KeyAdmin, store: FileMetaStore) => Promise<T>): Promise<T> {
+function withAdmin<T>(values: OptionValues, fn: (admin: KeyAdmin, store: MetaStore) => Promise<T>): Promise<T> {
   return withStore(values, (store) => fn(new KeyAdmin(store), store));
 }
 

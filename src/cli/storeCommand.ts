@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
-import { FileMetaStore } from '../meta/fileStore.js';
-import { MetaConflictError, MetaNotFoundError, type Org } from '../meta/types.js';
+import { openMetaStores } from '../metaStores.js';
+import { MetaConflictError, MetaNotFoundError, type MetaStore, type Org } from '../meta/types.js';
 import { UsageError, type OptionValues } from './command.js';
 
 /**
@@ -12,27 +12,36 @@ import { UsageError, type OptionValues } from './command.js';
 export const DATA_DIR_OPTION = {
   type: 'string',
   valueName: 'DIR',
-  description: 'Data directory (default: $SVC_DATA_DIR or ./data).',
+  description: 'Data directory (default: $SVC_DATA_DIR or ./data); with SVC_META_STORE=postgres the commands use the SVC_POSTGRES_ database instead.',
 } as const;
 
 export const JSON_OPTION = { type: 'boolean', description: 'Print machine-readable JSON.' } as const;
 
-/** withStore opens the metadata store of the chosen data directory for one CLI action. */
-export async function withStore<T>(values: OptionValues, fn: (store: FileMetaStore) => Promise<T>): Promise<T> {
-  const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : loadConfig({ SVC_DATA_DIR: process.env.SVC_DATA_DIR }).dataDir;
-  const store = await FileMetaStore.open(dataDir);
+/**
+ * withStore opens the metadata store for one CLI action: the one SVC_META_STORE names, as the
+ * server does, so with `postgres` the command changes what every replica sees. Only the
+ * settings that choose and reach the store are read; --data-dir overrides SVC_DATA_DIR.
+ */
+export async function withStore<T>(values: OptionValues, fn: (store: MetaStore) => Promise<T>): Promise<T> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => STORE_SETTINGS.test(name)));
+  if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
+  const stores = await openMetaStores(loadConfig(env), { watchChanges: false, catalog: false });
+  const store = stores.meta;
   try {
     return await fn(store);
   } catch (err) {
     if (err instanceof MetaConflictError || err instanceof MetaNotFoundError) throw new UsageError(err.message);
     throw err;
   } finally {
-    await store.close();
+    await stores.close();
   }
 }
 
+/** STORE_SETTINGS are the variables that choose and reach the metadata store. */
+const STORE_SETTINGS = /^SVC_(DATA_DIR|META_STORE|POSTGRES_\w+)$/;
+
 /** findOrg resolves an org given by id (any case) or by exact name. */
-export async function findOrg(store: FileMetaStore, ref: string | undefined): Promise<Org> {
+export async function findOrg(store: MetaStore, ref: string | undefined): Promise<Org> {
   if (ref === undefined) throw new UsageError('the org is required: its id or its name');
   const orgs = await store.listOrgs();
   const org = orgs.find((o) => o.id === ref.toLowerCase()) ?? orgs.find((o) => o.name === ref);

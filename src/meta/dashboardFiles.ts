@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { withFileLock, writeFileAtomic } from './atomicFile.js';
+import { pageDashboards } from './dashboardOrder.js';
 import {
   MetaConflictError,
   MetaVersionConflictError,
@@ -26,7 +27,6 @@ interface CachedFile {
 }
 
 const SAFE_STEM = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const byName = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 
 /**
  * DashboardFiles keeps each org's dashboards in its own JSON file under `meta/dashboards/`,
@@ -89,14 +89,7 @@ export class DashboardFiles {
 
   async list(orgId: string, query: DashboardListQuery): Promise<DashboardPage> {
     const doc = await this.read(orgId);
-    const name = query.name?.toLowerCase();
-    const category = query.category?.toLowerCase();
-    const matches = doc.dashboards.filter(
-      (d) => (name === undefined || d.name.toLowerCase().includes(name)) && (category === undefined || d.category.toLowerCase() === category),
-    );
-    matches.sort((a, b) => byName.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const items = matches.slice(query.offset, query.offset + query.limit).map(summarize);
-    return { total: matches.length, items };
+    return pageDashboards(doc.dashboards.map(summarize), query);
   }
 
   async get(orgId: string, id: string): Promise<DashboardRecord | undefined> {

@@ -1,0 +1,50 @@
+import type { CatalogStore } from '../engine/storage/catalogStore.js';
+import type { EventSink } from '../engine/storage/storageEvent.js';
+import type { Config } from './config.js';
+import { FileMetaStore } from './meta/fileStore.js';
+import type { MetaStore } from './meta/types.js';
+import { PostgresCatalogStore } from './postgres/catalogStore.js';
+import { PostgresDatabase } from './postgres/database.js';
+import { PostgresMetaStore } from './postgres/metaStore.js';
+import { postgresSettings } from './postgres/settings.js';
+
+/**
+ * MetaStores are the metadata store SVC_META_STORE names and the segment catalog store
+ * SVC_CATALOG_STORE names (undefined for `file`: the storage keeps catalog.json in its data
+ * directory). When either is PostgreSQL they share one connection pool, and the schema is
+ * migrated once, before either is used.
+ */
+export interface MetaStores {
+  meta: MetaStore;
+  catalog: CatalogStore | undefined;
+  /** close closes the stores and then the database they share. */
+  close(): Promise<void>;
+}
+
+export interface OpenStoresOptions {
+  /** watchChanges follows other processes' writes (a server does; a CLI command does not). */
+  watchChanges: boolean;
+  /** catalog opens the catalog store too. */
+  catalog: boolean;
+  onEvent?: EventSink;
+}
+
+export async function openMetaStores(config: Config, options: OpenStoresOptions): Promise<MetaStores> {
+  const wantCatalog = options.catalog && config.catalogStore === 'postgres';
+  const db = config.metaStore === 'postgres' || wantCatalog ? await PostgresDatabase.open(postgresSettings(config), options.onEvent) : undefined;
+  try {
+    const meta = config.metaStore === 'postgres' ? await PostgresMetaStore.open(db!, { watchChanges: options.watchChanges }) : await FileMetaStore.open(config.dataDir, { watchChanges: options.watchChanges });
+    const catalog = wantCatalog ? new PostgresCatalogStore(db!, config.catalogName) : undefined;
+    return {
+      meta,
+      catalog,
+      async close() {
+        await meta.close();
+        await db?.close();
+      },
+    };
+  } catch (err) {
+    await db?.close().catch(() => undefined);
+    throw err;
+  }
+}
