@@ -14,7 +14,7 @@ import { createLogger } from './log.js';
 import { dashboardRoutes } from './dashboards/index.js';
 import { openMetaStores } from './metaStores.js';
 import { OrgSettingsView } from './meta/orgSettingsView.js';
-import type { MetaStore } from './meta/types.js';
+import { MetaConflictError, type MetaStore } from './meta/types.js';
 import { ServiceMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { helperRoutes } from './routes/helpers/index.js';
@@ -71,7 +71,14 @@ async function bootstrapAccess(config: Config, port: number, store: MetaStore, l
     return;
   }
   if ((await store.listOrgs()).length > 0) return;
-  const org = await admin.createOrg('default');
+  let org;
+  try {
+    org = await admin.createOrg('default');
+  } catch (err) {
+    // Replicas over one shared store start together; the one that created the org announces the key.
+    if (err instanceof MetaConflictError) return;
+    throw err;
+  }
   const { record, key } = await admin.createKey(org.id, 'default');
   log.info({ org: org.id, keyId: record.id }, 'created default org and API key');
   announce(

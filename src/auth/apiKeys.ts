@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { ApiKeyRecord, MetaStore, Org } from '../meta/types.js';
+import { MetaConflictError, type ApiKeyRecord, type MetaStore, type Org } from '../meta/types.js';
 
 /**
  * API keys are 32 random bytes (256 bits) in base64url behind a recognisable `slk_` prefix,
@@ -80,8 +80,15 @@ export class KeyAdmin {
     const byId = isUuid(ref);
     const found = orgs.find((o) => (byId ? o.id === ref.toLowerCase() : o.name === ref));
     if (found) return { org: found, created: false };
-    const org = byId ? await this.createOrg(ref, ref) : await this.createOrg(ref);
-    return { org, created: true };
+    try {
+      const org = byId ? await this.createOrg(ref, ref) : await this.createOrg(ref);
+      return { org, created: true };
+    } catch (err) {
+      // Replicas sharing one store start together: another may have created it a moment ago.
+      const raced = err instanceof MetaConflictError ? (await this.store.listOrgs()).find((o) => (byId ? o.id === ref.toLowerCase() : o.name === ref)) : undefined;
+      if (raced === undefined) throw err;
+      return { org: raced, created: false };
+    }
   }
 
   /** ensureKey makes sure `key` is a live key of `orgId`; false when it already was. */
@@ -93,7 +100,13 @@ export class KeyAdmin {
       if (existing.revokedAt) throw new Error('SVC_BOOTSTRAP_API_KEY was revoked; provision a new key');
       return false;
     }
-    await this.createKey(orgId, 'bootstrap', key);
+    try {
+      await this.createKey(orgId, 'bootstrap', key);
+    } catch (err) {
+      // Another replica stored the same key first; check it as if it had been there all along.
+      if (err instanceof MetaConflictError && (await this.store.listApiKeys()).some((k) => k.hash === hash)) return this.ensureKey(orgId, key);
+      throw err;
+    }
     return true;
   }
 }
