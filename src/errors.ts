@@ -1,4 +1,5 @@
 import { EngineError } from '../engine/index.js';
+import { MetaUnavailableError } from './meta/types.js';
 
 /**
  * ERROR_STATUS is the one table from error code to HTTP status. Every error the service
@@ -98,6 +99,7 @@ export function internalError(queryId?: string): ApiError {
  */
 export function toApiError(err: unknown, queryId?: string): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof MetaUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', 'the metadata store is unavailable; retry shortly');
   if (err instanceof EngineError && err.code !== 'INTERNAL_ERROR') {
     return new ApiError(ENGINE_TO_API[err.code], err.message, { position: err.position });
   }

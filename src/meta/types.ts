@@ -130,6 +130,18 @@ export class MetaNotFoundError extends Error {
   }
 }
 
+/**
+ * MetaUnavailableError means the store could not be reached (a database restarting, a
+ * connection lost, a statement timed out), not that the request was wrong: callers answer 503
+ * and a retry may succeed.
+ */
+export class MetaUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MetaUnavailableError';
+  }
+}
+
 export interface MetaStore {
   listOrgs(): Promise<Org[]>;
   getOrg(id: string): Promise<Org | undefined>;

@@ -140,3 +140,18 @@ export function pgConstraint(err: unknown): string | undefined {
 
 export const UNIQUE_VIOLATION = '23505';
 export const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * isUnavailable tells a failure to reach or use the server (refused, dropped or timed-out
+ * connections; a server shutting down or out of connections; a cancelled statement) from an
+ * error in the request itself, which carries an SQLSTATE of another class.
+ */
+export function isUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  // The driver's own connection failures carry no code, only words.
+  if (code === undefined) return /connect|connection|terminated|timeout|not queryable/i.test(err.message);
+  // A system error (ECONNREFUSED, ECONNRESET, ETIMEDOUT) has a code that is not an SQLSTATE.
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57');
+}

@@ -7,6 +7,7 @@ import { MAX_RETENTION_DAYS, isRetentionDays } from '../meta/retentionDays.js';
 import {
   MetaConflictError,
   MetaNotFoundError,
+  MetaUnavailableError,
   MetaVersionConflictError,
   type ApiKeyRecord,
   type DashboardChange,
@@ -20,7 +21,7 @@ import {
   type Org,
 } from '../meta/types.js';
 import { ChangeFeed } from './changeFeed.js';
-import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, inTransaction, pgConstraint, pgErrorCode } from './connection.js';
+import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, inTransaction, isUnavailable, pgConstraint, pgErrorCode } from './connection.js';
 import type { PostgresDatabase } from './database.js';
 
 /** META_CHANNEL is the NOTIFY channel every change to orgs, keys and integrations is announced on. */
@@ -65,8 +66,11 @@ export class PostgresMetaStore implements MetaStore {
     return store;
   }
 
-  private get pool(): pg.Pool {
-    return this.db.pool;
+  /** query runs one statement on the pool; a failure to reach the database becomes MetaUnavailableError. */
+  private query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.db.pool.query<R>(sql, params).catch((err: unknown) => {
+      throw unavailable(err);
+    });
   }
 
   private emit(): void {
@@ -81,22 +85,24 @@ export class PostgresMetaStore implements MetaStore {
 
   /** change runs a write and its NOTIFY in one transaction, then tells local listeners. */
   private async change<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const out = await inTransaction(this.pool, async (client) => {
+    const out = await inTransaction(this.db.pool, async (client) => {
       const result = await work(client);
       await client.query('SELECT pg_notify($1, $2)', [META_CHANNEL, this.origin]);
       return result;
+    }).catch((err: unknown) => {
+      throw unavailable(err);
     });
     this.emit();
     return out;
   }
 
   async listOrgs(): Promise<Org[]> {
-    const { rows } = await this.pool.query<OrgRow>(`${ORG_SELECT} ORDER BY o.ordinal`);
+    const { rows } = await this.query<OrgRow>(`${ORG_SELECT} ORDER BY o.ordinal`);
     return rows.map(orgOf);
   }
 
   async getOrg(id: string): Promise<Org | undefined> {
-    const { rows } = await this.pool.query<OrgRow>(`${ORG_SELECT} WHERE o.id = $1`, [id]);
+    const { rows } = await this.query<OrgRow>(`${ORG_SELECT} WHERE o.id = $1`, [id]);
     return rows[0] && orgOf(rows[0]);
   }
 
@@ -142,7 +148,7 @@ export class PostgresMetaStore implements MetaStore {
   }
 
   async listApiKeys(filter: { orgId?: string } = {}): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.pool.query<KeyRow>(
+    const { rows } = await this.query<KeyRow>(
       `SELECT id, org_id, name, hash, prefix, created_at, revoked_at FROM api_keys WHERE $1::text IS NULL OR org_id = $1 ORDER BY ordinal`,
       [filter.orgId ?? null],
     );
@@ -182,7 +188,7 @@ export class PostgresMetaStore implements MetaStore {
   }
 
   async listIntegrations(filter: { orgId?: string } = {}): Promise<IntegrationRecord[]> {
-    const { rows } = await this.pool.query<IntegrationRow>(
+    const { rows } = await this.query<IntegrationRow>(
       `SELECT org_id, driver, enabled, url, headers, kubeconfig, updated_at FROM integrations WHERE $1::text IS NULL OR org_id = $1 ORDER BY ordinal`,
       [filter.orgId ?? null],
     );
@@ -217,18 +223,18 @@ export class PostgresMetaStore implements MetaStore {
   async listDashboards(orgId: string, query: DashboardListQuery): Promise<DashboardPage> {
     // An org's listing rows are small and few; ordering them here keeps the order identical to
     // the embedded store's (a numeric-aware, case-blind collation a database may lack).
-    const { rows } = await this.pool.query<DashboardRow>(`SELECT ${SUMMARY_COLUMNS} FROM dashboards WHERE org_id = $1`, [orgId]);
+    const { rows } = await this.query<DashboardRow>(`SELECT ${SUMMARY_COLUMNS} FROM dashboards WHERE org_id = $1`, [orgId]);
     return pageDashboards(rows.map(summaryOf), query);
   }
 
   async getDashboard(orgId: string, id: string): Promise<DashboardRecord | undefined> {
-    const { rows } = await this.pool.query<DashboardRow>(`SELECT ${SUMMARY_COLUMNS}, spec FROM dashboards WHERE org_id = $1 AND id = $2`, [orgId, id]);
+    const { rows } = await this.query<DashboardRow>(`SELECT ${SUMMARY_COLUMNS}, spec FROM dashboards WHERE org_id = $1 AND id = $2`, [orgId, id]);
     return rows[0] && dashboardOf(rows[0]);
   }
 
   async createDashboard(dashboard: NewDashboard, at: string): Promise<DashboardRecord> {
     try {
-      const { rows } = await this.pool.query<DashboardRow>(
+      const { rows } = await this.query<DashboardRow>(
         `INSERT INTO dashboards (org_id, id, name, category, version, created_at, updated_at, spec) VALUES ($1, $2, $3, $4, 1, $5, $5, $6)
          RETURNING ${SUMMARY_COLUMNS}`,
         [dashboard.orgId, dashboard.id, dashboard.name, dashboard.category, at, JSON.stringify(dashboard.spec)],
@@ -246,7 +252,7 @@ export class PostgresMetaStore implements MetaStore {
     // The version test and the write are one UPDATE: of two replicas holding the same ETag,
     // the row lock lets one through and the other finds the version already moved.
     const write = () =>
-      this.pool.query<DashboardRow>(
+      this.query<DashboardRow>(
         `UPDATE dashboards SET name = coalesce($3, name), category = $4, spec = $5, version = version + 1, updated_at = $6
          WHERE org_id = $1 AND id = $2 AND ($7::integer IS NULL OR version = $7) RETURNING ${SUMMARY_COLUMNS}`,
         [orgId, id, change.name ?? null, change.category, JSON.stringify(change.spec), at, expectedVersion ?? null],
@@ -257,7 +263,7 @@ export class PostgresMetaStore implements MetaStore {
 
   async deleteDashboard(orgId: string, id: string, expectedVersion?: number): Promise<DashboardRecord | undefined> {
     const write = () =>
-      this.pool.query<DashboardRow>(
+      this.query<DashboardRow>(
         `DELETE FROM dashboards WHERE org_id = $1 AND id = $2 AND ($3::integer IS NULL OR version = $3) RETURNING ${SUMMARY_COLUMNS}, spec`,
         [orgId, id, expectedVersion ?? null],
       );
@@ -275,7 +281,7 @@ export class PostgresMetaStore implements MetaStore {
       const { rows } = await write();
       if (rows.length > 0) return rows[0];
       if (expectedVersion === undefined) return undefined;
-      const current = await this.pool.query<{ version: number }>('SELECT version FROM dashboards WHERE org_id = $1 AND id = $2', [orgId, id]);
+      const current = await this.query<{ version: number }>('SELECT version FROM dashboards WHERE org_id = $1 AND id = $2', [orgId, id]);
       if (current.rows.length === 0) return undefined;
       const version = current.rows[0].version;
       if (version !== expectedVersion || attempt >= 2) throw new MetaVersionConflictError(version);
@@ -392,6 +398,11 @@ function summaryOf(row: DashboardRow): DashboardSummary {
 
 function dashboardOf(row: DashboardRow): DashboardRecord {
   return { ...summaryOf(row), spec: row.spec ?? {} };
+}
+
+/** unavailable turns a failure to reach the database into MetaUnavailableError, keeping other errors as they are. */
+function unavailable(err: unknown): unknown {
+  return isUnavailable(err) ? new MetaUnavailableError(`PostgreSQL is unavailable: ${(err as Error).message}`) : err;
 }
 
 function copyOrg(org: Org): Org {

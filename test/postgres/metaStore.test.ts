@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { KeyIndex } from '../../src/auth/keyIndex.js';
+import { MetaUnavailableError } from '../../src/meta/types.js';
 import { PostgresDatabase } from '../../src/postgres/database.js';
 import { LISTENER_NAME, PostgresMetaStore } from '../../src/postgres/metaStore.js';
 import { MIGRATIONS, migrate } from '../../src/postgres/migrations.js';
@@ -109,7 +110,8 @@ describe.skipIf(!withPostgres)('PostgresMetaStore across replicas', () => {
     b.store.onChange(() => changes++);
 
     await pg.stop('fast');
-    await expect(a.store.listOrgs()).rejects.toThrow();
+    await expect(a.store.listOrgs()).rejects.toBeInstanceOf(MetaUnavailableError);
+    await expect(a.store.revokeApiKey(first.record.id, new Date().toISOString())).rejects.toBeInstanceOf(MetaUnavailableError);
     await pg.start();
     // The first change after the restart; b's listener may or may not be back yet.
     await a.store.revokeApiKey(first.record.id, new Date().toISOString());

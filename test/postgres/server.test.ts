@@ -144,4 +144,27 @@ describe.skipIf(!withPostgres)('servers with SVC_META_STORE=postgres', () => {
     expect((await pg.query(database, "SELECT 1 FROM catalogs WHERE name = 'replica-b'")).rowCount).toBe(1);
     expect(await storedLines(a, '{service_name="pg-test"}', now - 1000, now + 1000)).toEqual(['hello from a']);
   });
+
+  it('answers 503 with the JSON error body while PostgreSQL is down, and recovers when it is back', async () => {
+    const url = `/api/orgs/${a.orgId}/dashboards/shared`;
+    await pg.stop('fast');
+    try {
+      const started = Date.now();
+      const down = await call(b, 'GET', url);
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      // Authentication does not need the database: the keys in memory still answer.
+      expect((await call(b, 'GET', '/api/v1/ping')).status).toBe(200);
+    } finally {
+      await pg.start();
+    }
+    await waitFor(async () => (await call(b, 'GET', url)).status === 200, 10_000);
+    // The listener is back too: a revocation made now reaches both replicas.
+    const created = runCli(['keys', 'create', '--org', a.orgId, '--name', 'after-restart', '--json'], cliEnv);
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    await waitFor(async () => (await call(a, 'GET', '/api/v1/ping', { key })).status === 200, 3000);
+    expect(runCli(['keys', 'revoke', id], cliEnv).status).toBe(0);
+    await waitFor(async () => (await call(a, 'GET', '/api/v1/ping', { key })).status === 401 && (await call(b, 'GET', '/api/v1/ping', { key })).status === 401, 3000);
+  }, 60_000);
 });
