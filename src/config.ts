@@ -5,6 +5,7 @@ import { parseSettingByteSize } from '../engine/common/byteSize.js';
 import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
 import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
+import { parseUrl } from './postgres/url.js';
 
 /**
  * Configuration comes only from environment variables with the SVC_ prefix, so a container,
@@ -723,7 +724,13 @@ export const SETTINGS: AnySetting[] = [
     doc: 'PostgreSQL connection URL (`postgres://user:password@host:5432/sluice?sslmode=require`); fields it leaves out come from the SVC_POSTGRES_HOST/PORT/USER/PASSWORD/DATABASE settings. One of it or SVC_POSTGRES_HOST is required when a store is postgres.',
     parse: (raw, env) => {
       const v = raw?.trim() || undefined;
-      if (v !== undefined && !/^postgres(ql)?:\/\//.test(v)) throw new ConfigError('SVC_POSTGRES_URL must start with postgres:// or postgresql://');
+      if (v !== undefined) {
+        try {
+          parseUrl(v);
+        } catch (err) {
+          throw new ConfigError(`SVC_POSTGRES_URL: ${(err as Error).message}`);
+        }
+      }
       const wanted = [env.SVC_META_STORE, env.SVC_CATALOG_STORE].some((s) => s?.trim().toLowerCase() === 'postgres');
       if (wanted && v === undefined && !env.SVC_POSTGRES_HOST?.trim()) {
         throw new ConfigError('SVC_POSTGRES_URL or SVC_POSTGRES_HOST must be set when SVC_META_STORE or SVC_CATALOG_STORE is postgres');
