@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { EventSink } from '../../engine/storage/storageEvent.js';
+import { StartupError } from '../startupError.js';
 import { clientConfig, openPool, type PostgresSettings } from './connection.js';
 import { migrate } from './migrations.js';
 
@@ -27,7 +28,9 @@ export class PostgresDatabase {
       }
     } catch (err) {
       await pool.end().catch(() => undefined);
-      throw err;
+      // The operator fixes this outside Sluice (address, credentials, a database not up yet): the
+      // message names where the connection went, never the password.
+      throw new StartupError(`cannot open the PostgreSQL database ${describeTarget(settings)}: ${err instanceof Error ? err.message : String(err)}`);
     }
     return new PostgresDatabase(pool, settings, onEvent);
   }
@@ -40,4 +43,10 @@ export class PostgresDatabase {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/** describeTarget names the server and database a connection goes to, for messages. */
+function describeTarget(settings: PostgresSettings): string {
+  const c = clientConfig(settings);
+  return `${c.database ?? '(default database)'} at ${c.host ?? 'localhost'}:${c.port ?? 5432} as ${c.user ?? '(OS user)'}`;
 }
