@@ -3,10 +3,6 @@ import type { EventSink } from '../engine/storage/storageEvent.js';
 import type { Config } from './config.js';
 import { FileMetaStore } from './meta/fileStore.js';
 import type { MetaStore } from './meta/types.js';
-import { PostgresCatalogStore } from './postgres/catalogStore.js';
-import { PostgresDatabase } from './postgres/database.js';
-import { PostgresMetaStore } from './postgres/metaStore.js';
-import { postgresSettings } from './postgres/settings.js';
 
 /**
  * MetaStores are the metadata store SVC_META_STORE names and the segment catalog store
@@ -31,20 +27,31 @@ export interface OpenStoresOptions {
 
 export async function openMetaStores(config: Config, options: OpenStoresOptions): Promise<MetaStores> {
   const wantCatalog = options.catalog && config.catalogStore === 'postgres';
-  const db = config.metaStore === 'postgres' || wantCatalog ? await PostgresDatabase.open(postgresSettings(config), options.onEvent) : undefined;
+  if (config.metaStore !== 'postgres' && !wantCatalog) {
+    const meta = await FileMetaStore.open(config.dataDir, { watchChanges: options.watchChanges });
+    return { meta, catalog: undefined, close: () => meta.close() };
+  }
+  // Loaded only when configured: the CLI's file-store commands should not pay for the driver.
+  const [{ PostgresDatabase }, { PostgresMetaStore }, { PostgresCatalogStore }, { postgresSettings }] = await Promise.all([
+    import('./postgres/database.js'),
+    import('./postgres/metaStore.js'),
+    import('./postgres/catalogStore.js'),
+    import('./postgres/settings.js'),
+  ]);
+  const db = await PostgresDatabase.open(postgresSettings(config), options.onEvent);
   try {
-    const meta = config.metaStore === 'postgres' ? await PostgresMetaStore.open(db!, { watchChanges: options.watchChanges }) : await FileMetaStore.open(config.dataDir, { watchChanges: options.watchChanges });
-    const catalog = wantCatalog ? new PostgresCatalogStore(db!, config.catalogName) : undefined;
+    const meta = config.metaStore === 'postgres' ? await PostgresMetaStore.open(db, { watchChanges: options.watchChanges }) : await FileMetaStore.open(config.dataDir, { watchChanges: options.watchChanges });
+    const catalog = wantCatalog ? new PostgresCatalogStore(db, config.catalogName) : undefined;
     return {
       meta,
       catalog,
       async close() {
         await meta.close();
-        await db?.close();
+        await db.close();
       },
     };
   } catch (err) {
-    await db?.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
     throw err;
   }
 }

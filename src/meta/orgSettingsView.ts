@@ -17,6 +17,7 @@ export class OrgSettingsView {
   private readonly defaults: OrgEntry;
   private unsubscribe: (() => void) | undefined;
   private generation = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly config: Config) {
     this.defaults = entryFor(resolveSettings(undefined, config));
@@ -25,9 +26,20 @@ export class OrgSettingsView {
   static async create(store: MetaStore, config: Config): Promise<OrgSettingsView> {
     const view = new OrgSettingsView(config);
     await view.rebuild(store);
-    // A failed reload keeps the settings last read; the next change reloads again.
-    view.unsubscribe = store.onChange(() => void view.rebuild(store).catch(() => undefined));
+    view.unsubscribe = store.onChange(() => view.refresh(store));
     return view;
+  }
+
+  /**
+   * refresh reloads after a change. A failed reload (a database restarting) keeps the settings
+   * last read and is retried until one succeeds, so a changed limit is not lost with it.
+   */
+  private refresh(store: MetaStore): void {
+    clearTimeout(this.retryTimer);
+    this.rebuild(store).catch(() => {
+      this.retryTimer = setTimeout(() => this.refresh(store), RELOAD_RETRY_MS);
+      this.retryTimer.unref();
+    });
   }
 
   private async rebuild(store: MetaStore): Promise<void> {
@@ -67,9 +79,13 @@ export class OrgSettingsView {
   }
 
   close(): void {
+    clearTimeout(this.retryTimer);
     this.unsubscribe?.();
   }
 }
+
+/** RELOAD_RETRY_MS is the pause before a failed reload is tried again. */
+const RELOAD_RETRY_MS = 500;
 
 /**
  * OrgQueryLimits are an org's query bounds, its retention per signal (queries read nothing

@@ -19,12 +19,15 @@ export class PostgresDatabase {
   static async open(settings: PostgresSettings, onEvent: EventSink = () => {}): Promise<PostgresDatabase> {
     const pool = openPool(settings, onEvent);
     try {
-      const client = await pool.connect();
+      // Migrating uses a connection without the statement timeouts: a migration over a large
+      // table, or waiting for the lock while another replica runs one, may take longer.
+      const client = new pg.Client({ ...clientConfig(settings), statement_timeout: false, query_timeout: undefined });
+      await client.connect();
       try {
         const applied = await migrate(client);
         if (applied.length > 0) onEvent({ level: 'info', message: 'PostgreSQL schema migrated', fields: { applied } });
       } finally {
-        client.release();
+        await client.end().catch(() => undefined);
       }
     } catch (err) {
       await pool.end().catch(() => undefined);
