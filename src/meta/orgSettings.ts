@@ -251,7 +251,7 @@ export const ORG_SETTINGS = [
     max: 1,
     subsystem: 'ingest',
     field: 'discoverLogLevels',
-    doc: 'Whether a Loki-pushed line that names no level gets `detected_level` and the `level` that follows from it (1, Loki\'s discover_log_levels default) or neither (0: the line keeps exactly the labels and metadata it was sent with).',
+    doc: 'Whether a Loki-pushed line that names no level gets `detected_level` and the `level` that follows from it (1, as Loki\'s discover_log_levels by default) or neither (0).',
     error: '(none: the line is stored either way)',
   },
   {
