@@ -2,7 +2,8 @@
  * The LogQL conformance corpus (../shared/conformance/logql) through the Loki HTTP API: every
  * data state of every script is pushed through `POST /loki/api/v1/push` into an org of its own
  * (snappy protobuf and JSON in turn), every eval is asked of `/loki/api/v1/query` or
- * `query_range` (GET and form-encoded POST in turn), and the answers are judged by the engine
+ * `query_range` (in turn a GET with epoch times and float-second steps, and a form-encoded POST
+ * with RFC 3339 times and Go-duration steps), and the answers are judged by the engine
  * runner's comparison. The run must pass exactly the evals the engine passes when it evaluates
  * the same scripts directly, file by file, so the wire format, push decoding and parameter
  * handling change nothing.

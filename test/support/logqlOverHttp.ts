@@ -46,21 +46,41 @@ export function pushState(access: OrgAccess, entries: readonly LoadEntry[], form
   return fetch(`${access.url}/loki/api/v1/push`, { method: 'POST', body, headers: { 'x-svc-api-key': access.key, 'content-type': contentType } });
 }
 
-/** nsText writes an offset from the script epoch as the nanosecond timestamp Loki's API takes. */
-function nsText(offsetNs: bigint): string {
-  return (EPOCH_NS + offsetNs).toString();
+/**
+ * Spelling is how times and steps are written: `epoch` as nanosecond epochs and float seconds
+ * (Grafana's way), `text` as RFC 3339 times and Go durations (logcli's and scripts' way).
+ */
+export type Spelling = 'epoch' | 'text';
+
+/** timeText writes an offset from the script epoch as a time Loki's API takes. */
+function timeText(offsetNs: bigint, spelling: Spelling): string {
+  const ns = EPOCH_NS + offsetNs;
+  if (spelling === 'epoch') return ns.toString();
+  const seconds = ns / 1_000_000_000n;
+  const nanos = (ns % 1_000_000_000n).toString().padStart(9, '0');
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${nanos}Z`;
+}
+
+/** stepText writes a step as float seconds or as a Go duration. */
+function stepText(stepNs: bigint, spelling: Spelling): string {
+  if (spelling === 'epoch') return String(Number(stepNs) / 1e9);
+  return stepNs % 1_000_000_000n === 0n ? `${stepNs / 1_000_000_000n}s` : `${Number(stepNs) / 1e6}ms`;
 }
 
 /**
  * queryParams are the parameters a Loki client sends for an eval: `time` for an instant query;
- * `start`, `end` (nanoseconds) and `step` (seconds, as Grafana sends it) for a range query.
+ * `start`, `end` and `step` for a range query.
  */
-export function queryParams(cmd: EvalCommand): { path: string; params: URLSearchParams } {
-  if (cmd.instant) return { path: '/loki/api/v1/query', params: new URLSearchParams({ query: cmd.query, time: nsText(cmd.startNs) }) };
-  const stepSeconds = Number(cmd.stepNs) / 1e9;
+export function queryParams(cmd: EvalCommand, spelling: Spelling): { path: string; params: URLSearchParams } {
+  if (cmd.instant) return { path: '/loki/api/v1/query', params: new URLSearchParams({ query: cmd.query, time: timeText(cmd.startNs, spelling) }) };
   return {
     path: '/loki/api/v1/query_range',
-    params: new URLSearchParams({ query: cmd.query, start: nsText(cmd.startNs), end: nsText(cmd.endNs), step: String(stepSeconds) }),
+    params: new URLSearchParams({
+      query: cmd.query,
+      start: timeText(cmd.startNs, spelling),
+      end: timeText(cmd.endNs, spelling),
+      step: stepText(cmd.stepNs, spelling),
+    }),
   };
 }
 
@@ -122,11 +142,12 @@ function failureProblem(cmd: EvalCommand, message: string): string | undefined {
 
 /**
  * evalOverHttp asks one eval of the API and judges the answer as the engine runner judges an
- * evaluation. `post` sends the parameters as a form-encoded POST (Grafana's way) instead of a GET.
+ * evaluation. `post` sends the parameters as a form-encoded POST (Grafana's way) instead of a
+ * GET, and spells times and steps as text rather than epochs, so both ways of each are used.
  */
 export async function evalOverHttp(access: OrgAccess, file: string, cmd: EvalCommand, post: boolean): Promise<EvalOutcome> {
   const base = { file, line: cmd.line, query: cmd.query };
-  const { path, params } = queryParams(cmd);
+  const { path, params } = queryParams(cmd, post ? 'text' : 'epoch');
   const headers = { 'x-svc-api-key': access.key };
   const res = post
     ? await fetch(`${access.url}${path}`, { method: 'POST', body: params, headers })
