@@ -61,6 +61,7 @@ export interface Config {
   maxLineBytes: number;
   maxLineAttributes: number;
   maxLineAttributesBytes: number;
+  discoverLogLevels: boolean;
   ingestSamplesPerSecond: number;
   ingestSamplesBurst: number;
   ingestLogBytesPerSecond: number;
@@ -473,6 +474,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '64KiB',
     doc: 'Total UTF-8 bytes of the names and values of those attributes (Loki\'s structured metadata size).',
     parse: (raw) => (raw === undefined ? 64 * 1024 : byteSize('SVC_MAX_LINE_ATTRIBUTES_BYTES', raw)),
+  },
+  {
+    env: 'SVC_DISCOVER_LOG_LEVELS',
+    key: 'discoverLogLevels',
+    defaultText: 'true',
+    doc: 'Whether a Loki-pushed line that names no level gets Loki\'s `detected_level` (from level-named fields or the line itself) and the `level` that follows from it, as Loki\'s discover_log_levels; orgs may set their own (`sluice orgs set --discover-log-levels`). Off, such lines carry neither.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_DISCOVER_LOG_LEVELS', raw)),
   },
   {
     env: 'SVC_INGEST_SAMPLES_PER_SECOND',
