@@ -2,7 +2,7 @@ import { ApiError } from '../errors.js';
 import type { HttpMethod, RouteSpec, Router } from '../http/router.js';
 import { INGEST_PATHS } from '../routes/ingest.js';
 import { APP_PATHS } from '../webApp/routes.js';
-import { rolesServing, type Component, type Role } from './roles.js';
+import { componentsOf, rolesServing, type Component, type Role } from './roles.js';
 
 /**
  * elsewhereRoutes answers, on a process whose role leaves a component out, the routes that
@@ -10,17 +10,19 @@ import { rolesServing, type Component, type Role } from './roles.js';
  * bare "no route", so a misrouted client or a wrong Service in front of a pod says what is wrong.
  *
  * The routes come from the OpenAPI document, which lists every API route (a test keeps it
- * complete), and the web app's pages; whatever is documented but not registered on `router`
- * belongs to a component this role does not run. The write endpoints are the ingest routes;
- * everything else (health routes are always registered) belongs to the query routes.
+ * complete), and the web app's pages. The write endpoints are the ingest routes; everything
+ * else belongs to the query routes, except what `router` has already (the health routes, which
+ * every role serves). Routes of the components the role runs are left alone: some are not on
+ * the router at all (the Loki tail is a WebSocket route of the server).
  */
 export function elsewhereRoutes(role: Role, router: Router, openApi: Buffer): RouteSpec[] {
+  const running = componentsOf(role);
   const registered = new Set(router.routes().map((r) => `${r.method} ${r.path}`));
   const ingestPaths = new Set<string>(Object.values(INGEST_PATHS));
   const out: RouteSpec[] = [];
   for (const { method, path } of documentedRoutes(openApi)) {
-    if (registered.has(`${method} ${path}`)) continue;
     const component: Component = ingestPaths.has(path) ? 'ingestApi' : 'queryApi';
+    if (running.has(component) || registered.has(`${method} ${path}`)) continue;
     out.push({ method, path, auth: 'none', handler: wrongRole(role, component) });
   }
   return out;

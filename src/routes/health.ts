@@ -2,7 +2,7 @@ import type { RouteSpec } from '../http/router.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { Component, Role } from '../roles/roles.js';
 
-/** ProcessRole is what this process runs, reported by /readyz and /api/v1/ping. */
+/** ProcessRole is what this process runs, reported by /readyz. */
 export interface ProcessRole {
   role: Role;
   components: readonly Component[];
@@ -31,7 +31,6 @@ export function healthRoutes(metrics: ServiceMetrics, metricsRequireKey: boolean
           status: 'ok',
           org: principal?.kind === 'org' ? principal.orgId : undefined,
           system: principal?.kind === 'system' ? true : undefined,
-          role: process.role,
         }),
     },
     {

@@ -86,13 +86,13 @@ describe.each(ROLES)('role %s over the embedded backends', (role) => {
     await srv?.stop();
   });
 
-  it('starts, and reports its role in /readyz, /api/v1/ping and sluice_build_info', async () => {
+  it('starts, and reports its role in /readyz, the start-up log and sluice_build_info', async () => {
     srv = await startTestServer({ SVC_ROLE: role, SVC_ROLE_EMBEDDED: 'true' });
     const ready = await fetch(`${srv.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', role, components: [...ROLE_TABLE[role].components] });
     const ping = await fetch(`${srv.url}/api/v1/ping`, { headers: { 'x-svc-api-key': srv.key } });
-    expect(await json<{ role: string }>(ping)).toMatchObject({ status: 'ok', role });
+    expect(await json<{ org: string }>(ping)).toEqual({ status: 'ok', org: srv.orgId });
     const metrics = await (await fetch(`${srv.url}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`^sluice_build_info\\{version="[^"]+",node="${process.versions.node}",role="${role}"\\} 1$`, 'm'));
     for (const probe of ['/healthz', '/api/health']) expect(await (await fetch(`${srv.url}${probe}`)).text()).toBe('ok');
