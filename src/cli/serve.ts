@@ -13,7 +13,7 @@ export const serve: Command = {
     role: { type: 'string', valueName: 'ROLE', description: `What this process runs (overrides SVC_ROLE; default all): ${ROLES.join(', ')}. See "Roles" below.` },
     demo: { type: 'boolean', description: 'Feed the first org with generated demo data: the last hour at once, then live; an org without data also gets the example dashboards.' },
   },
-  details: () => `Roles:\n${ROLES.map((r) => `  ${r.padEnd(10)}${ROLE_TABLE[r].summary}`).join('\n')}\n\nEnvironment variables:\n${settingsTable()}`,
+  details: () => `Roles:\n${ROLES.map((r) => `  ${r.padEnd(11)}${ROLE_TABLE[r].summary}`).join('\n')}\n\nEnvironment variables:\n${settingsTable()}`,
   async run(values) {
     const env = { ...process.env };
     if (typeof values.port === 'string') env.SVC_PORT = values.port;
