@@ -16,6 +16,7 @@ import { SETTINGS, loadConfig } from '../../src/config.js';
 import { INGEST_PATHS } from '../../src/routes/ingest.js';
 import { ROLES, ROLE_TABLE, isRole, type Role } from '../../src/roles/roles.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { unknownFields } from './unknownFields.js';
 
 /**
  * Every YAML document under k8s/ is checked twice: against the Kubernetes OpenAPI schemas
@@ -130,6 +131,24 @@ describe('Kubernetes manifests', () => {
     const hpa = structuredClone(manifests.find((m) => typeOf(m) === 'autoscaling/v2/HorizontalPodAutoscaler')!.obj);
     delete hpa.spec.scaleTargetRef;
     expect(() => new HorizontalPodAutoscaler(hpa).validate()).toThrow(/scaleTargetRef/);
+  });
+
+  it('has no field its Kubernetes type does not know (a misspelt field passes the schemas)', () => {
+    for (const m of manifests.filter((x) => typeOf(x) !== KUSTOMIZATION)) {
+      expect(unknownFields(m.obj), `${m.file}: ${m.obj.kind} ${m.obj.metadata?.name}`).toEqual([]);
+    }
+    const deployment = structuredClone(workloads.find((w) => typeOf(w) === 'apps/v1/Deployment')!.obj);
+    const container = deployment.spec.template.spec.containers[0];
+    container.readinesProbe = container.readinessProbe;
+    container.ports[0].contianerPort = 8080;
+    deployment.spec.template.spec.securityContext.runAsNonroot = true;
+    // Schema validation lets these through; the field check does not.
+    expect(() => new Deployment(deployment).validate()).not.toThrow();
+    expect(unknownFields(deployment).sort()).toEqual([
+      'Deployment.spec.template.spec.containers[0].ports[0].contianerPort',
+      'Deployment.spec.template.spec.containers[0].readinesProbe',
+      'Deployment.spec.template.spec.securityContext.runAsNonroot',
+    ]);
   });
 
   it('lists every file of the scaled layout in its kustomization, and nothing else', () => {
