@@ -5,6 +5,7 @@ import { parseSettingByteSize } from '../engine/common/byteSize.js';
 import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
 import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
+import { ROLES, ROLE_TABLE, isRole, type Role } from './roles/roles.js';
 
 /**
  * Configuration comes only from environment variables with the SVC_ prefix, so a container,
@@ -20,6 +21,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  role: Role;
+  roleEmbedded: boolean;
   logLevel: LogLevel;
   maxBodyBytes: number;
   dashboardMaxBodyBytes: number;
@@ -192,6 +195,24 @@ export const SETTINGS: AnySetting[] = [
     defaultText: './data',
     doc: 'Directory of the embedded storage: metadata (orgs, keys, dashboards), WAL and segments.',
     parse: (raw) => path.resolve(raw === undefined || raw.trim() === '' ? 'data' : raw.trim()),
+  },
+  {
+    env: 'SVC_ROLE',
+    key: 'role',
+    defaultText: 'all',
+    doc: `What this process does (also \`sluice serve --role\`): ${ROLES.map((r) => `\`${r}\` (${ROLE_TABLE[r].summary})`).join('; ')}. Every role but all needs the shared backends (see "Operating at scale").`,
+    parse: (raw) => {
+      const v = (raw ?? 'all').trim().toLowerCase();
+      if (!isRole(v)) throw new ConfigError(`SVC_ROLE must be one of ${ROLES.join(', ')}, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_ROLE_EMBEDDED',
+    key: 'roleEmbedded',
+    defaultText: 'false',
+    doc: 'When true, a role other than all starts over the embedded backends (WAL, catalog and metadata in SVC_DATA_DIR) instead of refusing: the process then sees only its own data directory, so this is for trying one role alone on one machine, never for running several.',
+    parse: (raw) => (raw === undefined ? false : boolean('SVC_ROLE_EMBEDDED', raw)),
   },
   {
     env: 'SVC_LOG_LEVEL',
