@@ -6,6 +6,7 @@ import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
 import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
 import { parseUrl } from './postgres/url.js';
+import { ROLES, ROLE_TABLE, isRole, type Role } from './roles/roles.js';
 
 /**
  * Configuration comes only from environment variables with the SVC_ prefix, so a container,
@@ -21,6 +22,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  role: Role;
+  roleEmbedded: boolean;
   logLevel: LogLevel;
   maxBodyBytes: number;
   dashboardMaxBodyBytes: number;
@@ -62,6 +65,7 @@ export interface Config {
   maxLineBytes: number;
   maxLineAttributes: number;
   maxLineAttributesBytes: number;
+  discoverLogLevels: boolean;
   ingestSamplesPerSecond: number;
   ingestSamplesBurst: number;
   ingestLogBytesPerSecond: number;
@@ -204,6 +208,24 @@ export const SETTINGS: AnySetting[] = [
     defaultText: './data',
     doc: 'Directory of the embedded storage: metadata (orgs, keys, dashboards), WAL and segments.',
     parse: (raw) => path.resolve(raw === undefined || raw.trim() === '' ? 'data' : raw.trim()),
+  },
+  {
+    env: 'SVC_ROLE',
+    key: 'role',
+    defaultText: 'all',
+    doc: `What this process does (also \`sluice serve --role\`): ${ROLES.map((r) => `\`${r}\` (${ROLE_TABLE[r].summary})`).join('; ')}. Every role but all needs the shared backends (see "Operating at scale").`,
+    parse: (raw) => {
+      const v = (raw ?? 'all').trim().toLowerCase();
+      if (!isRole(v)) throw new ConfigError(`SVC_ROLE must be one of ${ROLES.join(', ')}, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_ROLE_EMBEDDED',
+    key: 'roleEmbedded',
+    defaultText: 'false',
+    doc: 'When true, a role other than all starts over the embedded backends (WAL, catalog and metadata in SVC_DATA_DIR) instead of refusing: the process then sees only its own data directory, so this is for trying one role alone on one machine, never for running several.',
+    parse: (raw) => (raw === undefined ? false : boolean('SVC_ROLE_EMBEDDED', raw)),
   },
   {
     env: 'SVC_LOG_LEVEL',
@@ -488,6 +510,13 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? 64 * 1024 : byteSize('SVC_MAX_LINE_ATTRIBUTES_BYTES', raw)),
   },
   {
+    env: 'SVC_DISCOVER_LOG_LEVELS',
+    key: 'discoverLogLevels',
+    defaultText: 'true',
+    doc: 'Whether a Loki-pushed line that names no level gets Loki\'s `detected_level` (from level-named fields or the line itself) and the `level` that follows from it, as Loki\'s discover_log_levels; orgs may set their own (`sluice orgs set --discover-log-levels`). Off, such lines carry neither.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_DISCOVER_LOG_LEVELS', raw)),
+  },
+  {
     env: 'SVC_INGEST_SAMPLES_PER_SECOND',
     key: 'ingestSamplesPerSecond',
     defaultText: '0 (off)',
@@ -698,10 +727,10 @@ export const SETTINGS: AnySetting[] = [
   {
     env: 'SVC_CATALOG_STORE',
     key: 'catalogStore',
-    defaultText: 'file',
-    doc: 'Where the segment catalog lives: `file` (SVC_DATA_DIR/catalog.json) or `postgres` (the SVC_POSTGRES_ database, under SVC_CATALOG_NAME).',
-    parse: (raw) => {
-      const v = (raw ?? 'file').trim().toLowerCase();
+    defaultText: 'SVC_META_STORE',
+    doc: 'Where the segment catalog lives: `file` (SVC_DATA_DIR/catalog.json) or `postgres` (the SVC_POSTGRES_ database, under SVC_CATALOG_NAME). Unset, it follows SVC_META_STORE, so one setting moves the catalog and all metadata.',
+    parse: (raw, env) => {
+      const v = (raw ?? env.SVC_META_STORE ?? 'file').trim().toLowerCase();
       if (v !== 'file' && v !== 'postgres') throw new ConfigError(`SVC_CATALOG_STORE must be file or postgres, got "${raw}"`);
       return v;
     },

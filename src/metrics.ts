@@ -27,6 +27,8 @@ export class ServiceMetrics {
   readonly queryTasks: Counter<'outcome'>;
   readonly workerAdmissions: Counter<'outcome'>;
   readonly queries: Counter<'endpoint' | 'outcome'>;
+  /** buildInfo is always 1; its labels say what runs, so dashboards can count processes by role. */
+  readonly buildInfo: Gauge<'version' | 'node' | 'role'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -86,6 +88,12 @@ export class ServiceMetrics {
       name: 'sluice_queries_total',
       help: 'Query requests by endpoint and outcome (ok, error, client_closed, client_stalled: cancelled after its client stopped reading, deadline, rejected).',
       labelNames: ['endpoint', 'outcome'],
+      registers: [this.registry],
+    });
+    this.buildInfo = new Gauge({
+      name: 'sluice_build_info',
+      help: 'Always 1: the version, the Node.js version and the role (all, ingest, ingester, query, compactor) of this process.',
+      labelNames: ['version', 'node', 'role'],
       registers: [this.registry],
     });
     this.ingestRejected = new Counter({

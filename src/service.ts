@@ -1,5 +1,5 @@
 import type { DestinationStream, Logger } from 'pino';
-import { Storage, type StorageEvent } from '../engine/index.js';
+import { Storage, type ExemplarStore, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
 import { KeyAdmin } from './auth/apiKeys.js';
 import { FailedAuthLimiter } from './auth/failedAuth.js';
@@ -36,6 +36,12 @@ import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
 import { rawTaskBytesFor } from './query/plans.js';
 import { webAppRoutes } from './webApp/routes.js';
+import { loadOpenApiDocument } from './routes/helpers/openapi.js';
+import { roleBackendProblem } from './roles/backendCheck.js';
+import { elsewhereRoutes } from './roles/elsewhereRoutes.js';
+import { componentsOf, ROLE_TABLE } from './roles/roles.js';
+import { StartupError } from './startupError.js';
+import { packageVersion } from './version.js';
 
 export interface StartOptions {
   /** logDestination replaces stdout for the JSON log (tests capture it). */
@@ -106,8 +112,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const http = uwsBuild();
   const log = createLogger(config.logLevel, options.logDestination);
   log.info({ build: http.name, node: process.versions.node }, 'uWebSockets.js build loaded');
+  // A role that needs shared backends stops here, before it takes the data directory or a port.
+  const roleProblem = roleBackendProblem(config);
+  if (roleProblem !== undefined) throw new StartupError(roleProblem);
   const unlock = lockDataDir(config.dataDir);
   const metrics = new ServiceMetrics();
+  metrics.buildInfo.set({ version: packageVersion(), node: process.versions.node, role: config.role }, 1);
   const router = new Router();
   const server = new HttpServer({
     router,
@@ -146,9 +156,16 @@ interface Bound {
   cleanups: Array<() => unknown>;
 }
 
-/** startOnPort opens the stores and routes behind a bound port and starts serving. */
+/**
+ * startOnPort opens the stores and routes behind a bound port and starts serving. Which parts
+ * run is decided by the role's row in ROLE_TABLE (src/roles/roles.ts) and nowhere else: the
+ * ingest routes, the query side (worker pool, query and read routes, dashboards, tool gateway,
+ * web UI), the background head cuts and the compaction and retention loop. Routes of the parts
+ * left out answer with the role that serves them.
+ */
 async function startOnPort(config: Config, options: StartOptions, bound: Bound): Promise<RunningService> {
   const { log, metrics, router, server, port, unlock, cleanups } = bound;
+  const components = componentsOf(config.role);
   const storageEvents = (e: StorageEvent) => log[e.level](e.fields ?? {}, e.message);
   const stores = await openMetaStores(config, { watchChanges: true, catalog: true, onEvent: storageEvents });
   cleanups.unshift(() => stores.close());
@@ -171,13 +188,85 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     segmentCacheBytes: config.segmentCacheBytes,
     retentionMs: config.retentionDays * 86_400_000,
     retentionFor: (org, signal) => orgSettings.retentionMs(org, signal),
-    compactionIntervalMs: config.compactionIntervalMs,
+    // 0 turns a background loop off; the storage's own default interval applies otherwise.
+    maintenanceIntervalMs: components.has('heads') ? undefined : 0,
+    compactionIntervalMs: components.has('compaction') ? config.compactionIntervalMs : 0,
     onEvent: storageEvents,
   });
   cleanups.unshift(() => storage.close());
   const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
+  const openApi = loadOpenApiDocument();
+  const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey, { role: config.role, components: ROLE_TABLE[config.role].components })];
+  if (components.has('ingestApi')) {
+    routes.push(
+      ...ingestRoutes(new IngestService({
+        storage,
+        metrics,
+        maxBodyBytes: config.maxBodyBytes,
+        limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
+        streamTags: new Set(config.indexedTags),
+        rateLimiter: new IngestRateLimiter(),
+        exemplars,
+        createdTimestampZero: config.createdTimestampZeroIngestion,
+      })),
+    );
+  }
+  let pool: QueryPool | undefined;
+  if (components.has('queryApi')) {
+    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars, openApi });
+    pool = query.pool;
+    cleanups.unshift(() => query.pool.close());
+    routes.push(...query.routes);
+    server.webSocket(query.tail);
+  }
+  for (const route of routes) router.add(route);
+  for (const route of elsewhereRoutes(config.role, router, openApi)) router.add(route);
+  server.open(keyIndex);
+  log.info({ host: config.host, port, dataDir: config.dataDir, role: config.role, components: [...components], systemKey: config.mcpApiKey !== undefined }, 'sluice listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      server.stopAccepting();
+      let idle = await server.waitIdle(config.shutdownTimeoutMs);
+      if (!idle) {
+        // Streams still open get their terminal event now, so clients learn the query did not finish.
+        log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached; ending the requests still in flight');
+        server.endStreams();
+        idle = await server.waitIdle(STREAM_END_GRACE_MS);
+        if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'requests still in flight at exit');
+      }
+      keyIndex.close();
+      orgSettings.close();
+      await pool?.close();
+      await storage.close();
+      await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
+      await stores.close();
+      unlock();
+      log.info('sluice stopped');
+      log.flush();
+    })());
+  return { port, log, store, storage, server, metrics, stop };
+}
+
+interface QueryDeps {
+  log: Logger;
+  metrics: ServiceMetrics;
+  store: MetaStore;
+  storage: Storage;
+  orgSettings: OrgSettingsView;
+  exemplars: ExemplarStore;
+  openApi: Buffer;
+}
+
+/**
+ * queryComponent builds the query side: the worker pool and, over it, every route that reads
+ * (SSE queries, validate and helper endpoints, Prometheus and Loki read APIs and Loki tail,
+ * dashboards, org settings, the tool gateway and the web app).
+ */
+function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; routes: RouteSpec[]; tail: ReturnType<typeof lokiTailRoute> } {
+  const { log, metrics, store, storage, orgSettings, exemplars, openApi } = deps;
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
-  cleanups.unshift(() => pool.close());
   const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
   const planLimits = {
@@ -202,18 +291,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     upstreamTimeoutMs: config.mcpUpstreamTimeoutMs,
   });
   const routes: RouteSpec[] = [
-    ...healthRoutes(metrics, config.metricsRequireKey),
     ...validateRoutes(),
-    ...ingestRoutes(new IngestService({
-      storage,
-      metrics,
-      maxBodyBytes: config.maxBodyBytes,
-      limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
-      streamTags: new Set(config.indexedTags),
-      rateLimiter: new IngestRateLimiter(),
-      exemplars,
-      createdTimestampZero: config.createdTimestampZeroIngestion,
-    })),
     ...queryRoutes({
       ...planLimits,
       ...windowLimits,
@@ -233,40 +311,13 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       exemplars,
     }),
     ...lokiRoutes({ storage, store, collector, queryLimitsFor, windowLimits }),
-    ...helperRoutes({ storage }),
+    ...helperRoutes({ storage, openApi }),
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
     ...webAppRoutes(),
   ];
-  for (const route of routes) router.add(route);
-  server.webSocket(lokiTailRoute({ collector, store }));
-  server.open(keyIndex);
-  log.info({ host: config.host, port, dataDir: config.dataDir, systemKey: config.mcpApiKey !== undefined }, 'sluice listening');
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      server.stopAccepting();
-      let idle = await server.waitIdle(config.shutdownTimeoutMs);
-      if (!idle) {
-        // Streams still open get their terminal event now, so clients learn the query did not finish.
-        log.warn({ inFlight: server.requestsInFlight }, 'shutdown timeout reached; ending the requests still in flight');
-        server.endStreams();
-        idle = await server.waitIdle(STREAM_END_GRACE_MS);
-        if (!idle) log.warn({ inFlight: server.requestsInFlight }, 'requests still in flight at exit');
-      }
-      keyIndex.close();
-      orgSettings.close();
-      await pool.close();
-      await storage.close();
-      await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
-      await stores.close();
-      unlock();
-      log.info('sluice stopped');
-      log.flush();
-    })());
-  return { port, log, store, storage, server, metrics, stop };
+  return { pool, routes, tail: lokiTailRoute({ collector, store }) };
 }
 
 /** STREAM_END_GRACE_MS is how long streams told to end at shutdown get to write their last event. */

@@ -44,4 +44,15 @@ describe('the org settings table', () => {
     expect(settingProblem(settingRow('retentionMetricsDays')!, 0)).toBeUndefined();
     expect(settingProblem(settingRow('retentionMetricsDays')!, '3')).toMatch(/whole number of days/);
   });
+
+  it('reads a switch as on or off, stored as 1 or 0, defaulting to its SVC_* boolean', () => {
+    const discover = settingRow('discoverLogLevels')!;
+    expect(['on', 'true', 'YES', '1'].map((t) => parseSettingText(discover, t))).toEqual([1, 1, 1, 1]);
+    expect(['off', 'false', 'no', '0'].map((t) => parseSettingText(discover, t))).toEqual([0, 0, 0, 0]);
+    expect(parseSettingText(discover, 'maybe')).toEqual({ problem: expect.stringContaining('--discover-log-levels must be on or off') });
+    expect(settingProblem(discover, 2)).toMatch(/must be 1 \(on\) or 0 \(off\)/);
+    expect(settingProblem(discover, true)).toMatch(/must be 1 \(on\) or 0 \(off\)/);
+    expect(resolveSettings(undefined, loadConfig({})).discoverLogLevels).toEqual({ value: 1, source: 'default', from: 'SVC_DISCOVER_LOG_LEVELS' });
+    expect(resolveSettings(undefined, loadConfig({ SVC_DISCOVER_LOG_LEVELS: 'false' })).discoverLogLevels.value).toBe(0);
+  });
 });

@@ -25,6 +25,9 @@ describe('PostgreSQL settings', () => {
     expect(() => loadConfig({ SVC_CATALOG_NAME: '../x' })).toThrow(/SVC_CATALOG_NAME/);
     expect(() => loadConfig({ SVC_POSTGRES_POOL_SIZE: '0' })).toThrow(/SVC_POSTGRES_POOL_SIZE/);
     expect(loadConfig({ SVC_META_STORE: 'Postgres', SVC_POSTGRES_HOST: 'db' }).metaStore).toBe('postgres');
+    // The catalog follows the metadata unless told otherwise.
+    expect(loadConfig({ SVC_META_STORE: 'postgres', SVC_POSTGRES_HOST: 'db' }).catalogStore).toBe('postgres');
+    expect(loadConfig({ SVC_META_STORE: 'postgres', SVC_POSTGRES_HOST: 'db', SVC_CATALOG_STORE: 'file' }).catalogStore).toBe('file');
   });
 
   it('takes the URL apart, fills what it leaves out from the separate settings, and reads the password file at connect time', async () => {

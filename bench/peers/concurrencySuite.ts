@@ -6,11 +6,14 @@ import { percentile } from './stats.js';
 
 /**
  * Simulated dashboard viewers: each viewer refreshes a 10-panel dashboard in a loop, its
- * panels' queries in parallel as a browser sends them, for a fixed time, at several numbers
+ * panels' queries in parallel as a browser sends them, for a fixed window, at several numbers
  * of viewers, against one system at a time. Every tenth viewer reads its answers slowly
- * (a pause between chunks, like a browser on a poor link), which exercises Sluice's bounded
- * stream buffers while the others keep querying. CPU and memory are read from the system's
- * own process.
+ * (a pause between chunks, like a browser on a poor link), which exercises bounded stream
+ * buffers while the others keep querying. Throughput, latency and CPU are measured over the
+ * window only: at its end the requests still open are abandoned (not errors), so a slow
+ * reader's long answer cannot stretch the window and hide what the fast viewers got. Slow
+ * readers' latencies are reported apart from the others'. CPU and memory are read from the
+ * system's own process.
  */
 export const PANELS_PER_DASHBOARD = 10;
 const SLOW_READER_EVERY = 10;
@@ -21,25 +24,41 @@ export interface ConcurrencyLevelResult {
   system: SystemName;
   viewers: number;
   seconds: number;
+  /** Queries answered in full within the window, by every viewer. */
   queries: number;
   queriesPerSecond: number;
+  /** Latency percentiles of the viewers that read at full speed. */
   p50Ms: number;
   p99Ms: number;
+  /** Median latency of the slow readers' answers finished within the window (NaN when none). */
+  slowReaderP50Ms: number;
+  /** Requests still open when the window closed (abandoned, not failed). */
+  unfinished: number;
   errors: number;
   firstError?: string;
   cpuSecondsPerQuery: number;
   peakRssMiB: number;
 }
 
-async function viewer(sys: RunningSystem, panels: QueryCase[], slow: boolean, deadline: number, latencies: number[], errors: string[]): Promise<void> {
-  while (Date.now() < deadline) {
+interface LevelTally {
+  fastMs: number[];
+  slowMs: number[];
+  errors: string[];
+  unfinished: number;
+}
+
+async function viewer(sys: RunningSystem, panels: QueryCase[], slow: boolean, window: AbortSignal, tally: LevelTally): Promise<void> {
+  while (!window.aborted) {
     await Promise.all(
       panels.map(async (panel) => {
-        const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+        const signal = AbortSignal.any([window, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
         try {
-          latencies.push((await timedQuery(sys, panel.request, signal, slow ? SLOW_READ_PAUSE_MS : 0)).ms);
+          const { ms } = await timedQuery(sys, panel.request, signal, slow ? SLOW_READ_PAUSE_MS : 0);
+          if (window.aborted) tally.unfinished++;
+          else (slow ? tally.slowMs : tally.fastMs).push(ms);
         } catch (err) {
-          errors.push(err instanceof Error ? err.message : String(err));
+          if (window.aborted) tally.unfinished++;
+          else tally.errors.push(err instanceof Error ? err.message : String(err));
         }
       }),
     );
@@ -47,33 +66,41 @@ async function viewer(sys: RunningSystem, panels: QueryCase[], slow: boolean, de
 }
 
 export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[], viewers: number, seconds: number): Promise<ConcurrencyLevelResult> {
-  const latencies: number[] = [];
-  const errors: string[] = [];
+  const tally: LevelTally = { fastMs: [], slowMs: [], errors: [], unfinished: 0 };
   let peakRss = residentBytes(sys.process.pid);
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, residentBytes(sys.process.pid));
   }, 200);
+  const window = new AbortController();
   const cpuBefore = cpuSeconds(sys.process.pid);
   const started = performance.now();
-  const deadline = Date.now() + seconds * 1000;
+  let cpu = 0;
+  let elapsedS = seconds;
+  const closeWindow = setTimeout(() => {
+    cpu = cpuSeconds(sys.process.pid) - cpuBefore;
+    elapsedS = (performance.now() - started) / 1000;
+    window.abort(new Error('the measuring window closed'));
+  }, seconds * 1000);
   try {
-    await Promise.all(Array.from({ length: viewers }, (_, i) => viewer(sys, panels, i % SLOW_READER_EVERY === SLOW_READER_EVERY - 1, deadline, latencies, errors)));
+    await Promise.all(Array.from({ length: viewers }, (_, i) => viewer(sys, panels, i % SLOW_READER_EVERY === SLOW_READER_EVERY - 1, window.signal, tally)));
   } finally {
+    clearTimeout(closeWindow);
     clearInterval(sampler);
   }
-  const elapsedS = (performance.now() - started) / 1000;
-  const cpu = cpuSeconds(sys.process.pid) - cpuBefore;
+  const queries = tally.fastMs.length + tally.slowMs.length;
   return {
     system: sys.name,
     viewers,
     seconds: Number(elapsedS.toFixed(2)),
-    queries: latencies.length,
-    queriesPerSecond: latencies.length / elapsedS,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    errors: errors.length,
-    ...(errors.length > 0 ? { firstError: errors[0].slice(0, 300) } : {}),
-    cpuSecondsPerQuery: latencies.length === 0 ? Number.NaN : cpu / latencies.length,
+    queries,
+    queriesPerSecond: queries / elapsedS,
+    p50Ms: percentile(tally.fastMs, 50),
+    p99Ms: percentile(tally.fastMs, 99),
+    slowReaderP50Ms: tally.slowMs.length === 0 ? Number.NaN : percentile(tally.slowMs, 50),
+    unfinished: tally.unfinished,
+    errors: tally.errors.length,
+    ...(tally.errors.length > 0 ? { firstError: tally.errors[0].slice(0, 300) } : {}),
+    cpuSecondsPerQuery: queries === 0 ? Number.NaN : cpu / queries,
     peakRssMiB: Number((peakRss / 2 ** 20).toFixed(1)),
   };
 }
@@ -91,7 +118,7 @@ export async function runConcurrencySuite(systems: RunningSystem[], cases: Query
   for (const viewers of viewerCounts) {
     for (const sys of systems) {
       const r = await runConcurrencyLevel(sys, panels, viewers, seconds);
-      log(`concurrency: ${sys.name} with ${viewers} viewers: ${r.queriesPerSecond.toFixed(1)} queries/s, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.errors} errors`);
+      log(`concurrency: ${sys.name} with ${viewers} viewers: ${r.queriesPerSecond.toFixed(1)} queries/s, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, slow readers p50 ${r.slowReaderP50Ms.toFixed(0)} ms, ${r.errors} errors, ${r.unfinished} unfinished`);
       results.push(r);
     }
   }

@@ -112,9 +112,11 @@ function prometheusApiSection(queries: readonly QueryCaseResult[]): string[] {
 
 /** concurrencyTable is the Markdown table of the concurrency suite. */
 export function concurrencyTable(levels: readonly ConcurrencyLevelResult[]): string {
-  const lines = ['| Viewers | System | Queries/s | p50 ms | p99 ms | Errors | CPU ms/query | Peak RSS MiB |', '|---|---|---|---|---|---|---|---|'];
+  const lines = ['| Viewers | System | Queries/s | p50 ms | p99 ms | Slow readers p50 ms | Errors | Unfinished | CPU ms/query | Peak RSS MiB |', '|---|---|---|---|---|---|---|---|---|---|'];
   for (const l of levels) {
-    lines.push(`| ${l.viewers} | ${SYSTEM_TITLES[l.system]} | ${l.queriesPerSecond.toFixed(1)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${l.errors} | ${ms(l.cpuSecondsPerQuery * 1000)} | ${l.peakRssMiB} |`);
+    // Reports written before slow readers were counted apart have neither field.
+    const slow = l.slowReaderP50Ms === undefined || !Number.isFinite(l.slowReaderP50Ms) ? '–' : ms(l.slowReaderP50Ms);
+    lines.push(`| ${l.viewers} | ${SYSTEM_TITLES[l.system]} | ${l.queriesPerSecond.toFixed(1)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${slow} | ${l.errors} | ${l.unfinished ?? '–'} | ${ms(l.cpuSecondsPerQuery * 1000)} | ${l.peakRssMiB} |`);
   }
   return lines.join('\n');
 }
@@ -204,7 +206,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     out.push(
       '## Concurrent dashboard viewers',
       '',
-      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly. One system at a time; CPU is the system process\'s own (all threads) per completed query, RSS its peak while the level ran.',
+      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, RSS its peak while the level ran.',
       '',
       concurrencyTable(report.concurrency),
       '',

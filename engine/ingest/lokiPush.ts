@@ -3,13 +3,17 @@
  * {metadata}]]}]}`) or a snappy-compressed protobuf `logproto.PushRequest` whose streams carry
  * their labels as a selector string (parsed strictly by lokiSelector.ts).
  *
- * Stream labels and structured metadata both become tags (dots replaced by underscores);
- * metadata, being per entry, wins over a stream label of the same name. The level is taken
- * from the first of the `level`, `detected_level` and `severity` tags that names a known
+ * Stream labels and structured metadata both become tags (dots replaced by underscores). A
+ * metadata field that repeats a stream label's name is stored as `<name>_extracted` and the
+ * stream label keeps its value: Loki keeps the two apart and its query pipeline shows the
+ * metadata value under that name, so LogQL reads the same labels here as there. The level is
+ * taken from the first of the `level`, `detected_level` and `severity` tags that names a known
  * severity (that tag is then not repeated in `tags`). An entry without one gets Loki's
  * `detected_level` tag, derived from other level-named fields or from the line itself
  * (detectedLevel.ts), and its level follows from that value ('unknown' when it names none),
- * so lines pushed without a level still split by severity in queries and log volumes.
+ * so lines pushed without a level still split by severity in queries and log volumes. With
+ * the org's discoverLogLevels off (Loki's discover_log_levels: false) such an entry gets
+ * neither: no `detected_level` tag and an empty level, so no `level` label.
  * A stream whose labels cannot be parsed is rejected with all its entries.
  */
 import { bodyFormat } from './contentType.js';
@@ -27,6 +31,12 @@ import { snappyDecompress } from './snappy.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from './types.js';
 import type { DecodeOptions, DecodeResult, IngestLimits, LogEntry } from './types.js';
 import { decodeUtf8 } from './utf8.js';
+
+/** EXTRACTED_SUFFIX names a metadata value whose name a stream label already has, as LogQL shows it. */
+const EXTRACTED_SUFFIX = '_extracted';
+
+/** NO_LEVEL is the level of a line stored without one: it shows no `level` label. */
+const NO_LEVEL = '';
 
 /** LEVEL_TAGS are the tags a level is read from, in order of preference. */
 const LEVEL_TAGS = ['level', 'detected_level', 'severity'] as const;
@@ -253,15 +263,18 @@ class LokiAssembler {
     if (metadata === null) {
       // The stream's labels were validated once in setStream.
       tags = { ...this.streamBase };
-      level = this.streamHasLevel ? this.streamLevel : detectInto(tags, this.streamTags, null, line);
+      level = this.streamHasLevel ? this.streamLevel : this.undeclaredLevel(tags, null, line);
     } else {
-      const named = metadata.map(([name, value]): [string, string] => [tagKey(name), value]);
+      const named = metadata.map(([name, value]): [string, string] => {
+        const key = tagKey(name);
+        return [Object.hasOwn(this.streamTags, key) ? key + EXTRACTED_SUFFIX : key, value];
+      });
       const found = findLevel(this.streamTags, named);
       level = found.level;
       tags = {};
       for (const name in this.streamTags) if (name !== found.key) setLabel(tags, name, this.streamTags[name]);
       for (const [name, value] of named) if (name !== found.key) setLabel(tags, name, value);
-      if (found.key === undefined) level = detectInto(tags, this.streamTags, Object.fromEntries(named), line);
+      if (found.key === undefined) level = this.undeclaredLevel(tags, Object.fromEntries(named), line);
       problem ??= checkLineAttributes(
         metadata.map((pair) => pair[0]),
         metadata.map((pair) => pair[1]),
@@ -274,6 +287,14 @@ class LokiAssembler {
       return;
     }
     this.records.push({ timestampNs, message: line, level, tags });
+  }
+
+  /**
+   * undeclaredLevel is the level of an entry that named none: derived as Loki's distributor
+   * derives `detected_level` (which is added to `tags`), or empty when the org turned that off.
+   */
+  private undeclaredLevel(tags: Record<string, string>, metadata: Record<string, string> | null, line: string): string {
+    return this.limits.discoverLogLevels === 0 ? NO_LEVEL : detectInto(tags, this.streamTags, metadata, line);
   }
 
   result(): DecodeResult<LogEntry> {

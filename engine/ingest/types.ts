@@ -122,6 +122,12 @@ export interface IngestLimits {
   ingestLogBytesPerSecond: number;
   /** log bytes an org may write at once after a pause (Loki's ingestion_burst_size_mb) */
   ingestLogBurstBytes: number;
+  /**
+   * 1: a Loki-pushed line that names no level gets `detected_level` and the level it names
+   * (Loki's discover_log_levels, on by default); 0: it is stored without either. A number, as
+   * every org setting is stored as one.
+   */
+  discoverLogLevels: number;
 }
 
 /**
@@ -144,6 +150,7 @@ export const DEFAULT_INGEST_LIMITS: Readonly<IngestLimits> = Object.freeze({
   ingestSamplesBurst: 200_000,
   ingestLogBytesPerSecond: 0,
   ingestLogBurstBytes: 6 * 1024 * 1024,
+  discoverLogLevels: 1,
 });
 
 /** DEFAULT_MAX_DECOMPRESSED_BYTES bounds a decompressed request body unless told otherwise. */

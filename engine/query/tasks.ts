@@ -2,7 +2,9 @@ import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
 import { evaluateRange, formatAnnotation } from '../promql/eval/index.js';
 import { parseAndCheckPromQL } from '../promql/index.js';
-import { evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
+import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
+import type { InstantResult } from '../logql/eval/types.js';
+import type { SeriesColumns } from '../storage/seriesColumns.js';
 import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
@@ -42,6 +44,11 @@ export interface LogQLRangeTask {
   data: LogTaskData;
   /** shard, when set, evaluates only the lines of one shard of tag sets, as a partial answer to merge (shards.ts). */
   shard?: SeriesShard;
+  /**
+   * instant evaluates at `startMs` as an instant query, as Loki's /query does: the series keep
+   * the order sort() and sort_desc() give them, and approx_topk, refused over a range, is allowed.
+   */
+  instant?: boolean;
 }
 
 /** LogQLRawTask runs a raw log query over one time slice, returning at most `limit` rows. */
@@ -140,12 +147,19 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
 
 function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   const expr = parseLogQL(task.query);
-  checkLogQL(expr, task.query, { rangeQuery: true });
+  const instant = task.instant === true;
+  checkLogQL(expr, task.query, { rangeQuery: !instant });
   const reader = logViewOf(task.data, segmentReaders, task.shard);
   const memory = task.memoryBytes === undefined ? undefined : new MemoryBudget(task.memoryBytes);
-  const out = evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory });
-  const series = packSeries(out.series);
+  const options = { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory };
+  const series = packSeries(instant ? instantSeries(evaluateLogQLInstant(expr, reader, task.startMs, options)) : evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, options).series);
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
+}
+
+/** instantSeries carries an instant result as series: a scalar becomes one unlabelled point, as a range evaluation gives it. */
+function instantSeries(out: InstantResult): SeriesColumns[] {
+  if (out.resultType === 'vector') return out.series;
+  return [{ labels: {}, timestampsMs: Float64Array.of(out.timestampMs), values: Float64Array.of(out.value) }];
 }
 
 /** RAW_SUB_SLICES is how many parts a raw task's window is walked in. */

@@ -13,7 +13,7 @@ export interface LogEntry {
   /** nanoseconds since the epoch */
   timestampNs: bigint;
   message: string;
-  /** lowercase severity: trace, debug, info, warn, error, fatal, or 'unknown' */
+  /** lowercase severity: trace, debug, info, warn, error, fatal, or 'unknown'; '' for none (no `level` label) */
   level: string;
   /** every other attribute, flattened, keys with '.' replaced by '_' */
   tags: Record<string, string>;

@@ -11,6 +11,9 @@ function optionFor(row: OrgSettingRow): OptionSpec {
   if (row.name === 'retentionDays') return RETENTION_DAYS_OPTION;
   const unit = row.unit === 'bytes' ? 'bytes (512KiB, 16MiB...)' : row.unit === 'count' ? '' : row.unit;
   const followed = row.subsystem === 'retention' && row.fallback !== undefined ? `the org's ${row.fallback}, else ${row.env}` : row.env;
+  if (row.unit === 'switch') {
+    return { type: 'string', valueName: 'on|off|default', description: `${row.doc} on or off, or 'default' to follow ${followed}.` };
+  }
   return {
     type: 'string',
     valueName: row.unit === 'bytes' ? 'SIZE|default' : 'N|default',

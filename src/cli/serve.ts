@@ -1,23 +1,31 @@
 import { loadConfig, settingsTable, unknownSettings } from '../config.js';
-import type { Command } from './command.js';
+import { ROLES, ROLE_TABLE, isRole } from '../roles/roles.js';
+import { UsageError, type Command } from './command.js';
 
 export const serve: Command = {
   name: 'serve',
   summary: 'Run the Sluice HTTP service.',
-  usage: 'sluice serve [--port N] [--host ADDR] [--data-dir DIR] [--demo]',
+  usage: `sluice serve [--role ${ROLES.join('|')}] [--port N] [--host ADDR] [--data-dir DIR] [--demo]`,
   options: {
     port: { type: 'string', valueName: 'N', description: 'Port to listen on (overrides SVC_PORT).' },
     host: { type: 'string', valueName: 'ADDR', description: 'Address to listen on (overrides SVC_HOST).' },
     'data-dir': { type: 'string', valueName: 'DIR', description: 'Data directory (overrides SVC_DATA_DIR).' },
+    role: { type: 'string', valueName: 'ROLE', description: `What this process runs (overrides SVC_ROLE; default all): ${ROLES.join(', ')}. See "Roles" below.` },
     demo: { type: 'boolean', description: 'Feed the first org with generated demo data: the last hour at once, then live; an org without data also gets the example dashboards.' },
   },
-  details: () => `Environment variables:\n${settingsTable()}`,
+  details: () => `Roles:\n${ROLES.map((r) => `  ${r.padEnd(11)}${ROLE_TABLE[r].summary}`).join('\n')}\n\nEnvironment variables:\n${settingsTable()}`,
   async run(values) {
     const env = { ...process.env };
     if (typeof values.port === 'string') env.SVC_PORT = values.port;
     if (typeof values.host === 'string') env.SVC_HOST = values.host;
     if (typeof values['data-dir'] === 'string') env.SVC_DATA_DIR = values['data-dir'];
+    if (typeof values.role === 'string') {
+      if (!isRole(values.role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${values.role}"`);
+      env.SVC_ROLE = values.role;
+    }
     const config = loadConfig(env);
+    // The demo writes through the ingest routes and creates dashboards: it needs the whole service.
+    if (values.demo === true && config.role !== 'all') throw new UsageError(`--demo needs the all role, not ${config.role}`);
     // Signals are watched from the start: one that arrives while the server is still starting
     // stops it as soon as it is up, instead of killing the process mid-write.
     const signalled = new Promise<NodeJS.Signals>((resolve) => {

@@ -30,6 +30,7 @@ export function serviceIngestLimits(config: Config): IngestLimits {
     ingestSamplesBurst: config.ingestSamplesBurst,
     ingestLogBytesPerSecond: config.ingestLogBytesPerSecond,
     ingestLogBurstBytes: config.ingestLogBurstBytes,
+    discoverLogLevels: config.discoverLogLevels ? 1 : 0,
   };
 }
 

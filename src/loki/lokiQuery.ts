@@ -121,7 +121,7 @@ export async function instantQuery(ctx: RequestContext, org: string, deps: LokiQ
   }
   const atMs = nsToMsFloor(atNs);
   const window = { startMs: atMs, endMs: atMs, stepMs: 1000, points: 1 };
-  const { series, failedSegments } = await deps.collector.logqlSeries(org, q, expr, window, deps.queryLimitsFor(org).maxSeries, clientSignal(ctx));
+  const { series, failedSegments } = await deps.collector.logqlSeries(org, q, expr, window, deps.queryLimitsFor(org).maxSeries, clientSignal(ctx), true);
   partialIsUnavailable(failedSegments);
   const figures = { execSeconds: (performance.now() - started) / 1000, entries: series.length, bytes: 0, splits: 1 };
   const result = isScalarExpr(expr) ? scalarResult(series, atMs) : vectorResult(series, atMs);

@@ -38,11 +38,17 @@ export interface QueryLimits {
 /** Signal is what retention distinguishes: metric samples and log lines. */
 export type RetentionSignal = 'metrics' | 'logs';
 
-/** NumericConfigKey is a Config field that holds a number: what a setting's default may be. */
-type NumericConfigKey = { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
+/**
+ * SettingConfigKey is a Config field a setting's default may be: a number, or a boolean for a
+ * switch (stored as 1 for on, 0 for off, so every stored setting stays a number).
+ */
+type SettingConfigKey = { [K in keyof Config]: Config[K] extends number | boolean ? K : never }[keyof Config];
 
-/** Unit says how a value is read and shown: `bytes` also takes KiB, MiB and GiB. */
-export type SettingUnit = 'days' | 'count' | 'bytes' | 'characters' | 'ms';
+/**
+ * Unit says how a value is read and shown: `bytes` also takes KiB, MiB and GiB; a `switch` is
+ * 1 (on) or 0 (off), and also takes true/false, on/off and yes/no.
+ */
+export type SettingUnit = 'days' | 'count' | 'bytes' | 'characters' | 'ms' | 'switch';
 
 interface RowBase {
   /** name is the stored key and the admin API's JSON field. */
@@ -52,7 +58,7 @@ interface RowBase {
   /** env is the SVC_* variable whose value applies when the org has none. */
   env: string;
   /** defaultKey is the Config field that variable is read into. */
-  defaultKey: NumericConfigKey;
+  defaultKey: SettingConfigKey;
   unit: SettingUnit;
   min: number;
   max: number;
@@ -236,6 +242,19 @@ export const ORG_SETTINGS = [
     error: '400 naming `line_attributes_too_large` (remote_write, Loki push; the rest of the request is stored) or an OTLP partial success naming it',
   },
   {
+    name: 'discoverLogLevels',
+    flag: 'discover-log-levels',
+    env: 'SVC_DISCOVER_LOG_LEVELS',
+    defaultKey: 'discoverLogLevels',
+    unit: 'switch',
+    min: 0,
+    max: 1,
+    subsystem: 'ingest',
+    field: 'discoverLogLevels',
+    doc: 'Whether a Loki-pushed line that names no level gets `detected_level` and the `level` that follows from it (1, as Loki\'s discover_log_levels by default) or neither (0).',
+    error: '(none: the line is stored either way)',
+  },
+  {
     name: 'ingestSamplesPerSecond',
     flag: 'ingest-samples-per-second',
     env: 'SVC_INGEST_SAMPLES_PER_SECOND',
@@ -416,6 +435,7 @@ export function isOrgSettingName(name: string): name is OrgSettingName {
 
 /** settingProblem says why `value` cannot be stored for `row`, or undefined when it can. */
 export function settingProblem(row: OrgSettingRow, value: unknown): string | undefined {
+  if (row.unit === 'switch') return value === 0 || value === 1 ? undefined : `${row.name} must be 1 (on) or 0 (off), got ${JSON.stringify(value)}`;
   const unit = unitWord(row.unit);
   if (typeof value !== 'number' || !Number.isInteger(value)) return `${row.name} must be a whole number${unit === '' ? '' : ` of ${unit}`}, got ${JSON.stringify(value)}`;
   if (value < row.min || value > row.max) return `${row.name} must be from ${row.min} to ${row.max}${unit === '' ? '' : ` ${unit}`}, got ${value}`;
@@ -431,6 +451,10 @@ function unitWord(unit: SettingUnit): string {
  * such as 512KiB. Returns the number or a problem; bounds are checked by settingProblem.
  */
 export function parseSettingText(row: OrgSettingRow, text: string): number | { problem: string } {
+  if (row.unit === 'switch') {
+    const on = switchValue(text);
+    return on === undefined ? { problem: `--${row.flag} must be on or off (true/false, 1/0) or 'default', got ${JSON.stringify(text)}` } : on;
+  }
   const value = row.unit === 'bytes' ? parseSettingByteSize(text) : wholeNumber(text);
   if (value === undefined) {
     const unit = unitWord(row.unit);
@@ -438,6 +462,17 @@ export function parseSettingText(row: OrgSettingRow, text: string): number | { p
     return { problem: `--${row.flag} must be ${shape} or 'default', got ${JSON.stringify(text)}` };
   }
   return value;
+}
+
+/** switchValue reads a switch as the CLI or a JSON body gives it: 1 or 0, undefined when `value` is neither on nor off. */
+export function switchValue(value: unknown): 0 | 1 | undefined {
+  if (value === true || value === 1) return 1;
+  if (value === false || value === 0) return 0;
+  if (typeof value !== 'string') return undefined;
+  const word = value.trim().toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(word)) return 1;
+  if (['0', 'false', 'off', 'no'].includes(word)) return 0;
+  return undefined;
 }
 
 /** wholeNumber reads the digits of a count or duration setting; undefined when `text` is not one. */
@@ -448,5 +483,6 @@ function wholeNumber(text: string): number | undefined {
 
 /** serviceDefault is the value a row takes from the service configuration. */
 export function serviceDefault(row: OrgSettingRow, config: Config): number {
-  return config[row.defaultKey];
+  const value = config[row.defaultKey];
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }

@@ -140,7 +140,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
 }
 
 /** logSeriesPlan plans a checked LogQL metric query (one that yields series) of `org` over `window`. */
-export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesPlan {
+export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow, instant = false): SeriesPlan {
   const reader = deps.storage.logs(org);
   const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
@@ -166,6 +166,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           memoryBytes: deps.memoryBytes,
           data,
           shard,
+          instant,
         }),
       );
     },

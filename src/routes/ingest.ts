@@ -61,25 +61,31 @@ function answerPush(ctx: RequestContext, outcome: IngestOutcome, unit: string, h
   throw new ApiError('BAD_REQUEST', `${outcome.result.rejected} of ${outcome.total} ${unit} rejected (${rejectedMessage(outcome)})`, { headers });
 }
 
+/**
+ * INGEST_PATHS are the write endpoints, one per protocol. A process whose role has no ingest
+ * routes answers them with the role that serves them (src/roles/elsewhereRoutes.ts).
+ */
+export const INGEST_PATHS = { otlpLogs: '/v1/logs', otlpMetrics: '/v1/metrics', remoteWrite: '/api/v1/write', lokiPush: '/loki/api/v1/push' } as const;
+
 export function ingestRoutes(ingest: IngestService): RouteSpec[] {
   return [
     {
       method: 'POST',
-      path: '/v1/logs',
+      path: INGEST_PATHS.otlpLogs,
       auth: 'key',
       body: 'raw',
       handler: async (ctx) => answerOtlp(ctx, 'logs', await ingest.otlpLogs(ingestRequest(ctx))),
     },
     {
       method: 'POST',
-      path: '/v1/metrics',
+      path: INGEST_PATHS.otlpMetrics,
       auth: 'key',
       body: 'raw',
       handler: async (ctx) => answerOtlp(ctx, 'metrics', await ingest.otlpMetrics(ingestRequest(ctx))),
     },
     {
       method: 'POST',
-      path: '/api/v1/write',
+      path: INGEST_PATHS.remoteWrite,
       auth: 'key',
       body: 'raw',
       handler: async (ctx) => {
@@ -89,7 +95,7 @@ export function ingestRoutes(ingest: IngestService): RouteSpec[] {
     },
     {
       method: 'POST',
-      path: '/loki/api/v1/push',
+      path: INGEST_PATHS.lokiPush,
       auth: 'key',
       body: 'raw',
       handler: async (ctx) => answerPush(ctx, await ingest.lokiPush(ingestRequest(ctx)), 'entries'),

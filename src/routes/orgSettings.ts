@@ -78,9 +78,11 @@ function readChange(ctx: RequestContext): OrgSettingsChange {
       change[row.name as keyof OrgSettingsChange] = null;
       continue;
     }
-    const problem = settingProblem(row, value);
+    // A switch may be written as JSON true/false; it is stored, and answered, as 1 or 0.
+    const given = row.unit === 'switch' && typeof value === 'boolean' ? Number(value) : value;
+    const problem = settingProblem(row, given);
     if (problem !== undefined) problems.push(problem);
-    else change[row.name as keyof OrgSettingsChange] = value as number;
+    else change[row.name as keyof OrgSettingsChange] = given as number;
   }
   if (problems.length > 0) {
     throw new ApiError('VALIDATION_FAILED', problems.join('; '), { details: { problems, settings: ORG_SETTINGS.map((r) => r.name) } });

@@ -56,7 +56,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     expect(missing, 'CI installs prometheus and victoria-metrics (.ci/run)').toEqual([]);
     expect(existsSync(HARNESS), 'run `npm run build` first').toBe(true);
     outDir = await mkdtemp(path.join(tmpdir(), 'bench-peers-test-'));
-    run = await runHarness(['--scale', 'tiny', '--reps', '2', '--no-install', '--out', outDir, '--viewers', '2', '--concurrency-seconds', '1']);
+    run = await runHarness(['--scale', 'tiny', '--reps', '2', '--no-install', '--out', outDir, '--viewers', '2', '--concurrency-seconds', '3']);
     const json = readdirSync(outDir).find((f) => f.endsWith('-tiny.json'));
     if (json !== undefined) report = JSON.parse(readFileSync(path.join(outDir, json), 'utf8')) as RunReport;
   }, 150_000);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, waitFor, type TestServer } from '../support/server.js';
 
 /**
  * What Grafana's Logs Drilldown and log volume histogram read from the Loki API, over the real
@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  */
 
 const BASE_NS = BigInt(Date.now() - 10 * 60_000) * 1_000_000n;
+const SYSTEM_KEY = 'system-key-for-loki-discovery-tests-0123456789abcdef';
 
 const PAYMENT_LINES = [
   '{"level":"error","msg":"card declined","amount":12.5}',
@@ -37,7 +38,7 @@ describe('Loki discovery endpoints', () => {
   const window = (): Record<string, string> => ({ start: String(BASE_NS - 60_000_000_000n), end: String(BASE_NS + 60_000_000_000n) });
 
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ SVC_MCP_API_KEY: SYSTEM_KEY });
     const values = (lines: string[]): Array<[string, string]> => lines.map((line, i) => [String(BASE_NS + BigInt(i) * 1_000_000_000n), line]);
     const body = {
       streams: [
@@ -70,6 +71,45 @@ describe('Loki discovery endpoints', () => {
     const web = streams.filter((s) => s.stream.service_name === 'web');
     expect(web).toHaveLength(1);
     expect(web[0].stream).toEqual({ service_name: 'web', cluster: 'eu', level: 'info' });
+  });
+
+  it("leaves level and detected_level off for an org whose discoverLogLevels is off, and shows metadata repeating a stream label as <name>_extracted", async () => {
+    const org = await srv.admin.createOrg('no-level-discovery');
+    const { key } = await srv.admin.createKey(org.id, 'k');
+    const settings = await fetch(`${srv.url}/api/admin/orgs/${org.id}/settings`, {
+      method: 'PATCH',
+      body: JSON.stringify({ discoverLogLevels: false }),
+      headers: { 'x-svc-api-key': SYSTEM_KEY, 'content-type': 'application/json' },
+    });
+    expect(settings.status).toBe(200);
+    expect(((await settings.json()) as { settings: Record<string, { value: number; source: string }> }).settings.discoverLogLevels).toMatchObject({ value: 0, source: 'org' });
+    const body = {
+      streams: [
+        {
+          stream: { service_name: 'payments', cluster: 'eu' },
+          values: PAYMENT_LINES.map((line, i) => [String(BASE_NS + BigInt(i) * 1_000_000_000n), line, { cluster: 'us', trace_id: `t${i}` }]),
+        },
+      ],
+    };
+    const headers = { 'x-svc-api-key': key };
+    // The settings view reloads after the change; until it has, lines would still get a level.
+    let streams: Array<{ stream: Record<string, string> }> = [];
+    await waitFor(async () => {
+      const res = await fetch(`${srv.url}/loki/api/v1/push`, { method: 'POST', body: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } });
+      expect(res.status).toBe(204);
+      const answer = await fetch(`${srv.url}/loki/api/v1/query_range?${new URLSearchParams({ query: '{service_name="payments"}', limit: '1000', ...window() })}`, { headers });
+      streams = ((await answer.json()) as { data: { result: typeof streams } }).data.result;
+      return streams.some((s) => s.stream.detected_level === undefined);
+    }, 5000);
+    const last = streams.filter((s) => s.stream.detected_level === undefined);
+    expect(last.length).toBeGreaterThan(0);
+    for (const s of last) {
+      expect(s.stream.level).toBeUndefined();
+      expect(s.stream).toMatchObject({ service_name: 'payments', cluster: 'eu', cluster_extracted: 'us' });
+    }
+    const volume = await fetch(`${srv.url}/loki/api/v1/query?${new URLSearchParams({ query: 'sum by (level, detected_level) (count_over_time({cluster="eu"} | cluster_extracted="us" | detected_level="" [10m]))', time: String(BASE_NS + 60_000_000_000n) })}`, { headers });
+    const samples = ((await volume.json()) as { data: { result: Sample[] } }).data.result;
+    expect(samples.map((s) => s.metric)).toEqual([{}]);
   });
 
   it('answers index/volume with the bytes per selector label, largest first, with targetLabels, aggregateBy and limit', async () => {

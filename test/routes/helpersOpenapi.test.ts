@@ -188,6 +188,8 @@ describe('OpenAPI document', () => {
     check(pointerOf('/api/v1/services', 'get', '200'), await services.json(), 'services');
     const ping = await fetch(`${srv.url}/api/v1/ping`, { headers: { 'x-svc-api-key': srv.key } });
     check(pointerOf('/api/v1/ping', 'get', '200'), await ping.json(), 'ping');
+    const ready = await fetch(`${srv.url}/readyz`);
+    check(pointerOf('/readyz', 'get', '200'), await ready.json(), 'readyz');
 
     const errorSchema = ajv.compile({ $ref: 'sluice-openapi#/components/schemas/Error' });
     const badSelector = await post('/api/v1/logs/tags', { match: '{a=' });

@@ -8,6 +8,8 @@ import { serviceRoutes } from './services.js';
 /** HelperDeps is what the helper endpoints read from. */
 export interface HelperDeps {
   storage: Storage;
+  /** openApi is the document's bytes when the caller has read them already. */
+  openApi?: Buffer;
 }
 
 /**
@@ -15,6 +17,6 @@ export interface HelperDeps {
  * and the OpenAPI document that describes every route.
  */
 export function helperRoutes(deps: HelperDeps): RouteSpec[] {
-  return [...logHelperRoutes(deps.storage), ...metricHelperRoutes(deps.storage), ...serviceRoutes(deps.storage), ...openApiRoutes()];
+  return [...logHelperRoutes(deps.storage), ...metricHelperRoutes(deps.storage), ...serviceRoutes(deps.storage), ...openApiRoutes(deps.openApi)];
 }
 

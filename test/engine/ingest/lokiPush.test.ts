@@ -94,10 +94,11 @@ describe('decodeLokiPush protobuf', () => {
     expect(result.records).toEqual([
       { timestampNs: sec(SECONDS, 123456789), message: 'first line', level: 'warn', tags: { app: 'checkout', env: 'prod' } },
       {
+        // Metadata repeating the stream's `level` does not replace it: Loki shows it as `level_extracted`.
         timestampNs: sec(SECONDS + 1),
         message: 'level=error msg="db down"',
-        level: 'error',
-        tags: { app: 'checkout', env: 'prod', trace_id: 'abc123' },
+        level: 'warn',
+        tags: { app: 'checkout', env: 'prod', trace_id: 'abc123', level_extracted: 'ERROR' },
       },
       { timestampNs: sec(SECONDS, 5), message: 'ERROR but a level label wins over the line', level: 'info', tags: { app: 'cart' } },
       { timestampNs: sec(SECONDS), message: '', level: 'unknown', tags: { app: 'batch', severity: 'loud', detected_level: 'loud' } },
@@ -209,6 +210,36 @@ describe('decodeLokiPush JSON', () => {
         level: 'warn',
         tags: { app: 'checkout', k8s_pod: 'p1', trace_id: 't1' },
       },
+    ]);
+  });
+
+  it("leaves lines that name no level without detected_level or level when the org's discoverLogLevels is off", () => {
+    const body = {
+      streams: [
+        {
+          stream: { app: 'checkout', env: 'prod' },
+          values: [
+            ['1714564740000000000', 'level=error payment failed'],
+            ['1714564741000000000', 'level=warn slow', { env: 'canary', trace_id: 't1' }],
+            ['1714564742000000000', 'named', { level: 'error' }],
+          ],
+        },
+      ],
+    };
+    const text = new TextEncoder().encode(JSON.stringify(body));
+    const off = decodeLokiPush(text, 'application/json', { nowMs: NOW_MS, limits: { discoverLogLevels: 0 } });
+    expect(off.records.map((r) => [r.level, r.tags])).toEqual([
+      ['', { app: 'checkout', env: 'prod' }],
+      // Metadata repeating a stream label keeps its value under `<name>_extracted`; the stream label stays.
+      ['', { app: 'checkout', env: 'prod', env_extracted: 'canary', trace_id: 't1' }],
+      // A level the line names is still its level.
+      ['error', { app: 'checkout', env: 'prod' }],
+    ]);
+    const on = decodeLokiPush(text, 'application/json', { nowMs: NOW_MS });
+    expect(on.records.map((r) => [r.level, r.tags.detected_level])).toEqual([
+      ['error', 'error'],
+      ['warn', 'warn'],
+      ['error', undefined],
     ]);
   });
 
