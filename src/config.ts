@@ -750,8 +750,8 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_POSTGRES_URL',
     key: 'postgresUrl',
     defaultText: '(none)',
-    doc: 'PostgreSQL connection URL (`postgres://user:password@host:5432/sluice?sslmode=require`); fields it leaves out come from the SVC_POSTGRES_HOST/PORT/USER/PASSWORD/DATABASE settings. One of it or SVC_POSTGRES_HOST is required when a store is postgres.',
-    parse: (raw, env) => {
+    doc: 'PostgreSQL connection URL (`postgres://user:password@host:5432/sluice?sslmode=require`); fields it leaves out come from the SVC_POSTGRES_HOST/PORT/USER/PASSWORD/DATABASE settings, then from the standard PGHOST, PGPORT, PGUSER, PGDATABASE variables, then localhost:5432.',
+    parse: (raw) => {
       const v = raw?.trim() || undefined;
       if (v !== undefined) {
         try {
@@ -760,17 +760,13 @@ export const SETTINGS: AnySetting[] = [
           throw new ConfigError(`SVC_POSTGRES_URL: ${(err as Error).message}`);
         }
       }
-      const wanted = [env.SVC_META_STORE, env.SVC_CATALOG_STORE].some((s) => s?.trim().toLowerCase() === 'postgres');
-      if (wanted && v === undefined && !env.SVC_POSTGRES_HOST?.trim()) {
-        throw new ConfigError('SVC_POSTGRES_URL or SVC_POSTGRES_HOST must be set when SVC_META_STORE or SVC_CATALOG_STORE is postgres');
-      }
       return v;
     },
   },
   {
     env: 'SVC_POSTGRES_HOST',
     key: 'postgresHost',
-    defaultText: '(none)',
+    defaultText: 'localhost',
     doc: 'PostgreSQL host name, or the directory of its Unix socket.',
     parse: (raw) => raw?.trim() || undefined,
   },
