@@ -42,6 +42,8 @@ export interface StartOptions {
   logDestination?: DestinationStream;
   /** announce receives the one-time message with a freshly created default key. */
   announce?: (text: string) => void;
+  /** webDir serves another build of the web app than dist/web (the web benchmark's baseline). */
+  webDir?: string;
 }
 
 export interface RunningService {
@@ -228,7 +230,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
-    ...webAppRoutes(),
+    ...webAppRoutes({ dir: options.webDir }),
   ];
   for (const route of routes) router.add(route);
   server.webSocket(lokiTailRoute({ collector, store }));

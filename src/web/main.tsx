@@ -6,7 +6,10 @@ import { DashboardList } from './pages/dashboardList.js';
 import { DashboardView } from './pages/dashboardView.js';
 import { Explore } from './pages/explore.js';
 import { SignIn } from './pages/signIn.js';
+import { markAppStart } from './lib/marks.js';
 import './styles.css';
+
+markAppStart();
 
 /**
  * App asks the server who the cookie signs in as, shows sign-in when nobody, and otherwise the

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { DashboardSection, DashboardSpec } from '../../dashboards/types.js';
 import { RequestFailure } from '../lib/api.js';
 import { dashboards, type DashboardRecord } from '../lib/dashboards.js';
+import { markDashboardLoaded } from '../lib/marks.js';
 import { linkClick, updateParams, type Location } from '../lib/router.js';
 import { resolveRange, type TimeRange } from '../lib/time.js';
 import { initialSelection, loadOptions, type Selection } from '../lib/variables.js';
@@ -51,6 +52,7 @@ export function DashboardView({ org, id, location }: { org: string; id: string; 
       </main>
     );
   if (!record) return <main class="page muted">Loading…</main>;
+  markDashboardLoaded();
   return <LoadedDashboard record={record} location={location} />;
 }
 

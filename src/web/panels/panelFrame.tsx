@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { markPanelDrawn } from '../lib/marks.js';
 import type { Panel } from '../../dashboards/types.js';
 import type { RunState } from '../lib/queryRun.js';
 import { moveFocusByArrow } from '../lib/keyboard.js';
@@ -33,6 +34,9 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
   const error = problem ?? run?.error;
   const running = run !== undefined && run.running > 0;
   const state = error ? 'error' : running ? 'running' : 'done';
+  useEffect(() => {
+    if (state !== 'running') markPanelDrawn(panel.id);
+  }, [state, panel.id]);
   return (
     <section class="panel" data-kind={panel.kind} data-panel-id={panel.id} data-state={state} aria-busy={running}>
       <header class="panel-head">
