@@ -1,6 +1,7 @@
 import type { DashboardSpec } from '../../dashboards/types.js';
 import type { DashboardIssue, DashboardValidation } from '../../dashboards/issues.js';
 import { call } from './api.js';
+import { takeEarlyDashboard } from './early.js';
 
 export type { DashboardIssue, DashboardValidation };
 
@@ -34,6 +35,8 @@ export const dashboards = {
     return { items };
   },
   get: (org: string, id: string) => call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}`),
+  /** open reads a dashboard for the view, taking the answer index.html asked for early. */
+  open: async (org: string, id: string) => (await takeEarlyDashboard<DashboardRecord>(id)) ?? dashboards.get(org, id),
   create: (org: string, spec: unknown, name: string, id?: string) => {
     const params = new URLSearchParams({ name });
     if (id) params.set('id', id);

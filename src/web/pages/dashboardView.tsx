@@ -38,7 +38,7 @@ export function DashboardView({ org, id, location }: { org: string; id: string; 
   useEffect(() => {
     setRecord(undefined);
     setError(undefined);
-    dashboards.get(org, id).then(setRecord, (err: unknown) => setError(err instanceof RequestFailure ? err.message : String(err)));
+    dashboards.open(org, id).then(setRecord, (err: unknown) => setError(err instanceof RequestFailure ? err.message : String(err)));
   }, [org, id]);
   if (error)
     return (
