@@ -42,7 +42,20 @@ export const dashboards = {
     if (id) params.set('id', id);
     return call<DashboardRecord>(`${base(org)}?${params}`, { method: 'POST', body: spec });
   },
-  replace: (org: string, id: string, spec: unknown) => call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}`, { method: 'PUT', body: spec }),
+  /**
+   * replace stores a new spec (and name) only if the dashboard is still at `version`: If-Match
+   * makes a concurrent edit answer 412 instead of being overwritten.
+   */
+  replace: (org: string, id: string, spec: unknown, options: { version?: number; name?: string } = {}) => {
+    const params = new URLSearchParams();
+    if (options.name) params.set('name', options.name);
+    const qs = params.toString();
+    return call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}${qs === '' ? '' : `?${qs}`}`, {
+      method: 'PUT',
+      body: spec,
+      headers: options.version === undefined ? {} : { 'if-match': `"${options.version}"` },
+    });
+  },
   remove: (org: string, id: string) => call<void>(`${base(org)}/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   validate: (org: string, spec: unknown) => call<DashboardValidation>(`${base(org)}/validate?mode=create`, { method: 'POST', body: spec }),
 };

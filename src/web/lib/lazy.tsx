@@ -4,9 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 /**
  * lazyComponent loads a component's module on first use, so code one page needs (Explore's
  * CodeMirror, the dashboard editor) stays out of the script every page waits for. Until the
- * module arrives it draws `fallback`; a failed load (a deploy replaced the hashed file) says so.
+ * module arrives it draws `fallback` (nothing when empty); a failed load (a deploy replaced the hashed file) says so.
  */
-export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>, fallback = 'Loading…'): (props: P) => JSX.Element {
+export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>, fallback = 'Loading…'): (props: P) => JSX.Element | null {
   let loaded: ComponentType<P> | undefined;
   let pending: Promise<ComponentType<P>> | undefined;
   return function Lazy(props: P) {
@@ -30,7 +30,7 @@ export function lazyComponent<P extends object>(load: () => Promise<ComponentTyp
         </p>
       );
     }
-    if (!component) return <p class="muted page">{fallback}</p>;
+    if (!component) return fallback === '' ? null : <p class="muted page">{fallback}</p>;
     const C = component;
     return <C {...props} />;
   };
