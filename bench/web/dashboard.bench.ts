@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,12 @@ import { startService, type RunningService } from '../../src/service.js';
  * SLUICE_BENCH_WEB_BASELINE names another build of the app (a dist/web directory, e.g. of the
  * previous commit) to measure in the same run over the same data; the ratios compare against it.
  * SLUICE_BENCH_WEB_RUNS sets the navigations per kind (default 7). Needs Debian's chromium.
+ *
+ * A baseline build of an earlier commit (70e3166 has the marks and nothing after them):
+ *   mkdir /tmp/web-base && git archive 70e3166 src/web src/dashboards | tar -x -C /tmp/web-base
+ *   ln -s "$PWD/node_modules" /tmp/web-base/node_modules
+ *   npx vite build --config /tmp/web-base/src/web/vite.config.ts     # writes /tmp/web-base/dist/web
+ *   SLUICE_BENCH_WEB_BASELINE=/tmp/web-base/dist/web npm run bench -- web/dashboard
  */
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -181,6 +188,10 @@ function describe(loads: Load[]): Record<string, number> {
 }
 
 export async function main(): Promise<void> {
+  if (!existsSync(CHROMIUM)) {
+    process.stdout.write(`skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`);
+    return;
+  }
   const runs = Number(process.env.SLUICE_BENCH_WEB_RUNS ?? 7);
   const baseline = process.env.SLUICE_BENCH_WEB_BASELINE;
   const variants: Variant[] = [...(baseline ? [{ name: 'baseline', webDir: baseline }] : []), { name: 'current', webDir: undefined }];

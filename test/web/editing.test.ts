@@ -306,5 +306,8 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     await page.waitForSelector('.query-editor .cm-content');
     missing.push(...(await unnamed('explore')));
     expect(missing).toEqual([]);
+    // The check itself finds a control without a name.
+    await page.evaluate("document.body.appendChild(document.createElement('button'))");
+    expect(await unnamed('probe')).toEqual(['probe: button']);
   }, 120_000);
 });

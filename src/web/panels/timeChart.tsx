@@ -109,29 +109,41 @@ function optionsFor(props: TimeChartProps, width: number, height: number): uPlot
 export function TimeChart(props: TimeChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const latest = useRef(props.data);
+  latest.current = props.data;
   const shape = JSON.stringify([props.series, props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.bands, props.legend]);
 
   useEffect(() => {
     const el = host.current;
     if (!el) return;
-    const rect = el.getBoundingClientRect();
     const legendRoom = props.legend === false ? 0 : 28;
-    const u = new uPlot(optionsFor(props, Math.max(120, rect.width), Math.max(60, rect.height - legendRoom)), props.data as uPlot.AlignedData, el);
-    plot.current = u;
-    if (props.onPick) {
-      u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
-        if (i === 0) return;
-        row.addEventListener('dblclick', () => props.onPick?.(i - 1));
-      });
-    }
-    const resize = new ResizeObserver(() => {
-      const r = el.getBoundingClientRect();
-      u.setSize({ width: Math.max(120, r.width), height: Math.max(60, r.height - legendRoom) });
+    let u: uPlot | undefined;
+    let size = { width: 0, height: 0 };
+    // The chart is made in the first size report rather than from getBoundingClientRect here:
+    // a dashboard makes many charts at once, and reading layout after each one's DOM was added
+    // forced a layout per chart. Later reports only resize, and only when the size changed.
+    const resize = new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1].contentRect;
+      const next = { width: Math.max(120, box.width), height: Math.max(60, box.height - legendRoom) };
+      if (next.width === size.width && next.height === size.height) return;
+      size = next;
+      if (u) {
+        u.setSize(size);
+        return;
+      }
+      u = new uPlot(optionsFor(props, size.width, size.height), latest.current as uPlot.AlignedData, el);
+      plot.current = u;
+      if (props.onPick) {
+        u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
+          if (i === 0) return;
+          row.addEventListener('dblclick', () => props.onPick?.(i - 1));
+        });
+      }
     });
     resize.observe(el);
     return () => {
       resize.disconnect();
-      u.destroy();
+      u?.destroy();
       plot.current = null;
     };
   }, [shape]);
