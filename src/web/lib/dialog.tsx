@@ -24,7 +24,8 @@ export function Dialog({ titleId, onClose, children, class: className }: DialogP
     return () => opener?.isConnected && opener.focus();
   }, []);
   const onKeyDown = (e: KeyboardEvent): void => {
-    if (e.key === 'Escape') {
+    // An editor inside may take Escape first (closing its completion list); then the dialog stays.
+    if (e.key === 'Escape' && !e.defaultPrevented) {
       e.stopPropagation();
       onClose();
       return;

@@ -116,34 +116,30 @@ export function TimeChart(props: TimeChartProps) {
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const rect = el.getBoundingClientRect();
     const legendRoom = props.legend === false ? 0 : 28;
-    let u: uPlot | undefined;
-    let size = { width: 0, height: 0 };
-    // The chart is made in the first size report rather than from getBoundingClientRect here:
-    // a dashboard makes many charts at once, and reading layout after each one's DOM was added
-    // forced a layout per chart. Later reports only resize, and only when the size changed.
+    let size = { width: Math.max(120, rect.width), height: Math.max(60, rect.height - legendRoom) };
+    const u = new uPlot(optionsFor(props, size.width, size.height), latest.current as uPlot.AlignedData, el);
+    plot.current = u;
+    if (props.onPick) {
+      u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
+        if (i === 0) return;
+        row.addEventListener('dblclick', () => props.onPick?.(i - 1));
+      });
+    }
+    // A ResizeObserver reports once as soon as it observes; redrawing only on a real change of
+    // size spares every chart a second full draw when the dashboard opens.
     const resize = new ResizeObserver((entries) => {
       const box = entries[entries.length - 1].contentRect;
       const next = { width: Math.max(120, box.width), height: Math.max(60, box.height - legendRoom) };
-      if (next.width === size.width && next.height === size.height) return;
+      if (Math.round(next.width) === Math.round(size.width) && Math.round(next.height) === Math.round(size.height)) return;
       size = next;
-      if (u) {
-        u.setSize(size);
-        return;
-      }
-      u = new uPlot(optionsFor(props, size.width, size.height), latest.current as uPlot.AlignedData, el);
-      plot.current = u;
-      if (props.onPick) {
-        u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
-          if (i === 0) return;
-          row.addEventListener('dblclick', () => props.onPick?.(i - 1));
-        });
-      }
+      u.setSize(size);
     });
     resize.observe(el);
     return () => {
       resize.disconnect();
-      u?.destroy();
+      u.destroy();
       plot.current = null;
     };
   }, [shape]);
