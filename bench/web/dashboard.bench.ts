@@ -24,10 +24,9 @@ import { startService, type RunningService } from '../../src/service.js';
  * SLUICE_BENCH_WEB_RUNS sets the navigations per kind (default 7). Needs Debian's chromium.
  *
  * A baseline build of an earlier commit (70e3166 has the marks and nothing after them):
- *   mkdir /tmp/web-base && git archive 70e3166 src/web src/dashboards | tar -x -C /tmp/web-base
- *   ln -s "$PWD/node_modules" /tmp/web-base/node_modules
- *   npx vite build --config /tmp/web-base/src/web/vite.config.ts     # writes /tmp/web-base/dist/web
- *   SLUICE_BENCH_WEB_BASELINE=/tmp/web-base/dist/web npm run bench -- web/dashboard
+ *   git checkout 70e3166 -- src/web && npx vite build --config src/web/vite.config.ts
+ *   rm -rf /tmp/web-base && cp -r dist/web /tmp/web-base && git checkout HEAD -- src/web && npm run build
+ *   SLUICE_BENCH_WEB_BASELINE=/tmp/web-base npm run bench -- web/dashboard
  */
 
 const CHROMIUM = '/usr/bin/chromium';
