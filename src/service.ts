@@ -48,6 +48,8 @@ export interface StartOptions {
   logDestination?: DestinationStream;
   /** announce receives the one-time message with a freshly created default key. */
   announce?: (text: string) => void;
+  /** webDir serves another build of the web app than dist/web (the web benchmark's baseline). */
+  webDir?: string;
 }
 
 export interface RunningService {
@@ -315,7 +317,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
-    ...webAppRoutes(),
+    ...webAppRoutes({ dir: options.webDir }),
   ];
   return { pool, routes, tail: lokiTailRoute({ collector, store }) };
 }

@@ -53,6 +53,8 @@ export class Responder {
   errorCode: ErrorCode | undefined;
   /** encoding is the compression the client accepts and the service may use, if any. */
   encoding: ContentEncoding | undefined;
+  /** headOnly answers a HEAD request: send writes the status and headers, and the length of a body it does not send. */
+  headOnly = false;
 
   constructor(
     readonly raw: HttpResponse,
@@ -107,7 +109,8 @@ export class Responder {
         this.raw.writeHeader('vary', 'accept-encoding');
       }
       for (const [name, value] of Object.entries(headers)) this.raw.writeHeader(name, value);
-      this.raw.end(payload, closeConnection || this.closeAfter);
+      if (this.headOnly) this.raw.endWithoutBody(byteLength(payload), closeConnection || this.closeAfter);
+      else this.raw.end(payload, closeConnection || this.closeAfter);
     });
     this.reportFinished(status);
   }

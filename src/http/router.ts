@@ -43,6 +43,12 @@ export interface RouteSpec {
   maxBodyBytes?: number;
   /** queryKey lets the `apiKey` query parameter authenticate (tool gateway routes only). */
   queryKey?: boolean;
+  /**
+   * head lets a GET route answer HEAD too, with the GET's status and headers and no body
+   * (RFC 9110, section 9.3.2). Only routes whose handlers send whole responses opt in: a
+   * stream has no length to report.
+   */
+  head?: boolean;
   handler: Handler;
 }
 
@@ -53,7 +59,7 @@ export interface RouteMatch {
 
 export type RouteResult =
   | { kind: 'found'; match: RouteMatch }
-  | { kind: 'method-not-allowed'; allowed: HttpMethod[]; pattern: string }
+  | { kind: 'method-not-allowed'; allowed: Array<HttpMethod | 'HEAD'>; pattern: string }
   | { kind: 'not-found' };
 
 interface PatternEntry {
@@ -110,7 +116,11 @@ export class Router {
 function pick(methods: Map<string, RouteSpec>, method: string, params: Record<string, string>, pattern: string): RouteResult {
   const route = methods.get(method);
   if (route) return { kind: 'found', match: { route, params } };
-  return { kind: 'method-not-allowed', allowed: [...methods.keys()] as HttpMethod[], pattern };
+  const get = methods.get('GET');
+  if (method === 'HEAD' && get?.head === true) return { kind: 'found', match: { route: get, params } };
+  const allowed: Array<HttpMethod | 'HEAD'> = [...methods.keys()] as HttpMethod[];
+  if (get?.head === true) allowed.push('HEAD');
+  return { kind: 'method-not-allowed', allowed, pattern };
 }
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {

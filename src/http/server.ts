@@ -237,6 +237,7 @@ export class HttpServer {
       this.requestDone();
     }, this.draining);
     res.onAborted(() => responder.markAborted());
+    responder.headOnly = method === 'HEAD';
     if (this.deps.compression === true && method !== 'HEAD') responder.encoding = negotiateEncoding(headers['accept-encoding']);
 
     try {

@@ -4,9 +4,15 @@ import { onUnauthorized, session, type Session } from './lib/api.js';
 import { linkClick, navigate, useLocation } from './lib/router.js';
 import { DashboardList } from './pages/dashboardList.js';
 import { DashboardView } from './pages/dashboardView.js';
-import { Explore } from './pages/explore.js';
 import { SignIn } from './pages/signIn.js';
+import { lazyComponent } from './lib/lazy.js';
+import { markAppStart } from './lib/marks.js';
 import './styles.css';
+
+markAppStart();
+
+/** Explore carries CodeMirror and the PromQL language: loaded only when opened. */
+const Explore = lazyComponent(() => import('./pages/explore.js').then((m) => m.Explore));
 
 /**
  * App asks the server who the cookie signs in as, shows sign-in when nobody, and otherwise the

@@ -57,9 +57,9 @@ export function webAppRoutes(deps: WebAppRouteDeps = {}): RouteSpec[] {
   };
   const topLevelFiles = [...assets.keys()].filter((p) => p.lastIndexOf('/') === 0 && p !== '/index.html');
   return [
-    ...APP_PATHS.map((p): RouteSpec => ({ method: 'GET', path: p, auth: 'none', handler: page })),
-    { method: 'GET', path: '/assets/:file', auth: 'none', handler: file },
-    ...topLevelFiles.map((p): RouteSpec => ({ method: 'GET', path: p, auth: 'none', handler: file })),
+    ...APP_PATHS.map((p): RouteSpec => ({ method: 'GET', path: p, auth: 'none', head: true, handler: page })),
+    { method: 'GET', path: '/assets/:file', auth: 'none', head: true, handler: file },
+    ...topLevelFiles.map((p): RouteSpec => ({ method: 'GET', path: p, auth: 'none', head: true, handler: file })),
     ...sessionRoutes(),
   ];
 }

@@ -50,6 +50,29 @@ describe('web app serving and session', () => {
     }
   });
 
+  it('answers HEAD on pages and files as GET without a body', async () => {
+    const html = await (await fetch(`${srv.url}/`)).text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    for (const path of ['/', '/dashboards/some-id', script!]) {
+      const get = await fetch(`${srv.url}${path}`, { headers: { 'accept-encoding': 'br' } });
+      const getBytes = (await get.arrayBuffer()).byteLength;
+      const head = await fetch(`${srv.url}${path}`, { method: 'HEAD', headers: { 'accept-encoding': 'br' } });
+      expect(head.status, path).toBe(200);
+      for (const name of ['content-type', 'cache-control', 'content-encoding']) expect(head.headers.get(name), `${path} ${name}`).toBe(get.headers.get(name));
+      expect(Number(head.headers.get('content-length')), path).toBe(Number(get.headers.get('content-length') ?? getBytes));
+      expect(await head.text()).toBe('');
+    }
+    // Only the app's pages and files opt in: an API path still refuses HEAD, naming what it accepts.
+    const api = await fetch(`${srv.url}/api/v1/session`, { method: 'HEAD' });
+    expect(api.status).toBe(405);
+    const missing = await fetch(`${srv.url}/assets/missing.js`, { method: 'HEAD' });
+    expect(missing.status).toBe(404);
+    const wrong = await fetch(`${srv.url}/explore`, { method: 'POST' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
+  });
+
   it('signs in with a valid key into an HttpOnly cookie the API accepts, and signs out', async () => {
     const bad = await fetch(`${srv.url}/api/v1/session`, { method: 'POST', headers: { 'x-svc-api-key': 'slk_wrong' } });
     expect(bad.status).toBe(401);

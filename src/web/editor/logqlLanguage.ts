@@ -15,7 +15,8 @@ const FUNCTIONS = new Set([
   'sum', 'avg', 'min', 'max', 'count', 'stddev', 'stdvar', 'topk', 'bottomk', 'sort', 'sort_desc', 'label_replace', 'vector', 'duration', 'bytes',
 ]);
 
-function token(stream: StringStream): string | null {
+/** logqlToken reads one token; every call consumes at least one character, so a line costs at most its length in calls. */
+export function logqlToken(stream: StringStream): string | null {
   if (stream.eatSpace()) return null;
   if (stream.match('#')) {
     stream.skipToEnd();
@@ -45,4 +46,4 @@ function token(stream: StringStream): string | null {
   return null;
 }
 
-export const logqlLanguage = StreamLanguage.define({ name: 'logql', token });
+export const logqlLanguage = StreamLanguage.define({ name: 'logql', token: logqlToken });

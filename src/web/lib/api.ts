@@ -1,3 +1,5 @@
+import { takeEarlySession } from './early.js';
+
 /**
  * The app talks to the API at its own origin. The API key travels in the HttpOnly `api_key`
  * cookie set at sign-in, so nothing here ever holds it after the sign-in request.
@@ -111,7 +113,7 @@ export interface Session {
 }
 
 export const session = {
-  current: () => call<Session>('/api/v1/session'),
+  current: async () => (await takeEarlySession<Session>()) ?? call<Session>('/api/v1/session'),
   signIn: (key: string) => call<Session>('/api/v1/session', { method: 'POST', headers: { 'x-svc-api-key': key } }),
   signOut: () => call<void>('/api/v1/session', { method: 'DELETE' }),
 };

@@ -1,6 +1,7 @@
 import type { DashboardSpec } from '../../dashboards/types.js';
 import type { DashboardIssue, DashboardValidation } from '../../dashboards/issues.js';
 import { call } from './api.js';
+import { takeEarlyDashboard } from './early.js';
 
 export type { DashboardIssue, DashboardValidation };
 
@@ -34,12 +35,27 @@ export const dashboards = {
     return { items };
   },
   get: (org: string, id: string) => call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}`),
+  /** open reads a dashboard for the view, taking the answer index.html asked for early. */
+  open: async (org: string, id: string) => (await takeEarlyDashboard<DashboardRecord>(id)) ?? dashboards.get(org, id),
   create: (org: string, spec: unknown, name: string, id?: string) => {
     const params = new URLSearchParams({ name });
     if (id) params.set('id', id);
     return call<DashboardRecord>(`${base(org)}?${params}`, { method: 'POST', body: spec });
   },
-  replace: (org: string, id: string, spec: unknown) => call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}`, { method: 'PUT', body: spec }),
+  /**
+   * replace stores a new spec (and name) only if the dashboard is still at `version`: If-Match
+   * makes a concurrent edit answer 412 instead of being overwritten.
+   */
+  replace: (org: string, id: string, spec: unknown, options: { version?: number; name?: string } = {}) => {
+    const params = new URLSearchParams();
+    if (options.name) params.set('name', options.name);
+    const qs = params.toString();
+    return call<DashboardRecord>(`${base(org)}/${encodeURIComponent(id)}${qs === '' ? '' : `?${qs}`}`, {
+      method: 'PUT',
+      body: spec,
+      headers: options.version === undefined ? {} : { 'if-match': `"${options.version}"` },
+    });
+  },
   remove: (org: string, id: string) => call<void>(`${base(org)}/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   validate: (org: string, spec: unknown) => call<DashboardValidation>(`${base(org)}/validate?mode=create`, { method: 'POST', body: spec }),
 };

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { RequestFailure, streamQuery, type StreamEvent } from './api.js';
 import { SeriesStore } from './series.js';
 
@@ -53,7 +53,9 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
   const [state, setState] = useState<RunState>(() => emptyState(queries?.length ?? 0));
   const frame = useRef(0);
 
-  useEffect(() => {
+  // A layout effect sends the requests as soon as the panel is in the DOM, before the browser
+  // paints the dashboard, rather than an effect's frame later.
+  useLayoutEffect(() => {
     if (!queries || queries.length === 0) {
       setState(emptyState(0));
       return;

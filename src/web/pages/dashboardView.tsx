@@ -1,7 +1,12 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { DashboardSection, DashboardSpec } from '../../dashboards/types.js';
+import type { EditDialog } from '../edit/dialogs.js';
+import { clone, type Draft } from '../edit/draft.js';
+import type { SpecChange } from '../edit/editMode.js';
+import { lazyComponent } from '../lib/lazy.js';
 import { RequestFailure } from '../lib/api.js';
 import { dashboards, type DashboardRecord } from '../lib/dashboards.js';
+import { markDashboardLoaded } from '../lib/marks.js';
 import { linkClick, updateParams, type Location } from '../lib/router.js';
 import { resolveRange, type TimeRange } from '../lib/time.js';
 import { initialSelection, loadOptions, type Selection } from '../lib/variables.js';
@@ -19,6 +24,12 @@ const REFRESH_CHOICES: Array<[string, number]> = [
   ['5m', 300_000],
 ];
 
+/** Edit mode's parts come in their own script, fetched when someone first presses Edit. */
+const editMode = () => import('../edit/editMode.js');
+const EditBar = lazyComponent(() => editMode().then((m) => m.EditBar));
+const SectionEdit = lazyComponent(() => editMode().then((m) => m.SectionEdit), '');
+const CellEdit = lazyComponent(() => editMode().then((m) => m.CellEdit), '');
+
 /** MAX_DATA_POINTS bounds every panel's points per series: about one per pixel of a wide panel. */
 const MAX_DATA_POINTS = 300;
 
@@ -34,11 +45,12 @@ function rangeFrom(params: URLSearchParams, spec: DashboardSpec): TimeRange {
 export function DashboardView({ org, id, location }: { org: string; id: string; location: Location }) {
   const [record, setRecord] = useState<DashboardRecord>();
   const [error, setError] = useState<string>();
+  const [loads, setLoads] = useState(0);
   useEffect(() => {
     setRecord(undefined);
     setError(undefined);
-    dashboards.get(org, id).then(setRecord, (err: unknown) => setError(err instanceof RequestFailure ? err.message : String(err)));
-  }, [org, id]);
+    (loads === 0 ? dashboards.open(org, id) : dashboards.get(org, id)).then(setRecord, (err: unknown) => setError(err instanceof RequestFailure ? err.message : String(err)));
+  }, [org, id, loads]);
   if (error)
     return (
       <main class="page">
@@ -51,11 +63,23 @@ export function DashboardView({ org, id, location }: { org: string; id: string; 
       </main>
     );
   if (!record) return <main class="page muted">Loading…</main>;
-  return <LoadedDashboard record={record} location={location} />;
+  markDashboardLoaded();
+  return <LoadedDashboard key={`${record.id}@${record.version}`} org={org} record={record} location={location} onSaved={setRecord} onReload={() => setLoads((n) => n + 1)} />;
 }
 
-function LoadedDashboard({ record, location }: { record: DashboardRecord; location: Location }) {
-  const spec = record.spec;
+interface LoadedProps {
+  org: string;
+  record: DashboardRecord;
+  location: Location;
+  onSaved: (record: DashboardRecord) => void;
+  onReload: () => void;
+}
+
+function LoadedDashboard({ org, record, location, onSaved, onReload }: LoadedProps) {
+  const [draft, setDraft] = useState<Draft>();
+  const [dialog, setDialog] = useState<EditDialog>();
+  const spec = draft?.spec ?? record.spec;
+  const change: SpecChange = (f) => setDraft((d) => (d ? { ...d, spec: f(d.spec) } : d));
   const variables = spec.variables ?? [];
   const params = location.params;
   const range = rangeFrom(params, spec);
@@ -110,9 +134,14 @@ function LoadedDashboard({ record, location }: { record: DashboardRecord; locati
     }, false);
 
   return (
-    <main class="page dashboard" data-dashboard-id={record.id}>
+    <main class="page dashboard" data-dashboard-id={record.id} data-editing={draft !== undefined}>
       <div class="toolbar">
-        <h1>{record.name}</h1>
+        <h1>{draft?.name ?? record.name}</h1>
+        {!draft && (
+          <button class="edit-button" onClick={() => setDraft({ spec: clone(record.spec), name: record.name, version: record.version })}>
+            Edit
+          </button>
+        )}
         <div class="toolbar-controls">
           {variables.map((v) => (
             <VariablePicker key={v.name} variable={v} options={options[v.name]} selected={selection[v.name] ?? []} onChange={(values) => setVariable(v.name, values)} />
@@ -133,17 +162,41 @@ function LoadedDashboard({ record, location }: { record: DashboardRecord; locati
           </button>
         </div>
       </div>
+      {draft && (
+        <EditBar
+          org={org}
+          record={record}
+          draft={draft}
+          setDraft={setDraft}
+          dialog={dialog}
+          setDialog={setDialog}
+          onSaved={onSaved}
+          onCancel={() => {
+            setDraft(undefined);
+            setDialog(undefined);
+          }}
+          onReload={onReload}
+        />
+      )}
       <PanelEnvContext.Provider value={env}>
         {spec.sections.map((section, i) => (
-          <Section key={`${record.id}-${i}`} section={section} spec={spec} />
+          <Section key={`${record.id}-${i}`} section={section} index={i} spec={spec} edit={draft ? { change, setDialog } : undefined} />
         ))}
       </PanelEnvContext.Provider>
     </main>
   );
 }
 
+interface SectionProps {
+  section: DashboardSection;
+  index: number;
+  spec: DashboardSpec;
+  /** edit is set in edit mode: the section and its cells get their controls. */
+  edit?: { change: SpecChange; setDialog: (dialog: EditDialog) => void };
+}
+
 /** Section is one collapsible block of the 24-column grid. */
-function Section({ section, spec }: { section: DashboardSection; spec: DashboardSpec }) {
+function Section({ section, index, spec, edit }: SectionProps) {
   const [collapsed, setCollapsed] = useState(section.defaultCollapsed ?? false);
   const rows = Math.max(1, ...section.cells.map((c) => c.y + c.h));
   // Without rowHeight the section fits the viewport's height, within readable bounds.
@@ -155,14 +208,16 @@ function Section({ section, spec }: { section: DashboardSection; spec: Dashboard
           {collapsed ? '▸' : '▾'} {section.title}
         </button>
       </h2>
+      {edit && <SectionEdit section={section} index={index} change={edit.change} setDialog={edit.setDialog} />}
       {!collapsed && (
         <div class="grid" style={{ gridTemplateRows: `repeat(${rows}, ${rowHeight}px)` }}>
           {section.cells.map((cell) => {
             const panel = spec.panels[cell.i];
             if (!panel) return null;
             return (
-              <div key={cell.i} class="cell" style={{ gridColumn: `${cell.x + 1} / span ${cell.w}`, gridRow: `${cell.y + 1} / span ${cell.h}` }}>
+              <div key={cell.i} class="cell" data-cell={cell.i} data-x={cell.x} data-y={cell.y} data-w={cell.w} data-h={cell.h} style={{ gridColumn: `${cell.x + 1} / span ${cell.w}`, gridRow: `${cell.y + 1} / span ${cell.h}` }}>
                 <PanelView panel={panel} />
+                {edit && <CellEdit cell={cell} panel={panel} section={index} rowHeight={rowHeight} spec={spec} change={edit.change} setDialog={edit.setDialog} />}
               </div>
             );
           })}

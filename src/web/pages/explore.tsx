@@ -185,7 +185,7 @@ function AddToDashboard({ org, query, language, raw }: { org: string; query: str
     try {
       const record = await dashboards.get(org, target);
       const id = `explore-${Date.now().toString(36)}`;
-      await dashboards.replace(org, target, addPanel(record.spec, panelFor(id, query, language, raw)));
+      await dashboards.replace(org, target, addPanel(record.spec, panelFor(id, query, language, raw)), { version: record.version });
       setMessage(`Added to ${record.name}.`);
     } catch (err) {
       setMessage(err instanceof RequestFailure ? err.message : String(err));

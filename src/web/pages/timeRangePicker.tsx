@@ -1,24 +1,39 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { moveFocusByArrow } from '../lib/keyboard.js';
 import { describeRange, QUICK_RANGES, resolveRange, toInputValue, type TimeRange } from '../lib/time.js';
 
-/** TimeRangePicker offers relative windows and an absolute from/to; Escape closes it. */
+/**
+ * TimeRangePicker offers relative windows and an absolute from/to. From the keyboard: Enter or
+ * ArrowDown opens it, the arrow keys move through the relative ranges, Enter picks one, and
+ * Escape closes it; focus returns to the button either way.
+ */
 export function TimeRangePicker({ range, onChange }: { range: TimeRange; onChange: (r: TimeRange) => void }) {
   const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  /** close hides the popover and puts focus back on the button that opened it. */
+  const close = (): void => {
+    setOpen(false);
+    button.current?.focus();
+  };
   const resolved = resolveRange(range) ?? { fromMs: Date.now() - 3_600_000, toMs: Date.now() };
   const [from, setFrom] = useState(toInputValue(resolved.fromMs));
   const [to, setTo] = useState(toInputValue(resolved.toMs));
   const pick = (r: TimeRange): void => {
     onChange(r);
-    setOpen(false);
+    close();
   };
   const onKeyDown = (e: KeyboardEvent): void => {
-    if (e.key === 'Escape') setOpen(false);
-    else moveFocusByArrow(e, '.quick-range');
+    if (e.key === 'Escape' && open) {
+      e.preventDefault();
+      close();
+    } else if (e.key === 'ArrowDown' && !open && e.target === button.current) {
+      e.preventDefault();
+      setOpen(true);
+    } else if (open) moveFocusByArrow(e, '.quick-range');
   };
   return (
     <div class="picker time-picker" onKeyDown={onKeyDown}>
-      <button class="picker-button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="time-range">
+      <button ref={button} class="picker-button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="time-range">
         🕑 {describeRange(range)}
       </button>
       {open && (

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { DashboardVariable } from '../../dashboards/types.js';
 import { moveFocusByArrow } from '../lib/keyboard.js';
 import { ALL_VALUE } from '../lib/variables.js';
@@ -12,12 +12,14 @@ interface VariablePickerProps {
 
 /**
  * VariablePicker is a single select, or for multi variables a listbox of checkboxes with All
- * (substituted as `.+`). Arrow keys move through the options, Space toggles, Escape closes.
+ * (substituted as `.+`). Enter or ArrowDown opens it, arrow keys move through the options, Space toggles, Escape closes and
+ * returns focus to the button.
  */
 export function VariablePicker({ variable, options, selected, onChange }: VariablePickerProps) {
   const id = `var-${variable.name}`;
   const label = variable.label ?? variable.name;
   const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
   if (!variable.multi) {
     const values = options ?? [];
     const current = selected[0] ?? '';
@@ -42,15 +44,21 @@ export function VariablePicker({ variable, options, selected, onChange }: Variab
   };
   const text = isAll ? 'All' : selected.join(', ');
   const onKeyDown = (e: KeyboardEvent): void => {
-    if (e.key === 'Escape') setOpen(false);
-    else moveFocusByArrow(e, 'input[type=checkbox]');
+    if (e.key === 'Escape' && open) {
+      e.preventDefault();
+      setOpen(false);
+      button.current?.focus();
+    } else if (e.key === 'ArrowDown' && !open && e.target === button.current) {
+      e.preventDefault();
+      setOpen(true);
+    } else if (open) moveFocusByArrow(e, 'input[type=checkbox]');
   };
   return (
     <div class="picker variable" onKeyDown={onKeyDown}>
       <span class="picker-label" id={`${id}-label`}>
         {label}
       </span>
-      <button id={id} class="picker-button" aria-haspopup="listbox" aria-expanded={open} aria-labelledby={`${id}-label ${id}`} onClick={() => setOpen(!open)}>
+      <button ref={button} id={id} class="picker-button" aria-haspopup="listbox" aria-expanded={open} aria-labelledby={`${id}-label ${id}`} onClick={() => setOpen(!open)}>
         {text} ▾
       </button>
       {open && (

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { markPanelDrawn } from '../lib/marks.js';
 import type { Panel } from '../../dashboards/types.js';
 import type { RunState } from '../lib/queryRun.js';
 import { moveFocusByArrow } from '../lib/keyboard.js';
@@ -30,9 +31,18 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
   const env = useContext(PanelEnvContext);
   const [helpOpen, setHelpOpen] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
+  const linksButton = useRef<HTMLButtonElement>(null);
+  /** closeMenu hides the menu; focus goes back to its button unless Tab is taking it elsewhere. */
+  const closeMenu = (refocus = true): void => {
+    setMenuOpen(false);
+    if (refocus) linksButton.current?.focus();
+  };
   const error = problem ?? run?.error;
   const running = run !== undefined && run.running > 0;
   const state = error ? 'error' : running ? 'running' : 'done';
+  useEffect(() => {
+    if (state !== 'running') markPanelDrawn(panel.id);
+  }, [state, panel.id]);
   return (
     <section class="panel" data-kind={panel.kind} data-panel-id={panel.id} data-state={state} aria-busy={running}>
       <header class="panel-head">
@@ -51,10 +61,24 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
         )}
         {links && links.length > 0 && (
           <span class="menu">
-            <button class="icon links-button" aria-haspopup="menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)} onKeyDown={(e) => e.key === 'Escape' && setMenuOpen(false)}>
+            <button
+              ref={linksButton}
+              class="icon links-button"
+              aria-haspopup="menu"
+              aria-expanded={menuOpen}
+              aria-label={`Links of ${panel.title}`}
+              onClick={() => setMenuOpen(!menuOpen)}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape' && menuOpen) closeMenu();
+                else if (e.key === 'ArrowDown' && !menuOpen) {
+                  e.preventDefault();
+                  setMenuOpen(true);
+                }
+              }}
+            >
               Links ▾
             </button>
-            {menuOpen && <LinkMenu links={links} onClose={() => setMenuOpen(false)} />}
+            {menuOpen && <LinkMenu links={links} onClose={(refocus) => closeMenu(refocus)} />}
           </span>
         )}
         {running && (
@@ -80,24 +104,39 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
   );
 }
 
-/** LinkMenu lists the interlinks by group; arrow keys move, Escape closes. */
-function LinkMenu({ links, onClose }: { links: InterlinkChoice[]; onClose: () => void }) {
+/**
+ * LinkMenu lists the interlinks by group. It takes focus on its first item when it opens;
+ * arrow keys move, Home and End jump, Enter follows a link, Escape and Tab close it.
+ */
+function LinkMenu({ links, onClose }: { links: InterlinkChoice[]; onClose: (refocus?: boolean) => void }) {
+  const menu = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
+  }, []);
   const groups = new Map<string, InterlinkChoice[]>();
   for (const link of links) {
     const g = link.group ?? '';
     groups.set(g, [...(groups.get(g) ?? []), link]);
   }
   const onKeyDown = (e: KeyboardEvent): void => {
-    if (e.key === 'Escape') onClose();
-    else moveFocusByArrow(e, 'a');
+    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role=menuitem]') ?? [])];
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      onClose();
+    } else if (e.key === 'Tab') onClose(false);
+    else if (e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      (e.key === 'Home' ? items[0] : items[items.length - 1])?.focus();
+    } else moveFocusByArrow(e, '[role=menuitem]');
   };
   return (
-    <div class="popover link-menu" role="menu" onKeyDown={onKeyDown}>
+    <div class="popover link-menu" role="menu" aria-label={`Links`} ref={menu} onKeyDown={onKeyDown}>
       {[...groups.entries()].map(([group, items]) => (
         <div key={group}>
           {group && <div class="menu-group">{group}</div>}
           {items.map((link) => (
-            <a role="menuitem" href={link.href} key={link.href}>
+            <a role="menuitem" href={link.href} key={link.href} tabIndex={-1}>
               {link.label}
             </a>
           ))}

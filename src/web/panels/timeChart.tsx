@@ -109,6 +109,8 @@ function optionsFor(props: TimeChartProps, width: number, height: number): uPlot
 export function TimeChart(props: TimeChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const latest = useRef(props.data);
+  latest.current = props.data;
   const shape = JSON.stringify([props.series, props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.bands, props.legend]);
 
   useEffect(() => {
@@ -116,7 +118,8 @@ export function TimeChart(props: TimeChartProps) {
     if (!el) return;
     const rect = el.getBoundingClientRect();
     const legendRoom = props.legend === false ? 0 : 28;
-    const u = new uPlot(optionsFor(props, Math.max(120, rect.width), Math.max(60, rect.height - legendRoom)), props.data as uPlot.AlignedData, el);
+    let size = { width: Math.max(120, rect.width), height: Math.max(60, rect.height - legendRoom) };
+    const u = new uPlot(optionsFor(props, size.width, size.height), latest.current as uPlot.AlignedData, el);
     plot.current = u;
     if (props.onPick) {
       u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
@@ -124,9 +127,14 @@ export function TimeChart(props: TimeChartProps) {
         row.addEventListener('dblclick', () => props.onPick?.(i - 1));
       });
     }
-    const resize = new ResizeObserver(() => {
-      const r = el.getBoundingClientRect();
-      u.setSize({ width: Math.max(120, r.width), height: Math.max(60, r.height - legendRoom) });
+    // A ResizeObserver reports once as soon as it observes; redrawing only on a real change of
+    // size spares every chart a second full draw when the dashboard opens.
+    const resize = new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1].contentRect;
+      const next = { width: Math.max(120, box.width), height: Math.max(60, box.height - legendRoom) };
+      if (Math.round(next.width) === Math.round(size.width) && Math.round(next.height) === Math.round(size.height)) return;
+      size = next;
+      u.setSize(size);
     });
     resize.observe(el);
     return () => {
