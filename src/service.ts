@@ -215,7 +215,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   }
   let pool: QueryPool | undefined;
   if (components.has('queryApi')) {
-    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars, openApi });
+    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir: options.webDir });
     pool = query.pool;
     cleanups.unshift(() => query.pool.close());
     routes.push(...query.routes);
@@ -259,6 +259,8 @@ interface QueryDeps {
   orgSettings: OrgSettingsView;
   exemplars: ExemplarStore;
   openApi: Buffer;
+  /** webDir serves another build of the web app than dist/web. */
+  webDir?: string;
 }
 
 /**
@@ -267,7 +269,7 @@ interface QueryDeps {
  * dashboards, org settings, the tool gateway and the web app).
  */
 function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; routes: RouteSpec[]; tail: ReturnType<typeof lokiTailRoute> } {
-  const { log, metrics, store, storage, orgSettings, exemplars, openApi } = deps;
+  const { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir } = deps;
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
   const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
@@ -317,7 +319,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     ...dashboardRoutes({ store, maxBodyBytes: config.dashboardMaxBodyBytes }),
     ...orgSettingsRoutes({ store, config }),
     ...toolGateway.routes,
-    ...webAppRoutes({ dir: options.webDir }),
+    ...webAppRoutes({ dir: webDir }),
   ];
   return { pool, routes, tail: lokiTailRoute({ collector, store }) };
 }
