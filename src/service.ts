@@ -1,6 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import { Storage, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
+import { openWriteLog } from './writeLogBackend.js';
 import { KeyAdmin } from './auth/apiKeys.js';
 import { FailedAuthLimiter } from './auth/failedAuth.js';
 import { KeyIndex } from './auth/keyIndex.js';
@@ -152,7 +153,10 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   const storageEvents = (e: StorageEvent) => log[e.level](e.fields ?? {}, e.message);
   const segmentStore = await openSegmentStore(config, storageEvents);
   cleanups.unshift(() => segmentStore?.close());
+  const writeLog = await openWriteLog(config, storageEvents);
+  cleanups.unshift(() => writeLog?.close());
   const storage = await Storage.open({
+    writeLog,
     dir: config.dataDir,
     blobStore: segmentStore,
     indexedTags: config.indexedTags,
@@ -251,6 +255,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       orgSettings.close();
       await pool.close();
       await storage.close();
+      await writeLog?.close();
       await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
       await store.close();
       unlock();
