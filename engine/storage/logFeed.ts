@@ -130,11 +130,13 @@ export class LogFeed {
 
   /** commit tells the log how far the segments cover each partition; a failure is only reported (the catalog holds the truth). */
   async commit(positions: Readonly<Record<string, number>>): Promise<void> {
-    for (const [p, position] of Object.entries(positions)) {
-      await this.options.log.commit(Number(p), position).catch((err: unknown) =>
-        this.emit({ level: 'warn', message: 'recording the committed write log position failed', fields: { partition: p, error: err instanceof Error ? err.message : String(err) } }),
-      );
-    }
+    await Promise.all(
+      Object.entries(positions).map(([p, position]) =>
+        this.options.log.commit(Number(p), position).catch((err: unknown) =>
+          this.emit({ level: 'warn', message: 'recording the committed write log position failed', fields: { partition: p, error: err instanceof Error ? err.message : String(err) } }),
+        ),
+      ),
+    );
   }
 
   async stop(): Promise<void> {

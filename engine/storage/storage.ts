@@ -690,7 +690,7 @@ export class Storage {
       for (const { data, generations } of frozen) data.frozen = data.frozen.filter((g) => !generations.includes(g));
     });
     if (this.wal) await this.wal.removeBefore(cutIndex);
-    if (positions) void this.feed?.commit(positions);
+    if (positions) await this.feed?.commit(positions);
     this.emit({
       level: 'info',
       message: 'cut heads into segments',
