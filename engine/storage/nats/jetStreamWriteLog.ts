@@ -68,6 +68,22 @@ export class JetStreamWriteLog implements WriteLog {
     this.ackTimeoutMs = options.ackTimeoutMs ?? 10_000;
     this.emit = options.onEvent ?? (() => {});
     this.maxRecordBytes = Math.max(64 * 1024, nc.info!.max_payload - HEADER_ROOM);
+    void this.followConnection();
+  }
+
+  /** connected is false between a lost connection and the next one. */
+  private connected = true;
+
+  /**
+   * followConnection tracks whether the client is connected. While it is not, appends wait
+   * instead of publishing: the client would buffer every write of an outage in memory and
+   * send it after reconnecting, long after its request was answered with an error.
+   */
+  private async followConnection(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') this.connected = false;
+      else if (status.type === 'reconnect') this.connected = true;
+    }
   }
 
   /**
@@ -118,6 +134,11 @@ export class JetStreamWriteLog implements WriteLog {
     for (let attempt = 0; ; attempt++) {
       const left = deadline - Date.now();
       if (left <= 0) break;
+      if (!this.connected) {
+        last = new Error('not connected to NATS');
+        await sleep(Math.min(50, left));
+        continue;
+      }
       try {
         // Short attempts: a publish sent to a stream leader that just died gets no answer, and
         // the next attempt reaches the new leader once one is elected.
