@@ -1,18 +1,18 @@
-import { encodeBounded, splitByPartition } from './logPartitions.js';
+import { publishEntry } from './logPublisher.js';
 import type { EventSink } from './storageEvent.js';
 import type { WalEntry } from './walCodec.js';
 import type { WriteLog, WriteLogReader } from './writeLog.js';
 
 /**
- * LogFeed connects the storage to a replicated write log: `publish` sends a write to the
- * partitions of its series or streams and resolves once the log acknowledged every part, and
- * one reader per partition hands each record to `apply` in order. The feed remembers the last
+ * LogFeed connects the storage to a replicated write log: one reader per partition hands
+ * each record to `apply` in order, and `publish` (publishEntry, then a wait for this process
+ * to apply it) serves a process that also ingests. The feed remembers the last
  * position applied per partition and skips anything at or below it, so a record delivered
  * twice (a reader recreated after a lost connection, a replay overlapping what the segments
  * hold) changes the heads once.
  *
- * Publishing and applying only meet in the log: a process that only publishes (an ingest
- * replica) and one that only applies (an ingester) can each run half of this.
+ * Publishing and applying only meet in the log: a process that only ingests runs
+ * publishEntry alone, and one that only applies (an ingester) runs the readers alone.
  */
 export interface LogFeedOptions {
   log: WriteLog;
@@ -105,18 +105,12 @@ export class LogFeed {
   }
 
   /**
-   * publish appends a write to the log, split by partition and into records the log takes,
-   * and resolves once every part is acknowledged (and, within APPLY_WAIT_MS, applied here).
-   * If any part fails the promise rejects: the caller answers with an error, and the parts
-   * already stored stay (a retry of the request may store them again).
+   * publish appends a write to the log (publishEntry) and then waits, at most APPLY_WAIT_MS,
+   * until this process applied every part, so the caller's next query sees it.
    */
   async publish(entry: WalEntry): Promise<void> {
-    const { log, indexedTags } = this.options;
-    const parts = splitByPartition(entry, log.partitions, indexedTags).flatMap(({ partition, entry: e }) =>
-      encodeBounded(e, log.maxRecordBytes).map((record) => ({ partition, record })),
-    );
-    const positions = await Promise.all(parts.map(({ partition, record }) => log.append(partition, record)));
-    await Promise.all(parts.map(({ partition }, i) => this.reached(partition, positions[i], APPLY_WAIT_MS)));
+    const parts = await publishEntry(this.options.log, entry, this.options.indexedTags);
+    await Promise.all(parts.map(({ partition, position }) => this.reached(partition, position, APPLY_WAIT_MS)));
   }
 
   /** positions is the last applied position of every partition, as the catalog stores them. */
