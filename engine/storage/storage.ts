@@ -199,6 +199,9 @@ function segmentFileName(id: number, signal: Signal): string {
  * Storage is the write and read path of the embedded back end. A write is encoded, appended
  * to the WAL and synced before it is acknowledged, and only then applied to the org's head,
  * so what a client was told is stored survives a crash, and what a query sees was durable.
+ * With a replicated write log (`writeLog`) the log takes the WAL's place: a write is
+ * acknowledged once the log stored it, and the heads are filled by reading the log (see
+ * logFeed.ts), so the same holds across processes.
  * Callers validate a whole request before calling append, so a bad request stores nothing.
  *
  * Heads are cut into immutable Arrow segments by size or age (`cut`): the WAL is rotated,
