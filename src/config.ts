@@ -100,6 +100,16 @@ export interface Config {
   postgresDatabase: string | undefined;
   postgresPoolSize: number;
   postgresStatementTimeoutMs: number;
+  writeLog: 'wal' | 'jetstream';
+  writeLogPartitions: number;
+  natsUrls: string[];
+  natsStream: string;
+  natsReplicas: number;
+  natsAckTimeoutMs: number;
+  natsUser: string | undefined;
+  natsPassword: string | undefined;
+  natsToken: string | undefined;
+  natsCredsFile: string | undefined;
 }
 
 class ConfigError extends Error {
@@ -818,6 +828,89 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '10000',
     doc: 'PostgreSQL cancels a statement running longer (a lock held elsewhere, an overloaded server), so a request fails instead of hanging.',
     parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_POSTGRES_STATEMENT_TIMEOUT_MS', raw, 100, 600_000)),
+  },
+  {
+    env: 'SVC_WRITE_LOG',
+    key: 'writeLog',
+    defaultText: 'wal',
+    doc: 'What makes a write durable before it is acknowledged: `wal` (the embedded write-ahead log in SVC_DATA_DIR) or `jetstream` (a replicated NATS JetStream stream, see the SVC_NATS_ settings and "How a write travels" in docs/architecture.md).',
+    parse: (raw) => {
+      const v = (raw ?? 'wal').trim().toLowerCase();
+      if (v !== 'wal' && v !== 'jetstream') throw new ConfigError(`SVC_WRITE_LOG must be wal or jetstream, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_WRITE_LOG_PARTITIONS',
+    key: 'writeLogPartitions',
+    defaultText: '16',
+    doc: 'Partitions of the write log; a write goes to the partition of its org and series (metrics) or stream (logs). Changing it moves series to other partitions, which is safe but loses their order across the change.',
+    parse: (raw) => (raw === undefined ? 16 : integer('SVC_WRITE_LOG_PARTITIONS', raw, 1, 1024)),
+  },
+  {
+    env: 'SVC_NATS_URLS',
+    key: 'natsUrls',
+    defaultText: '(none)',
+    doc: 'Comma-separated NATS server URLs (`nats://host:4222,...`); required when SVC_WRITE_LOG is jetstream. The client tries each and follows the cluster.',
+    parse: (raw, env) => {
+      const urls = (raw ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+      for (const u of urls) if (!/^(nats|tls|wss?):\/\/[^\s,]+$/.test(u)) throw new ConfigError(`SVC_NATS_URLS must list nats:// (or tls://, ws://, wss://) URLs, got "${u}"`);
+      if (urls.length === 0 && env.SVC_WRITE_LOG?.trim().toLowerCase() === 'jetstream') throw new ConfigError('SVC_NATS_URLS must be set when SVC_WRITE_LOG is jetstream');
+      return urls;
+    },
+  },
+  {
+    env: 'SVC_NATS_STREAM',
+    key: 'natsStream',
+    defaultText: 'SLUICE',
+    doc: 'Name of the JetStream stream holding the write log (subjects `<name>.p.<partition>`), created at start when missing; committed positions go to `<name>_POSITIONS`. Each installation needs its own.',
+    parse: (raw) => {
+      const v = raw?.trim() || 'SLUICE';
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(v)) throw new ConfigError(`SVC_NATS_STREAM must be 1 to 64 letters, digits, _ or -, got "${raw}"`);
+      return v;
+    },
+  },
+  {
+    env: 'SVC_NATS_REPLICAS',
+    key: 'natsReplicas',
+    defaultText: '3',
+    doc: 'Servers each write log record is stored on when the stream is created (JetStream allows 1 to 5); a write is acknowledged once a majority has it, so 3 survives one server down.',
+    parse: (raw) => (raw === undefined ? 3 : integer('SVC_NATS_REPLICAS', raw, 1, 5)),
+  },
+  {
+    env: 'SVC_NATS_ACK_TIMEOUT_MS',
+    key: 'natsAckTimeoutMs',
+    defaultText: '10000',
+    doc: 'How long a write waits for JetStream to acknowledge it (retries with the same message id included) before the client gets 503.',
+    parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_NATS_ACK_TIMEOUT_MS', raw, 100, 120_000)),
+  },
+  {
+    env: 'SVC_NATS_USER',
+    key: 'natsUser',
+    defaultText: '(none)',
+    doc: 'User name for NATS, with SVC_NATS_PASSWORD.',
+    parse: (raw) => raw?.trim() || undefined,
+  },
+  {
+    env: 'SVC_NATS_PASSWORD',
+    key: 'natsPassword',
+    defaultText: '(none)',
+    doc: 'Password for SVC_NATS_USER.',
+    parse: (raw) => raw || undefined,
+  },
+  {
+    env: 'SVC_NATS_TOKEN',
+    key: 'natsToken',
+    defaultText: '(none)',
+    doc: 'Token for NATS token authentication.',
+    parse: (raw) => raw?.trim() || undefined,
+  },
+  {
+    env: 'SVC_NATS_CREDS_FILE',
+    key: 'natsCredsFile',
+    defaultText: '(none)',
+    doc: 'Path of a NATS credentials file (JWT and NKey seed, as `nsc` writes it), for decentralized authentication; read at start.',
+    parse: (raw) => (raw === undefined || raw.trim() === '' ? undefined : path.resolve(raw.trim())),
   },
 ];
 

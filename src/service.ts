@@ -1,6 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import { Storage, type ExemplarStore, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
+import { openWriteLog } from './writeLogBackend.js';
 import { KeyAdmin } from './auth/apiKeys.js';
 import { FailedAuthLimiter } from './auth/failedAuth.js';
 import { KeyIndex } from './auth/keyIndex.js';
@@ -179,7 +180,10 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => orgSettings.close());
   const segmentStore = await openSegmentStore(config, storageEvents);
   cleanups.unshift(() => segmentStore?.close());
+  const writeLog = await openWriteLog(config, storageEvents);
+  cleanups.unshift(() => writeLog?.close());
   const storage = await Storage.open({
+    writeLog,
     dir: config.dataDir,
     blobStore: segmentStore,
     catalogStore: stores.catalog,
@@ -242,6 +246,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       orgSettings.close();
       await pool?.close();
       await storage.close();
+      await writeLog?.close();
       await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
       await stores.close();
       unlock();

@@ -52,6 +52,14 @@ export interface CatalogState {
   nextSegmentId: number;
   segments: SegmentMeta[];
   metricMetadata: Record<string, MetricMetadataRecord[]>;
+  /**
+   * logPositions is, with a replicated write log (SVC_WRITE_LOG=jetstream), the last position
+   * of each partition (by number) that the segments cover: replay reads each partition after
+   * it, so a record is in the segments or in the heads, never both. Saved in the same update
+   * as the segments it describes. `logIdentity` names the log these positions belong to.
+   */
+  logPositions?: Record<string, number>;
+  logIdentity?: string;
 }
 
 export const CATALOG_VERSION = 1;
@@ -67,6 +75,8 @@ export interface CatalogChange {
   walCheckpoint?: number;
   nextSegmentId?: number;
   metricMetadata?: Record<string, MetricMetadataRecord[]>;
+  logPositions?: Record<string, number>;
+  logIdentity?: string;
 }
 
 /** applyChange returns the state after `change`; the input is not modified. */
@@ -78,6 +88,7 @@ export function applyChange(state: CatalogState, change: CatalogChange): Catalog
     nextSegmentId: change.nextSegmentId ?? state.nextSegmentId,
     segments: [...state.segments.filter((s) => !remove.has(s.id)), ...(change.add ?? [])],
     metricMetadata: change.metricMetadata ?? state.metricMetadata,
+    ...withLogPositions(change.logPositions ?? state.logPositions, change.logIdentity ?? state.logIdentity),
   };
 }
 
@@ -132,4 +143,12 @@ export class Catalog {
   orgs(): string[] {
     return [...this.byOrg.keys()];
   }
+}
+
+/** withLogPositions adds the write log fields only when set, so a WAL-only catalog keeps its shape. */
+function withLogPositions(positions: Record<string, number> | undefined, identity: string | undefined): Pick<CatalogState, 'logPositions' | 'logIdentity'> {
+  return {
+    ...(positions === undefined ? {} : { logPositions: positions }),
+    ...(identity === undefined ? {} : { logIdentity: identity }),
+  };
 }

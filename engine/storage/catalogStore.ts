@@ -68,7 +68,19 @@ export function parseCatalog(text: string, source: string): CatalogState {
     throw new CatalogError(`${source}: not a segment catalog`);
   }
   if (state.version !== CATALOG_VERSION) throw new CatalogError(`${source}: unsupported catalog version ${String(state.version)}`);
-  return { version: state.version, walCheckpoint: state.walCheckpoint, nextSegmentId: state.nextSegmentId, segments: state.segments, metricMetadata: state.metricMetadata ?? {} };
+  const positions = state.logPositions;
+  if (positions !== undefined && (positions === null || typeof positions !== 'object' || Object.values(positions).some((p) => typeof p !== 'number'))) {
+    throw new CatalogError(`${source}: logPositions is not a map of partition to position`);
+  }
+  return {
+    version: state.version,
+    walCheckpoint: state.walCheckpoint,
+    nextSegmentId: state.nextSegmentId,
+    segments: state.segments,
+    metricMetadata: state.metricMetadata ?? {},
+    ...(positions === undefined ? {} : { logPositions: positions }),
+    ...(typeof state.logIdentity === 'string' ? { logIdentity: state.logIdentity } : {}),
+  };
 }
 
 /** MemoryCatalogStore keeps the catalog in memory: for tests and for a store that needs no persistence. */

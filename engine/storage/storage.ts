@@ -11,8 +11,10 @@ import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReade
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
 import { SegmentReaders } from './segmentReaders.js';
 import type { StorageEvent } from './storageEvent.js';
+import { LogFeed } from './logFeed.js';
 import { Wal, type WalCorruption } from './wal.js';
 import { decodeWalEntry, encodeWalEntry, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
+import type { WriteLog } from './writeLog.js';
 
 export type { StorageEvent } from './storageEvent.js';
 
@@ -55,6 +57,12 @@ export interface StorageOptions {
   catalogStore?: CatalogStore;
   /** now is the clock for head age and retention (tests move it). */
   now?: () => number;
+  /**
+   * writeLog, when given, replaces the WAL as the durable step: writes are acknowledged once
+   * the log stored them, the heads are filled by reading the log, and the catalog records per
+   * partition how far the segments cover it. The caller opens and closes the log.
+   */
+  writeLog?: WriteLog;
 }
 
 /** CutResult says what a cut wrote and the WAL file replay now starts from. */
@@ -191,6 +199,9 @@ function segmentFileName(id: number, signal: Signal): string {
  * Storage is the write and read path of the embedded back end. A write is encoded, appended
  * to the WAL and synced before it is acknowledged, and only then applied to the org's head,
  * so what a client was told is stored survives a crash, and what a query sees was durable.
+ * With a replicated write log (`writeLog`) the log takes the WAL's place: a write is
+ * acknowledged once the log stored it, and the heads are filled by reading the log (see
+ * logFeed.ts), so the same holds across processes.
  * Callers validate a whole request before calling append, so a bad request stores nothing.
  *
  * Heads are cut into immutable Arrow segments by size or age (`cut`): the WAL is rotated,
@@ -223,8 +234,11 @@ export class Storage {
   private readonly timers: NodeJS.Timeout[] = [];
   private closed = false;
 
+  /** feed is the replicated write log's reader and publisher, when one replaces the WAL. */
+  private feed: LogFeed | undefined;
+
   private constructor(
-    private readonly wal: Wal,
+    private readonly wal: Wal | undefined,
     private readonly blobs: BlobStore,
     private readonly catalogStore: CatalogStore,
     state: CatalogState,
@@ -244,6 +258,7 @@ export class Storage {
     const blobs = options.blobStore ?? new LocalBlobStore(path.join(options.dir, 'segments'));
     const catalogStore = options.catalogStore ?? new FileCatalogStore(path.join(options.dir, 'catalog.json'));
     const loaded = await catalogStore.load();
+    if (options.writeLog) return Storage.openOnLog(options, options.writeLog, blobs, catalogStore, loaded);
     let state = loaded ?? emptyCatalog();
     const { wal, records } = await Wal.open(
       {
@@ -293,6 +308,63 @@ export class Storage {
     }
     storage.startTimers();
     return storage;
+  }
+
+  /**
+   * openOnLog opens the storage over a replicated write log instead of the WAL: the catalog
+   * says how far the segments cover each partition, and the heads are rebuilt by reading every
+   * partition after that position before the storage is returned.
+   */
+  private static async openOnLog(
+    options: StorageOptions,
+    log: WriteLog,
+    blobs: BlobStore,
+    catalogStore: CatalogStore,
+    loaded: CatalogState | undefined,
+  ): Promise<Storage> {
+    const emit = options.onEvent ?? (() => {});
+    let state = loaded ?? emptyCatalog();
+    if (state.logIdentity !== undefined && state.logIdentity !== log.identity && Object.keys(state.logPositions ?? {}).length > 0) {
+      emit({
+        level: 'warn',
+        message: 'the catalog\'s write log positions belong to another log (recreated?); reading the log from its start',
+        fields: { catalog: state.logIdentity, log: log.identity },
+      });
+      state = applyChange(state, { logPositions: {} });
+    }
+    state = applyChange(state, { logIdentity: log.identity });
+    const storage = new Storage(undefined, blobs, catalogStore, state, options);
+    await storage.reconcileBlobs(loaded !== undefined);
+    await catalogStore.save(state);
+    for (const [org, records] of Object.entries(state.metricMetadata)) {
+      const data = storage.org(org);
+      for (const m of records) data.metadata.set(m.name, m);
+    }
+    const feed = new LogFeed({
+      log,
+      indexedTags: storage.indexedTags,
+      start: state.logPositions ?? {},
+      apply: (record) => storage.applyRecord(record),
+      onEvent: emit,
+    });
+    storage.feed = feed;
+    try {
+      await feed.start();
+    } catch (err) {
+      await feed.stop();
+      throw err;
+    }
+    storage.startTimers();
+    return storage;
+  }
+
+  /** applyRecord puts one record read from the write log into the heads. */
+  private applyRecord(record: Uint8Array): void {
+    const entry = decodeWalEntry(record);
+    this.org(entry.org).apply(entry);
+    this.activeBytes += estimateBytes(entry);
+    this.activeSinceMs ??= this.now();
+    if (this.activeBytes >= (this.options.headMaxBytes ?? DEFAULT_HEAD_MAX_BYTES)) this.scheduleCut();
   }
 
   /**
@@ -445,11 +517,17 @@ export class Storage {
   }
 
   private async write(entry: WalEntry): Promise<void> {
+    if (this.feed) {
+      if (this.closed) throw new Error('storage is closed');
+      await this.feed.publish(entry);
+      return;
+    }
+    const wal = this.wal!;
     const payload = encodeWalEntry(entry);
     while (this.writeGate) await this.writeGate;
     this.inflightWrites++;
     try {
-      await this.wal.append(payload);
+      await wal.append(payload);
       this.org(entry.org).apply(entry);
       this.activeBytes += estimateBytes(entry);
       this.activeSinceMs ??= this.now();
@@ -565,6 +643,14 @@ export class Storage {
    * fresh heads.
    */
   private async freezeHeads(): Promise<number> {
+    if (!this.wal) {
+      // Records are applied synchronously, so nothing is half-applied here: the positions read
+      // now are exactly what the frozen heads hold.
+      for (const data of this.orgs.values()) data.freeze();
+      this.activeBytes = 0;
+      this.activeSinceMs = undefined;
+      return this.catalog.state.walCheckpoint;
+    }
     let release!: () => void;
     this.writeGate = new Promise<void>((resolve) => (release = resolve));
     try {
@@ -583,6 +669,7 @@ export class Storage {
   private async cutNow(): Promise<CutResult> {
     if (this.closed) throw new Error('storage is closed');
     if (![...this.orgs.values()].some((o) => o.active.hasData || o.frozen.length > 0)) return { segments: [], walCheckpoint: this.catalog.state.walCheckpoint };
+    const positions = this.feed?.positions();
     const cutIndex = await this.freezeHeads();
     // Listed after the freeze: a write drained by it may have brought a new org.
     const frozen = [...this.orgs.entries()].map(([id, o]) => ({ id, data: o, generations: [...o.frozen] })).filter((f) => f.generations.length > 0);
@@ -601,10 +688,12 @@ export class Storage {
       for (const s of written) await this.blobs.remove(s.file).catch(() => undefined);
       throw err;
     }
-    await this.commit({ add: written, walCheckpoint: cutIndex, metricMetadata: this.metadataSnapshot() }, () => {
+    const covered = positions === undefined ? { walCheckpoint: cutIndex } : { logPositions: positions };
+    await this.commit({ add: written, ...covered, metricMetadata: this.metadataSnapshot() }, () => {
       for (const { data, generations } of frozen) data.frozen = data.frozen.filter((g) => !generations.includes(g));
     });
-    await this.wal.removeBefore(cutIndex);
+    if (this.wal) await this.wal.removeBefore(cutIndex);
+    if (positions) await this.feed?.commit(positions);
     this.emit({
       level: 'info',
       message: 'cut heads into segments',
@@ -776,6 +865,7 @@ export class Storage {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
     await this.chain;
-    await this.wal.close();
+    await this.feed?.stop();
+    await this.wal?.close();
   }
 }

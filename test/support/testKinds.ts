@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  * peer binary. Such a test needs dist/ built and takes seconds; the rest are unit tests that
  * take milliseconds. The kind is read from a file's imports, so it cannot drift from what the file does.
  */
-const SYSTEM_IMPORTS = [/from '[./]*support\/(server|child|s3Server|postgres)\.js'/, /from 'node:child_process'/];
+const SYSTEM_IMPORTS = [/from '[./]*support\/(server|child|s3Server|postgres|natsCluster)\.js'/, /from 'node:child_process'/];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
