@@ -169,7 +169,10 @@ function estimateBytes(entry: WalEntry): number {
     return n;
   }
   let n = 0;
-  for (const s of entry.series) n += s.timestampsMs.length * 16 + 64;
+  for (const s of entry.series) {
+    n += s.timestampsMs.length * 16 + 64;
+    if (s.histograms !== undefined) for (const h of s.histograms) if (h !== undefined) n += 96 + 12 * (h.posIndex.length + h.negIndex.length);
+  }
   return n;
 }
 
