@@ -204,6 +204,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       rateLimiter: new IngestRateLimiter(),
       exemplars,
       createdTimestampZero: config.createdTimestampZeroIngestion,
+      otlpExponentialHistograms: config.otlpExponentialHistograms,
     })),
     ...queryRoutes({
       ...planLimits,

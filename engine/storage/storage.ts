@@ -100,6 +100,8 @@ export interface ActiveLimits {
 export interface SeriesLimitOutcome {
   refusedSeries: number;
   refusedSamples: number;
+  /** the native histogram samples among refusedSamples */
+  refusedHistograms: number;
   /** labels of the first refused series, for the answer to name it */
   firstRefused?: Record<string, string>;
 }
@@ -423,7 +425,7 @@ export class Storage {
     metadata: MetricMetadataRecord[] = [],
     limits: ActiveLimits = {},
   ): Promise<SeriesLimitOutcome> {
-    const outcome: SeriesLimitOutcome = { refusedSeries: 0, refusedSamples: 0 };
+    const outcome: SeriesLimitOutcome = { refusedSeries: 0, refusedSamples: 0, refusedHistograms: 0 };
     const limit = limits.maxActiveSeries ?? 0;
     let accepted = series;
     if (limit > 0) {
@@ -438,6 +440,7 @@ export class Storage {
         }
         outcome.refusedSeries++;
         outcome.refusedSamples += s.values.length;
+        if (s.histograms !== undefined) for (const h of s.histograms) if (h !== undefined) outcome.refusedHistograms++;
         outcome.firstRefused ??= s.labels;
         return false;
       });
