@@ -1,4 +1,4 @@
-import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import { CounterResetHint, detectReset, type FloatHistogram } from '../histogram/floatHistogram.js';
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
@@ -79,7 +79,20 @@ class HeadSeries {
     if (stale) this.values.pushBits(STALE_LO, STALE_HI);
     else this.values.push(histogram === undefined ? value : 0);
     if (histogram !== undefined && this.hists === undefined) this.hists = new Array<FloatHistogram | undefined>(n).fill(undefined);
-    this.hists?.push(stale ? undefined : histogram);
+    this.hists?.push(stale || histogram === undefined ? undefined : this.hinted(histogram, n));
+  }
+
+  /**
+   * hinted gives a histogram appended after sample n-1 the counter reset hint Prometheus' TSDB
+   * reads back (see engine/histogram/storedHints.ts): an unknown hint becomes "reset" or "no
+   * reset" against the histogram just before it, and stays unknown after a float, a staleness
+   * marker or at the start. Kept with the sample, so the WAL, segments and every read agree.
+   */
+  private hinted(h: FloatHistogram, n: number): FloatHistogram {
+    if (h.counterResetHint !== CounterResetHint.Unknown || n === 0 || !this.sorted) return h;
+    const prev = this.hists?.[n - 1];
+    if (prev === undefined) return h;
+    return { ...h, counterResetHint: detectReset(h, prev) ? CounterResetHint.CounterReset : CounterResetHint.NotCounterReset };
   }
 
   /** histogramsIn is the histogram slots of samples [from, end), or undefined for a float-only series. */

@@ -99,6 +99,8 @@ describe('a series mixing floats, histograms and staleness markers', () => {
   const h1 = hist({ schema: 2, sum: 4, pos: [[1, 2], [2, 3]] });
   const h2 = hist({ schema: 2, sum: 9, pos: [[1, 4], [2, 5]] });
   const h3 = hist({ schema: -53, sum: 1.5, pos: [[0, 1.5]], customValues: Float64Array.of(0.5) });
+  // The head gives h2 the hint a TSDB read gives: it follows h1 and no bucket shrank.
+  const h2Stored = { ...h2, counterResetHint: CounterResetHint.NotCounterReset };
   const labels = { __name__: 'latency', job: 'api' };
 
   function head(): MetricHead {
@@ -112,11 +114,19 @@ describe('a series mixing floats, histograms and staleness markers', () => {
 
   function check(s: { timestampsMs: Float64Array; values: Float64Array; histograms?: readonly (FloatHistogram | undefined)[] }): void {
     expect([...s.timestampsMs]).toEqual([1000, 2000, 3000, 4000, 4500, 5000]);
-    expect(s.histograms?.map(plain)).toEqual([undefined, plain(h1), plain(h2), undefined, plain(h3), undefined]);
+    expect(s.histograms?.map(plain)).toEqual([undefined, plain(h1), plain(h2Stored), undefined, plain(h3), undefined]);
     expect(s.values[0]).toBe(1.5);
     expect(isStale(bitsOf(s.values), 3)).toBe(true);
     expect(s.values[5]).toBe(7);
   }
+
+  it('gives a histogram after a histogram the counter reset hint a TSDB read gives', () => {
+    const h = new MetricHead();
+    const lower = hist({ schema: 2, sum: 1, pos: [[1, 1], [2, 1]] });
+    h.append({ labels, timestampsMs: Float64Array.of(1, 2, 3), values: Float64Array.of(0, 0, 0), histograms: [h2, lower, h1] });
+    const [s] = h.select([], 0, 10);
+    expect(s.histograms?.map((x) => x?.counterResetHint)).toEqual([CounterResetHint.Unknown, CounterResetHint.CounterReset, CounterResetHint.NotCounterReset]);
+  });
 
   it('reads back the same from the head, its snapshot, a segment and a packed result', () => {
     const h = head();
@@ -130,7 +140,7 @@ describe('a series mixing floats, histograms and staleness markers', () => {
     check(reader.select([], [], 0, 10_000)[0]);
     // A window inside the series cuts the histogram slots with the samples.
     const part = reader.select([], [], 2000, 4500)[0];
-    expect(part.histograms?.map(plain)).toEqual([plain(h1), plain(h2), undefined, plain(h3)]);
+    expect(part.histograms?.map(plain)).toEqual([plain(h1), plain(h2Stored), undefined, plain(h3)]);
     check(unpackSeries(packSeries([fromHead]))[0]);
   });
 
@@ -142,7 +152,7 @@ describe('a series mixing floats, histograms and staleness markers', () => {
     const newer = { labels, timestampsMs: Float64Array.of(2000, 6000), values: Float64Array.of(3, 0), histograms: [undefined, h1] };
     const merged = mergeSeriesRuns([series, newer]);
     expect([...merged.timestampsMs]).toEqual([1000, 2000, 3000, 4000, 4500, 5000, 6000]);
-    expect(merged.histograms?.map(plain)).toEqual([undefined, undefined, plain(h2), undefined, plain(h3), undefined, plain(h1)]);
+    expect(merged.histograms?.map(plain)).toEqual([undefined, undefined, plain(h2Stored), undefined, plain(h3), undefined, plain(h1)]);
     expect(merged.values[1]).toBe(3);
   });
 
