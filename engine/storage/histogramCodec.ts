@@ -10,12 +10,13 @@ import { SegmentFormatError } from './segmentFormat.js';
  *
  *     uvarint R, then R × (uvarint gap, uvarint length)   which samples of the run are histograms
  *     per histogram:
- *       byte flags        bits 0-1 counter reset hint, bit 2 float counts, bit 3 layout repeats
+ *       byte flags        bits 0-1 counter reset hint, bit 2 float counts, bit 3 layout repeats,
+ *                         bit 4 the count is the zero count plus the buckets (integer only)
  *       layout (unless repeated): svarint schema, float64 zero threshold, positive and negative
  *                         spans (uvarint n, n × (svarint offset, uvarint length)), and for
  *                         schema -53 the custom bounds (uvarint n, n × float64)
- *       integer counts:   svarint count and zero count as differences from the previous
- *                         integer histogram's; per bucket the difference to the bucket before
+ *       integer counts:   svarint count (unless bit 4 says it is derived) and zero count as
+ *                         differences from the previous integer histogram's; per bucket the difference to the bucket before
  *                         (the wire's deltas), less the same delta of the previous histogram
  *                         when the layout repeats
  *       float counts:     count, zero count and each bucket XORed with the previous sample's
@@ -29,6 +30,7 @@ import { SegmentFormatError } from './segmentFormat.js';
 
 const FLAG_FLOAT = 4;
 const FLAG_SAME_LAYOUT = 8;
+const FLAG_DERIVED_COUNT = 16;
 /** INTEGER_LIMIT keeps zigzag differences of integer counts exact in a double. */
 const INTEGER_LIMIT = 2 ** 52;
 
@@ -164,6 +166,14 @@ function isInteger(h: FloatHistogram): boolean {
   return true;
 }
 
+/** observed is the zero count plus every bucket's count, summed in the order the reader sums them. */
+function observed(h: FloatHistogram): number {
+  let n = h.zeroCount;
+  for (const c of h.posCount) n += c;
+  for (const c of h.negCount) n += c;
+  return n;
+}
+
 function sameInts(a: Int32Array, b: Int32Array): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
@@ -248,7 +258,8 @@ function bucketCounts(h: FloatHistogram): Float64Array {
 function writeHistogram(w: ByteWriter, h: FloatHistogram, st: State): void {
   const integer = isInteger(h);
   const repeat = st.prev !== undefined && sameLayout(h, st.prev);
-  w.byte((h.counterResetHint & 3) | (integer ? 0 : FLAG_FLOAT) | (repeat ? FLAG_SAME_LAYOUT : 0));
+  const derived = integer && h.count === observed(h);
+  w.byte((h.counterResetHint & 3) | (integer ? 0 : FLAG_FLOAT) | (repeat ? FLAG_SAME_LAYOUT : 0) | (derived ? FLAG_DERIVED_COUNT : 0));
   if (!repeat) {
     w.svarint(h.schema);
     w.float64(h.zeroThreshold);
@@ -263,7 +274,7 @@ function writeHistogram(w: ByteWriter, h: FloatHistogram, st: State): void {
   const prev = st.prev;
   if (integer) {
     const base = prev !== undefined && st.prevInteger ? prev : undefined;
-    w.svarint(h.count - (base?.count ?? 0));
+    if (!derived) w.svarint(h.count - (base?.count ?? 0));
     w.svarint(h.zeroCount - (base?.zeroCount ?? 0));
     const deltas = bucketDeltas(h);
     const against = repeat && st.prevInteger ? st.prevBuckets : undefined;
@@ -312,7 +323,7 @@ function readHistogram(r: ByteReader, st: State): FloatHistogram {
   const buckets = new Float64Array(nb);
   if (!float) {
     const base = prev !== undefined && st.prevInteger ? prev : undefined;
-    count = r.svarint() + (base?.count ?? 0);
+    count = (flags & FLAG_DERIVED_COUNT) !== 0 ? NaN : r.svarint() + (base?.count ?? 0);
     zeroCount = r.svarint() + (base?.zeroCount ?? 0);
     const against = repeat && st.prevInteger ? st.prevBuckets : undefined;
     for (let k = 0; k < nb; k++) buckets[k] = r.svarint() + (against?.[k] ?? 0);
@@ -320,6 +331,10 @@ function readHistogram(r: ByteReader, st: State): FloatHistogram {
     // Deltas back to absolute counts, per side.
     for (let k = 1; k < posIndex.length; k++) buckets[k] += buckets[k - 1];
     for (let k = posIndex.length + 1; k < nb; k++) buckets[k] += buckets[k - 1];
+    if ((flags & FLAG_DERIVED_COUNT) !== 0) {
+      count = zeroCount;
+      for (let k = 0; k < nb; k++) count += buckets[k];
+    }
   } else {
     count = r.xor(prev?.count ?? 0);
     zeroCount = r.xor(prev?.zeroCount ?? 0);
