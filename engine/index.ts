@@ -26,6 +26,8 @@ export { Storage, type StorageEvent, type StorageOptions } from './storage/stora
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
 export type { MetricQuerier, MetricSeries } from './storage/metricHead.js';
 export type { SeriesColumns } from './storage/seriesColumns.js';
+export { renderHistogram, type RenderedHistogram } from './histogram/render.js';
+export type { FloatHistogram } from './histogram/floatHistogram.js';
 export type { LabelMatcher } from './storage/matchers.js';
 export { ExemplarStore, DEFAULT_MAX_EXEMPLARS_PER_ORG, type Exemplar, type ExemplarSnapshot, type SeriesExemplars } from './storage/exemplarStore.js';
 export type { Labels } from './storage/labels.js';

@@ -72,6 +72,7 @@ export interface Config {
   ingestLogBurstBytes: number;
   maxExemplarsPerOrg: number;
   createdTimestampZeroIngestion: boolean;
+  otlpExponentialHistograms: 'native' | 'classic';
   headMaxBytes: number;
   headMaxAgeMs: number;
   segmentTargetBytes: number;
@@ -567,6 +568,17 @@ export const SETTINGS: AnySetting[] = [
     defaultText: 'false',
     doc: 'When true, a remote write sample\'s created (start) timestamp adds a zero sample there, as Prometheus\' created-timestamp-zero-ingestion feature does, so rate() sees a counter\'s first increase. When false, created timestamps are accepted and ignored.',
     parse: (raw) => (raw === undefined ? false : boolean('SVC_CREATED_TIMESTAMP_ZERO_INGESTION', raw)),
+  },
+  {
+    env: 'SVC_OTLP_EXPONENTIAL_HISTOGRAMS',
+    key: 'otlpExponentialHistograms',
+    defaultText: 'native',
+    doc: 'How OTLP exponential histograms are stored: `native` (one native histogram series, schema from the OTLP scale, as Prometheus 3 with native histograms enabled) or `classic` (`_bucket{le}`, `_sum` and `_count` series, one bucket per populated exponential bucket, for dashboards written for classic histograms).',
+    parse: (raw) => {
+      const v = (raw ?? 'native').trim().toLowerCase();
+      if (v !== 'native' && v !== 'classic') throw new ConfigError(`SVC_OTLP_EXPONENTIAL_HISTOGRAMS must be native or classic, got "${raw}"`);
+      return v;
+    },
   },
   {
     env: 'SVC_DEFAULT_LOG_LIMIT',

@@ -101,7 +101,7 @@ export class ServiceMetrics {
       help:
         'Records dropped at ingest, by signal, reason (invalid_timestamp, too_far_in_future, too_old, ' +
         'max_label_names_per_series, max_label_names_per_stream, label_name_too_long, label_value_too_long, line_too_long, ' +
-        'max_line_attributes, line_attributes_too_large, invalid_labels, invalid_point, native_histogram_unsupported, series_limit, stream_limit, rate_limited) ' +
+        'max_line_attributes, line_attributes_too_large, invalid_labels, invalid_point, series_limit, stream_limit, rate_limited) ' +
         'and org id (orgs exist only when an admin creates them, so the label stays bounded): ' +
         'log lines for logs; samples for remote write, data points for OTLP metrics (samples when rate_limited).',
       labelNames: ['signal', 'reason', 'org'],

@@ -214,6 +214,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         rateLimiter: new IngestRateLimiter(),
         exemplars,
         createdTimestampZero: config.createdTimestampZeroIngestion,
+        otlpExponentialHistograms: config.otlpExponentialHistograms,
       })),
     );
   }

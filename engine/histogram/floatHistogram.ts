@@ -184,6 +184,7 @@ export interface Bucket {
 export function allBuckets(h: FloatHistogram): Bucket[] {
   const out: Bucket[] = [];
   const zt = h.zeroThreshold;
+  const custom = usesCustomBuckets(h);
   for (let i = h.negIndex.length - 1; i >= 0; i--) {
     let upper = -bucketLower(h, h.negIndex[i]);
     if (upper < 0 && upper > -zt) upper = -zt;
@@ -193,7 +194,8 @@ export function allBuckets(h: FloatHistogram): Bucket[] {
   for (let i = 0; i < h.posIndex.length; i++) {
     let lower = bucketLower(h, h.posIndex[i]);
     if (lower > 0 && lower < zt) lower = zt;
-    out.push({ lower, upper: bucketUpper(h, h.posIndex[i]), count: h.posCount[i], lowerInclusive: false, upperInclusive: true });
+    // The lowest custom bucket starts at -Inf and includes it, as Prometheus' iterator says.
+    out.push({ lower, upper: bucketUpper(h, h.posIndex[i]), count: h.posCount[i], lowerInclusive: custom && h.posIndex[i] === 0, upperInclusive: true });
   }
   return out;
 }

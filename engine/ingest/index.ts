@@ -19,7 +19,7 @@ export { decodeRemoteWrite2, decodeRequest2 } from './remoteWrite2.js';
 export { decodeRemoteWriteVersion, negotiateRemoteWrite, REMOTE_WRITE_V1_PROTO, REMOTE_WRITE_V2_PROTO } from './remoteWriteProtocol.js';
 export type { RemoteWriteNegotiation, RemoteWriteVersion } from './remoteWriteProtocol.js';
 export { decodeNativeHistogram } from './nativeHistogram.js';
-export type { BucketSpan, NativeHistogram, NativeHistogramSeries, ResetHint } from './nativeHistogram.js';
+export type { BucketSpan, NativeHistogramSample } from './nativeHistogram.js';
 export { decodeLokiPush, decodeLokiPushJson, decodePushRequest } from './lokiPush.js';
 export { decodeContentEncoding, gunzipIfNeeded, isGzip } from './contentEncoding.js';
 export { DeltaAccumulator, MAX_EXPONENTIAL_BUCKETS } from './deltaAccumulator.js';

@@ -1,14 +1,17 @@
 /**
  * Native histogram samples as remote write carries them (the `Histogram` message is the same in
  * 1.0's `prometheus.Histogram` and 2.0's `io.prometheus.write.v2.Histogram`; 2.0 adds the start
- * timestamp, field 17). They are decoded completely into plain typed values, so the storage step
- * that keeps histogram samples can take them as they are; until then the ingest path counts
- * them as rejected (reason `native_histogram_unsupported`).
+ * timestamp, field 17). Each is decoded into the engine's value, `FloatHistogram`
+ * (engine/histogram), which storage keeps and queries evaluate: there is one histogram type
+ * from the wire to the answer.
  *
  * Integer histograms travel as deltas between neighbouring buckets; they are turned into
  * absolute counts here, so integer and float histograms have one shape and `isFloat` says
- * which the sender meant.
+ * which the sender meant. A histogram whose sum is Prometheus' staleness NaN is a staleness
+ * marker (`stale`), stored as the float marker every series kind shares.
  */
+import { CounterResetHint, fromSpans, type FloatHistogram } from '../histogram/floatHistogram.js';
+import { STALE_NAN_HI, STALE_NAN_LO } from './remoteWriteAssembler.js';
 import { ProtoReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT, fieldTag, readDouble, readRepeated, readSint64 } from './protobuf.js';
 
 /** BucketSpan is a run of `length` consecutive buckets starting `offset` after the previous run's end. */
@@ -17,11 +20,20 @@ export interface BucketSpan {
   length: number;
 }
 
-/** ResetHint is the sender's statement about counter resets, as Prometheus names it. */
-export type ResetHint = 'unknown' | 'yes' | 'no' | 'gauge';
+/** NativeHistogramSample is one native histogram sample as received: when, what kind, and the value. */
+export interface NativeHistogramSample {
+  timestampMs: number;
+  /** 0 when the sender gave none (the wire's "not set") */
+  startTimestampMs: number;
+  /** integer histograms were sent with `count_int` and bucket deltas; float ones with `count_float` and counts */
+  isFloat: boolean;
+  /** the sum was Prometheus' staleness NaN: the sample marks the series stale */
+  stale: boolean;
+  histogram: FloatHistogram;
+}
 
-/** NativeHistogram is one native histogram sample, counts absolute. */
-export interface NativeHistogram {
+/** WireHistogram is the message's fields as read, counts absolute, before they become a FloatHistogram. */
+interface WireHistogram {
   timestampMs: number;
   /** 0 when the sender gave none (the wire's "not set") */
   startTimestampMs: number;
@@ -37,16 +49,11 @@ export interface NativeHistogram {
   negativeCounts: Float64Array;
   positiveSpans: BucketSpan[];
   positiveCounts: Float64Array;
-  resetHint: ResetHint;
+  resetHint: number;
   /** the upper bounds of custom buckets (schema -53); empty otherwise */
   customValues: Float64Array;
 }
 
-/** NativeHistogramSeries is the histogram samples of one series of a request, in time order. */
-export interface NativeHistogramSeries {
-  labels: Record<string, string>;
-  histograms: NativeHistogram[];
-}
 
 const COUNT_INT = fieldTag(1, WIRE_VARINT);
 const COUNT_FLOAT = fieldTag(2, WIRE_FIXED64);
@@ -70,7 +77,8 @@ const FIELD_POSITIVE_DELTAS = 12;
 const FIELD_POSITIVE_COUNTS = 13;
 const FIELD_CUSTOM_VALUES = 16;
 
-const RESET_HINTS: readonly ResetHint[] = ['unknown', 'yes', 'no', 'gauge'];
+/** RESET_HINTS maps the wire's enum (UNKNOWN, YES, NO, GAUGE) to the engine's hint. */
+const RESET_HINTS: readonly CounterResetHint[] = [CounterResetHint.Unknown, CounterResetHint.CounterReset, CounterResetHint.NotCounterReset, CounterResetHint.Gauge];
 
 /**
  * MAX_SPAN_BUCKETS bounds the buckets the spans of one side may claim: a span's length is a
@@ -83,8 +91,9 @@ const MAX_SPAN_BUCKETS = 1 << 20;
  * (the body is malformed); a histogram that decodes but is inconsistent (bucket counts that do
  * not match the spans) comes back with `problem` set, so only that sample is refused.
  */
-export function decodeNativeHistogram(r: ProtoReader, end: number): { histogram: NativeHistogram; problem?: string } {
-  const h: NativeHistogram = {
+export function decodeNativeHistogram(r: ProtoReader, end: number): { sample: NativeHistogramSample; problem?: string } {
+  let stale = false;
+  const h: WireHistogram = {
     timestampMs: 0,
     startTimestampMs: 0,
     isFloat: false,
@@ -97,7 +106,7 @@ export function decodeNativeHistogram(r: ProtoReader, end: number): { histogram:
     negativeCounts: EMPTY,
     positiveSpans: [],
     positiveCounts: EMPTY,
-    resetHint: 'unknown',
+    resetHint: 0,
     customValues: EMPTY,
   };
   let negativeDeltas: number[] = [];
@@ -116,7 +125,9 @@ export function decodeNativeHistogram(r: ProtoReader, end: number): { histogram:
         h.isFloat = true;
         break;
       case SUM:
-        h.sum = r.double();
+        r.fixed64();
+        h.sum = r.view.getFloat64(r.pos - 8, true);
+        stale = r.hi === STALE_NAN_HI && r.lo === STALE_NAN_LO;
         break;
       case SCHEMA:
         h.schema = r.sint32();
@@ -138,7 +149,7 @@ export function decodeNativeHistogram(r: ProtoReader, end: number): { histogram:
         h.positiveSpans.push(readSpan(r, r.messageEnd()));
         break;
       case RESET_HINT:
-        h.resetHint = RESET_HINTS[r.int32()] ?? 'unknown';
+        h.resetHint = r.int32();
         break;
       case TIMESTAMP:
         h.timestampMs = r.int64Number();
@@ -175,7 +186,27 @@ export function decodeNativeHistogram(r: ProtoReader, end: number): { histogram:
   h.customValues = Float64Array.from(customValues);
   negativeDeltas = positiveDeltas = negativeCounts = positiveCounts = customValues = [];
   const problem = checkHistogram(h);
-  return problem === undefined ? { histogram: h } : { histogram: h, problem };
+  const sample: NativeHistogramSample = { timestampMs: h.timestampMs, startTimestampMs: h.startTimestampMs, isFloat: h.isFloat, stale, histogram: toFloatHistogram(h) };
+  return problem === undefined ? { sample } : { sample, problem };
+}
+
+/** toFloatHistogram turns the wire's spans and absolute counts into the engine's sparse form. */
+function toFloatHistogram(h: WireHistogram): FloatHistogram {
+  const pos = fromSpans(h.positiveSpans, h.positiveCounts);
+  const neg = fromSpans(h.negativeSpans, h.negativeCounts);
+  return {
+    schema: h.schema,
+    zeroThreshold: h.zeroThreshold,
+    zeroCount: h.zeroCount,
+    count: h.count,
+    sum: h.sum,
+    posIndex: pos.index,
+    posCount: pos.counts,
+    negIndex: neg.index,
+    negCount: neg.counts,
+    customValues: h.schema === -53 ? h.customValues : null,
+    counterResetHint: RESET_HINTS[h.resetHint] ?? CounterResetHint.Unknown,
+  };
 }
 
 const EMPTY = new Float64Array(0);
@@ -215,7 +246,7 @@ function spanBuckets(spans: readonly BucketSpan[]): number {
  * that do not fill the spans, negative counts, custom bounds that do not increase, and a zero
  * bucket or negative buckets on a custom-bucket histogram.
  */
-function checkHistogram(h: NativeHistogram): string | undefined {
+function checkHistogram(h: WireHistogram): string | undefined {
   const custom = h.schema === -53;
   if (!custom && (h.schema < -4 || h.schema > 8)) return `histogram schema ${h.schema} is not -53 or within -4..8`;
   for (const [side, spans, counts] of [

@@ -9,7 +9,9 @@
  *   (`service.instance.id`) from the resource, which win over attributes of the same name;
  * - gauges and non-monotonic sums become gauges; monotonic sums counters; explicit histograms
  *   `_bucket{le}` cumulative counts with a final `+Inf`, `_sum` (when present) and `_count`;
- *   exponential histograms the same after conversion to classic buckets (expHistogram.ts);
+ *   exponential histograms native histograms (otlpNativeHistogram.ts), or with
+ *   `exponentialHistograms: 'classic'` the same as explicit ones after conversion to classic
+ *   buckets (expHistogram.ts);
  *   summaries `{quantile}` series plus `_sum` and `_count`;
  * - a point flagged "no recorded value" becomes staleness markers for all its series;
  * - delta sums and histograms go through a DeltaAccumulator when one is given, and are
@@ -26,6 +28,8 @@ import { bodyFormat, sniffFormat } from './contentType.js';
 import type { DeltaAccumulator } from './deltaAccumulator.js';
 import { withContext } from './errors.js';
 import { exponentialToClassic } from './expHistogram.js';
+import { exponentialToNative } from './otlpNativeHistogram.js';
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
 import type { ClassicBucket } from './expHistogram.js';
 import { formatGoFloat } from '../common/goFloat.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
@@ -59,6 +63,8 @@ import type { DecodeOptions, DecodeResult, IngestLimits, MetricMetadata, MetricS
 export interface OtlpMetricsDecodeOptions extends DecodeOptions {
   /** running totals for delta temporality, one per org; without it delta points are rejected */
   deltaAccumulator?: DeltaAccumulator;
+  /** store exponential histograms as native histograms (default) or classic `_bucket` series */
+  exponentialHistograms?: 'native' | 'classic';
 }
 
 const SERVICE_NAME = 'service.name';
@@ -107,6 +113,7 @@ class MetricsConverter {
   private readonly limits: IngestLimits;
   private readonly bounds: TimeBounds;
   private readonly accumulator: DeltaAccumulator | undefined;
+  private readonly nativeExponential: boolean;
   private readonly collector = new SeriesCollector();
   private readonly rejections = new Rejections();
   private readonly metadata = new Map<string, MetricMetadata>();
@@ -115,6 +122,7 @@ class MetricsConverter {
     this.limits = resolveLimits(opts.limits);
     this.bounds = new TimeBounds(opts.nowMs, this.limits);
     this.accumulator = opts.deltaAccumulator;
+    this.nativeExponential = opts.exponentialHistograms !== 'classic';
   }
 
   addResource(resource: OtlpResourceMetrics): void {
@@ -239,6 +247,7 @@ class MetricsConverter {
     timeMs: number,
     value: number,
     stale: boolean,
+    histogram?: FloatHistogram,
   ): void {
     const key = `${name}\x00${extraName}\x00${extraValue}\x00${baseKey}`;
     this.collector.add(
@@ -251,6 +260,7 @@ class MetricsConverter {
       timeMs,
       value,
       stale,
+      histogram,
     );
   }
 
@@ -309,7 +319,7 @@ class MetricsConverter {
   }
 
   private addExponentialPoint(name: string, p: ExponentialHistogramPoint, ctx: ResourceContext, delta: boolean): void {
-    const base = this.pointLabels(name, p, ctx, 'le');
+    const base = this.pointLabels(name, p, ctx, this.nativeExponential ? undefined : 'le');
     if (base === undefined) return;
     if (p.scale < MIN_SCALE || p.scale > MAX_SCALE) {
       return this.rejectPoint(name, base, `exponential histogram scale ${p.scale} is outside [${MIN_SCALE}, ${MAX_SCALE}]`);
@@ -321,6 +331,12 @@ class MetricsConverter {
       const outcome = this.accumulator!.addExponential(`${name}\x00${baseKey}`, p);
       if (!outcome.ok) return this.rejectPoint(name, base, outcome.reason);
       point = outcome.value;
+    }
+    if (this.nativeExponential) {
+      const h = exponentialToNative(point);
+      if (typeof h === 'string') return this.rejectPoint(name, base, h);
+      this.emit(name, base, baseKey, '', '', p.timeMs, 0, stale, h);
+      return;
     }
     this.emitHistogram(name, base, baseKey, p.timeMs, exponentialToClassic(point), point.count, point.sum, stale);
   }

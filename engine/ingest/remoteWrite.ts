@@ -98,8 +98,8 @@ class WriteRequestDecoder {
           this.readExemplar(r.messageEnd());
           break;
         case SERIES_HISTOGRAM: {
-          const { histogram, problem } = decodeNativeHistogram(r, r.messageEnd());
-          out.histogram(histogram, problem);
+          const { sample, problem } = decodeNativeHistogram(r, r.messageEnd());
+          out.histogram(sample, problem);
           break;
         }
         default:

@@ -124,8 +124,8 @@ class Request2Decoder {
           readSample(r, r.messageEnd(), out);
           break;
         case SERIES_HISTOGRAM: {
-          const { histogram, problem } = decodeNativeHistogram(r, r.messageEnd());
-          out.histogram(histogram, problem);
+          const { sample, problem } = decodeNativeHistogram(r, r.messageEnd());
+          out.histogram(sample, problem);
           break;
         }
         case SERIES_EXEMPLAR:

@@ -1,8 +1,9 @@
 /**
  * The part of remote write decoding that both protocol versions share: each series' labels are
  * validated (Prometheus 3 rules, the org's limits), its float samples checked against the time
- * bounds and put in time order, its exemplars checked and kept, its native histograms counted
- * as rejected until storage has a histogram sample kind. The wire readers of 1.0
+ * bounds and put in time order, its exemplars checked and kept, its native histograms checked
+ * and kept among its samples (a histogram sample takes a sample slot with value 0 and its
+ * histogram beside it, so bounds, ordering and storage treat both kinds alike). The wire readers of 1.0
  * (remoteWrite.ts) and 2.0 (remoteWrite2.ts) only read fields and feed this, series by series:
  * `startSeries`, then `label` / `sample` / `exemplar` / `histogram` in any order, then
  * `endSeries`; `result` at the end.
@@ -19,7 +20,8 @@ import { exemplarLabelRunes, MAX_EXEMPLAR_LABEL_RUNES, type Exemplar, type Serie
 import { setLabel } from './labelObject.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
 import type { Problem } from './limits.js';
-import type { NativeHistogram, NativeHistogramSeries } from './nativeHistogram.js';
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import type { NativeHistogramSample } from './nativeHistogram.js';
 import type { DecodeOptions, DecodeResult, DiscardReason, IngestLimits, MetricMetadata, MetricSeries } from './types.js';
 
 /** RemoteWriteOptions are a decoder's options plus what only remote write reads. */
@@ -38,16 +40,13 @@ export interface RemoteWriteResult extends DecodeResult<MetricSeries> {
   exemplars: SeriesExemplars[];
   /** exemplars the request carried, kept or not */
   exemplarsSent: number;
-  /** native histogram samples of valid series, decoded; all counted in `rejected` for now */
-  histograms: NativeHistogramSeries[];
+  /** native histogram samples kept in `records` (each also counts as one of their samples) */
+  histogramSamples: number;
   /** native histogram samples the request carried */
   histogramsSent: number;
   /** zero samples added at created timestamps (part of `records`, not of what the sender sent) */
   createdZeros: number;
 }
-
-/** NATIVE_HISTOGRAM_UNSUPPORTED is the reason every native histogram sample is refused for now. */
-const HISTOGRAM_REASON: DiscardReason = 'native_histogram_unsupported';
 
 export class RemoteWriteAssembler {
   readonly limits: IngestLimits;
@@ -57,7 +56,6 @@ export class RemoteWriteAssembler {
   private readonly records: MetricSeries[] = [];
   readonly metadata: MetricMetadata[] = [];
   private readonly exemplars: SeriesExemplars[] = [];
-  private readonly histograms: NativeHistogramSeries[] = [];
   private exemplarsSent = 0;
   private histogramsSent = 0;
   private createdZeros = 0;
@@ -72,7 +70,7 @@ export class RemoteWriteAssembler {
   /** [sample index, created timestamp] pairs of the series' samples that carry one */
   private createdAt: number[] = [];
   private seriesExemplars: Exemplar[] = [];
-  private seriesHistograms: NativeHistogram[] = [];
+  private anyHistograms = false;
   private histogramProblem: string | undefined;
   private histogramProblems = 0;
 
@@ -80,6 +78,9 @@ export class RemoteWriteAssembler {
   private times = new Float64Array(4096);
   private samples = new Float64Array(4096);
   private staleFlags = new Uint8Array(4096);
+  /** histogram slots beside the sample buffers: set where a sample is a native histogram */
+  private hists: (FloatHistogram | undefined)[] = [];
+  private histogramSamples = 0;
   private used = 0;
   private readonly pending: PendingSeries[] = [];
 
@@ -96,7 +97,7 @@ export class RemoteWriteAssembler {
     this.anyStale = false;
     if (this.createdAt.length > 0) this.createdAt = [];
     if (this.seriesExemplars.length > 0) this.seriesExemplars = [];
-    if (this.seriesHistograms.length > 0) this.seriesHistograms = [];
+    this.anyHistograms = false;
     this.histogramProblem = undefined;
     this.histogramProblems = 0;
   }
@@ -121,6 +122,7 @@ export class RemoteWriteAssembler {
     this.times[at] = timestampMs;
     this.samples[at] = value;
     this.staleFlags[at] = stale ? 1 : 0;
+    if (at < this.hists.length) this.hists[at] = undefined;
     if (stale) this.anyStale = true;
     this.sampleCount++;
   }
@@ -143,19 +145,24 @@ export class RemoteWriteAssembler {
   }
 
   /** histogram adds one native histogram sample, or counts it as malformed when `problem` is set. */
-  histogram(h: NativeHistogram, problem: string | undefined): void {
+  histogram(h: NativeHistogramSample, problem: string | undefined): void {
     this.histogramsSent++;
     if (problem !== undefined) {
       this.histogramProblem ??= problem;
       this.histogramProblems++;
       return;
     }
-    this.seriesHistograms.push(h);
+    const at = this.used + this.sampleCount;
+    this.sample(h.timestampMs, 0, h.stale);
+    if (!h.stale) {
+      this.hists[at] = h.histogram;
+      this.anyHistograms = true;
+    }
   }
 
   /** endSeries validates the series read since startSeries and commits what passes. */
   endSeries(): void {
-    const histogramCount = this.seriesHistograms.length + this.histogramProblems;
+    const histogramCount = this.histogramProblems;
     if (this.sampleCount === 0 && histogramCount === 0 && this.seriesExemplars.length === 0) return;
     const built = this.buildLabels();
     if ('problem' in built) {
@@ -168,19 +175,13 @@ export class RemoteWriteAssembler {
     if (this.histogramProblems > 0) {
       this.rejections.reject(this.histogramProblems, 'invalid_point', `series ${describeLabels(labels)}: ${this.histogramProblem}`);
     }
-    if (this.seriesHistograms.length > 0) {
-      const n = this.seriesHistograms.length;
-      this.rejections.reject(n, HISTOGRAM_REASON, `series ${describeLabels(labels)}: ${n} native histogram sample(s) not stored: native histograms are not supported yet`);
-      this.histograms.push({ labels, histograms: this.seriesHistograms.sort((a, b) => a.timestampMs - b.timestampMs) });
-      this.seriesHistograms = [];
-    }
     if (this.seriesExemplars.length > 0) {
       this.exemplars.push({ seriesLabels: labels, exemplars: this.seriesExemplars.sort((a, b) => a.timestampMs - b.timestampMs) });
       this.seriesExemplars = [];
     }
     if (this.sampleCount > 0) {
       if (this.createdZero && this.createdAt.length > 0) this.addCreatedZeros();
-      this.finishSeries(labels, this.sampleCount, this.anyStale);
+      this.finishSeries(labels, this.sampleCount, this.anyStale, this.anyHistograms);
     }
   }
 
@@ -214,7 +215,7 @@ export class RemoteWriteAssembler {
       errors: this.rejections.errors(),
       exemplars: this.exemplars,
       exemplarsSent: this.exemplarsSent,
-      histograms: this.histograms,
+      histogramSamples: this.histogramSamples,
       histogramsSent: this.histogramsSent,
       createdZeros: this.createdZeros,
     };
@@ -279,7 +280,8 @@ export class RemoteWriteAssembler {
    * on its own: the series' other samples are kept), puts the rest in time order and commits
    * them. Each reason met is reported once per series, with its first sample's problem.
    */
-  private finishSeries(labels: Record<string, string>, count: number, anyStale: boolean): void {
+  private finishSeries(labels: Record<string, string>, count: number, anyStale: boolean, anyHistograms: boolean): void {
+    const hists = anyHistograms ? this.hists : undefined;
     const times = this.times;
     const samples = this.samples;
     const staleFlags = this.staleFlags;
@@ -302,6 +304,7 @@ export class RemoteWriteAssembler {
         times[to] = t;
         samples[to] = samples[base + i];
         staleFlags[to] = staleFlags[base + i];
+        if (hists !== undefined) hists[to] = hists[base + i];
       }
       if (kept > 0 && t < times[to - 1]) ordered = false;
       kept++;
@@ -313,8 +316,8 @@ export class RemoteWriteAssembler {
       }
     }
     if (kept === 0) return;
-    if (!ordered) sortRange(times, samples, staleFlags, base, kept);
-    this.pending.push({ labels, offset: base, count: kept, anyStale });
+    if (!ordered) sortRange(times, samples, staleFlags, hists, base, kept);
+    this.pending.push({ labels, offset: base, count: kept, anyStale, anyHistograms });
     this.used = base + kept;
   }
 
@@ -340,6 +343,11 @@ export class RemoteWriteAssembler {
         stale ??= this.staleFlags.slice(0, n);
         series.stale = new Uint8Array(stale.buffer, p.offset, p.count);
       }
+      if (p.anyHistograms) {
+        const slots = Array.from({ length: p.count }, (_, k) => this.hists[p.offset + k]);
+        for (const h of slots) if (h !== undefined) this.histogramSamples++;
+        series.histograms = slots;
+      }
       this.records.push(series);
     }
   }
@@ -355,18 +363,21 @@ interface PendingSeries {
   offset: number;
   count: number;
   anyStale: boolean;
+  anyHistograms: boolean;
 }
 
 /** sortRange puts [base, base + n) of the sample arrays in time order (stable). */
-function sortRange(times: Float64Array, values: Float64Array, stale: Uint8Array, base: number, n: number): void {
+function sortRange(times: Float64Array, values: Float64Array, stale: Uint8Array, hists: (FloatHistogram | undefined)[] | undefined, base: number, n: number): void {
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => times[base + a] - times[base + b] || a - b);
   const t = times.slice(base, base + n);
   const v = values.slice(base, base + n);
   const s = stale.slice(base, base + n);
+  const h = hists?.slice(base, base + n);
   for (let i = 0; i < n; i++) {
     times[base + i] = t[order[i]];
     values[base + i] = v[order[i]];
     stale[base + i] = s[order[i]];
+    if (hists !== undefined) hists[base + i] = h![order[i]];
   }
 }
 

@@ -4,6 +4,7 @@
  * several points) yields one MetricSeries each, with typed arrays in time order. Labels are
  * kept as sorted name/value pairs until the end, when each series' label object is built once.
  */
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
 import { labelPairKey } from '../storage/labels.js';
 import { setLabel } from './labelObject.js';
 import type { MetricSeries } from './types.js';
@@ -16,6 +17,8 @@ interface SeriesBuffer {
   times: number[];
   values: number[];
   stale: number[] | null;
+  /** histogram slots, once the series took a native histogram sample */
+  hists: (FloatHistogram | undefined)[] | null;
 }
 
 /** labelPairsKey renders sorted pairs as a map key that cannot collide across label sets. */
@@ -57,13 +60,15 @@ export class SeriesCollector {
    * add appends one sample. `key` must identify the label set (name included); `labels` is
    * only read the first time the key is seen.
    */
-  add(key: string, labels: () => LabelPairs, timeMs: number, value: number, stale: boolean): void {
+  add(key: string, labels: () => LabelPairs, timeMs: number, value: number, stale: boolean, histogram?: FloatHistogram): void {
     let buf = this.series.get(key);
     if (buf === undefined) {
-      buf = { labels: labels(), times: [], values: [], stale: null };
+      buf = { labels: labels(), times: [], values: [], stale: null, hists: null };
       this.series.set(key, buf);
     }
     if (stale && buf.stale === null) buf.stale = new Array<number>(buf.times.length).fill(0);
+    if (histogram !== undefined && !stale && buf.hists === null) buf.hists = new Array<FloatHistogram | undefined>(buf.times.length).fill(undefined);
+    if (buf.hists !== null) buf.hists.push(stale ? undefined : histogram);
     buf.times.push(timeMs);
     buf.values.push(stale ? NaN : value);
     if (buf.stale !== null) buf.stale.push(stale ? 1 : 0);
@@ -92,6 +97,7 @@ export class SeriesCollector {
       }
       const series: MetricSeries = { labels: pairsToObject(buf.labels), timestampsMs, values };
       if (stale !== undefined) series.stale = stale;
+      if (buf.hists !== null) series.histograms = Array.from({ length: n }, (_, i) => buf.hists![order === null ? i : order[i]]);
       out.push(series);
     }
     return out;

@@ -53,8 +53,6 @@ export type DiscardReason =
   | 'invalid_labels'
   /** a point the conversion cannot use: unsupported temporality, malformed histogram, delta gap */
   | 'invalid_point'
-  /** a native histogram sample: storage has no histogram sample kind yet */
-  | 'native_histogram_unsupported'
   /** a new series beyond the org's active series limit */
   | 'series_limit'
   /** a new stream beyond the org's active stream limit */

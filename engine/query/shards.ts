@@ -1,3 +1,4 @@
+import { combine as combineHistograms, type FloatHistogram } from '../histogram/floatHistogram.js';
 import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
@@ -195,11 +196,17 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
   return out;
 }
 
-/** combinePair merges two time-sorted series of one group in a single pass. */
+/**
+ * combinePair merges two time-sorted series of one group in a single pass. Native histogram
+ * samples of a sum are added as histograms; where only one part has a histogram it is kept.
+ */
 function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): SeriesColumns {
   const n = a.timestampsMs.length + b.timestampsMs.length;
   const timestampsMs = new Float64Array(n);
   const values = new Float64Array(n);
+  const ha = a.histograms;
+  const hb = b.histograms;
+  const hists = ha === undefined && hb === undefined ? undefined : new Array<FloatHistogram | undefined>(n).fill(undefined);
   let i = 0;
   let j = 0;
   let k = 0;
@@ -207,9 +214,16 @@ function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): Seri
     const ta = i < a.timestampsMs.length ? a.timestampsMs[i] : Infinity;
     const tb = j < b.timestampsMs.length ? b.timestampsMs[j] : Infinity;
     timestampsMs[k] = Math.min(ta, tb);
+    if (hists !== undefined) {
+      const x = ta <= tb ? ha?.[i] : undefined;
+      const y = tb <= ta ? hb?.[j] : undefined;
+      hists[k] = x !== undefined && y !== undefined && combine === COMBINE.sum ? combineHistograms(x, y, 1).histogram : (x ?? y);
+    }
     values[k++] = ta === tb ? combine(a.values[i++], b.values[j++]) : ta < tb ? a.values[i++] : b.values[j++];
   }
-  return { labels: a.labels, timestampsMs: timestampsMs.subarray(0, k), values: values.subarray(0, k) };
+  const out: SeriesColumns = { labels: a.labels, timestampsMs: timestampsMs.subarray(0, k), values: values.subarray(0, k) };
+  if (hists !== undefined) out.histograms = hists.slice(0, k);
+  return out;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { lowerBound, upperBound } from '../storage/bounds.js';
 import type { Labels } from '../storage/labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
-import { unpackChunkLabels, type SharedMetricChunk } from '../storage/metricChunk.js';
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import { chunkHistograms, unpackChunkLabels, type SharedMetricChunk } from '../storage/metricChunk.js';
 import type { LabelSetVisitor } from '../storage/metricHead.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
@@ -29,6 +30,8 @@ function labelsOf(chunk: SharedMetricChunk): Labels[] {
 /** Run is one series' samples in one chunk within a window: [from, to) of the chunk's arrays. */
 interface Run {
   chunk: SharedMetricChunk;
+  /** series is the series' row in the chunk */
+  series: number;
   from: number;
   to: number;
 }
@@ -123,8 +126,8 @@ export class SnapshotMetricReader {
         const to = start + upperBound(timestampsMs.subarray(start, end), maxMs);
         if (to <= from) continue;
         const seen = found.get(ref);
-        if (seen) seen.runs.push({ chunk, from, to });
-        else found.set(ref, { ref, labels: labels[i], runs: [{ chunk, from, to }] });
+        if (seen) seen.runs.push({ chunk, series: i, from, to });
+        else found.set(ref, { ref, labels: labels[i], runs: [{ chunk, series: i, from, to }] });
       }
     }
     return [...found.values()].sort((a, b) => a.ref - b.ref);
@@ -143,6 +146,31 @@ export class SnapshotMetricReader {
 
 /** concatenate answers a series' runs as one: views when it has one run, else a copy of the runs in order. */
 function concatenate(found: Found): SeriesColumns {
+  const out = concatenateFloats(found);
+  const histograms = histogramsOf(found.runs);
+  if (histograms !== undefined) out.histograms = histograms;
+  return out;
+}
+
+/** histogramsOf decodes the runs' histogram slots, or answers undefined when no run holds a histogram. */
+function histogramsOf(runs: readonly Run[]): (FloatHistogram | undefined)[] | undefined {
+  let total = 0;
+  for (const r of runs) total += r.to - r.from;
+  let out: (FloatHistogram | undefined)[] | undefined;
+  let at = 0;
+  for (const { chunk, series, from, to } of runs) {
+    const slots = chunkHistograms(chunk, series);
+    if (slots !== undefined) {
+      out ??= new Array<FloatHistogram | undefined>(total).fill(undefined);
+      const start = chunk.offsets[series];
+      for (let k = from; k < to; k++) out[at + k - from] = slots[k - start];
+    }
+    at += to - from;
+  }
+  return out;
+}
+
+function concatenateFloats(found: Found): SeriesColumns {
   if (found.runs.length === 1) {
     const { chunk, from, to } = found.runs[0];
     return { labels: found.labels, timestampsMs: chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };

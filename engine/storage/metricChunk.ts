@@ -1,3 +1,5 @@
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from './histogramCodec.js';
 import type { Labels } from './labels.js';
 
 /**
@@ -25,6 +27,12 @@ export interface SharedMetricChunk {
    * decoder must not be handed shared memory, while Buffer and JSON.parse read it safely.
    */
   labels: Uint8Array;
+  /**
+   * histogramOffsets[i]..histogramOffsets[i+1] are series i's histogram block in
+   * `histogramBytes` (histogramCodec.ts); an empty range means the series' run holds floats only.
+   */
+  histogramOffsets: Uint32Array;
+  histogramBytes: Uint8Array;
 }
 
 /** SeriesRun is the part of one head series that goes into a chunk: views, valid until the head's next append. */
@@ -33,6 +41,7 @@ export interface SeriesRun {
   labels: Labels;
   timestampsMs: Float64Array;
   values: Float64Array;
+  histograms?: readonly (FloatHistogram | undefined)[];
 }
 
 let chunkSeq = 0;
@@ -45,12 +54,17 @@ export function packMetricChunk(runs: readonly SeriesRun[]): SharedMetricChunk {
   let samples = 0;
   for (const r of runs) samples += r.timestampsMs.length;
   const labelBytes = Buffer.from(JSON.stringify(runs.map((r) => r.labels)), 'utf8');
+  const blocks = runs.map((r) => (hasHistograms(r.histograms) ? encodeHistogramBlock(r.histograms, r.timestampsMs.length) : undefined));
+  let histogramTotal = 0;
+  for (const b of blocks) histogramTotal += b?.length ?? 0;
   const tsAt = 0;
   const valuesAt = tsAt + samples * 8;
   const refsAt = valuesAt + samples * 8;
   const offsetsAt = refsAt + runs.length * 4;
   const labelsAt = offsetsAt + (runs.length + 1) * 4;
-  const shared = new SharedArrayBuffer(align8(labelsAt + labelBytes.byteLength));
+  const histogramOffsetsAt = align8(labelsAt + labelBytes.byteLength);
+  const histogramsAt = histogramOffsetsAt + (runs.length + 1) * 4;
+  const shared = new SharedArrayBuffer(align8(histogramsAt + histogramTotal));
   const chunk: SharedMetricChunk = {
     id: `m${process.pid}.${++chunkSeq}`,
     samples,
@@ -61,7 +75,16 @@ export function packMetricChunk(runs: readonly SeriesRun[]): SharedMetricChunk {
     timestampsMs: new Float64Array(shared, tsAt, samples),
     values: new Float64Array(shared, valuesAt, samples),
     labels: new Uint8Array(shared, labelsAt, labelBytes.byteLength),
+    histogramOffsets: new Uint32Array(shared, histogramOffsetsAt, runs.length + 1),
+    histogramBytes: new Uint8Array(shared, histogramsAt, histogramTotal),
   };
+  let hAt = 0;
+  blocks.forEach((b, i) => {
+    chunk.histogramOffsets[i] = hAt;
+    if (b !== undefined) chunk.histogramBytes.set(b, hAt);
+    hAt += b?.length ?? 0;
+  });
+  chunk.histogramOffsets[runs.length] = hAt;
   chunk.labels.set(labelBytes);
   let at = 0;
   runs.forEach((r, i) => {
@@ -77,6 +100,17 @@ export function packMetricChunk(runs: readonly SeriesRun[]): SharedMetricChunk {
   });
   chunk.offsets[runs.length] = at;
   return chunk;
+}
+
+/**
+ * chunkHistograms decodes series i's histogram slots in a chunk (one per sample of its run), or
+ * undefined when the run holds floats only.
+ */
+export function chunkHistograms(chunk: SharedMetricChunk, i: number): (FloatHistogram | undefined)[] | undefined {
+  const from = chunk.histogramOffsets[i];
+  const to = chunk.histogramOffsets[i + 1];
+  if (to <= from) return undefined;
+  return decodeHistogramBlock(chunk.histogramBytes.subarray(from, to), chunk.offsets[i + 1] - chunk.offsets[i]);
 }
 
 /** unpackChunkLabels reads a chunk's label sets back, in series order. */

@@ -1,3 +1,4 @@
+import { CounterResetHint, detectReset, type FloatHistogram } from '../histogram/floatHistogram.js';
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
@@ -47,6 +48,12 @@ export interface MetricSeries {
   values: Float64Array;
   /** Prometheus staleness markers are a special NaN; flagged here so no NaN-bit games are needed */
   stale?: Uint8Array;
+  /**
+   * histograms[i] is set where sample i is a native histogram (values[i] is then 0). A series
+   * may switch between floats and histograms from one timestamp to the next, as Prometheus
+   * allows; a later write of a timestamp replaces the earlier sample whatever either's kind.
+   */
+  histograms?: readonly (FloatHistogram | undefined)[];
 }
 
 /** SERIES_OVERHEAD_BYTES is a series' memory beyond its samples: labels, key and map entries. */
@@ -55,6 +62,8 @@ const SERIES_OVERHEAD_BYTES = 256;
 class HeadSeries {
   readonly timestamps = new GrowableFloat64(8);
   readonly values = new GrowableFloat64(8);
+  /** hists has a slot per sample once the series took its first histogram; undefined before. */
+  hists: (FloatHistogram | undefined)[] | undefined;
   /** sorted is false after an out-of-order append, until the next read sorts the samples. */
   sorted = true;
 
@@ -63,12 +72,32 @@ class HeadSeries {
     readonly labels: Labels,
   ) {}
 
-  append(ts: number, value: number, stale: boolean): void {
+  append(ts: number, value: number, stale: boolean, histogram: FloatHistogram | undefined): void {
     const n = this.timestamps.length;
     if (n > 0 && ts <= this.timestamps.view()[n - 1]) this.sorted = false;
     this.timestamps.push(ts);
     if (stale) this.values.pushBits(STALE_LO, STALE_HI);
-    else this.values.push(value);
+    else this.values.push(histogram === undefined ? value : 0);
+    if (histogram !== undefined && this.hists === undefined) this.hists = new Array<FloatHistogram | undefined>(n).fill(undefined);
+    this.hists?.push(stale || histogram === undefined ? undefined : this.hinted(histogram, n));
+  }
+
+  /**
+   * hinted gives a histogram appended after sample n-1 the counter reset hint Prometheus' TSDB
+   * reads back (see engine/histogram/storedHints.ts): an unknown hint becomes "reset" or "no
+   * reset" against the histogram just before it, and stays unknown after a float, a staleness
+   * marker or at the start. Kept with the sample, so the WAL, segments and every read agree.
+   */
+  private hinted(h: FloatHistogram, n: number): FloatHistogram {
+    if (h.counterResetHint !== CounterResetHint.Unknown || n === 0 || !this.sorted) return h;
+    const prev = this.hists?.[n - 1];
+    if (prev === undefined) return h;
+    return { ...h, counterResetHint: detectReset(h, prev) ? CounterResetHint.CounterReset : CounterResetHint.NotCounterReset };
+  }
+
+  /** histogramsIn is the histogram slots of samples [from, end), or undefined for a float-only series. */
+  histogramsIn(from: number, end: number): (FloatHistogram | undefined)[] | undefined {
+    return this.hists?.slice(from, end);
   }
 
   /**
@@ -85,16 +114,20 @@ class HeadSeries {
     const outVals = new Float64Array(ts.length);
     const inBits = bitsOf(vals);
     const outBits = bitsOf(outVals);
+    const hists = this.hists;
+    const outHists = hists === undefined ? undefined : new Array<FloatHistogram | undefined>(ts.length);
     let n = 0;
     for (const i of order) {
       if (n > 0 && outTs[n - 1] === ts[i]) n--;
       outTs[n] = ts[i];
+      if (outHists !== undefined) outHists[n] = hists![i];
       outBits[2 * n] = inBits[2 * i];
       outBits[2 * n + 1] = inBits[2 * i + 1];
       n++;
     }
     this.timestamps.replace(outTs.slice(0, n));
     this.values.replace(outVals.slice(0, n));
+    if (outHists !== undefined) this.hists = outHists.slice(0, n);
     this.sorted = true;
   }
 }
@@ -135,11 +168,11 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
       if (list) list.push(s);
       else this.byName.set(name, [s]);
     }
-    const { timestampsMs, values, stale } = input;
+    const { timestampsMs, values, stale, histograms } = input;
     const wasSorted = s.sorted;
     for (let i = 0; i < timestampsMs.length; i++) {
       const t = timestampsMs[i];
-      s.append(t, values[i], stale !== undefined && stale[i] === 1);
+      s.append(t, values[i], stale !== undefined && stale[i] === 1, histograms?.[i]);
       if (t < this.minMs) this.minMs = t;
       if (t > this.maxMs) this.maxMs = t;
     }
@@ -178,7 +211,7 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
       const end = upperBound(ts, maxMs);
       if (end <= from) continue;
       // slice copies: readers (and worker threads) get stable arrays while appends continue.
-      out.push({ labels: s.labels, timestampsMs: ts.slice(from, end), values: s.values.view().slice(from, end) });
+      out.push(withHistograms({ labels: s.labels, timestampsMs: ts.slice(from, end), values: s.values.view().slice(from, end) }, s.histogramsIn(from, end)));
     }
     return out;
   }
@@ -262,7 +295,7 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     const out: SeriesRun[] = [];
     for (const s of this.series.values()) {
       s.normalize();
-      out.push({ ref: s.ref, labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() });
+      out.push(withHistograms({ ref: s.ref, labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() }, s.hists));
     }
     return out;
   }
@@ -281,7 +314,7 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     const out: SeriesColumns[] = [];
     for (const s of this.series.values()) {
       s.normalize();
-      out.push({ labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() });
+      out.push(withHistograms({ labels: s.labels, timestampsMs: s.timestamps.view(), values: s.values.view() }, s.hists));
     }
     return out;
   }
@@ -291,10 +324,16 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     const out: SeriesColumns[] = [];
     for (const s of this.series.values()) {
       s.normalize();
-      out.push({ labels: s.labels, timestampsMs: s.timestamps.view().slice(), values: s.values.view().slice() });
+      out.push(withHistograms({ labels: s.labels, timestampsMs: s.timestamps.view().slice(), values: s.values.view().slice() }, s.hists?.slice()));
     }
     return out;
   }
+}
+
+/** withHistograms sets a series' histogram slots when it has any, leaving float-only series as they were. */
+function withHistograms<T extends SeriesColumns>(series: T, hists: readonly (FloatHistogram | undefined)[] | undefined): T {
+  if (hists !== undefined) series.histograms = hists;
+  return series;
 }
 
 export { isStale, bitsOf };

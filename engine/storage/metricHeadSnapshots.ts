@@ -67,7 +67,9 @@ export class MetricHeadSnapshots {
       const from = this.sealedUpTo[s.ref] ?? 0;
       const to = s.timestampsMs.length;
       if (to <= from) continue;
-      runs.push({ ref: s.ref, labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) });
+      const run: SeriesRun = { ref: s.ref, labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) };
+      if (s.histograms !== undefined) run.histograms = s.histograms.slice(from, to);
+      runs.push(run);
       pending += to - from;
     }
     let chunks: SharedMetricChunk[];

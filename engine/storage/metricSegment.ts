@@ -7,6 +7,8 @@ import type { SeriesPartition } from './partition.js';
 import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 import { BlockSamples, ColumnSamples, wordsOf, type SegmentSamples } from './segmentSamples.js';
 import { encodeSampleBlock } from './sampleBlocks.js';
+import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from './histogramCodec.js';
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
 
 /**
  * A metric segment is two sections. The first is always an Arrow table of the series, one
@@ -18,6 +20,12 @@ import { encodeSampleBlock } from './sampleBlocks.js';
  *   series' sample block (sampleBlocks.ts) sits in the second section, a plain run of 32-bit
  *   words. Regular scrapes cost about one byte per sample instead of twenty; a reader decodes
  *   a series once, on first use, into typed arrays it keeps.
+ * - Version 3 (written when a series holds native histograms): version 2 plus a third
+ *   section of histogram blocks (histogramCodec.ts), placed by the series table's `hblock`
+ *   and `hbytes` (byte offset and length; 0 bytes for a float-only series). The sample block
+ *   still holds every sample's timestamp, and a histogram sample's value there is 0. A series
+ *   may mix floats and histograms. Float-only data is still written as version 2, so such
+ *   files stay readable by readers that predate histograms.
  * - Version 1 (still read): the second section is an Arrow table sorted by (series, time):
  *   `series` (Uint32), `t` (Float64 ms), `v` (Float64, copied bit for bit so staleness
  *   markers survive), read as zero-copy views of the file's bytes.
@@ -25,6 +33,9 @@ import { encodeSampleBlock } from './sampleBlocks.js';
 
 /** METRIC_SEGMENT_VERSION is the format version new metric segments are written in. */
 export const METRIC_SEGMENT_VERSION = 2;
+
+/** METRIC_SEGMENT_HISTOGRAM_VERSION is the version a segment holding histogram samples is written in. */
+export const METRIC_SEGMENT_HISTOGRAM_VERSION = 3;
 
 /** EncodedMetricSegment is a finished segment file and the facts the catalog keeps about it. */
 export interface EncodedMetricSegment {
@@ -96,8 +107,29 @@ export function encodeMetricSegment(input: readonly SeriesColumns[], version: 1 
     samples = new Uint8Array(all.buffer);
     seriesColumns.push({ name: 'block', data: uint32Data(offsets) }, { name: 'words', data: uint32Data(lengths) });
   }
-  const { bytes, crc } = encodeSegmentFile([tableToFileBytes(seriesColumns), samples], version);
-  return { bytes, formatVersion: version, crc, rows: total, seriesCount: sorted.length, minMs, maxMs, metricNames: [...names].sort() };
+  const sections = [tableToFileBytes(seriesColumns), samples];
+  let written: number = version;
+  if (version === 2 && sorted.some((s) => hasHistograms(s.histograms))) {
+    written = METRIC_SEGMENT_HISTOGRAM_VERSION;
+    const blocks = sorted.map((s) => (hasHistograms(s.histograms) ? encodeHistogramBlock(s.histograms, s.timestampsMs.length) : undefined));
+    const hblock = new Uint32Array(blocks.length);
+    const hbytes = new Uint32Array(blocks.length);
+    let total = 0;
+    blocks.forEach((b, i) => {
+      hblock[i] = total;
+      hbytes[i] = b?.length ?? 0;
+      total += b?.length ?? 0;
+    });
+    const all = new Uint8Array(total);
+    blocks.forEach((b, i) => b !== undefined && all.set(b, hblock[i]));
+    seriesColumns.push({ name: 'hblock', data: uint32Data(hblock) }, { name: 'hbytes', data: uint32Data(hbytes) });
+    sections[0] = tableToFileBytes(seriesColumns);
+    sections.push(all);
+  } else if (version === 1 && sorted.some((s) => hasHistograms(s.histograms))) {
+    throw new Error('version 1 metric segments cannot hold histogram samples');
+  }
+  const { bytes, crc } = encodeSegmentFile(sections, written);
+  return { bytes, formatVersion: written, crc, rows: total, seriesCount: sorted.length, minMs, maxMs, metricNames: [...names].sort() };
 }
 
 /** columnSamplesTable is version 1's samples table: every sample's series row, time and value as plain columns. */
@@ -135,6 +167,7 @@ export class MetricSegmentReader {
     private readonly minT: Float64Array,
     private readonly maxT: Float64Array,
     private readonly samples: SegmentSamples,
+    private readonly histogramBlocks: HistogramBlocks | undefined,
     /** bytes is the whole file; shareable with worker threads. */
     readonly bytes: Uint8Array,
     readonly formatVersion: number,
@@ -150,7 +183,8 @@ export class MetricSegmentReader {
   /** decode checks the file (checksum, version, layout) and builds the reader without decoding or copying samples. */
   static decode(bytes: Uint8Array, expectedCrc?: number, checksum: ChecksumPolicy = 'verify'): MetricSegmentReader {
     const { version, sections } = readSegmentFile(bytes, expectedCrc, checksum);
-    if (sections.length !== 2) throw new SegmentFormatError(`metric segment has ${sections.length} sections, expected 2`);
+    const expected = version === METRIC_SEGMENT_HISTOGRAM_VERSION ? 3 : 2;
+    if (sections.length !== expected) throw new SegmentFormatError(`metric segment has ${sections.length} sections, expected ${expected}`);
     const seriesTable = ArrowSection.parse(sections[0], 'series table');
     const labels = seriesTable.strings('labels').map((json) => JSON.parse(json) as Labels);
     const count = seriesTable.uint32('count');
@@ -161,12 +195,13 @@ export class MetricSegmentReader {
     } else {
       samples = new BlockSamples(wordsOf(sections[1]), seriesTable.uint32('block'), seriesTable.uint32('words'), count);
     }
-    return new MetricSegmentReader(labels, count, seriesTable.float64('minT'), seriesTable.float64('maxT'), samples, bytes, version);
+    const histograms = version === METRIC_SEGMENT_HISTOGRAM_VERSION ? new HistogramBlocks(sections[2], seriesTable.uint32('hblock'), seriesTable.uint32('hbytes'), count) : undefined;
+    return new MetricSegmentReader(labels, count, seriesTable.float64('minT'), seriesTable.float64('maxT'), samples, histograms, bytes, version);
   }
 
   /** byteSize is what the reader keeps alive (the file's bytes and the series decoded so far), for cache accounting. */
   get byteSize(): number {
-    return this.bytes.byteLength + this.samples.decodedBytes;
+    return this.bytes.byteLength + this.samples.decodedBytes + (this.histogramBlocks?.decodedBytes ?? 0);
   }
 
   get seriesCount(): number {
@@ -202,7 +237,10 @@ export class MetricSegmentReader {
       if (end <= from) continue;
       const t = this.samples.timestamps(i);
       const v = this.samples.values(i);
-      out.push({ labels: this.labels[i], timestampsMs: from === 0 && end === t.length ? t : t.subarray(from, end), values: from === 0 && end === v.length ? v : v.subarray(from, end) });
+      const series: SeriesColumns = { labels: this.labels[i], timestampsMs: from === 0 && end === t.length ? t : t.subarray(from, end), values: from === 0 && end === v.length ? v : v.subarray(from, end) };
+      const h = this.histogramBlocks?.histograms(i);
+      if (h !== undefined) series.histograms = from === 0 && end === h.length ? h : h.slice(from, end);
+      out.push(series);
     }
     return out;
   }
@@ -234,7 +272,48 @@ export class MetricSegmentReader {
   allSeries(): SeriesColumns[] {
     return this.labels.map((labels, i) => {
       const { timestamps, values } = this.samples.uncached(i);
-      return { labels, timestampsMs: timestamps, values };
+      const series: SeriesColumns = { labels, timestampsMs: timestamps, values };
+      const h = this.histogramBlocks?.uncached(i);
+      if (h !== undefined) series.histograms = h;
+      return series;
     });
+  }
+}
+
+/**
+ * HistogramBlocks reads version 3's histogram section: each series' block decoded on first
+ * use and kept, as BlockSamples keeps decoded floats. A decoded histogram is counted at the
+ * size of its typed arrays plus a fixed overhead for the cache accounting.
+ */
+class HistogramBlocks {
+  private readonly decoded: (readonly (FloatHistogram | undefined)[] | undefined)[];
+  decodedBytes = 0;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly block: Uint32Array,
+    private readonly length: Uint32Array,
+    private readonly count: Uint32Array,
+  ) {
+    for (let i = 0; i < block.length; i++) {
+      if (block[i] + length[i] > bytes.length) throw new SegmentFormatError(`series ${i}: histogram block runs past the histogram section`);
+    }
+    this.decoded = new Array(block.length);
+  }
+
+  /** histograms is series i's histogram slots, or undefined for a float-only series. */
+  histograms(i: number): readonly (FloatHistogram | undefined)[] | undefined {
+    if (this.length[i] === 0) return undefined;
+    let h = this.decoded[i];
+    if (h === undefined) {
+      h = this.decoded[i] = this.uncached(i)!;
+      for (const x of h) if (x !== undefined) this.decodedBytes += 96 + 12 * (x.posIndex.length + x.negIndex.length);
+    }
+    return h;
+  }
+
+  uncached(i: number): (FloatHistogram | undefined)[] | undefined {
+    if (this.length[i] === 0) return undefined;
+    return decodeHistogramBlock(this.bytes.subarray(this.block[i], this.block[i] + this.length[i]), this.count[i]);
   }
 }

@@ -16,12 +16,13 @@ import { crc32 } from 'node:zlib';
  *
  * The version says how the sections are laid out. Version 1 is plain Arrow columns (log
  * segments, and metric segments written before version 2); version 2 metric segments hold
- * compressed sample blocks (metricSegment.ts). Readers accept every version up to
+ * compressed sample blocks (metricSegment.ts), and version 3 metric segments add a section of
+ * native histogram blocks to version 2's layout. Readers accept every version up to
  * LATEST_SEGMENT_FORMAT_VERSION and decide by the version they are given.
  */
 
 export const SEGMENT_FORMAT_VERSION = 1;
-export const LATEST_SEGMENT_FORMAT_VERSION = 2;
+export const LATEST_SEGMENT_FORMAT_VERSION = 3;
 const MAGIC = Uint8Array.from([0x53, 0x4c, 0x53, 0x45, 0x47, 0, 0, 0]);
 const FIXED_HEADER = 24;
 /** MAX_SECTIONS bounds the header so a damaged count cannot make the reader loop for long. */

@@ -1,3 +1,4 @@
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
 import type { Labels } from './labels.js';
 
 /**
@@ -12,4 +13,11 @@ export interface SeriesColumns {
   labels: Labels;
   timestampsMs: Float64Array;
   values: Float64Array;
+  /**
+   * histograms, when present, has one slot per sample: set where sample i is a native
+   * histogram (its `values[i]` is then 0 and ignored), undefined where it is a float or a
+   * staleness marker. Series without histogram samples leave the field out, so float-only
+   * paths never look at it.
+   */
+  histograms?: readonly (FloatHistogram | undefined)[];
 }

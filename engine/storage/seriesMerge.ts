@@ -1,3 +1,4 @@
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
 import type { SeriesColumns } from './seriesColumns.js';
 
 /**
@@ -5,7 +6,7 @@ import type { SeriesColumns } from './seriesColumns.js';
  * first, then heads) into one run sorted by time. On equal timestamps the newer source wins,
  * the same rule the head applies to a re-written timestamp, so a query answers the same before
  * and after data moves from the head into segments. Values move as raw bits, so staleness
- * markers survive. A single run is returned as is (no copy).
+ * markers survive, and histogram samples move with their slots. A single run is returned as is (no copy).
  */
 export function mergeSeriesRuns(runs: readonly SeriesColumns[]): SeriesColumns {
   let merged = runs[0];
@@ -22,7 +23,7 @@ function mergeTwo(older: SeriesColumns, newer: SeriesColumns): SeriesColumns {
   const ta = older.timestampsMs;
   const tb = newer.timestampsMs;
   if (ta.length === 0) return newer;
-  if (tb.length === 0) return { labels: newer.labels, timestampsMs: ta, values: older.values };
+  if (tb.length === 0) return older.histograms === undefined ? { labels: newer.labels, timestampsMs: ta, values: older.values } : { labels: newer.labels, timestampsMs: ta, values: older.values, histograms: older.histograms };
   const na = ta.length;
   const nb = tb.length;
   const outT = new Float64Array(na + nb);
@@ -30,6 +31,9 @@ function mergeTwo(older: SeriesColumns, newer: SeriesColumns): SeriesColumns {
   const aw = wordsOf(older.values);
   const bw = wordsOf(newer.values);
   const ow = wordsOf(outV);
+  const ha = older.histograms;
+  const hb = newer.histograms;
+  const outH = ha === undefined && hb === undefined ? undefined : new Array<FloatHistogram | undefined>(na + nb);
   let i = 0;
   let j = 0;
   let k = 0;
@@ -40,14 +44,18 @@ function mergeTwo(older: SeriesColumns, newer: SeriesColumns): SeriesColumns {
       outT[k] = tb[j];
       ow[2 * k] = bw[2 * j];
       ow[2 * k + 1] = bw[2 * j + 1];
+      if (outH !== undefined) outH[k] = hb?.[j];
       j++;
     } else {
       outT[k] = ta[i];
       ow[2 * k] = aw[2 * i];
       ow[2 * k + 1] = aw[2 * i + 1];
+      if (outH !== undefined) outH[k] = ha?.[i];
       i++;
     }
     k++;
   }
-  return { labels: newer.labels, timestampsMs: outT.subarray(0, k), values: outV.subarray(0, k) };
+  const merged: SeriesColumns = { labels: newer.labels, timestampsMs: outT.subarray(0, k), values: outV.subarray(0, k) };
+  if (outH !== undefined) merged.histograms = outH.slice(0, k);
+  return merged;
 }

@@ -108,6 +108,8 @@ export interface ActiveLimits {
 export interface SeriesLimitOutcome {
   refusedSeries: number;
   refusedSamples: number;
+  /** the native histogram samples among refusedSamples */
+  refusedHistograms: number;
   /** labels of the first refused series, for the answer to name it */
   firstRefused?: Record<string, string>;
 }
@@ -177,7 +179,10 @@ function estimateBytes(entry: WalEntry): number {
     return n;
   }
   let n = 0;
-  for (const s of entry.series) n += s.timestampsMs.length * 16 + 64;
+  for (const s of entry.series) {
+    n += s.timestampsMs.length * 16 + 64;
+    if (s.histograms !== undefined) for (const h of s.histograms) if (h !== undefined) n += 96 + 12 * (h.posIndex.length + h.negIndex.length);
+  }
   return n;
 }
 
@@ -492,7 +497,7 @@ export class Storage {
     metadata: MetricMetadataRecord[] = [],
     limits: ActiveLimits = {},
   ): Promise<SeriesLimitOutcome> {
-    const outcome: SeriesLimitOutcome = { refusedSeries: 0, refusedSamples: 0 };
+    const outcome: SeriesLimitOutcome = { refusedSeries: 0, refusedSamples: 0, refusedHistograms: 0 };
     const limit = limits.maxActiveSeries ?? 0;
     let accepted = series;
     if (limit > 0) {
@@ -507,6 +512,7 @@ export class Storage {
         }
         outcome.refusedSeries++;
         outcome.refusedSamples += s.values.length;
+        if (s.histograms !== undefined) for (const h of s.histograms) if (h !== undefined) outcome.refusedHistograms++;
         outcome.firstRefused ??= s.labels;
         return false;
       });

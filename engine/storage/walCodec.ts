@@ -1,4 +1,5 @@
 import { Packr } from 'msgpackr';
+import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from './histogramCodec.js';
 import type { LogEntry } from './logHead.js';
 import type { MetricSeries } from './metricHead.js';
 
@@ -50,6 +51,8 @@ export function encodeWalEntry(entry: WalEntry): Buffer {
       t: bytesOf(s.timestampsMs),
       v: bytesOf(s.values),
       x: s.stale === undefined ? undefined : bytesOf(s.stale),
+      // Native histogram samples, when the series has any, as one histogram block.
+      h: hasHistograms(s.histograms) ? encodeHistogramBlock(s.histograms, s.timestampsMs.length) : undefined,
     })),
     d: entry.metadata,
   });
@@ -67,7 +70,7 @@ interface PackedLogs {
 interface PackedMetrics {
   k: 'm';
   o: string;
-  s: Array<{ l: Record<string, string>; t: Uint8Array; v: Uint8Array; x?: Uint8Array }>;
+  s: Array<{ l: Record<string, string>; t: Uint8Array; v: Uint8Array; x?: Uint8Array; h?: Uint8Array }>;
   d: MetricMetadataRecord[];
 }
 
@@ -86,12 +89,16 @@ export function decodeWalEntry(payload: Uint8Array): WalEntry {
     return {
       kind: 'metrics',
       org: value.o,
-      series: value.s.map((s) => ({
-        labels: s.l,
-        timestampsMs: float64From(s.t),
-        values: float64From(s.v),
-        stale: s.x === undefined || s.x === null ? undefined : new Uint8Array(s.x),
-      })),
+      series: value.s.map((s) => {
+        const series: MetricSeries = {
+          labels: s.l,
+          timestampsMs: float64From(s.t),
+          values: float64From(s.v),
+          stale: s.x === undefined || s.x === null ? undefined : new Uint8Array(s.x),
+        };
+        if (s.h !== undefined && s.h !== null) series.histograms = decodeHistogramBlock(s.h, series.timestampsMs.length);
+        return series;
+      }),
       metadata: value.d,
     };
   }

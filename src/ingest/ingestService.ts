@@ -50,6 +50,8 @@ export interface IngestServiceDeps {
   exemplars: ExemplarStore;
   /** add a zero sample at remote write's created timestamps (SVC_CREATED_TIMESTAMP_ZERO_INGESTION) */
   createdTimestampZero: boolean;
+  /** store OTLP exponential histograms as native histograms or classic buckets (SVC_OTLP_EXPONENTIAL_HISTOGRAMS) */
+  otlpExponentialHistograms: 'native' | 'classic';
 }
 
 /** IngestRequest is what a route reads from an ingest request. */
@@ -72,6 +74,8 @@ export interface IngestOutcome {
   total: number;
   /** the records stored */
   stored: number;
+  /** the native histogram samples among `stored` */
+  histogramsStored?: number;
 }
 
 /** RemoteWriteOutcome adds what remote write tells its sender beyond the common outcome. */
@@ -151,7 +155,7 @@ export class IngestService {
     if (limits.ingestSamplesPerSecond > 0) deltaAccumulator.begin();
     let result: DecodeResult<MetricSeries>;
     try {
-      result = decodeOrFail(() => decodeOtlpMetrics(this.unpack(req), req.contentType, { nowMs: Date.now(), limits, deltaAccumulator }));
+      result = decodeOrFail(() => decodeOtlpMetrics(this.unpack(req), req.contentType, { nowMs: Date.now(), limits, deltaAccumulator, exponentialHistograms: this.deps.otlpExponentialHistograms }));
       const samples = sampleCount(result.records);
       this.admit(req.org, 'metrics', samples, () => samples, result, limits);
     } catch (err) {
@@ -246,7 +250,7 @@ export class IngestService {
     }
     const stored = samples - outcome.refusedSamples;
     this.count(req.org, 'metrics', stored, result);
-    return { result, limits, total, stored };
+    return { result, limits, total, stored, histogramsStored: histogramSamples(result.records) - outcome.refusedHistograms };
   }
 
   /** writeLogs admits decoded log lines against the org's rate, then stores them as storeMetrics does series. */
@@ -268,4 +272,11 @@ export class IngestService {
     this.count(req.org, 'logs', stored, result);
     return { result, limits, total, stored };
   }
+}
+
+/** histogramSamples counts the native histogram samples among the records' samples. */
+function histogramSamples(records: readonly MetricSeries[]): number {
+  let n = 0;
+  for (const r of records) if (r.histograms !== undefined) for (const h of r.histograms) if (h !== undefined) n++;
+  return n;
 }

@@ -1,4 +1,4 @@
-import { parseAndCheckPromQL, promqlValueType, type PromQLExpr, type Storage } from '../../engine/index.js';
+import { parseAndCheckPromQL, promqlValueType, type PromQLExpr, type SeriesColumns, type Storage } from '../../engine/index.js';
 import type { RequestContext } from '../http/router.js';
 import { QueryCollector, type CollectDeps, type CollectedSeries } from '../query/collect.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
@@ -119,11 +119,13 @@ function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs
     samples += keep.length;
     // The same bound, and Prometheus' words, as an evaluation that loads too many samples.
     if (samples > maxSamples) throw new PromError('execution', 'query processing would load too many samples into memory in query execution');
-    return {
+    const out: SeriesColumns = {
       labels: s.labels,
       timestampsMs: Float64Array.from(keep, (i) => s.timestampsMs[i]),
       values: Float64Array.from(keep, (i) => s.values[i]),
     };
+    if (s.histograms !== undefined) out.histograms = keep.map((i) => s.histograms![i]);
+    return out;
   });
   return renderMatrix(series);
 }

@@ -1,4 +1,4 @@
-import { formatGoFloat, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { formatGoFloat, renderHistogram, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 
 /**
  * JSON rendering of Prometheus API results, written by hand: result bodies are the bulk of a
@@ -37,14 +37,44 @@ export function renderSample(timestampMs: number, value: number): string {
   return `[${timestampMs / 1000},"${formatGoFloat(value)}"]`;
 }
 
+/**
+ * renderHistogramSample renders one `[unixSeconds, {count, sum, buckets}]` pair of a native
+ * histogram sample as Prometheus does: numbers as strings in Go's form, each bucket
+ * `[boundaryRule, "lower", "upper", "count"]`, and no `buckets` member when none is populated.
+ */
+export function renderHistogramSample(timestampMs: number, h: FloatHistogram): string {
+  const r = renderHistogram(h);
+  let out = `[${timestampMs / 1000},{"count":"${formatGoFloat(r.count)}","sum":"${formatGoFloat(r.sum)}"`;
+  if (r.buckets.length > 0) {
+    out += ',"buckets":[' + r.buckets.map(([rule, lower, upper, count]) => `[${rule},"${formatGoFloat(lower)}","${formatGoFloat(upper)}","${formatGoFloat(count)}"]`).join(',') + ']';
+  }
+  return out + '}]';
+}
+
 /** renderMatrix renders series with at least one point as a matrix result, sorted by labels as Prometheus sorts range results. */
 export function renderMatrix(series: readonly SeriesColumns[]): string {
   const kept = series.filter((s) => s.timestampsMs.length > 0).sort((a, b) => compareLabels(a.labels, b.labels));
   const parts: string[] = [];
   for (const s of kept) {
-    const points: string[] = new Array<string>(s.timestampsMs.length);
-    for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);
-    parts.push(`{"metric":${renderLabels(s.labels)},"values":[${points.join(',')}]}`);
+    const hists = s.histograms;
+    if (hists === undefined) {
+      const points: string[] = new Array<string>(s.timestampsMs.length);
+      for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);
+      parts.push(`{"metric":${renderLabels(s.labels)},"values":[${points.join(',')}]}`);
+      continue;
+    }
+    // Floats go in `values` and histograms in `histograms`, each left out when empty, as Prometheus writes a series.
+    const points: string[] = [];
+    const histograms: string[] = [];
+    for (let i = 0; i < s.timestampsMs.length; i++) {
+      const h = hists[i];
+      if (h === undefined) points.push(renderSample(s.timestampsMs[i], s.values[i]));
+      else histograms.push(renderHistogramSample(s.timestampsMs[i], h));
+    }
+    const members = [`"metric":${renderLabels(s.labels)}`];
+    if (points.length > 0) members.push(`"values":[${points.join(',')}]`);
+    if (histograms.length > 0) members.push(`"histograms":[${histograms.join(',')}]`);
+    parts.push(`{${members.join(',')}}`);
   }
   return `{"resultType":"matrix","result":[${parts.join(',')}]}`;
 }
@@ -55,7 +85,9 @@ export function renderVector(series: readonly SeriesColumns[], timestampMs: numb
   for (const s of series) {
     const at = s.timestampsMs.indexOf(timestampMs);
     if (at < 0) continue;
-    parts.push(`{"metric":${renderLabels(s.labels)},"value":${renderSample(timestampMs, s.values[at])}}`);
+    const h = s.histograms?.[at];
+    if (h !== undefined) parts.push(`{"metric":${renderLabels(s.labels)},"histogram":${renderHistogramSample(timestampMs, h)}}`);
+    else parts.push(`{"metric":${renderLabels(s.labels)},"value":${renderSample(timestampMs, s.values[at])}}`);
   }
   return `{"resultType":"vector","result":[${parts.join(',')}]}`;
 }

@@ -1,4 +1,4 @@
-import { formatLabels, MemoryBudget, rowBytes, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, MemoryBudget, rowBytes, type FloatHistogram, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { logSeriesPlan, metricSeriesPlan, runRawLogs, runSeriesPlan, type LogPlanDeps, type RawLogOptions, type SeriesPlan } from './plans.js';
 import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
@@ -71,13 +71,16 @@ class SeriesJoiner {
       }
       const timestampsMs = new Float64Array(points);
       const values = new Float64Array(points);
+      const anyHistograms = parts.some((p) => p.histograms !== undefined);
+      const histograms = anyHistograms ? new Array<FloatHistogram | undefined>(points).fill(undefined) : undefined;
       let at = 0;
       for (const part of parts) {
         timestampsMs.set(part.timestampsMs, at);
         values.set(part.values, at);
+        if (histograms !== undefined && part.histograms !== undefined) for (let i = 0; i < part.histograms.length; i++) histograms[at + i] = part.histograms[i];
         at += part.timestampsMs.length;
       }
-      out.push({ labels, timestampsMs, values });
+      out.push(histograms === undefined ? { labels, timestampsMs, values } : { labels, timestampsMs, values, histograms });
     }
     return out;
   }

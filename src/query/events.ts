@@ -1,4 +1,4 @@
-import { formatLabels, labelsKey, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, labelsKey, renderHistogram, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 
 /**
@@ -32,6 +32,8 @@ export interface RenderedSeries {
   label: string;
   /** head is the framed event up to its value: `data: {"type":"result","data":{"tags":{...},"value":`. */
   head: string;
+  /** histogramHead is `head` for a native histogram point: it ends in `"histogram":` instead of `"value":`. */
+  histogramHead: string;
   /** tail follows the timestamp: `,"label":"..."}}` and the blank line. */
   tail: string;
 }
@@ -79,6 +81,12 @@ export class SeriesRenderer {
         const c = cursors[i];
         if (c >= s.timestampsMs.length || s.timestampsMs[c] !== next) continue;
         cursors[i]++;
+        const histogram = s.histograms?.[c];
+        if (histogram !== undefined) {
+          const full = batch.add(rendered[i].histogramHead + histogramJson(histogram) + timestamp + rendered[i].tail);
+          if (full) yield full;
+          continue;
+        }
         const value = s.values[c];
         if (!Number.isFinite(value)) continue;
         const parts = rendered[i];
@@ -98,6 +106,29 @@ function renderSeries(labels: Labels): RenderedSeries {
     tags,
     label,
     head: `data: {"type":"result","data":{"tags":${JSON.stringify(tags)},"value":`,
+    histogramHead: `data: {"type":"result","data":{"tags":${JSON.stringify(tags)},"histogram":`,
     tail: `,"label":${JSON.stringify(label)}}}\n\n`,
   };
+}
+
+/**
+ * histogramJson renders a native histogram sample's `histogram` field: count, sum and buckets
+ * `[boundaryRule, lower, upper, count]` as Prometheus' API lists them, numbers as JSON numbers.
+ * JSON has no infinities or NaN, and a histogram has them where a float point would be dropped
+ * (the open ends of custom buckets, a NaN sum), so those few are written as Prometheus writes
+ * them, the strings "+Inf", "-Inf" and "NaN".
+ */
+export function histogramJson(h: FloatHistogram): string {
+  const r = renderHistogram(h);
+  let out = `{"count":${num(r.count)},"sum":${num(r.sum)},"buckets":[`;
+  for (let i = 0; i < r.buckets.length; i++) {
+    const [rule, lower, upper, count] = r.buckets[i];
+    out += `${i > 0 ? ',' : ''}[${rule},${num(lower)},${num(upper)},${num(count)}]`;
+  }
+  return out + ']}';
+}
+
+function num(x: number): string {
+  if (Number.isFinite(x)) return String(x);
+  return Number.isNaN(x) ? '"NaN"' : x > 0 ? '"+Inf"' : '"-Inf"';
 }

@@ -90,7 +90,7 @@ export function ingestRoutes(ingest: IngestService): RouteSpec[] {
       body: 'raw',
       handler: async (ctx) => {
         const outcome = await ingest.remoteWrite(ingestRequest(ctx), remoteWriteVersion(ctx));
-        answerPush(ctx, outcome, 'samples', writtenHeaders(writtenCounts(outcome.result, outcome.stored, outcome.exemplarsStored)));
+        answerPush(ctx, outcome, 'samples', writtenHeaders(writtenCounts(outcome.result, outcome.stored, outcome.exemplarsStored, outcome.histogramsStored)));
       },
     },
     {

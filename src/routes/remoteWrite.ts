@@ -25,12 +25,13 @@ export interface WrittenCounts {
 }
 
 /**
- * writtenCounts works out the counts: the samples stored less the zeros added at created
- * timestamps (the sender did not send those), no histograms while storage has no histogram
- * sample kind, and the exemplars the store kept.
+ * writtenCounts works out the counts: the float samples stored less the zeros added at created
+ * timestamps (the sender did not send those), the native histogram samples stored (storage
+ * keeps them among a series' samples, so they are taken out of the float count), and the
+ * exemplars the store kept.
  */
-export function writtenCounts(result: RemoteWriteResult, storedSamples: number, storedExemplars: number): WrittenCounts {
-  return { samples: Math.max(0, storedSamples - result.createdZeros), histograms: 0, exemplars: storedExemplars };
+export function writtenCounts(result: RemoteWriteResult, storedSamples: number, storedExemplars: number, storedHistograms = 0): WrittenCounts {
+  return { samples: Math.max(0, storedSamples - storedHistograms - result.createdZeros), histograms: storedHistograms, exemplars: storedExemplars };
 }
 
 /** writtenHeaders renders the counts as the specification's response headers. */

@@ -10,7 +10,7 @@ import { LogCapture, startTestServer, type TestServer } from '../support/server.
  * Remote write 2.0 against the real server: payloads encoded independently with protobufjs
  * from the message's .proto, negotiated by Content-Type. A 1.0 sender and a 2.0 sender writing
  * the same series, samples, metadata and exemplars into two orgs get the same answers from the
- * Prometheus API; native histograms are refused with their reason; the written-counts headers
+ * Prometheus API; native histograms are stored and counted; the written-counts headers
  * come back with both versions; exemplars survive a restart.
  */
 
@@ -198,8 +198,7 @@ describe('remote write 2.0', () => {
     expect(srv.service.storage.metrics(v2Org).select([{ name: '__name__', type: '=', value: 'http_requests_total' }], -Infinity, Infinity)).toHaveLength(2);
   });
 
-  it('refuses native histograms with their reason, decoded but not stored, and keeps the float samples', async () => {
-    const before = await rejectedCount(srv, 'metrics', 'native_histogram_unsupported', v2Org);
+  it('stores native histograms, integer and custom-bucket float, and counts them in the histograms header', async () => {
     const message = v2Message((symbols) => [
       {
         labelsRefs: symbols.refs({ __name__: 'rpc_latency_seconds', job: 'api' }),
@@ -211,13 +210,17 @@ describe('remote write 2.0', () => {
       },
     ]);
     const res = await post(srv, v2Key, v2Body(message), V2_TYPE);
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; message: string };
-    expect(body.code).toBe('BAD_REQUEST');
-    expect(body.message).toMatch(/^2 of 14 samples rejected \(native_histogram_unsupported: 2; series \{__name__="rpc_latency_seconds", job="api"\}: 2 native histogram sample\(s\) not stored/);
-    expect(written(res)).toEqual({ samples: '12', histograms: '0', exemplars: '0' });
-    expect(await rejectedCount(srv, 'metrics', 'native_histogram_unsupported', v2Org)).toBe(before + 2);
-    expect(srv.service.storage.metrics(v2Org).select([{ name: '__name__', type: '=~', value: 'rpc_latency_seconds.*' }], -Infinity, Infinity)).toHaveLength(0);
+    expect(res.status).toBe(204);
+    expect(written(res)).toEqual({ samples: '12', histograms: '2', exemplars: '0' });
+    const stored = srv.service.storage.metrics(v2Org).select([{ name: '__name__', type: '=~', value: 'rpc_latency_seconds.*' }], -Infinity, Infinity);
+    expect(stored).toHaveLength(1);
+    expect(Array.from(stored[0].timestampsMs)).toEqual([T0, T0 + 15_000]);
+    expect(stored[0].histograms).toMatchObject([
+      { schema: 1, count: 5, sum: 2.5, zeroCount: 1, zeroThreshold: 1e-128 },
+      { schema: -53, count: 6, sum: 3 },
+    ]);
+    expect(Array.from(stored[0].histograms![0]!.posCount)).toEqual([2, 2]);
+    expect(Array.from(stored[0].histograms![1]!.customValues!)).toEqual([0.1]);
   });
 
   it('answers 415 to a message or encoding it does not take, and reads 1.0 without a Content-Type', async () => {

@@ -214,7 +214,7 @@ describe('OTLP metrics encoder', () => {
   });
 
   it('round-trips through the decoder', () => {
-    const result = decodeOtlpMetrics(encodeExportMetricsServiceRequest(metricsRequest), 'application/x-protobuf', { nowMs: NOW_MS });
+    const result = decodeOtlpMetrics(encodeExportMetricsServiceRequest(metricsRequest), 'application/x-protobuf', { nowMs: NOW_MS, exponentialHistograms: 'classic' });
     const ms = NOW_MS - 1000;
     const byName = new Map(result.records.map((r) => [`${r.labels.__name__}|${r.labels.le ?? r.labels.quantile ?? ''}`, r]));
     expect(byName.get('g_bytes|')!.labels).toEqual({ __name__: 'g_bytes', a: 'b', job: 'gen' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeNativeHistogram } from '../../../engine/ingest/nativeHistogram.js';
+import { CounterResetHint } from '../../../engine/histogram/floatHistogram.js';
 import { ProtoReader } from '../../../engine/ingest/protobuf.js';
 import { pbEncode, WriteRequestV2 } from './protoTypes.js';
 
@@ -14,7 +15,7 @@ function decode(message: Record<string, unknown>) {
 
 describe('decodeNativeHistogram', () => {
   it('turns an integer histogram\'s bucket deltas into absolute counts, with every field', () => {
-    const { histogram, problem } = decode({
+    const { sample, problem } = decode({
       countInt: '12',
       sum: 18.4,
       schema: 1,
@@ -32,28 +33,18 @@ describe('decodeNativeHistogram', () => {
       startTimestamp: '1699999000000',
     });
     expect(problem).toBeUndefined();
-    expect(histogram).toMatchObject({
-      isFloat: false,
-      count: 12,
-      sum: 18.4,
-      schema: 1,
-      zeroThreshold: 0.001,
-      zeroCount: 2,
-      negativeSpans: [{ offset: 0, length: 2 }],
-      positiveSpans: [
-        { offset: -2, length: 2 },
-        { offset: 3, length: 1 },
-      ],
-      resetHint: 'no',
-      timestampMs: 1700000000123,
-      startTimestampMs: 1699999000000,
-    });
-    expect([...histogram.negativeCounts]).toEqual([1, 2]);
-    expect([...histogram.positiveCounts]).toEqual([3, 1, 2]);
+    expect(sample).toMatchObject({ isFloat: false, stale: false, timestampMs: 1700000000123, startTimestampMs: 1699999000000 });
+    const histogram = sample.histogram;
+    expect(histogram).toMatchObject({ count: 12, sum: 18.4, schema: 1, zeroThreshold: 0.001, zeroCount: 2, customValues: null, counterResetHint: CounterResetHint.NotCounterReset });
+    // Spans become sparse bucket indexes: negative 0,1; positive -2,-1 then 3 after an offset of 3.
+    expect([...histogram.negIndex]).toEqual([0, 1]);
+    expect([...histogram.negCount]).toEqual([1, 2]);
+    expect([...histogram.posIndex]).toEqual([-2, -1, 3]);
+    expect([...histogram.posCount]).toEqual([3, 1, 2]);
   });
 
   it('keeps a float custom-bucket histogram (NHCB) with its bounds', () => {
-    const { histogram, problem } = decode({
+    const { sample, problem } = decode({
       countFloat: 7.5,
       sum: 3,
       schema: -53,
@@ -63,9 +54,12 @@ describe('decodeNativeHistogram', () => {
       resetHint: 3,
     });
     expect(problem).toBeUndefined();
-    expect(histogram).toMatchObject({ isFloat: true, count: 7.5, schema: -53, resetHint: 'gauge' });
-    expect([...histogram.positiveCounts]).toEqual([1.5, 4, 2]);
-    expect([...histogram.customValues]).toEqual([0.1, 0.5]);
+    expect(sample.isFloat).toBe(true);
+    const histogram = sample.histogram;
+    expect(histogram).toMatchObject({ count: 7.5, schema: -53, counterResetHint: CounterResetHint.Gauge });
+    expect([...histogram.posIndex]).toEqual([0, 1, 2]);
+    expect([...histogram.posCount]).toEqual([1.5, 4, 2]);
+    expect([...histogram.customValues!]).toEqual([0.1, 0.5]);
   });
 
   it('names what makes a histogram unusable without failing the body', () => {

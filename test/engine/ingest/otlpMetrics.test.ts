@@ -216,13 +216,30 @@ function toJson(value: unknown): string {
 
 describe('decodeOtlpMetrics', () => {
   it('converts a protobufjs-encoded request like the Prometheus OTLP receiver', () => {
-    expectFull(decodeOtlpMetrics(pbEncode(ExportMetricsServiceRequest, fullRequest()), PROTO, { nowMs: NOW_MS }));
+    expectFull(decodeOtlpMetrics(pbEncode(ExportMetricsServiceRequest, fullRequest()), PROTO, { nowMs: NOW_MS, exponentialHistograms: 'classic' }));
+  });
+
+  it('stores exponential histograms as native histograms by default: schema from the scale, indexes shifted by one', () => {
+    const result = decodeOtlpMetrics(pbEncode(ExportMetricsServiceRequest, fullRequest()), PROTO, { nowMs: NOW_MS });
+    const names = result.records.map((r) => r.labels.__name__);
+    expect(names).toContain('rpc_latency_milliseconds');
+    expect(names.filter((n) => n.startsWith('rpc_latency_milliseconds_'))).toEqual([]);
+    const rpc = result.records.find((r) => r.labels.__name__ === 'rpc_latency_milliseconds')!;
+    expect(Array.from(rpc.timestampsMs)).toEqual([T_MS]);
+    const h = rpc.histograms![0]!;
+    expect(h).toMatchObject({ schema: 0, count: 7, sum: 3.5, zeroCount: 1, zeroThreshold: 2 ** -128, customValues: null });
+    // OTLP bucket i is (2^i, 2^(i+1)], the native bucket i+1 is the same range.
+    expect([...h.posIndex]).toEqual([1, 2]);
+    expect([...h.posCount]).toEqual([1, 2]);
+    expect([...h.negIndex]).toEqual([2]);
+    expect([...h.negCount]).toEqual([3]);
+    expect(result.metadata).toContainEqual(expect.objectContaining({ name: 'rpc_latency_milliseconds', type: 'histogram' }));
   });
 
   it('gives the same result for the OTLP/JSON encoding and for gzip bodies', () => {
-    expectFull(decodeOtlpMetrics(new TextEncoder().encode(toJson(fullRequest())), 'application/json', { nowMs: NOW_MS }));
+    expectFull(decodeOtlpMetrics(new TextEncoder().encode(toJson(fullRequest())), 'application/json', { nowMs: NOW_MS, exponentialHistograms: 'classic' }));
     const gz = gzipSync(pbEncode(ExportMetricsServiceRequest, fullRequest()));
-    expectFull(decodeOtlpMetrics(decodeContentEncoding(gz, 'gzip', 1 << 22), PROTO, { nowMs: NOW_MS }));
+    expectFull(decodeOtlpMetrics(decodeContentEncoding(gz, 'gzip', 1 << 22), PROTO, { nowMs: NOW_MS, exponentialHistograms: 'classic' }));
   });
 
   it('joins attributes that sanitize to the same label name, in key order, and drops empty values', () => {
@@ -570,8 +587,8 @@ describe('delta temporality through DeltaAccumulator', () => {
         ],
       });
     // scale 1: buckets (1, 1.414], (1.414, 2]; then scale 0: bucket (2, 4]
-    decodeOtlpMetrics(point(T_MS, 1, 0, ['1', '2'], '1'), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc });
-    const result = decodeOtlpMetrics(point(T_MS + 1000, 0, 1, ['4'], '0'), PROTO, { nowMs: NOW_MS, deltaAccumulator: acc });
+    decodeOtlpMetrics(point(T_MS, 1, 0, ['1', '2'], '1'), PROTO, { nowMs: NOW_MS, exponentialHistograms: 'classic', deltaAccumulator: acc });
+    const result = decodeOtlpMetrics(point(T_MS + 1000, 0, 1, ['4'], '0'), PROTO, { nowMs: NOW_MS, exponentialHistograms: 'classic', deltaAccumulator: acc });
     const T = T_MS + 1000;
     expect(byIdentity(result)).toEqual({
       'lat_bucket{le="0"}': [[T, 1]],

@@ -72,19 +72,19 @@ describe('decodeRemoteWrite', () => {
   it('decodes a snappy-compressed WriteRequest encoded by protobufjs', () => {
     const result = decodeRemoteWrite(encodeBody(realistic()), { nowMs: NOW_MS });
     // A timestamp before 1970 is refused on its own, as out of bounds.
-    // The native histogram is decoded but refused: storage has no histogram sample kind yet.
-    expect(result.rejected).toBe(2);
-    expect(result.discarded).toEqual({ invalid_timestamp: 1, native_histogram_unsupported: 1 });
-    expect(result.errors).toEqual([
-      'series {__name__="rpc_duration_seconds", job="api"}: 1 native histogram sample(s) not stored: native histograms are not supported yet',
-      'series {__name__="ancient", job="api"}: 1 sample rejected: timestamp 1969-12-31T23:59:59.000Z is before 1970',
-    ]);
+    expect(result.rejected).toBe(1);
+    expect(result.discarded).toEqual({ invalid_timestamp: 1 });
+    expect(result.errors).toEqual(['series {__name__="ancient", job="api"}: 1 sample rejected: timestamp 1969-12-31T23:59:59.000Z is before 1970']);
     expect(result.histogramsSent).toBe(1);
-    expect(result.histograms).toMatchObject([{ labels: { __name__: 'rpc_duration_seconds', job: 'api' }, histograms: [{ count: 3, sum: 1.5, schema: 3, timestampMs: T, isFloat: false }] }]);
+    expect(result.histogramSamples).toBe(1);
     expect(result.exemplarsSent).toBe(1);
     expect(result.exemplars).toEqual([{ seriesLabels: { __name__: 'http_requests_total', code: '200', instance: 'a:9090', job: 'api' }, exemplars: [{ labels: { trace_id: 'abc' }, value: 1, timestampMs: T }] }]);
-    expect(result.records).toHaveLength(3);
-    const [requests, goroutines, lateFirst] = result.records;
+    expect(result.records).toHaveLength(4);
+    const [requests, goroutines, rpc, lateFirst] = result.records;
+    // The native histogram is kept as a sample of its series with its histogram beside it.
+    expect(rpc.labels).toEqual({ __name__: 'rpc_duration_seconds', job: 'api' });
+    expect(Array.from(rpc.timestampsMs)).toEqual([T]);
+    expect(rpc.histograms).toMatchObject([{ count: 3, sum: 1.5, schema: 3 }]);
     expect(requests.labels).toEqual({ __name__: 'http_requests_total', code: '200', instance: 'a:9090', job: 'api' });
     expect(Object.keys(requests.labels)).toEqual(['__name__', 'code', 'instance', 'job']);
     expect(Array.from(requests.timestampsMs)).toEqual([T, T + 15_000, T + 30_000]);

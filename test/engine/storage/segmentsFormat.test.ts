@@ -59,7 +59,7 @@ describe('segment file framing', () => {
     const view = new DataView(bytes.buffer);
     view.setUint32(12, LATEST_SEGMENT_FORMAT_VERSION + 1, true);
     view.setUint32(8, crc32(bytes.subarray(12)), true);
-    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 3/);
+    expect(() => decodeSegmentFile(bytes)).toThrow(/unsupported segment format version 4/);
     const other = encodeSegmentFile([Uint8Array.from([9])]);
     expect(() => decodeSegmentFile(other.bytes, crc)).toThrow(/differs from the catalog/);
   });
