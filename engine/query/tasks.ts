@@ -1,6 +1,6 @@
 import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
-import { evaluateRange, formatAnnotation } from '../promql/eval/index.js';
+import { evaluateInstant, evaluateRange, formatAnnotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
 import { parseAndCheckPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import type { InstantResult } from '../logql/eval/types.js';
@@ -28,6 +28,12 @@ export interface PromQLRangeTask {
   data: MetricTaskData;
   /** shard, when set, evaluates only the series of one shard, as a partial answer to merge (shards.ts). */
   shard?: SeriesShard;
+  /**
+   * instant evaluates at `startMs` as an instant query, as Prometheus' /query does: the series
+   * keep the order sort(), sort_desc(), topk() and bottomk() give them (a range evaluation
+   * orders series by labels and warns that sort() is ineffective).
+   */
+  instant?: boolean;
 }
 
 /** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
@@ -129,7 +135,8 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const expr = parseAndCheckPromQL(task.query);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
   const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples };
-  const evaluate = (e: typeof expr) => evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
+  const evaluate = (e: typeof expr) =>
+    task.instant === true ? promqlInstantSeries(evaluateInstant(e, querier, task.startMs, options)) : evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
   const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;
   const out = evaluate(top ? top.expr : expr);
   const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
@@ -154,6 +161,22 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   const options = { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory };
   const series = packSeries(instant ? instantSeries(evaluateLogQLInstant(expr, reader, task.startMs, options)) : evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, options).series);
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
+}
+
+/**
+ * promqlInstantSeries carries a PromQL instant result as series of one point each, in the
+ * result's order; a scalar becomes one unlabelled point, as a range evaluation gives it.
+ */
+function promqlInstantSeries(out: PromQLInstantResult): { series: ResultSeries[]; annotations: PromQLInstantResult['annotations'] } {
+  const { value, annotations } = out;
+  if (value.type === 'scalar') return { series: [{ labels: {}, timestampsMs: Float64Array.of(value.timestampMs), values: Float64Array.of(value.value) }], annotations };
+  if (value.type !== 'vector') throw new EngineError('VALIDATION_FAILED', `a ${value.type} cannot be evaluated as series`);
+  const series = value.samples.map((s): ResultSeries => {
+    const one: ResultSeries = { labels: s.labels, timestampsMs: Float64Array.of(s.timestampMs), values: Float64Array.of(s.value) };
+    if (s.histogram !== undefined) one.histograms = [s.histogram];
+    return one;
+  });
+  return { series, annotations };
 }
 
 /** instantSeries carries an instant result as series: a scalar becomes one unlabelled point, as a range evaluation gives it. */

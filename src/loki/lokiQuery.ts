@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
 import type { QueryCollector } from '../query/collect.js';
 import type { QueryLimitsFor } from '../query/orgQueryLimits.js';
-import type { QueryWindow, WindowLimits } from '../query/timeRange.js';
+import { instantWindow, type QueryWindow, type WindowLimits } from '../query/timeRange.js';
 import { lokiDirection, lokiLimit, lokiParams, lokiRange, lokiStepMs, nowNs, nsToMsFloor, parseLokiTime, requireQuery, type LokiRange } from './lokiParams.js';
 import { isScalarExpr, matrixResult, rowsBytes, scalarResult, seriesPoints, statsBlock, streamsResult, vectorResult } from './lokiRender.js';
 
@@ -42,7 +42,7 @@ export function boundedWindow(startMs: number, endMs: number, stepMs: number, li
       `exceeded maximum resolution of ${limits.maxPointsPerSeries} points per timeseries. Try decreasing the query resolution (?step=XX)`,
     );
   }
-  return { startMs, endMs, stepMs, points };
+  return { startMs, endMs, stepMs, points, instant: false };
 }
 
 /** checkedLimit refuses a line limit beyond the org's maximum, naming the setting. */
@@ -69,7 +69,7 @@ export async function readLogRows(
   const startMs = nsToMsFloor(range.startNs);
   // Loki's end is exclusive: the last nanosecond read is the one before it.
   const endMs = Math.max(startMs, nsToMsFloor(range.endNs - 1n));
-  const window = { startMs, endMs, stepMs: 1000, points: 1 };
+  const window = { startMs, endMs, stepMs: 1000, points: 1, instant: false };
   const { rows, failedSegments } = await deps.collector.logqlRows(org, q, expr, window, { limit, reverse: direction === 'backward', fields: undefined }, signal);
   partialIsUnavailable(failedSegments);
   return rows;
@@ -120,8 +120,7 @@ export async function instantQuery(ctx: RequestContext, org: string, deps: LokiQ
     throw new ApiError('BAD_REQUEST', 'log queries are not supported as an instant query type, please change your query to a range query type');
   }
   const atMs = nsToMsFloor(atNs);
-  const window = { startMs: atMs, endMs: atMs, stepMs: 1000, points: 1 };
-  const { series, failedSegments } = await deps.collector.logqlSeries(org, q, expr, window, deps.queryLimitsFor(org).maxSeries, clientSignal(ctx), true);
+  const { series, failedSegments } = await deps.collector.logqlSeries(org, q, expr, instantWindow(atMs), deps.queryLimitsFor(org).maxSeries, clientSignal(ctx));
   partialIsUnavailable(failedSegments);
   const figures = { execSeconds: (performance.now() - started) / 1000, entries: series.length, bytes: 0, splits: 1 };
   const result = isScalarExpr(expr) ? scalarResult(series, atMs) : vectorResult(series, atMs);

@@ -86,7 +86,7 @@ class TailSession implements WebSocketSession {
     try {
       const endNs = nowNs() - delayNs;
       if (endNs <= this.lastNs) return;
-      const window = { startMs: nsToMsFloor(this.lastNs), endMs: nsToMsFloor(endNs), stepMs: 1000, points: 1 };
+      const window = { startMs: nsToMsFloor(this.lastNs), endMs: nsToMsFloor(endNs), stepMs: 1000, points: 1, instant: false };
       const { rows } = await this.deps.collector.logqlRows(org, q, expr, window, { limit, reverse: false, fields: undefined }, this.controller.signal);
       const fresh: RawRow[] = rows.filter((row) => row.timestampNs > this.lastNs && row.timestampNs <= endNs);
       if (fresh.length === 0) return;

@@ -4,6 +4,7 @@ import type { RequestContext } from '../http/router.js';
 import { labelNames, optionalSelector } from './lokiCatalog.js';
 import { lokiLimit, lokiParams, lokiRange, lokiStepMs, nsToMsFloor, requireQuery, type LokiRange } from './lokiParams.js';
 import { boundedWindow, clientSignal, parseChecked, partialIsUnavailable, type LokiQueryDeps } from './lokiQuery.js';
+import { instantWindow, type QueryWindow } from '../query/timeRange.js';
 import { sampleValue } from './lokiRender.js';
 
 /**
@@ -116,7 +117,7 @@ function topVolumes(groups: Array<{ metric: Labels; points: Map<number, number> 
 }
 
 /** runVolume evaluates the volume query over `window` and regroups its series. */
-async function runVolume(ctx: RequestContext, org: string, deps: VolumeDeps, request: VolumeRequest, rangeMs: number, window: { startMs: number; endMs: number; stepMs: number; points: number }) {
+async function runVolume(ctx: RequestContext, org: string, deps: VolumeDeps, request: VolumeRequest, rangeMs: number, window: QueryWindow) {
   if (request.groupBy.length === 0) return [];
   const text = volumeExpression(request.q, request.groupBy, rangeMs);
   const expr = parseChecked(text, true);
@@ -130,7 +131,7 @@ export async function volume(ctx: RequestContext, org: string, deps: VolumeDeps)
   const request = readVolumeRequest(ctx, org, deps.storage);
   const startMs = nsToMsFloor(request.range.startNs);
   const endMs = nsToMsFloor(request.range.endNs);
-  const groups = await runVolume(ctx, org, deps, request, endMs - startMs, { startMs: endMs, endMs, stepMs: 1000, points: 1 });
+  const groups = await runVolume(ctx, org, deps, request, endMs - startMs, instantWindow(endMs));
   const result = groups.map((g) => ({ metric: g.metric, value: [endMs / 1000, sampleValue(total(g.points))] as [number, string] }));
   return { status: 'success', data: { resultType: 'vector', result } };
 }

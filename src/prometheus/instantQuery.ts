@@ -2,7 +2,7 @@ import { parseAndCheckPromQL, promqlValueType, type PromQLExpr, type SeriesColum
 import type { RequestContext } from '../http/router.js';
 import { QueryCollector, type CollectDeps, type CollectedSeries } from '../query/collect.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
-import type { QueryWindow } from '../query/timeRange.js';
+import { instantWindow, type QueryWindow } from '../query/timeRange.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import type { PromParams } from './params.js';
 import { renderMatrix, renderScalar, renderString, renderVector, successBody } from './render.js';
@@ -22,9 +22,6 @@ export interface PromQueryDeps extends CollectDeps {
 
 /** PROM_MAX_POINTS is Prometheus' own bound on steps per series in a range query. */
 const PROM_MAX_POINTS = 11_000;
-
-/** INSTANT_STEP_MS is the step of the one-point window an instant query is evaluated over. */
-const INSTANT_STEP_MS = 1000;
 
 /** parseQueryParam parses and type-checks `query`; Prometheus rejects parse and type errors as bad data. */
 export function parseQueryParam(params: PromParams): { text: string; expr: PromQLExpr } {
@@ -85,8 +82,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
     return successBody(renderString(expr.value, timeMs));
   }
   if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
-  const window: QueryWindow = { startMs: timeMs, endMs: timeMs, stepMs: INSTANT_STEP_MS, points: 1 };
-  const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
+  const collected = await evaluate(ctx, deps, org, text, expr, instantWindow(timeMs), timeoutMs);
   const data = type === 'scalar' ? renderScalar(collected.series, timeMs) : renderVector(collected.series, timeMs);
   return answerBody(data, collected);
 }
@@ -153,7 +149,8 @@ export async function rangeQuery(ctx: RequestContext, deps: PromQueryDeps, org: 
     const name = type === 'matrix' ? 'range vector' : type;
     throw invalidParam('query', `invalid expression type ${JSON.stringify(name)} for range query, must be Scalar or instant Vector`);
   }
-  const window: QueryWindow = { startMs, endMs, stepMs, points };
+  // A range query stays one even when start equals end, as in Prometheus (series ordered by labels).
+  const window: QueryWindow = { startMs, endMs, stepMs, points, instant: false };
   const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
   return answerBody(renderMatrix(collected.series), collected);
 }

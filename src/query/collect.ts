@@ -90,17 +90,14 @@ class SeriesJoiner {
 export class QueryCollector {
   constructor(private readonly deps: CollectDeps) {}
 
-  /** promql runs a checked PromQL range query; `maxSeries` bounds what it may hold. */
+  /** promql runs a checked PromQL query (as an instant query when the window says so); `maxSeries` bounds what it may hold. */
   promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
     return this.collectSeries(org, (deps) => metricSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), org, q, expr, window), maxSeries, signal);
   }
 
-  /**
-   * logqlSeries runs a checked LogQL metric query; `instant` evaluates it at the window's one
-   * point as an instant query (series in sort() order, approx_topk allowed).
-   */
-  logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal, instant = false): Promise<CollectedSeries> {
-    return this.collectSeries(org, (deps) => logSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window, instant), maxSeries, signal);
+  /** logqlSeries runs a checked LogQL metric query (as an instant query when the window says so). */
+  logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+    return this.collectSeries(org, (deps) => logSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlRows runs a checked LogQL log query and returns at most `options.limit` rows in output order. */

@@ -87,14 +87,16 @@ function splitAtMessage(tags: Labels): { before: string; after: string } {
  * logsQuery serves POST /api/v1/logs/query. The shape of q picks the path: a selector with a
  * pipeline streams rows (raw), anything that reduces to series streams points like a metrics
  * query (aggregate). Raw queries walk time slices in output order, several at once on the
- * pool, and stop dispatching and abort what is running once `limit` rows are out.
+ * pool, and stop dispatching and abort what is running once `limit` rows are out. A metric
+ * query whose s equals e is an instant query, evaluated as Loki's /query evaluates it.
  */
 export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promise<void> {
   const body = requireObject(parseJsonBody(ctx.body!));
   const q = requireQueryText(body);
   const window = resolveWindow(body, { defaultMaxDataPoints: deps.defaultMaxDataPoints, maxPointsPerSeries: deps.maxPointsPerSeries });
   const expr = parseLogQL(q);
-  checkLogQL(expr, q, { rangeQuery: true });
+  // A window of one instant is an instant query, where approx_topk is allowed.
+  checkLogQL(expr, q, { rangeQuery: !window.instant });
   const raw = logqlQueryKind(expr) === 'log';
   if (raw) checkLimitShape(body.limit);
   const reverse = optionalBoolean(body.reverse, 'reverse');

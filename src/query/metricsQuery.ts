@@ -18,7 +18,8 @@ import { resolveWindow } from './timeRange.js';
  * those failures are JSON errors with their status. Then the steps are cut into slices, each
  * slice's data shared with a worker (or, for a big slice of a query that is exact in parts,
  * with one worker per series shard), and the results streamed in slice order as points, or
- * folded into one summary per series.
+ * folded into one summary per series. A query whose s equals e is an instant query, evaluated
+ * as Prometheus' /query evaluates it (series in sort() and topk() order).
  */
 export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promise<void> {
   const body = requireObject(parseJsonBody(ctx.body!));

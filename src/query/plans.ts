@@ -101,7 +101,10 @@ export interface SeriesPlan {
   failedSegments(): number;
 }
 
-/** metricSeriesPlan plans a checked PromQL range query of `org` over `window`. */
+/**
+ * metricSeriesPlan plans a checked PromQL query of `org` over `window`: a range query, or an
+ * instant query when the window is one (its tasks then evaluate as Prometheus' /query does).
+ */
 export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: PromQLExpr, window: QueryWindow): SeriesPlan {
   const querier = deps.storage.metrics(org);
   const slices = refersToQueryWindow(expr)
@@ -133,14 +136,18 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           maxSamples: deps.maxSamples,
           data,
           shard,
+          instant: window.instant,
         }),
       );
     },
   };
 }
 
-/** logSeriesPlan plans a checked LogQL metric query (one that yields series) of `org` over `window`. */
-export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow, instant = false): SeriesPlan {
+/**
+ * logSeriesPlan plans a checked LogQL metric query (one that yields series) of `org` over
+ * `window`, as an instant query when the window is one (as Loki's /query evaluates).
+ */
+export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesPlan {
   const reader = deps.storage.logs(org);
   const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
@@ -166,7 +173,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           memoryBytes: deps.memoryBytes,
           data,
           shard,
-          instant,
+          instant: window.instant,
         }),
       );
     },

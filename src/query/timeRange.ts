@@ -106,6 +106,21 @@ export interface QueryWindow {
   stepMs: number;
   /** points is how many steps each series has: floor((e - s) / step) + 1. */
   points: number;
+  /**
+   * instant says the query is evaluated at `startMs` as an instant query rather than as a
+   * one-step range: series keep the order the query gives them (sort(), sort_desc(), topk()),
+   * and LogQL's approx_topk is accepted. resolveWindow sets it when s equals e; the Prometheus
+   * and Loki /query endpoints build theirs with instantWindow.
+   */
+  instant: boolean;
+}
+
+/** INSTANT_STEP_MS is the nominal step of an instant window (its one point needs none). */
+const INSTANT_STEP_MS = 1000;
+
+/** instantWindow is the window of an instant query at `atMs`. */
+export function instantWindow(atMs: number): QueryWindow {
+  return { startMs: atMs, endMs: atMs, stepMs: INSTANT_STEP_MS, points: 1, instant: true };
 }
 
 /**
@@ -123,7 +138,8 @@ export function autoStepMs(windowMs: number, maxDataPoints: number): number {
 /**
  * resolveWindow applies the spec's defaults (e = now, s = e-1h) and step rules (explicit step
  * wins, 0 or absent means automatic) and rejects windows that are reversed or would produce
- * more points per series than the server allows.
+ * more points per series than the server allows. A window whose s equals e is an instant
+ * query: this is the one place that rule lives.
  */
 export function resolveWindow(
   body: { s?: unknown; e?: unknown; step?: unknown; maxDataPoints?: unknown },
@@ -149,7 +165,8 @@ export function resolveWindow(
       `step ${stepMs / 1000}s over this window gives ${points} points per series, more than the limit of ${limits.maxPointsPerSeries}; use a larger step or a shorter window`,
     );
   }
-  return { startMs, endMs, stepMs, points };
+  // A window of one instant (s equal to e) is an instant query.
+  return { startMs, endMs, stepMs, points, instant: startMs === endMs };
 }
 
 function optionalInteger(value: unknown, field: string, min: number): number | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { autoStepMs, parseTime, resolveWindow } from '../../src/query/timeRange.js';
+import { autoStepMs, instantWindow, parseTime, resolveWindow } from '../../src/query/timeRange.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const LIMITS = { defaultMaxDataPoints: 1000, maxPointsPerSeries: 11_000 };
@@ -50,6 +50,16 @@ describe('query window', () => {
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).code).toBe('VALIDATION_FAILED');
     }
+  });
+
+  it('is an instant query exactly when s equals e, as the /query endpoints build theirs', () => {
+    const at = resolveWindow({ s: 'now-5m', e: 'now-5m' }, LIMITS, NOW);
+    expect(at).toMatchObject({ startMs: NOW - 300_000, endMs: NOW - 300_000, points: 1, instant: true });
+    expect(resolveWindow({ s: 'now-5m', e: 'now-5m', step: 60 }, LIMITS, NOW).instant).toBe(true);
+    // One point, but over a range: s before e, even by less than a step, stays a range query.
+    expect(resolveWindow({ s: 'now-5m', e: 'now-4m', step: 3600 }, LIMITS, NOW)).toMatchObject({ points: 1, instant: false });
+    expect(resolveWindow({}, LIMITS, NOW).instant).toBe(false);
+    expect(instantWindow(NOW)).toMatchObject({ startMs: NOW, endMs: NOW, points: 1, instant: true });
   });
 
   it('lets an explicit step win over maxDataPoints', () => {

@@ -68,7 +68,11 @@ export class TelemetryAccess {
     }
   }
 
-  /** check parses and type-checks a query; parse errors carry line:col and the offending text. */
+  /**
+   * check parses and type-checks a query; parse errors carry line:col and the offending text.
+   * LogQL is checked as an instant query accepts it; `series` refuses what only an instant may
+   * use (approx_topk) once the window says the query runs over a range.
+   */
   check(language: Language, q: string): CheckedQuery {
     try {
       if (language === 'promql') {
@@ -80,7 +84,7 @@ export class TelemetryAccess {
         return { language, q, expr, kind: 'series' };
       }
       const expr = parseLogQL(q);
-      checkLogQL(expr, q, { rangeQuery: true });
+      checkLogQL(expr, q);
       return { language, q, expr, kind: logqlQueryKind(expr) === 'log' ? 'logs' : 'series' };
     } catch (err) {
       if (err instanceof EngineError) throw new ToolError(describeExpressionError(q, err, language));
@@ -88,7 +92,16 @@ export class TelemetryAccess {
     }
   }
 
+  /** series runs a series query over `window`, as an instant query when the window is one instant. */
   async series(org: string, query: CheckedQuery, window: QueryWindow, signal: AbortSignal): Promise<SeriesColumns[]> {
+    if (query.language === 'logql' && !window.instant) {
+      try {
+        checkLogQL(query.expr, query.q, { rangeQuery: true });
+      } catch (err) {
+        if (err instanceof EngineError) throw new ToolError(describeExpressionError(query.q, err, 'logql'));
+        throw err;
+      }
+    }
     try {
       const collected =
         query.language === 'promql'

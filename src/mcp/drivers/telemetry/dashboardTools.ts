@@ -105,7 +105,7 @@ export function dashboardTools(access: TelemetryAccess, store: MetaStore): ToolS
 function panelWindow(asked: QueryWindow, intervalMs: number, maxPoints: number): QueryWindow {
   const points = Math.floor((asked.endMs - asked.startMs) / intervalMs) + 1;
   if (points > maxPoints) throw new ToolError(`this window at a $__interval step gives ${points} points per series, more than ${maxPoints}; use a shorter window or fewer maxDataPoints`);
-  return { startMs: asked.startMs, endMs: asked.endMs, stepMs: intervalMs, points };
+  return { startMs: asked.startMs, endMs: asked.endMs, stepMs: intervalMs, points, instant: asked.instant };
 }
 
 /** readChosen reads the `variables` argument: a value or a list of values per variable name. */

@@ -1,6 +1,6 @@
 import { DrainMiner, type LogPattern, type RawRow, type SeriesColumns } from '../../../../engine/index.js';
 import { listServices } from '../../../catalog/services.js';
-import type { QueryWindow } from '../../../query/timeRange.js';
+import { instantWindow, type QueryWindow } from '../../../query/timeRange.js';
 import { textResult, type CallContext, type JsonSchema, type ToolSpec } from '../../driver.js';
 import { BudgetedLines, budgetOf, clip, csvRow, formatDuration, formatNumber, isoTime } from '../../format.js';
 import type { TelemetryAccess } from './access.js';
@@ -51,11 +51,6 @@ function lastValueBy(series: readonly SeriesColumns[], key: (labels: Record<stri
   return out;
 }
 
-/** instantWindow evaluates a query once, at the end of the window (its range covers the window). */
-function instantWindow(window: QueryWindow): QueryWindow {
-  return { startMs: window.endMs, endMs: window.endMs, stepMs: Math.max(1000, window.endMs - window.startMs), points: 1 };
-}
-
 /** findStatusMetric picks the request counter with a status label: http_requests_total first, then any *_requests_total or *_count carrying one. */
 function findStatusMetric(access: TelemetryAccess, org: string, window: QueryWindow): { metric: string; label: string } | undefined {
   const candidates = new Map<string, string>();
@@ -85,7 +80,8 @@ async function errorOverview(access: TelemetryAccess, args: Record<string, unkno
   const range = formatDuration(window.endMs - window.startMs);
   const only = typeof args.service === 'string' && args.service !== '' ? args.service : undefined;
   const scope = only === undefined ? 'service_name=~".+"' : `service_name=${JSON.stringify(only)}`;
-  const at = instantWindow(window);
+  // Each query runs once, at the end of the window, over a range that covers the window.
+  const at = instantWindow(window.endMs);
   const runLog = async (q: string) => access.series(ctx.orgId, access.check('logql', q), at, ctx.signal);
   const errorLines = lastValueBy(await runLog(`sum by (service_name) (count_over_time({${scope}, level=~"${ERROR_LEVELS}"}[${range}]))`), (l) => l.service_name);
   const allLines = lastValueBy(await runLog(`sum by (service_name) (count_over_time({${scope}}[${range}]))`), (l) => l.service_name);

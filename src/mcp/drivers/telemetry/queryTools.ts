@@ -75,7 +75,7 @@ async function answerSeries(access: TelemetryAccess, ctx: CallContext, query: Ch
   }
   let text = `${head}\n${rendered.text}`;
   if (rendered.truncated) {
-    text += `\n[truncated: ${rendered.rows.length} of ${rendered.total} series shown, largest first. Narrow with label matchers, aggregate with sum by (...) or topk(10, ...), or raise maxTokens.]`;
+    text += `\n[truncated: ${rendered.rows.length} of ${rendered.total} series shown, ${window.instant ? 'in the query\'s order' : 'largest first'}. Narrow with label matchers, aggregate with sum by (...) or topk(10, ...), or raise maxTokens.]`;
   }
   return textResult(text, structured);
 }
@@ -169,7 +169,7 @@ export function queryTools(access: TelemetryAccess): ToolSpec[] {
       name: 'query_metrics',
       title: 'Query metrics (PromQL)',
       description:
-        'Run a PromQL range query. Returns one line per series: min,max,avg,last,trend (largest first); points=true adds values on the step grid. Example: sum by (service_name) (rate(http_requests_total{code=~"5.."}[5m])). Empty results come with likely causes.',
+        'Run a PromQL range query. Returns one line per series: min,max,avg,last,trend (largest first; at one instant, start = end, in the order sort() or topk() give); points=true adds values on the step grid. Example: sum by (service_name) (rate(http_requests_total{code=~"5.."}[5m])). Empty results come with likely causes.',
       inputSchema: {
         type: 'object',
         properties: {

@@ -33,7 +33,8 @@ export function windowText(window: QueryWindow): string {
 
 /**
  * renderSeries writes series most significant first (by average magnitude), as summaries or
- * with points, until the budget is spent.
+ * with points, until the budget is spent. An instant query's series keep the order the query
+ * gave them (sort(), sort_desc(), topk()), as Prometheus' and Loki's /query return them.
  */
 export function renderSeries(series: readonly SeriesColumns[], window: QueryWindow, withPoints: boolean, budgetTokens: number, maxSeries: number): RenderedSeries {
   const ranked: Array<{ s: SeriesColumns; stats: SeriesStats }> = [];
@@ -41,7 +42,7 @@ export function renderSeries(series: readonly SeriesColumns[], window: QueryWind
     const stats = seriesStats(s.timestampsMs, s.values);
     if (stats) ranked.push({ s, stats });
   }
-  ranked.sort((a, b) => Math.abs(b.stats.avg) - Math.abs(a.stats.avg) || formatLabels(a.s.labels).localeCompare(formatLabels(b.s.labels)));
+  if (!window.instant) ranked.sort((a, b) => Math.abs(b.stats.avg) - Math.abs(a.stats.avg) || formatLabels(a.s.labels).localeCompare(formatLabels(b.s.labels)));
   const lines = new BudgetedLines(budgetTokens);
   const rows: SeriesSummaryRow[] = [];
   lines.add(withPoints ? `values at ${isoTime(window.startMs)} + k*${formatDuration(window.stepMs)}, "_" = no value` : 'min,max,avg,last,trend,series (the rest of the line)');
