@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ResultsCacheMetrics } from './query/cache/cacheMetrics.js';
 
 /** BufferedResponse is an open response that may hold bytes its socket has not taken yet. */
 export interface BufferedResponse {
@@ -27,6 +28,7 @@ export class ServiceMetrics {
   readonly queryTasks: Counter<'outcome'>;
   readonly workerAdmissions: Counter<'outcome'>;
   readonly queries: Counter<'endpoint' | 'outcome'>;
+  readonly resultsCache: ResultsCacheMetrics;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -99,5 +101,6 @@ export class ServiceMetrics {
       labelNames: ['signal', 'reason', 'org'],
       registers: [this.registry],
     });
+    this.resultsCache = new ResultsCacheMetrics(this.registry);
   }
 }

@@ -34,6 +34,7 @@ import { WorkerAdmission } from './query/workerAdmission.js';
 import { validateRoutes } from './routes/validate.js';
 import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
+import { QueryResultsCache } from './query/cache/queryResultsCache.js';
 import { rawTaskBytesFor } from './query/plans.js';
 import { webAppRoutes } from './webApp/routes.js';
 
@@ -171,6 +172,12 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => pool.close());
   const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
+  const resultsCache = config.resultsCache
+    ? new QueryResultsCache(
+        { budgetBytes: config.resultsCacheBytes, maxFreshnessMs: config.resultsCacheMaxFreshnessMs, splitMs: config.resultsCacheSplitMs },
+        metrics.resultsCache,
+      )
+    : undefined;
   const planLimits = {
     storage,
     pool,
@@ -181,6 +188,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     rawTaskRows: config.queryRawTaskRows,
     rawTaskBytes: rawTaskBytesFor(config.sseBufferBytes, config.queryWorkers),
     memoryBytes: config.queryMemoryBytes,
+    resultsCache,
   };
   const windowLimits = { defaultMaxDataPoints: config.defaultMaxDataPoints, maxPointsPerSeries: config.maxPointsPerSeries };
   const collector = new QueryCollector({ ...planLimits, gate, queryLimitsFor });
@@ -204,6 +212,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       rateLimiter: new IngestRateLimiter(),
       exemplars,
       createdTimestampZero: config.createdTimestampZeroIngestion,
+      metricsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.metricsWritten(org, minMs, maxMs)),
     })),
     ...queryRoutes({
       ...planLimits,

@@ -50,6 +50,11 @@ export interface IngestServiceDeps {
   exemplars: ExemplarStore;
   /** add a zero sample at remote write's created timestamps (SVC_CREATED_TIMESTAMP_ZERO_INGESTION) */
   createdTimestampZero: boolean;
+  /**
+   * metricsWritten is told, after each stored metric write, the org and the oldest and newest
+   * sample time it wrote: the results cache drops what late samples make stale.
+   */
+  metricsWritten?: (org: string, minMs: number, maxMs: number) => void;
 }
 
 /** IngestRequest is what a route reads from an ingest request. */
@@ -120,6 +125,21 @@ function sampleCount(series: MetricSeries[]): number {
 }
 
 /** logBytes is what a batch of log lines costs against the org's rate: the UTF-8 bytes of the lines, as Loki counts. */
+/** sampleTimeRange is the oldest and newest sample time of a write, undefined when it has none. */
+function sampleTimeRange(series: MetricSeries[]): { minMs: number; maxMs: number } | undefined {
+  let minMs = Infinity;
+  let maxMs = -Infinity;
+  for (const s of series) {
+    const ts = s.timestampsMs;
+    for (let i = 0; i < ts.length; i++) {
+      const t = ts[i];
+      if (t < minMs) minMs = t;
+      if (t > maxMs) maxMs = t;
+    }
+  }
+  return minMs <= maxMs ? { minMs, maxMs } : undefined;
+}
+
 function logBytes(entries: LogEntry[]): number {
   let n = 0;
   for (const e of entries) n += Buffer.byteLength(e.message, 'utf8');
@@ -235,6 +255,8 @@ export class IngestService {
     const samples = sampleCount(result.records);
     const total = samples + result.rejected;
     const outcome = await store(req.log, () => this.deps.storage.appendMetrics(req.org, result.records, result.metadata ?? [], limits));
+    const written = this.deps.metricsWritten === undefined ? undefined : sampleTimeRange(result.records);
+    if (written !== undefined) this.deps.metricsWritten?.(req.org, written.minMs, written.maxMs);
     if (outcome.refusedSeries > 0) {
       addRefusal(
         result,

@@ -9,6 +9,7 @@ import { callerOrg } from '../auth/callerOrg.js';
 import { logSeriesPlan, runRawLogs, type LogPlanDeps } from './plans.js';
 import { optionalBoolean, requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
+import { planSource } from './seriesSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
 import { QueryStream, waitSignal } from './stream.js';
@@ -114,7 +115,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
     failedSegments: () => plan?.failedSegments() ?? rawFailed,
   });
   if (plan) {
-    await streamSeriesSlices(stream, deps.pool, plan, false);
+    await streamSeriesSlices(stream, planSource(deps.pool, plan), false);
     return;
   }
   const renderer = new RawRowRenderer();
