@@ -23,7 +23,7 @@ export class ResultsCacheMetrics {
   constructor(registry: Registry) {
     this.lookups = new Counter({
       name: 'sluice_results_cache_lookups_total',
-      help: 'Results cache lookups, one per split interval of a query that the cache may serve: hit (the cached piece covers the query\'s steps there), partial (it covers some) or miss.',
+      help: 'PromQL queries the results cache may serve, by how it served their cacheable steps: hit (all from the cache), partial (some) or miss (none). Queries it cannot cache, or entirely too fresh, are not counted.',
       labelNames: ['result'],
       registers: [registry],
     });
