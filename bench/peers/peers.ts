@@ -11,7 +11,7 @@ import { freePort, startProcess, temporaryDirectory, waitFor, type ManagedProces
  * takes -search.disableCache; Sluice SVC_RESULTS_CACHE=false unless asked) so repeated queries
  * measure evaluation, not a cache hit.
  */
-export type SystemName = 'sluice' | 'sluice-prom' | 'prometheus' | 'victoria';
+export type SystemName = 'sluice' | 'sluice-prom' | 'sluice-cache' | 'prometheus' | 'victoria';
 
 export const PEER_BINARIES = ['prometheus', 'promtool', 'victoria-metrics'] as const;
 
