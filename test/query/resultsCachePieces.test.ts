@@ -4,6 +4,7 @@ import { dataReach, refersToQueryWindow, resultsCacheable } from '../../engine/q
 import { planPieces } from '../../src/query/cache/cachePlan.js';
 import { ResultsCache, type CachedPiece } from '../../src/query/cache/resultsCache.js';
 import { joinSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
+import { FlightTable, type FlightOutcome, type FlightReader, type FlightRun } from '../../src/query/cache/singleFlight.js';
 
 /** The results cache's parts on their own: which queries it takes, how a window splits, and its store's rules. */
 
@@ -105,5 +106,79 @@ describe('the results cache store', () => {
       ['a', [10, 20, 30, 40], [1, 2, 3, 4]],
       ['b', [30, 40], [3, 4]],
     ]);
+  });
+});
+
+describe('single flight', () => {
+  const slice = (bytes: number) => ({ series: [], bytes, annotations: [] });
+
+  it('lets a second reader join and read every slice, and keeps the answer for the cache', async () => {
+    const table = new FlightTable(1000);
+    let outcome: FlightOutcome | undefined;
+    let release = (): void => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const run: FlightRun = async (_signal, publish) => {
+      await publish(slice(10));
+      await gate;
+      await publish(slice(20));
+      return 0;
+    };
+    const first = table.join('k', new AbortController().signal, run, (o) => (outcome = o));
+    const second = table.join('k', new AbortController().signal, run, () => {});
+    expect([first.shared, second.shared]).toEqual([false, true]);
+    const read = async (reader: FlightReader): Promise<number[]> => {
+      const got: number[] = [];
+      for (let s = await reader.next(); s !== undefined; s = await reader.next()) {
+        got.push(s.bytes);
+        reader.taken();
+      }
+      return got;
+    };
+    const both = Promise.all([read(first.reader), read(second.reader)]);
+    release();
+    expect(await both).toEqual([
+      [10, 20],
+      [10, 20],
+    ]);
+    expect(outcome?.results.map((r) => r.bytes)).toEqual([10, 20]);
+    expect(table.kept.bytes).toBe(0);
+  });
+
+  it('stops keeping slices, and taking new readers, past the shared allowance', async () => {
+    const table = new FlightTable(50);
+    let outcome: FlightOutcome | undefined = { results: [], failedSegments: 0 };
+    const run: FlightRun = async (_signal, publish) => {
+      for (let i = 0; i < 3; i++) await publish(slice(30));
+      return 0;
+    };
+    const { reader } = table.join('k', new AbortController().signal, run, (o) => (outcome = o));
+    expect((await reader.next())?.bytes).toBe(30);
+    reader.taken();
+    expect((await reader.next())?.bytes).toBe(30);
+    // 60 bytes are past the allowance: a second identical query starts its own evaluation.
+    expect(table.join('k', AbortSignal.abort(), run, () => {}).shared).toBe(false);
+    reader.taken();
+    expect((await reader.next())?.bytes).toBe(30);
+    reader.taken();
+    expect(await reader.next()).toBeUndefined();
+    expect(outcome).toBeUndefined();
+    expect(table.kept.bytes).toBe(0);
+  });
+
+  it('stops the evaluation when its last reader leaves', async () => {
+    const table = new FlightTable(1000);
+    let stopped = false;
+    const run: FlightRun = async (signal, publish) => {
+      signal.addEventListener('abort', () => (stopped = true));
+      await publish(slice(1));
+      return 0;
+    };
+    const left = new AbortController();
+    const { reader } = table.join('k', left.signal, run, () => {});
+    await reader.next();
+    left.abort(new Error('client left'));
+    await expect(reader.next()).rejects.toThrow('client left');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(stopped).toBe(true);
   });
 });

@@ -22,9 +22,9 @@ export interface FlightOutcome {
  * reader gets every slice in order. A slice is handed on only once every reader has taken the
  * one before, so the slowest reader holds the evaluation back exactly as a single client
  * does (a reader that stalls is cut off by its own stall timeout or deadline, and the rest go
- * on). Slices are kept while their total stays under `keepBytes`, so that a reader joining late
- * can start from the first and the finished answer can be cached; past it, a slice is
- * released once all have read it and no new reader may join.
+ * on). Slices are kept while the flights' shared allowance (`KeptBytes`) has room, so that a
+ * reader joining late can start from the first and the finished answer can be cached; past it,
+ * a slice is released once all have read it and no new reader may join.
  */
 export class Flight {
   private readonly results: Array<SliceResult | undefined> = [];
@@ -39,7 +39,7 @@ export class Flight {
   private wake: () => void = () => {};
   private changed: Promise<void> = this.nextChange();
 
-  constructor(private readonly keepBytes: number) {}
+  constructor(private readonly allowance: KeptBytes) {}
 
   /** joinable tells whether a new reader can still get the whole answer from this flight. */
   get joinable(): boolean {
@@ -57,12 +57,14 @@ export class Flight {
         this.finished = true;
         this.notify();
         done(this.keepingAll ? { results: this.results as SliceResult[], failedSegments } : undefined);
+        this.stopKeeping();
       },
       (error: unknown) => {
         this.failure = { error };
         this.finished = true;
         this.notify();
         done(undefined);
+        this.stopKeeping();
       },
     );
   }
@@ -120,12 +122,20 @@ export class Flight {
   private async publish(result: SliceResult): Promise<void> {
     const index = this.results.length;
     this.results.push(result);
-    this.keptBytes += result.bytes;
-    if (this.keptBytes > this.keepBytes) this.keepingAll = false;
+    if (this.keepingAll && this.allowance.take(result.bytes)) this.keptBytes += result.bytes;
+    else this.stopKeeping();
     this.release();
     this.notify();
     while (!this.controller.signal.aborted && this.slowest() <= index) await untilEither(this.changed, this.controller.signal);
     if (this.controller.signal.aborted) throw this.controller.signal.reason;
+  }
+
+  /** stopKeeping gives the kept slices' bytes back to the allowance; from now on slices are released once read. */
+  private stopKeeping(): void {
+    if (!this.keepingAll && this.keptBytes === 0) return;
+    this.keepingAll = false;
+    this.allowance.give(this.keptBytes);
+    this.keptBytes = 0;
   }
 
   /** slowest is the position of the reader furthest behind (the slices it has taken). */
@@ -179,13 +189,41 @@ function untilEither(change: Promise<void>, signal: AbortSignal): Promise<void> 
 }
 
 /**
+ * KeptBytes is what all flights together may keep of their slices beyond what their readers
+ * hold anyway: without it, many different large queries at once would each keep their whole
+ * answer.
+ */
+export class KeptBytes {
+  private used = 0;
+
+  constructor(readonly limit: number) {}
+
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used -= bytes;
+  }
+
+  get bytes(): number {
+    return this.used;
+  }
+}
+
+/**
  * FlightTable finds the evaluation already running for a key, so that identical queries
  * arriving together are evaluated once.
  */
 export class FlightTable {
   private readonly flights = new Map<string, Flight>();
+  readonly kept: KeptBytes;
 
-  constructor(private readonly keepBytes: number) {}
+  constructor(keepBytes: number) {
+    this.kept = new KeptBytes(keepBytes);
+  }
 
   /**
    * join reads the flight running under `key`, or starts one with `run` (then `done` gets its
@@ -194,7 +232,7 @@ export class FlightTable {
   join(key: string, signal: AbortSignal, run: FlightRun, done: (outcome: FlightOutcome | undefined) => void): { reader: FlightReader; shared: boolean } {
     const running = this.flights.get(key);
     if (running !== undefined && running.joinable) return { reader: running.join(signal), shared: true };
-    const flight = new Flight(this.keepBytes);
+    const flight = new Flight(this.kept);
     this.flights.set(key, flight);
     const reader = flight.join(signal);
     flight.start(run, (outcome) => {
