@@ -213,6 +213,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       exemplars,
       createdTimestampZero: config.createdTimestampZeroIngestion,
       metricsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.metricsWritten(org, minMs, maxMs)),
+      logsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.logsWritten(org, minMs, maxMs)),
     })),
     ...queryRoutes({
       ...planLimits,

@@ -55,6 +55,8 @@ export interface IngestServiceDeps {
    * sample time it wrote: the results cache drops what late samples make stale.
    */
   metricsWritten?: (org: string, minMs: number, maxMs: number) => void;
+  /** logsWritten is metricsWritten for log lines (times in ms, rounded outwards). */
+  logsWritten?: (org: string, minMs: number, maxMs: number) => void;
 }
 
 /** IngestRequest is what a route reads from an ingest request. */
@@ -138,6 +140,18 @@ function sampleTimeRange(series: MetricSeries[]): { minMs: number; maxMs: number
     }
   }
   return minMs <= maxMs ? { minMs, maxMs } : undefined;
+}
+
+/** lineTimeRange is the oldest and newest line time of a write in ms (floor and ceiling), undefined when it has none. */
+function lineTimeRange(entries: LogEntry[]): { minMs: number; maxMs: number } | undefined {
+  if (entries.length === 0) return undefined;
+  let minNs = entries[0].timestampNs;
+  let maxNs = minNs;
+  for (const e of entries) {
+    if (e.timestampNs < minNs) minNs = e.timestampNs;
+    if (e.timestampNs > maxNs) maxNs = e.timestampNs;
+  }
+  return { minMs: Number(minNs / 1_000_000n), maxMs: Number(maxNs / 1_000_000n) + 1 };
 }
 
 function logBytes(entries: LogEntry[]): number {
@@ -277,6 +291,8 @@ export class IngestService {
     const total = lines + result.rejected;
     this.admit(req.org, 'logs', lines, () => logBytes(result.records), result, limits);
     const outcome = await store(req.log, () => this.deps.storage.appendLogs(req.org, result.records, limits));
+    const written = this.deps.logsWritten === undefined ? undefined : lineTimeRange(result.records);
+    if (written !== undefined) this.deps.logsWritten?.(req.org, written.minMs, written.maxMs);
     if (outcome.refusedStreams > 0) {
       addRefusal(
         result,

@@ -1,8 +1,8 @@
 import { formatLabels, MemoryBudget, rowBytes, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
-import { logSeriesPlan, runRawLogs, type LogPlanDeps, type RawLogOptions } from './plans.js';
-import { metricSeriesSource, type ResultsCacheDeps } from './metricSource.js';
-import { planSource, type SeriesSource } from './seriesSource.js';
+import { runRawLogs, type LogPlanDeps, type RawLogOptions } from './plans.js';
+import { logSeriesSource, metricSeriesSource, type ResultsCacheDeps } from './metricSource.js';
+import type { SeriesSource } from './seriesSource.js';
 import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
 import type { OrgGate } from './stream.js';
 import type { QueryWindow } from './timeRange.js';
@@ -96,7 +96,7 @@ export class QueryCollector {
 
   /** logqlSeries runs a checked LogQL metric query. */
   logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, (deps) => planSource(deps.pool, logSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window)), maxSeries, signal);
+    return this.collectSeries(org, (deps) => logSeriesSource(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlRows runs a checked LogQL log query and returns at most `options.limit` rows in output order. */

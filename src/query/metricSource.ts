@@ -1,6 +1,6 @@
-import type { PromQLExpr } from '../../engine/index.js';
+import type { LogQLExpr, PromQLExpr } from '../../engine/index.js';
 import type { QueryResultsCache } from './cache/queryResultsCache.js';
-import { metricSeriesPlan, type PlanDeps } from './plans.js';
+import { logSeriesPlan, metricSeriesPlan, type LogPlanDeps, type PlanDeps } from './plans.js';
 import { planSource, type SeriesSource } from './seriesSource.js';
 import type { QueryWindow } from './timeRange.js';
 
@@ -17,4 +17,10 @@ export interface ResultsCacheDeps {
 export function metricSeriesSource(deps: PlanDeps & ResultsCacheDeps, org: string, q: string, expr: PromQLExpr, window: QueryWindow): SeriesSource {
   if (deps.resultsCache !== undefined) return deps.resultsCache.promqlSource(deps, org, q, expr, window);
   return planSource(deps.pool, metricSeriesPlan(deps, org, q, expr, window));
+}
+
+/** logSeriesSource is metricSeriesSource for a checked LogQL metric query (the logs endpoint, the Loki API, the tool gateway). */
+export function logSeriesSource(deps: LogPlanDeps & ResultsCacheDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesSource {
+  if (deps.resultsCache !== undefined) return deps.resultsCache.logqlSource(deps, org, q, expr, window);
+  return planSource(deps.pool, logSeriesPlan(deps, org, q, expr, window));
 }

@@ -100,7 +100,7 @@ export interface SeriesPlan {
   tasksFor(slice: SliceWindow): Promise<SliceTasks>;
   /** failedSegments counts stored segments skipped as unreadable so far; any makes the answer partial. */
   failedSegments(): number;
-  /** sortedByLabels: every slice's series come sorted by labels (PromQL range results do). */
+  /** sortedByLabels: every slice's series come sorted by labels (PromQL and LogQL range results do). */
   sortedByLabels: boolean;
 }
 
@@ -150,7 +150,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
   return {
     slices,
-    sortedByLabels: false,
+    sortedByLabels: true,
     failedSegments: () => reader.failedSegments.length,
     async tasksFor(slice) {
       const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);
@@ -199,7 +199,7 @@ export async function runSeriesPlan(
       const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
       const annotations = outputs.flatMap((o) => o.annotations);
       if (merge === undefined) return { series: outputs[0].series, bytes, annotations };
-      // Merged shards come in shard order. A PromQL slice evaluated whole comes sorted by labels;
+      // Merged shards come in shard order. A slice evaluated whole comes sorted by labels;
       // sorted the same way, a sharded slice streams exactly as an unsharded one, and pieces of
       // an answer from the results cache line up with a fresh one.
       const merged = mergeShards(merge, outputs);

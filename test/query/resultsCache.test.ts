@@ -73,6 +73,27 @@ async function load(srv: TestServer, key: string, scale = 1): Promise<void> {
   await write(srv, key, NOW_MS - 3_600_000, NOW_MS, scale);
 }
 
+/** pushLogs sends lines of two `api` streams, one every 30 s from `fromMs` to `toMs`, through Loki push. */
+async function pushLogs(srv: TestServer, key: string, fromMs: number, toMs: number, text = 'request'): Promise<void> {
+  const values: Record<string, Array<[string, string]>> = { info: [], error: [] };
+  for (let t = fromMs, i = 0; t <= toMs; t += 30_000, i++) values[i % 5 === 0 ? 'error' : 'info'].push([`${t}000000`, `${text} ${i} took ${i % 17} ms`]);
+  const streams = Object.entries(values).map(([level, v]) => ({ stream: { service_name: 'api', level }, values: v }));
+  const res = await fetch(`${srv.url}/loki/api/v1/push`, { method: 'POST', body: JSON.stringify({ streams }), headers: { 'x-svc-api-key': key, 'content-type': 'application/json' } });
+  expect(res.status).toBe(204);
+}
+
+/** logs runs a LogQL metric query over SSE and returns the stream's text without heartbeats. */
+async function logs(srv: TestServer, q: string, startMs: number, endMs: number): Promise<string> {
+  const res = await readSse(await query(srv.url, '/api/v1/logs/query', srv.key, { q, s: String(startMs), e: String(endMs), step: STEP_S }));
+  expect(res.status, q).toBe(200);
+  expect(res.events.at(-1), q).toEqual({ type: 'done', data: { status: 'ok' } });
+  expect(res.events.filter((e) => e.type === 'result').length, q).toBeGreaterThan(0);
+  return res.raw
+    .split('\n\n')
+    .filter((block) => !block.includes('"type":"heartbeat"'))
+    .join('\n\n');
+}
+
 /** sse runs a metrics query and returns its stream's text without heartbeats (their timing varies). */
 async function sse(srv: TestServer, key: string, q: string, startMs: number, endMs: number, step = STEP_S, summary = false): Promise<string> {
   const res = await readSse(await query(srv.url, '/api/v1/metrics/query', key, { q, s: String(startMs), e: String(endMs), step, summary }));
@@ -186,6 +207,27 @@ describe('results cache', () => {
     expect(after).not.toBe(before);
     expect(after).toContain('"value":1000000000');
     expect(after).toBe(await sse(fresh, fresh.key, q, WINDOW_START_MS, NOW_MS));
+  }, 60_000);
+
+  it('caches LogQL metric queries the same way, and a late log line gives the new answer', async () => {
+    await Promise.all([pushLogs(cached, cached.key, DATA_START_MS, NOW_MS), pushLogs(fresh, fresh.key, DATA_START_MS, NOW_MS)]);
+    const queries = ['sum by (level) (count_over_time({service_name="api"}[5m]))', 'rate({service_name="api"} |= "took 3" [2m])', 'sum(bytes_over_time({service_name="api"}[10m]))'];
+    const stepsBefore = await cacheMetric(cached, 'steps_total', '{source="cache"}');
+    for (const q of queries) {
+      const want = await logs(fresh, q, WINDOW_START_MS, NOW_MS);
+      expect(await logs(cached, q, WINDOW_START_MS, NOW_MS), q).toBe(want);
+      expect(await logs(cached, q, WINDOW_START_MS, NOW_MS), q).toBe(want);
+    }
+    expect(await cacheMetric(cached, 'steps_total', '{source="cache"}')).toBeGreaterThan(stepsBefore);
+    const q = queries[0];
+    const before = await logs(cached, q, WINDOW_START_MS, NOW_MS);
+    const invalidatedBefore = await cacheMetric(cached, 'invalidations_total');
+    const at = NOW_MS - 2 * 3_600_000 + 5_000;
+    await Promise.all([pushLogs(cached, cached.key, at, at, 'late'), pushLogs(fresh, fresh.key, at, at, 'late')]);
+    expect(await cacheMetric(cached, 'invalidations_total')).toBeGreaterThan(invalidatedBefore);
+    const after = await logs(cached, q, WINDOW_START_MS, NOW_MS);
+    expect(after).not.toBe(before);
+    expect(after).toBe(await logs(fresh, q, WINDOW_START_MS, NOW_MS));
   }, 60_000);
 
   it('evaluates two identical queries running together once', async () => {

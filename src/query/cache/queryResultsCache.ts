@@ -1,5 +1,5 @@
-import { dataReach, printPromQL, resultsCacheable, type PromQLExpr } from '../../../engine/index.js';
-import { metricSeriesPlan, runSeriesPlan, type PlanDeps } from '../plans.js';
+import { dataReach, logSelectionsFor, printLogQL, printPromQL, resultsCacheable, type LogQLExpr, type PromQLExpr } from '../../../engine/index.js';
+import { logSeriesPlan, metricSeriesPlan, runSeriesPlan, type LogPlanDeps, type PlanDeps, type SeriesPlan } from '../plans.js';
 import type { SeriesConsumer, SeriesSource } from '../seriesSource.js';
 import type { QueryWindow } from '../timeRange.js';
 import type { ResultsCacheMetrics } from './cacheMetrics.js';
@@ -10,6 +10,39 @@ import { FlightTable, type FlightOutcome, type FlightReader, type FlightRun } fr
 
 /** DEFAULT_SUBQUERY_STEP_MS is the step of a subquery written without one, as the plans use it. */
 const DEFAULT_SUBQUERY_STEP_MS = 60_000;
+
+const NS_PER_MS = 1_000_000n;
+
+/** CacheSignal is which data a query reads: a late write of one signal leaves the other's pieces alone. */
+export type CacheSignal = 'metrics' | 'logs';
+
+/** QuerySpec is what the cache needs to know of one query, whatever its language. */
+interface QuerySpec {
+  signal: CacheSignal;
+  /** cacheable: its steps can be evaluated apart and joined (no `@`, no window functions). */
+  cacheable: boolean;
+  /** canonical is the printed expression, the cache key's heart. */
+  canonical: string;
+  /** reach is how far before and after a step it reads data. */
+  reach: { before: number; after: number; reads: boolean };
+  /** lookbackMs goes into the key (it changes PromQL answers). */
+  lookbackMs: number;
+  planFor(window: QueryWindow): SeriesPlan;
+  deps: PlanDeps;
+}
+
+/** logReach is how far a LogQL metric query reads lines around a step. */
+function logReach(expr: LogQLExpr): { before: number; after: number; reads: boolean } {
+  const selections = logSelectionsFor(expr, 0, 0);
+  if (selections.length === 0) return { before: 0, after: 0, reads: false };
+  let before = 0;
+  let after = 0;
+  for (const s of selections) {
+    before = Math.max(before, Number(-s.minNs / NS_PER_MS) + 1);
+    after = Math.max(after, Number(s.maxNs / NS_PER_MS) + 1);
+  }
+  return { before, after, reads: true };
+}
 
 export interface ResultsCacheSettings {
   /** budgetBytes is the memory all cached pieces may take. */
@@ -59,13 +92,52 @@ export class QueryResultsCache {
    * scrape) cost one comparison.
    */
   metricsWritten(org: string, minMs: number, maxMs: number): void {
+    this.written('metrics', org, minMs, maxMs);
+  }
+
+  /** logsWritten is metricsWritten for log lines, whose late arrival drops LogQL pieces only. */
+  logsWritten(org: string, minMs: number, maxMs: number): void {
+    this.written('logs', org, minMs, maxMs);
+  }
+
+  private written(signal: CacheSignal, org: string, minMs: number, maxMs: number): void {
     if (minMs > this.now() - this.settings.maxFreshnessMs) return;
-    this.cache.lateWrite(org, minMs, maxMs);
+    this.cache.lateWrite(cacheSpace(signal, org), minMs, maxMs);
   }
 
   /** promqlSource is the answer to a checked PromQL range query of `org`, from the cache where it can be. */
   promqlSource(deps: PlanDeps, org: string, q: string, expr: PromQLExpr, window: QueryWindow): SeriesSource {
-    const query = new CachedQuery(this, deps, org, q, expr, window);
+    const cacheable = resultsCacheable(expr);
+    return this.source(org, q, window, {
+      signal: 'metrics',
+      cacheable,
+      canonical: cacheable ? printPromQL(expr) : q,
+      reach: cacheable ? dataReach(expr, deps.lookbackMs, DEFAULT_SUBQUERY_STEP_MS) : { before: 0, after: 0, reads: true },
+      lookbackMs: deps.lookbackMs,
+      planFor: (w) => metricSeriesPlan(deps, org, q, expr, w),
+      deps,
+    });
+  }
+
+  /**
+   * logqlSource is the answer to a checked LogQL metric query. LogQL has no `@` and no function
+   * of the query window, so every metric query is cacheable; its lines are read up to its
+   * ranges (and offsets) before each step.
+   */
+  logqlSource(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesSource {
+    return this.source(org, q, window, {
+      signal: 'logs',
+      cacheable: true,
+      canonical: printLogQL(expr),
+      reach: logReach(expr),
+      lookbackMs: 0,
+      planFor: (w) => logSeriesPlan(deps, org, q, expr, w),
+      deps,
+    });
+  }
+
+  private source(org: string, q: string, window: QueryWindow, spec: QuerySpec): SeriesSource {
+    const query = new CachedQuery(this, spec, org, q, window);
     return { run: (signal, consume) => query.run(signal, consume), failedSegments: () => query.failedSegments };
   }
 
@@ -95,6 +167,11 @@ export class QueryResultsCache {
   }
 }
 
+/** cacheSpace is where an org's pieces of one signal live in the store: apart per org and per signal. */
+function cacheSpace(signal: CacheSignal, org: string): string {
+  return `${signal}\u0000${org}`;
+}
+
 /** CachedQuery is one query answered through the cache. */
 class CachedQuery {
   failedSegments = 0;
@@ -105,22 +182,26 @@ class CachedQuery {
   /** keyText is the cache key without the cell: expression, step, step phase and lookback. */
   private readonly keyText: string;
   private readonly reach: { before: number; after: number; reads: boolean };
+  private readonly deps: PlanDeps;
+  /** space is the org's part of the store for this query's signal. */
+  private readonly space: string;
 
   constructor(
     private readonly owner: QueryResultsCache,
-    private readonly deps: PlanDeps,
+    private readonly spec: QuerySpec,
     private readonly org: string,
-    private readonly q: string,
-    private readonly expr: PromQLExpr,
+    q: string,
     private readonly window: QueryWindow,
   ) {
     this.stepMs = window.stepMs;
     this.firstStepMs = window.startMs;
     this.lastStepMs = window.startMs + (window.points - 1) * window.stepMs;
-    this.cacheable = resultsCacheable(expr) && Number.isInteger(window.startMs) && Number.isInteger(window.stepMs) && window.stepMs > 0;
+    this.cacheable = spec.cacheable && Number.isInteger(window.startMs) && Number.isInteger(window.stepMs) && window.stepMs > 0;
     const phase = ((window.startMs % window.stepMs) + window.stepMs) % window.stepMs;
-    this.keyText = JSON.stringify([this.cacheable ? printPromQL(expr) : q, window.stepMs, phase, deps.lookbackMs]);
-    this.reach = this.cacheable ? dataReach(expr, deps.lookbackMs, DEFAULT_SUBQUERY_STEP_MS) : { before: 0, after: 0, reads: true };
+    this.keyText = JSON.stringify([this.cacheable ? spec.canonical : q, window.stepMs, phase, spec.lookbackMs]);
+    this.reach = spec.reach;
+    this.deps = spec.deps;
+    this.space = cacheSpace(spec.signal, org);
   }
 
   async run(signal: AbortSignal, consume: SeriesConsumer): Promise<void> {
@@ -162,7 +243,7 @@ class CachedQuery {
       splitMs,
       firstCacheableMs: range.firstMs,
       lastCacheableMs: range.lastMs,
-      cached: (cell) => this.owner.cache.get(this.org, this.cellKey(cell)),
+      cached: (cell) => this.owner.cache.get(this.space, this.cellKey(cell)),
     });
     let cachedSteps = 0;
     let evaluatedSteps = 0;
@@ -177,7 +258,7 @@ class CachedQuery {
   }
 
   private async serveCached(piece: PlannedPiece & { kind: 'cached' }, signal: AbortSignal, consume: SeriesConsumer): Promise<void> {
-    const held = this.owner.cache.get(this.org, this.cellKey(piece.cell));
+    const held = this.owner.cache.get(this.space, this.cellKey(piece.cell));
     // The plan found the piece; a late write may have dropped it since, and then it is evaluated now.
     if (held === undefined || held.fromMs > piece.fromMs || held.toMs < piece.toMs) {
       const reader = this.evaluate(piece, signal);
@@ -210,14 +291,14 @@ class CachedQuery {
       : this.window;
     // The retention clip is left out of the key: a query joining an evaluation gets the answer as
     // of the moment it started, which is what evaluating once means.
-    const flightKey = JSON.stringify([this.org, this.keyText, window.startMs, window.endMs]);
-    const epoch = this.owner.cache.epoch(this.org);
+    const flightKey = JSON.stringify([this.spec.signal, this.org, this.keyText, window.startMs, window.endMs]);
+    const epoch = this.owner.cache.epoch(this.space);
     const range = this.cacheableRange();
     return this.owner.evaluate(
       flightKey,
       signal,
       async (flightSignal, publish) => {
-        const plan = metricSeriesPlan(this.deps, this.org, this.q, this.expr, window);
+        const plan = this.spec.planFor(window);
         await runSeriesPlan(this.deps.pool, plan, flightSignal, (series, bytes, annotations) => publish({ series, bytes, annotations }));
         return plan.failedSegments();
       },
@@ -240,7 +321,7 @@ class CachedQuery {
     for (const cell of cellsOf(fromMs, toMs, this.stepMs, this.owner.config.splitMs)) {
       const key = this.cellKey(cell.cell);
       const fresh = joinSeries(answer.map((series) => sliceSeries(series, cell.fromMs, cell.toMs)));
-      const held = this.owner.cache.get(this.org, key);
+      const held = this.owner.cache.get(this.space, key);
       let merged: { fromMs: number; toMs: number; series: CachedPiece['series'] } = { fromMs: cell.fromMs, toMs: cell.toMs, series: fresh };
       if (held !== undefined && held.toMs + this.stepMs >= cell.fromMs && cell.toMs + this.stepMs >= held.fromMs) {
         merged = {
@@ -252,7 +333,7 @@ class CachedQuery {
         continue;
       }
       this.owner.cache.put(
-        this.org,
+        this.space,
         key,
         {
           ...merged,
