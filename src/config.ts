@@ -370,7 +370,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_RESULTS_CACHE',
     key: 'resultsCache',
     defaultText: 'true',
-    doc: 'Cache the results of PromQL range and instant queries (SSE and the Prometheus API) in pieces aligned to SVC_RESULTS_CACHE_SPLIT_MS, as Mimir\'s query-frontend does, and evaluate identical queries running at the same time once. A dashboard refresh then evaluates only what is newer than its last one. Late samples drop the pieces they fall in. false: every query is evaluated afresh.',
+    doc: 'Cache the results of PromQL range and instant queries and LogQL metric queries (SSE, the Prometheus and Loki APIs, the tool gateway) in pieces aligned to SVC_RESULTS_CACHE_SPLIT_MS, as Mimir\'s query-frontend does, and evaluate identical queries running at the same time once. A dashboard refresh then evaluates only what is newer than its last one. Late samples drop the pieces they fall in. false: every query is evaluated afresh.',
     parse: (raw) => (raw === undefined ? true : boolean('SVC_RESULTS_CACHE', raw)),
   },
   {

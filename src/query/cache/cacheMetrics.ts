@@ -23,13 +23,13 @@ export class ResultsCacheMetrics {
   constructor(registry: Registry) {
     this.lookups = new Counter({
       name: 'sluice_results_cache_lookups_total',
-      help: 'PromQL queries the results cache may serve, by how it served their cacheable steps: hit (all from the cache), partial (some) or miss (none). Queries it cannot cache, or entirely too fresh, are not counted.',
+      help: 'Series queries (PromQL, LogQL metric) the results cache may serve, by how it served their cacheable steps: hit (all from the cache), partial (some) or miss (none). Queries it cannot cache, or entirely too fresh, are not counted.',
       labelNames: ['result'],
       registers: [registry],
     });
     this.steps = new Counter({
       name: 'sluice_results_cache_steps_total',
-      help: 'Steps of PromQL queries answered through the results cache, by source: cache, or evaluated (too fresh to cache, not cacheable, or missing).',
+      help: 'Steps of series queries answered through the results cache, by source: cache, or evaluated (too fresh to cache, not cacheable, or missing).',
       labelNames: ['source'],
       registers: [registry],
     });
@@ -50,7 +50,7 @@ export class ResultsCacheMetrics {
     });
     this.invalidations = new Counter({
       name: 'sluice_results_cache_invalidations_total',
-      help: 'Cached pieces dropped because samples were written late inside the data they were computed from.',
+      help: 'Cached pieces dropped because samples or log lines were written late inside the data they were computed from.',
       registers: [registry],
     });
     const read = (): CacheSize => this.size;

@@ -1,9 +1,10 @@
 /**
  * How a range query's steps split between the results cache and evaluation. Steps are the
  * times start + k·step; the cache keeps them in cells of `splitMs` aligned to the Unix epoch
- * (cell c holds the steps in [c·split, (c+1)·split); times are whole milliseconds), one piece per cell holding a contiguous
- * run of that cell's steps. Steps outside [firstCacheableMs, lastCacheableMs] (too fresh, or
- * reading data the org's retention is about to clip) are always evaluated.
+ * (cell c holds the steps in [c·split, (c+1)·split); times are whole milliseconds), one piece
+ * per cell holding a contiguous run of that cell's steps. Steps outside [firstCacheableMs,
+ * lastCacheableMs] (too fresh, or reading data the org's retention is about to clip) are always
+ * evaluated.
  */
 
 /** PlannedPiece is one run of a query's steps, in time order: from the cache, or to evaluate. */

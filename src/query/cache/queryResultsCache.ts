@@ -54,9 +54,10 @@ export interface ResultsCacheSettings {
 }
 
 /**
- * QueryResultsCache answers PromQL range queries partly from pieces of earlier answers, as
- * Mimir's and Thanos' query front ends do: the steps are split into cells of `splitMs`, each
- * cell's piece is keyed by org, canonical expression, step, step phase and lookback, and only
+ * QueryResultsCache answers PromQL range queries and LogQL metric queries partly from pieces of
+ * earlier answers, as Mimir's and Thanos' query front ends do: the steps are split into cells
+ * of `splitMs`, each cell's piece is keyed by org, signal, canonical expression, step, step
+ * phase and lookback, and only
  * the steps it lacks are evaluated, in as few evaluations as there are gaps. A dashboard that
  * refreshes every 30 s thus evaluates its newest minutes (never cached: late data still
  * arrives there) plus the 30 s that aged past the freshness limit. Identical evaluations that
