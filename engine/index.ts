@@ -52,7 +52,8 @@ export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWr
 export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
-export { selectionsFor, refersToQueryWindow, planSlices, type Selection } from './query/promqlPlan.js';
+export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
+export { sortByLabels } from './promql/eval/labelset.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';

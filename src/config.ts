@@ -46,6 +46,10 @@ export interface Config {
   queryShardMinSamples: number;
   queryRawTaskRows: number;
   queryMemoryBytes: number;
+  resultsCache: boolean;
+  resultsCacheBytes: number;
+  resultsCacheMaxFreshnessMs: number;
+  resultsCacheSplitMs: number;
   maxQueriesPerOrg: number;
   maxQueuedQueriesPerOrg: number;
   queryBacklogPerWorker: number;
@@ -407,6 +411,34 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '256MiB',
     doc: 'Memory one query may use on a worker: lines and labels it keeps, line_format and label_format output (checked while a template runs), series kept for aggregation, results waiting for its client, and the whole result a tool gateway call collects. Past it the query ends with 400 VALIDATION_FAILED (before the stream) or `done` with status error.',
     parse: (raw) => (raw === undefined ? 256 * 1024 * 1024 : byteSize('SVC_QUERY_MEMORY_BYTES', raw)),
+  },
+  {
+    env: 'SVC_RESULTS_CACHE',
+    key: 'resultsCache',
+    defaultText: 'true',
+    doc: 'Cache the results of PromQL range and instant queries and LogQL metric queries (SSE, the Prometheus and Loki APIs, the tool gateway) in pieces aligned to SVC_RESULTS_CACHE_SPLIT_MS, as Mimir\'s query-frontend does, and evaluate identical queries running at the same time once. A dashboard refresh then evaluates only what is newer than its last one. Late samples drop the pieces they fall in. false: every query is evaluated afresh.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_RESULTS_CACHE', raw)),
+  },
+  {
+    env: 'SVC_RESULTS_CACHE_BYTES',
+    key: 'resultsCacheBytes',
+    defaultText: '128MiB',
+    doc: 'Memory the results cache may hold (16 bytes a point plus labels), shared by all orgs: past it, the least recently used piece of the org holding the most is dropped, so one org cannot push the others out.',
+    parse: (raw) => (raw === undefined ? 128 * 1024 * 1024 : byteSize('SVC_RESULTS_CACHE_BYTES', raw)),
+  },
+  {
+    env: 'SVC_RESULTS_CACHE_MAX_FRESHNESS_MS',
+    key: 'resultsCacheMaxFreshnessMs',
+    defaultText: '600000',
+    doc: 'Steps newer than this (and the data they read) are never cached (Mimir\'s max_cache_freshness, 10 minutes): recent data still arrives out of order and late.',
+    parse: (raw) => (raw === undefined ? 600_000 : integer('SVC_RESULTS_CACHE_MAX_FRESHNESS_MS', raw, 0, 31 * 86_400_000)),
+  },
+  {
+    env: 'SVC_RESULTS_CACHE_SPLIT_MS',
+    key: 'resultsCacheSplitMs',
+    defaultText: '3600000',
+    doc: 'Width of the pieces the results cache keeps, aligned to multiples of it since the Unix epoch: a cached piece is reused by any query whose window covers part of it with the same expression, step and step phase.',
+    parse: (raw) => (raw === undefined ? 3_600_000 : integer('SVC_RESULTS_CACHE_SPLIT_MS', raw, 60_000, 31 * 86_400_000)),
   },
   {
     env: 'SVC_MAX_QUERIES_PER_ORG',

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ResultsCacheMetrics } from './query/cache/cacheMetrics.js';
 
 /** BufferedResponse is an open response that may hold bytes its socket has not taken yet. */
 export interface BufferedResponse {
@@ -29,6 +30,7 @@ export class ServiceMetrics {
   readonly queries: Counter<'endpoint' | 'outcome'>;
   /** buildInfo is always 1; its labels say what runs, so dashboards can count processes by role. */
   readonly buildInfo: Gauge<'version' | 'node' | 'role'>;
+  readonly resultsCache: ResultsCacheMetrics;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -107,5 +109,6 @@ export class ServiceMetrics {
       labelNames: ['signal', 'reason', 'org'],
       registers: [this.registry],
     });
+    this.resultsCache = new ResultsCacheMetrics(this.registry);
   }
 }

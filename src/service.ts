@@ -35,6 +35,7 @@ import { WorkerAdmission } from './query/workerAdmission.js';
 import { validateRoutes } from './routes/validate.js';
 import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
+import { QueryResultsCache } from './query/cache/queryResultsCache.js';
 import { rawTaskBytesFor } from './query/plans.js';
 import { webAppRoutes } from './webApp/routes.js';
 import { loadOpenApiDocument } from './routes/helpers/openapi.js';
@@ -202,6 +203,13 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => storage.close());
   const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
   const openApi = loadOpenApiDocument();
+  // One cache per process, made before ingest so late writes can drop what they make stale.
+  const resultsCache = components.has('queryApi') && config.resultsCache
+    ? new QueryResultsCache(
+        { budgetBytes: config.resultsCacheBytes, maxFreshnessMs: config.resultsCacheMaxFreshnessMs, splitMs: config.resultsCacheSplitMs },
+        metrics.resultsCache,
+      )
+    : undefined;
   const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey, { role: config.role, components: ROLE_TABLE[config.role].components })];
   if (components.has('ingestApi')) {
     routes.push(
@@ -215,12 +223,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         exemplars,
         createdTimestampZero: config.createdTimestampZeroIngestion,
         otlpExponentialHistograms: config.otlpExponentialHistograms,
+        metricsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.metricsWritten(org, minMs, maxMs)),
+        logsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.logsWritten(org, minMs, maxMs)),
       })),
     );
   }
   let pool: QueryPool | undefined;
   if (components.has('queryApi')) {
-    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir: options.webDir });
+    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir: options.webDir, resultsCache });
     pool = query.pool;
     cleanups.unshift(() => query.pool.close());
     routes.push(...query.routes);
@@ -267,6 +277,8 @@ interface QueryDeps {
   openApi: Buffer;
   /** webDir serves another build of the web app than dist/web. */
   webDir?: string;
+  /** resultsCache serves the steps it holds; undefined when SVC_RESULTS_CACHE is off. */
+  resultsCache: QueryResultsCache | undefined;
 }
 
 /**
@@ -275,7 +287,7 @@ interface QueryDeps {
  * dashboards, org settings, the tool gateway and the web app).
  */
 function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; routes: RouteSpec[]; tail: ReturnType<typeof lokiTailRoute> } {
-  const { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir } = deps;
+  const { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir, resultsCache } = deps;
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
   const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
@@ -289,6 +301,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     rawTaskRows: config.queryRawTaskRows,
     rawTaskBytes: rawTaskBytesFor(config.sseBufferBytes, config.queryWorkers),
     memoryBytes: config.queryMemoryBytes,
+    resultsCache,
   };
   const windowLimits = { defaultMaxDataPoints: config.defaultMaxDataPoints, maxPointsPerSeries: config.maxPointsPerSeries };
   const collector = new QueryCollector({ ...planLimits, gate, queryLimitsFor });

@@ -81,7 +81,20 @@ async function main(): Promise<number> {
     };
     const cases = queryCases(dataset);
     if (options.suites.includes('queries')) report.queries = await runQuerySuite([...systems, sluicePrometheusApi(sluice)], cases, options.repetitions, log);
-    if (options.suites.includes('concurrency')) report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
+    if (options.suites.includes('concurrency')) {
+      report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
+      if (options.resultsCacheRows) {
+        // Same data directory, cache on; stopped afterwards (a stopped process stops again as a no-op).
+        await sluice.process.stop();
+        const cached: RunningSystem = { ...(await startSluice(sluice.dataDir, sluice.key, { resultsCache: true })), name: 'sluice-cache' };
+        logStarted(cached);
+        try {
+          report.concurrency.push(...(await runConcurrencySuite([cached], cases, options.viewers, options.concurrencySeconds, log)));
+        } finally {
+          await cached.process.stop();
+        }
+      }
+    }
     if (options.suites.includes('logs')) {
       // A restart empties Sluice's segment cache, so the first run of each log query is cold.
       await sluice.process.stop();

@@ -13,13 +13,18 @@ export interface PeerBenchOptions {
   /** Seconds each concurrency level runs against each system. */
   concurrencySeconds: number;
   viewers: number[];
+  /**
+   * resultsCacheRows adds "Sluice (results cache)" rows to the concurrency suite: Sluice restarted
+   * with its results cache on, which the main rows (and the peers) run without.
+   */
+  resultsCacheRows: boolean;
 }
 
 export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--out DIR]
-       [--suites queries,concurrency,ingest,logs] [--viewers 1,10,50,200] [--concurrency-seconds S] [--no-install]`;
+       [--suites queries,concurrency,ingest,logs] [--viewers 1,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
-  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200] };
+  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200], resultsCacheRows: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -47,6 +52,9 @@ export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOp
         break;
       case '--no-install':
         options.install = false;
+        break;
+      case '--results-cache-rows':
+        options.resultsCacheRows = true;
         break;
       case '--suites': {
         const names = value().split(',');

@@ -7,10 +7,11 @@ import { freePort, startProcess, temporaryDirectory, waitFor, type ManagedProces
 
 /**
  * Starting and stopping the three systems. Each gets a fresh data directory and a loopback
- * port; the peers run with their result caches off (Prometheus has none; VictoriaMetrics
- * takes -search.disableCache) so repeated queries measure evaluation, not a cache hit.
+ * port; every system runs with its result cache off (Prometheus has none; VictoriaMetrics
+ * takes -search.disableCache; Sluice SVC_RESULTS_CACHE=false unless asked) so repeated queries
+ * measure evaluation, not a cache hit.
  */
-export type SystemName = 'sluice' | 'sluice-prom' | 'prometheus' | 'victoria';
+export type SystemName = 'sluice' | 'sluice-prom' | 'sluice-cache' | 'prometheus' | 'victoria';
 
 export const PEER_BINARIES = ['prometheus', 'promtool', 'victoria-metrics'] as const;
 
@@ -74,6 +75,14 @@ export function sluicePrometheusApi(sluice: RunningSystem): RunningSystem {
 
 export interface SluiceOptions {
   workers?: number;
+  /**
+   * resultsCache turns Sluice's results cache on. Off unless asked: the peers run without one
+   * (Prometheus has none, VictoriaMetrics' is disabled) and the dashboard viewers repeat the
+   * same ranges, so with it on the comparison would time cache hits against evaluations.
+   */
+  resultsCache?: boolean;
+  /** nodeArgs go to node before the CLI, for example `--cpu-prof` to profile the server. */
+  nodeArgs?: string[];
 }
 
 export async function startSluice(dataDir = temporaryDirectory('sluice-peers-'), key = `slk_bench_${randomBytes(24).toString('hex')}`, options: SluiceOptions = {}): Promise<RunningSystem> {
@@ -88,9 +97,10 @@ export async function startSluice(dataDir = temporaryDirectory('sluice-peers-'),
     // The concurrency suite runs up to 200 viewers; the per-org limit would turn them into 429s.
     SVC_MAX_QUERIES_PER_ORG: '1000',
     SVC_MAX_POINTS_PER_SERIES: '30000',
+    SVC_RESULTS_CACHE: options.resultsCache === true ? 'true' : 'false',
   };
   if (options.workers !== undefined) env.SVC_QUERY_WORKERS = String(options.workers);
-  const proc = startProcess('sluice', process.execPath, [SLUICE_CLI, 'serve'], env);
+  const proc = startProcess('sluice', process.execPath, [...(options.nodeArgs ?? []), SLUICE_CLI, 'serve'], env);
   let url = '';
   await waitFor('sluice to listen', async () => {
     const m = /"port":(\d+)[^\n]*sluice listening/.exec(proc.output());

@@ -28,7 +28,8 @@ export class QueryFailed extends Error {}
 /** timedQuery asks one query and reads the answer to its end; `pauseMs` makes it a slow reader. */
 export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
   const started = performance.now();
-  const res = sys.name === 'sluice' ? await sluiceRequest(sys, req, signal) : await prometheusApiRequest(sys, req, signal);
+  const sse = sys.name === 'sluice' || sys.name === 'sluice-cache';
+  const res = sse ? await sluiceRequest(sys, req, signal) : await prometheusApiRequest(sys, req, signal);
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   const reader = res.body!.getReader();
@@ -42,7 +43,7 @@ export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?:
   const ms = performance.now() - started;
   const body = Buffer.concat(chunks);
   if (res.status !== 200) throw new QueryFailed(`${sys.name} answered ${res.status} to ${req.expr}: ${body.toString().slice(0, 500)}`);
-  if (sys.name === 'sluice' && !/"type":"done","data":\{"status":"ok"/.test(body.subarray(Math.max(0, body.length - 200)).toString())) {
+  if (sse && !/"type":"done","data":\{"status":"ok"/.test(body.subarray(Math.max(0, body.length - 200)).toString())) {
     throw new QueryFailed(`sluice ended ${req.expr} without done ok: ${body.subarray(Math.max(0, body.length - 300)).toString()}`);
   }
   return { ms, bytes, body };
@@ -86,7 +87,7 @@ export function labelsKey(labels: Record<string, unknown>): string {
 
 /** parseAnswer turns either wire format into series points, dropping NaN and infinities as Sluice does. */
 export function parseAnswer(system: SystemName, body: Uint8Array): SeriesPoints {
-  return system === 'sluice' ? parseSluiceSse(Buffer.from(body).toString()) : parsePrometheusJson(Buffer.from(body).toString());
+  return system === 'sluice' || system === 'sluice-cache' ? parseSluiceSse(Buffer.from(body).toString()) : parsePrometheusJson(Buffer.from(body).toString());
 }
 
 function add(points: SeriesPoints, key: string, ts: number, value: number): void {

@@ -81,7 +81,13 @@ export function queryTable(queries: readonly QueryCaseResult[]): string {
   return lines.join('\n');
 }
 
-const SYSTEM_TITLES: Readonly<Record<string, string>> = { sluice: 'Sluice', 'sluice-prom': 'Sluice (Prometheus API)', prometheus: 'Prometheus', victoria: 'VictoriaMetrics' };
+const SYSTEM_TITLES: Readonly<Record<string, string>> = {
+  sluice: 'Sluice',
+  'sluice-prom': 'Sluice (Prometheus API)',
+  'sluice-cache': 'Sluice (results cache)',
+  prometheus: 'Prometheus',
+  victoria: 'VictoriaMetrics',
+};
 
 /**
  * prometheusApiSection shows the same queries asked of Sluice through its Prometheus-compatible
@@ -206,7 +212,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     out.push(
       '## Concurrent dashboard viewers',
       '',
-      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, RSS its peak while the level ran.',
+      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, RSS its peak while the level ran. Every system runs without a results cache; "Sluice (results cache)" rows, when present, are Sluice restarted with its cache on, for comparison with its own rows only.',
       '',
       concurrencyTable(report.concurrency),
       '',

@@ -90,6 +90,13 @@ export interface FunctionDef {
    * (it reads the evaluation time or a sample's timestamp), so the call is never step invariant.
    */
   readonly readsEvaluationTime: boolean;
+  /**
+   * readsQueryWindow: the value at a step depends on the whole query's start or end, not only on
+   * the step's own time (start(), end(), range()). Such a query cannot be cut into time slices
+   * nor answered from cached pieces of other windows. step() is not marked: the step is part of
+   * every slice and of the results cache's key.
+   */
+  readonly readsQueryWindow: boolean;
 }
 
 /**
@@ -106,6 +113,7 @@ interface FunctionRow {
   readonly kernel: FunctionKernel;
   readonly shard?: SeriesSharding;
   readonly readsEvaluationTime?: true;
+  readonly readsQueryWindow?: true;
 }
 
 const S: ValueType = 'scalar';
@@ -150,7 +158,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'delta', args: [M], returns: V, kernel: overWindows(deltaKernel), shard: 'perSeries' },
   { name: 'deriv', args: [M], returns: V, kernel: overWindows(derivKernel), shard: 'perSeries' },
   { name: 'double_exponential_smoothing', args: [M, S, S], returns: V, experimental: true, kernel: overWindows(doubleExponentialSmoothingKernel), shard: 'perSeries' },
-  { name: 'end', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryEndMs / 1000)), readsEvaluationTime: true },
+  { name: 'end', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryEndMs / 1000)), readsEvaluationTime: true, readsQueryWindow: true },
   { name: 'exp', args: [V], returns: V, kernel: wholeCall(elementwise(Math.exp)), shard: 'perSeries' },
   { name: 'first_over_time', args: [M], returns: V, kernel: overWindows(firstOverTimeKernel, { keepsName: true }) },
   { name: 'floor', args: [V], returns: V, kernel: wholeCall(elementwise(Math.floor)), shard: 'perSeries' },
@@ -185,7 +193,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'present_over_time', args: [M], returns: V, kernel: overWindows(presentOverTimeKernel), shard: 'perSeries' },
   { name: 'quantile_over_time', args: [S, M], returns: V, kernel: overWindows(quantileOverTimeKernel), shard: 'perSeries' },
   { name: 'rad', args: [V], returns: V, kernel: wholeCall(elementwise(radians)), shard: 'perSeries' },
-  { name: 'range', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => (ctx.queryEndMs - ctx.queryStartMs) / 1000)), readsEvaluationTime: true },
+  { name: 'range', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => (ctx.queryEndMs - ctx.queryStartMs) / 1000)), readsEvaluationTime: true, readsQueryWindow: true },
   { name: 'rate', args: [M], returns: V, kernel: overWindows(rateKernel, { notesNonCounter: true }), shard: 'perSeries' },
   { name: 'resets', args: [M], returns: V, kernel: overWindows(resetsKernel), shard: 'perSeries' },
   { name: 'round', args: [V, S], variadic: 1, returns: V, kernel: wholeCall(rounded), shard: 'perSeries' },
@@ -198,7 +206,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'sort_by_label_desc', args: [V, STR], variadic: -1, returns: V, experimental: true, kernel: SORT },
   { name: 'sort_desc', args: [V], returns: V, kernel: SORT },
   { name: 'sqrt', args: [V], returns: V, kernel: wholeCall(elementwise(Math.sqrt)), shard: 'perSeries' },
-  { name: 'start', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStartMs / 1000)), readsEvaluationTime: true },
+  { name: 'start', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStartMs / 1000)), readsEvaluationTime: true, readsQueryWindow: true },
   { name: 'start_timestamp', args: [V], returns: V, experimental: true, kernel: wholeCall(unsupported('start_timestamp() (start timestamps)')) },
   { name: 'stddev_over_time', args: [M], returns: V, kernel: overWindows(stddevOverTimeKernel), shard: 'perSeries' },
   { name: 'stdvar_over_time', args: [M], returns: V, kernel: overWindows(stdvarOverTimeKernel), shard: 'perSeries' },
@@ -232,6 +240,7 @@ function toFunctionDef(row: FunctionRow): FunctionDef {
     experimental: row.experimental === true,
     shard: row.shard ?? null,
     readsEvaluationTime: row.readsEvaluationTime === true,
+    readsQueryWindow: row.readsQueryWindow === true,
   });
 }
 

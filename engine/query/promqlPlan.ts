@@ -82,15 +82,64 @@ function isExpr(value: unknown): value is Expr {
 }
 
 /**
- * refersToQueryWindow tells whether the query uses `@ start()` or `@ end()`; such a query
- * cannot be cut into time slices, because each slice would resolve them to its own bounds.
+ * refersToQueryWindow tells whether the query uses `@ start()` or `@ end()`, or calls a function
+ * that reads the query's window (`readsQueryWindow` in the function table: start(), end(),
+ * range()); such a query cannot be cut into time slices, because each slice would resolve them
+ * to its own bounds.
  */
 export function refersToQueryWindow(expr: Expr): boolean {
+  return someNode(expr, (node) => {
+    if ((node.type === 'VectorSelector' || node.type === 'SubqueryExpr') && node.at && node.at.kind !== 'timestamp') return true;
+    if (node.type === 'MatrixSelector' && node.selector.at && node.selector.at.kind !== 'timestamp') return true;
+    return node.type === 'Call' && node.func.readsQueryWindow;
+  });
+}
+
+/**
+ * resultsCacheable tells whether the value of `expr` at a step depends only on that step's time
+ * and the stored data, so that pieces evaluated over different windows (with the same step and
+ * step phase) join into the answer a single evaluation gives. It refuses every `@` modifier
+ * (`@ start()`/`@ end()` move with the window; a fixed `@ t` reads data around t whatever the
+ * step, which the cache's data-range bookkeeping does not follow) and the functions that read
+ * the query window. Evaluation time (time(), timestamp(), the date functions) is a property of
+ * the step itself and is fine; subqueries align to absolute multiples of their step.
+ */
+export function resultsCacheable(expr: Expr): boolean {
+  if (refersToQueryWindow(expr)) return false;
+  return !someNode(expr, (node) => {
+    if (node.type === 'VectorSelector' || node.type === 'SubqueryExpr') return node.at !== null;
+    if (node.type === 'MatrixSelector') return node.selector.at !== null;
+    return false;
+  });
+}
+
+/**
+ * dataReach is how far before and after a step's time the evaluation of `expr` may read samples
+ * (lookback, ranges, offsets, subquery ranges), for an expression without `@`: the samples
+ * behind step t lie within [t - before, t + after]. `after` is positive only with negative
+ * offsets. A query without selectors reads nothing: both are 0 and `reads` is false.
+ */
+export function dataReach(expr: Expr, lookbackMs: number, defaultSubqueryStepMs: number): { before: number; after: number; reads: boolean } {
+  const selections = selectionsFor(expr, 0, 0, { queryStartMs: 0, queryEndMs: 0, lookbackMs, defaultSubqueryStepMs });
+  if (selections.length === 0) return { before: 0, after: 0, reads: false };
+  let before = 0;
+  let after = 0;
+  for (const s of selections) {
+    before = Math.max(before, -s.minMs);
+    after = Math.max(after, s.maxMs);
+  }
+  return { before, after, reads: true };
+}
+
+/** someNode tells whether any node of the tree satisfies `test`. */
+function someNode(expr: Expr, test: (node: Expr) => boolean): boolean {
   let found = false;
   const visit = (node: Expr): void => {
     if (found) return;
-    if ((node.type === 'VectorSelector' || node.type === 'SubqueryExpr') && node.at && node.at.kind !== 'timestamp') found = true;
-    if (node.type === 'MatrixSelector' && node.selector.at && node.selector.at.kind !== 'timestamp') found = true;
+    if (test(node)) {
+      found = true;
+      return;
+    }
     for (const child of childrenOfAny(node)) visit(child);
   };
   visit(expr);

@@ -52,6 +52,13 @@ export interface IngestServiceDeps {
   createdTimestampZero: boolean;
   /** store OTLP exponential histograms as native histograms or classic buckets (SVC_OTLP_EXPONENTIAL_HISTOGRAMS) */
   otlpExponentialHistograms: 'native' | 'classic';
+  /**
+   * metricsWritten is told, after each stored metric write, the org and the oldest and newest
+   * sample time it wrote: the results cache drops what late samples make stale.
+   */
+  metricsWritten?: (org: string, minMs: number, maxMs: number) => void;
+  /** logsWritten is metricsWritten for log lines (times in ms, rounded outwards). */
+  logsWritten?: (org: string, minMs: number, maxMs: number) => void;
 }
 
 /** IngestRequest is what a route reads from an ingest request. */
@@ -124,6 +131,33 @@ function sampleCount(series: MetricSeries[]): number {
 }
 
 /** logBytes is what a batch of log lines costs against the org's rate: the UTF-8 bytes of the lines, as Loki counts. */
+/** sampleTimeRange is the oldest and newest sample time of a write, undefined when it has none. */
+function sampleTimeRange(series: MetricSeries[]): { minMs: number; maxMs: number } | undefined {
+  let minMs = Infinity;
+  let maxMs = -Infinity;
+  for (const s of series) {
+    const ts = s.timestampsMs;
+    for (let i = 0; i < ts.length; i++) {
+      const t = ts[i];
+      if (t < minMs) minMs = t;
+      if (t > maxMs) maxMs = t;
+    }
+  }
+  return minMs <= maxMs ? { minMs, maxMs } : undefined;
+}
+
+/** lineTimeRange is the oldest and newest line time of a write in ms (floor and ceiling), undefined when it has none. */
+function lineTimeRange(entries: LogEntry[]): { minMs: number; maxMs: number } | undefined {
+  if (entries.length === 0) return undefined;
+  let minNs = entries[0].timestampNs;
+  let maxNs = minNs;
+  for (const e of entries) {
+    if (e.timestampNs < minNs) minNs = e.timestampNs;
+    if (e.timestampNs > maxNs) maxNs = e.timestampNs;
+  }
+  return { minMs: Number(minNs / 1_000_000n), maxMs: Number(maxNs / 1_000_000n) + 1 };
+}
+
 function logBytes(entries: LogEntry[]): number {
   let n = 0;
   for (const e of entries) n += Buffer.byteLength(e.message, 'utf8');
@@ -239,6 +273,8 @@ export class IngestService {
     const samples = sampleCount(result.records);
     const total = samples + result.rejected;
     const outcome = await store(req.log, () => this.deps.storage.appendMetrics(req.org, result.records, result.metadata ?? [], limits));
+    const written = this.deps.metricsWritten === undefined ? undefined : sampleTimeRange(result.records);
+    if (written !== undefined) this.deps.metricsWritten?.(req.org, written.minMs, written.maxMs);
     if (outcome.refusedSeries > 0) {
       addRefusal(
         result,
@@ -259,6 +295,8 @@ export class IngestService {
     const total = lines + result.rejected;
     this.admit(req.org, 'logs', lines, () => logBytes(result.records), result, limits);
     const outcome = await store(req.log, () => this.deps.storage.appendLogs(req.org, result.records, limits));
+    const written = this.deps.logsWritten === undefined ? undefined : lineTimeRange(result.records);
+    if (written !== undefined) this.deps.logsWritten?.(req.org, written.minMs, written.maxMs);
     if (outcome.refusedStreams > 0) {
       addRefusal(
         result,

@@ -1,6 +1,8 @@
 import { formatLabels, MemoryBudget, rowBytes, type FloatHistogram, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
-import { logSeriesPlan, metricSeriesPlan, runRawLogs, runSeriesPlan, type LogPlanDeps, type RawLogOptions, type SeriesPlan } from './plans.js';
+import { runRawLogs, type LogPlanDeps, type RawLogOptions } from './plans.js';
+import { logSeriesSource, metricSeriesSource, type ResultsCacheDeps } from './metricSource.js';
+import type { SeriesSource } from './seriesSource.js';
 import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
 import type { OrgGate } from './stream.js';
 import type { QueryWindow } from './timeRange.js';
@@ -18,7 +20,7 @@ import type { QueryWindow } from './timeRange.js';
 /** SERIES_OVERHEAD_BYTES stands for a kept series' objects in byte estimates; points cost 16 bytes each. */
 const SERIES_OVERHEAD_BYTES = 128;
 
-export interface CollectDeps extends LogPlanDeps {
+export interface CollectDeps extends LogPlanDeps, ResultsCacheDeps {
   gate: OrgGate;
   /** queryLimitsFor gives the limits of the org a query runs for: concurrency, budgets, deadline, retention. */
   queryLimitsFor: QueryLimitsFor;
@@ -92,12 +94,12 @@ export class QueryCollector {
 
   /** promql runs a checked PromQL query (as an instant query when the window says so); `maxSeries` bounds what it may hold. */
   promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, (deps) => metricSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), org, q, expr, window), maxSeries, signal);
+    return this.collectSeries(org, (deps) => metricSeriesSource(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlSeries runs a checked LogQL metric query (as an instant query when the window says so). */
   logqlSeries(org: string, q: string, expr: LogQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, (deps) => logSeriesPlan(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window), maxSeries, signal);
+    return this.collectSeries(org, (deps) => logSeriesSource(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'logs'), org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlRows runs a checked LogQL log query and returns at most `options.limit` rows in output order. */
@@ -116,12 +118,12 @@ export class QueryCollector {
     });
   }
 
-  private collectSeries(org: string, plan: (deps: LogPlanDeps) => SeriesPlan, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
+  private collectSeries(org: string, plan: (deps: CollectDeps) => SeriesSource, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
     return this.withSlot(org, signal, async (bounded) => {
       const planned = plan(this.deps);
       const joiner = new SeriesJoiner(maxSeries, new MemoryBudget(this.deps.queryLimitsFor(org).memoryBytes));
       const annotations = new Set<string>();
-      await runSeriesPlan(this.deps.pool, planned, bounded, (series, _bytes, notes) => {
+      await planned.run(bounded, (series, _bytes, notes) => {
         joiner.add(series);
         for (const note of notes) annotations.add(note);
       });

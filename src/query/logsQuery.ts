@@ -6,9 +6,10 @@ import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
 import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { callerOrg } from '../auth/callerOrg.js';
-import { logSeriesPlan, runRawLogs, type LogPlanDeps } from './plans.js';
+import { runRawLogs, type LogPlanDeps } from './plans.js';
 import { optionalBoolean, requireObject, requireQueryText } from './request.js';
 import { streamSeriesSlices } from './seriesStream.js';
+import { logSeriesSource } from './metricSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
 import { QueryStream, waitSignal } from './stream.js';
@@ -108,15 +109,15 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const limit = raw ? rowLimit(body.limit, limits) : 0;
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const planDeps = orgPlanDeps(deps, limits, 'logs');
-  const plan = raw ? undefined : logSeriesPlan(planDeps, org, q, expr, window);
+  const source = raw ? undefined : logSeriesSource(planDeps, org, q, expr, window);
   let rawFailed = 0;
   const stream = new QueryStream(ctx, {
     endpoint: raw ? 'logs_raw' : 'logs_aggregate',
     ...orgStreamOptions(deps, limits, release),
-    failedSegments: () => plan?.failedSegments() ?? rawFailed,
+    failedSegments: () => source?.failedSegments() ?? rawFailed,
   });
-  if (plan) {
-    await streamSeriesSlices(stream, deps.pool, plan, false);
+  if (source) {
+    await streamSeriesSlices(stream, source, false);
     return;
   }
   const renderer = new RawRowRenderer();

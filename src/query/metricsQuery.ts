@@ -6,7 +6,7 @@ import { callerOrg } from '../auth/callerOrg.js';
 import { requireEventStream } from './accept.js';
 import { optionalBoolean, requireObject, requireQueryText } from './request.js';
 import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
-import { metricSeriesPlan } from './plans.js';
+import { metricSeriesSource } from './metricSource.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
 import { QueryStream, waitSignal } from './stream.js';
@@ -20,6 +20,8 @@ import { resolveWindow } from './timeRange.js';
  * with one worker per series shard), and the results streamed in slice order as points, or
  * folded into one summary per series. A query whose s equals e is an instant query, evaluated
  * as Prometheus' /query evaluates it (series in sort() and topk() order).
+ * With the results cache on, steps it holds are streamed from it and only the rest evaluated
+ * (src/query/cache).
  */
 export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promise<void> {
   const body = requireObject(parseJsonBody(ctx.body!));
@@ -37,12 +39,12 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
-  const plan = metricSeriesPlan(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
+  const source = metricSeriesSource(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
   const stream = new QueryStream(ctx, {
-    failedSegments: plan.failedSegments,
+    failedSegments: () => source.failedSegments(),
     endpoint: 'metrics',
     ...orgStreamOptions(deps, limits, release),
     terminalErrorEvent: summary,
   });
-  await streamSeriesSlices(stream, deps.pool, plan, summary);
+  await streamSeriesSlices(stream, source, summary);
 }

@@ -16,6 +16,7 @@ import {
   shardMergeFor,
   shareLogs,
   shareSize,
+  sortByLabels,
   unpackRows,
   unpackSeries,
   type LogQLExpr,
@@ -99,6 +100,8 @@ export interface SeriesPlan {
   tasksFor(slice: SliceWindow): Promise<SliceTasks>;
   /** failedSegments counts stored segments skipped as unreadable so far; any makes the answer partial. */
   failedSegments(): number;
+  /** sortedByLabels: every slice's series come sorted by labels (PromQL and LogQL range results do). */
+  sortedByLabels: boolean;
 }
 
 /**
@@ -116,6 +119,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
   return {
     slices,
+    sortedByLabels: true,
     failedSegments: () => querier.failedSegments.length,
     async tasksFor(slice) {
       const selections = clipMetricSelections(selectionsFor(expr, slice.startMs, slice.endMs, planCtx), deps.oldestMs);
@@ -153,6 +157,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
   return {
     slices,
+    sortedByLabels: true,
     failedSegments: () => reader.failedSegments.length,
     async tasksFor(slice) {
       const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);
@@ -201,7 +206,12 @@ export async function runSeriesPlan(
       const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
       const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
       const annotations = outputs.flatMap((o) => o.annotations);
-      return { series: merge === undefined ? outputs[0].series : mergeShards(merge, outputs), bytes, annotations };
+      if (merge === undefined) return { series: outputs[0].series, bytes, annotations };
+      // Merged shards come in shard order. A slice evaluated whole comes sorted by labels;
+      // sorted the same way, a sharded slice streams exactly as an unsharded one, and pieces of
+      // an answer from the results cache line up with a fresh one.
+      const merged = mergeShards(merge, outputs);
+      return { series: plan.sortedByLabels ? sortByLabels(merged, (s) => s.labels) : merged, bytes, annotations };
     },
     async (_i, result) => {
       await consume(result.series, result.bytes, result.annotations);

@@ -1,6 +1,7 @@
 import type { ServiceMetrics } from '../metrics.js';
 import type { QueryLimitsFor } from './orgQueryLimits.js';
 import type { PlanDeps } from './plans.js';
+import type { ResultsCacheDeps } from './metricSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import type { OrgGate, QueryStreamOptions } from './stream.js';
 
@@ -9,7 +10,7 @@ import type { OrgGate, QueryStreamOptions } from './stream.js';
  * they say to a caller without an org: kept apart from either endpoint so neither borrows
  * from the other.
  */
-export interface QueryDeps extends PlanDeps {
+export interface QueryDeps extends PlanDeps, ResultsCacheDeps {
   metrics: ServiceMetrics;
   gate: OrgGate;
   /** queryLimitsFor gives the limits of the org that asks: concurrency, budgets, deadline, retention. */

@@ -1,7 +1,6 @@
 import type { QueryTask, SeriesShard, ShardMerge } from '../../engine/index.js';
 import { SeriesRenderer } from './events.js';
-import type { QueryPool } from './pool.js';
-import { runSeriesPlan, type SeriesPlan } from './plans.js';
+import type { SeriesSource } from './seriesSource.js';
 import type { QueryStream } from './stream.js';
 import { SummaryAccumulator } from './summary.js';
 
@@ -50,14 +49,15 @@ export function sliceTasks<D>(
 
 /**
  * streamSeriesSlices is the common path of every query that yields series (PromQL, and LogQL
- * metric queries): the plan's slices run on the pool and their results are streamed in slice
- * order as points, or folded into per-series statistics when `summary` is set.
+ * metric queries): the source's runs of steps (a plan's slices on the pool, or pieces from the
+ * results cache) are streamed in time order as points, or folded into per-series statistics
+ * when `summary` is set.
  */
-export async function streamSeriesSlices(stream: QueryStream, pool: QueryPool, plan: SeriesPlan, summary: boolean): Promise<void> {
+export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, summary: boolean): Promise<void> {
   const renderer = new SeriesRenderer();
   const stats = summary ? new SummaryAccumulator() : undefined;
   try {
-    await runSeriesPlan(pool, plan, stream.signal, async (series, bytes) => {
+    await source.run(stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);
       else await stream.emit(renderer.pointFrames(series), bytes);
     });

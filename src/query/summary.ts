@@ -1,4 +1,4 @@
-import { labelsKey, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { labelsKey, sortByLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { SseEvent } from '../http/sse.js';
 import type { SeriesRenderer } from './events.js';
 
@@ -74,7 +74,9 @@ export class SummaryAccumulator {
   events(renderer: SeriesRenderer): SseEvent[] {
     const histograms = new Map<string, { labels: Labels; buckets: Array<{ le: number; stats: SeriesStats }> }>();
     const plain: SeriesStats[] = [];
-    for (const st of this.stats.values()) {
+    // In label order, as a range result lists its series: the events do not depend on how the
+    // steps were split into slices or served from the results cache.
+    for (const st of sortByLabels([...this.stats.values()], (x) => x.labels)) {
       const le = st.labels.le;
       const bound = le === undefined ? NaN : le === '+Inf' ? Infinity : Number(le);
       if (Number.isNaN(bound)) {

@@ -33,7 +33,9 @@ describe('admission while the query workers are saturated', () => {
 
   it('queues concurrent heavy queries above the pool capacity and answers every one in full', async () => {
     // One worker that counts as saturated from one waiting task: any two queries at once are over capacity.
-    srv = await startTestServer({ SVC_QUERY_WORKERS: '1', SVC_QUERY_BACKLOG_PER_WORKER: '1', SVC_MAX_QUERIES_PER_ORG: '100' });
+    // The identical queries must each reach the workers, so the results cache (which would
+    // answer them once) is off.
+    srv = await startTestServer({ SVC_QUERY_WORKERS: '1', SVC_QUERY_BACKLOG_PER_WORKER: '1', SVC_MAX_QUERIES_PER_ORG: '100', SVC_RESULTS_CACHE: 'false' });
     await writeBusySeries(srv);
     const alone = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, HEAVY_QUERY));
     expect(alone.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
@@ -48,7 +50,13 @@ describe('admission while the query workers are saturated', () => {
   });
 
   it('answers 429 with Retry-After once the wait queue is full', async () => {
-    srv = await startTestServer({ SVC_QUERY_WORKERS: '1', SVC_QUERY_BACKLOG_PER_WORKER: '1', SVC_MAX_QUERIES_PER_ORG: '100', SVC_MAX_QUERIES_WAITING_FOR_WORKERS: '0' });
+    srv = await startTestServer({
+      SVC_QUERY_WORKERS: '1',
+      SVC_QUERY_BACKLOG_PER_WORKER: '1',
+      SVC_MAX_QUERIES_PER_ORG: '100',
+      SVC_MAX_QUERIES_WAITING_FOR_WORKERS: '0',
+      SVC_RESULTS_CACHE: 'false',
+    });
     await writeBusySeries(srv);
     const s = srv;
     const answers = await Promise.all(Array.from({ length: 8 }, async () => readSse(await query(s.url, '/api/v1/metrics/query', s.key, HEAVY_QUERY))));

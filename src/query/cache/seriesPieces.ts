@@ -1,0 +1,88 @@
+import { labelsKey, sortByLabels, type SeriesColumns } from '../../../engine/index.js';
+
+/**
+ * Series cut into time pieces and joined back: the results cache keeps a query's answer as
+ * pieces of its steps and serves any run of them. Every function here keeps the order a PromQL
+ * range result has (series sorted by labels) and leaves out series with no point in a piece,
+ * as an evaluation over that piece would.
+ */
+
+/** SERIES_OVERHEAD_BYTES stands for a series' label object and arrays in size estimates. */
+const SERIES_OVERHEAD_BYTES = 96;
+
+/** seriesBytes estimates what holding `series` costs: 16 bytes a point plus the labels. */
+export function seriesBytes(series: readonly SeriesColumns[]): number {
+  let bytes = 0;
+  for (const s of series) {
+    bytes += SERIES_OVERHEAD_BYTES + s.timestampsMs.length * 16;
+    for (const name in s.labels) bytes += 2 * (name.length + s.labels[name].length);
+  }
+  return bytes;
+}
+
+/** plainSeries tells whether every series is just labels, timestamps and float values (no histograms), which is what the cache keeps. */
+export function plainSeries(series: readonly SeriesColumns[]): boolean {
+  for (const s of series) {
+    for (const key in s) if (key !== 'labels' && key !== 'timestampsMs' && key !== 'values') return false;
+  }
+  return true;
+}
+
+/** lowerBound is the first index of `ts` whose value is at least `t`. */
+function lowerBound(ts: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * sliceSeries keeps the points of each series within [fromMs, toMs] as views (no copy); series
+ * left without a point are dropped.
+ */
+export function sliceSeries(series: readonly SeriesColumns[], fromMs: number, toMs: number): SeriesColumns[] {
+  const out: SeriesColumns[] = [];
+  for (const s of series) {
+    const from = lowerBound(s.timestampsMs, fromMs);
+    const to = lowerBound(s.timestampsMs, toMs + 1);
+    if (to <= from) continue;
+    if (from === 0 && to === s.timestampsMs.length) out.push(s);
+    else out.push({ labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) });
+  }
+  return out;
+}
+
+/**
+ * joinSeries concatenates pieces that follow each other in time (each piece's points all after
+ * the previous piece's) into one array per series, copied into fresh arrays so that what is
+ * kept does not hold a worker's whole answer alive; the result is sorted by labels.
+ */
+export function joinSeries(pieces: ReadonlyArray<readonly SeriesColumns[]>): SeriesColumns[] {
+  const byKey = new Map<string, { labels: SeriesColumns['labels']; parts: SeriesColumns[]; points: number }>();
+  for (const piece of pieces) {
+    for (const s of piece) {
+      const key = labelsKey(s.labels);
+      let entry = byKey.get(key);
+      if (!entry) byKey.set(key, (entry = { labels: s.labels, parts: [], points: 0 }));
+      entry.parts.push(s);
+      entry.points += s.timestampsMs.length;
+    }
+  }
+  const out: SeriesColumns[] = [];
+  for (const { labels, parts, points } of byKey.values()) {
+    const timestampsMs = new Float64Array(points);
+    const values = new Float64Array(points);
+    let at = 0;
+    for (const part of parts) {
+      timestampsMs.set(part.timestampsMs, at);
+      values.set(part.values, at);
+      at += part.timestampsMs.length;
+    }
+    out.push({ labels, timestampsMs, values });
+  }
+  return sortByLabels(out, (s) => s.labels);
+}
