@@ -37,6 +37,11 @@ export class CompactSeriesEncoder {
    */
   *frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const out = new EventText();
+    // Series of one slice mostly share their steps: a timestamp's text is kept by its position
+    // and reused while the next series has the same timestamp there (number-to-text is the
+    // costly part of a point).
+    const stepMs: number[] = [];
+    const stepText: string[] = [];
     for (const s of series) {
       const ts = s.timestampsMs;
       const vs = s.values;
@@ -47,11 +52,18 @@ export class CompactSeriesEncoder {
         const value = vs[p];
         if (!Number.isFinite(value)) continue;
         if (id < 0) id = this.idOf(s.labels, out);
+        const t = ts[p];
+        let text: string;
+        if (stepMs[p] === t) text = stepText[p];
+        else {
+          stepMs[p] = t;
+          text = stepText[p] = '' + t;
+        }
         if (times === '') {
-          times = '' + ts[p];
+          times = text;
           values = '' + value;
         } else {
-          times += ',' + ts[p];
+          times += ',' + text;
           values += ',' + value;
         }
         if (times.length + values.length >= COLUMN_CHARS) {
