@@ -97,10 +97,10 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
       expect(q.agreement['sluice-prom']!.points, q.id).toBe(q.agreement.sluice!.points);
       expect(q.agreement['sluice-prom']!.examples, q.id).toEqual([]);
       expect(q.prometheusApiRatios!.sse).toBeCloseTo(q.systems['sluice-prom']!.medianMs / q.systems.sluice!.medianMs, 9);
-      // So does the compact SSE format, in fewer bytes.
+      // So does the compact SSE format, in fewer bytes once series have many points.
       expect(q.agreement['sluice-compact']!.points, q.id).toBe(q.agreement.sluice!.points);
       expect(q.agreement['sluice-compact']!.examples, q.id).toEqual([]);
-      expect(q.systems['sluice-compact']!.bytes, q.id).toBeLessThan(q.systems.sluice!.bytes);
+      if (q.kind === 'range') expect(q.systems['sluice-compact']!.bytes, q.id).toBeLessThan(q.systems.sluice!.bytes);
       expect(q.compactRatios!.sse).toBeCloseTo(q.systems['sluice-compact']!.medianMs / q.systems.sluice!.medianMs, 9);
       expect(q.agreement.victoria).toBeDefined();
     }
