@@ -1,8 +1,9 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { expandCompact, splitDefault, type ExpandedStream } from '../support/compactSse.js';
+import { dataLines, expandCompact, splitDefault, type ExpandedStream } from '../support/compactSse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query } from '../support/sse.js';
 
@@ -169,6 +170,24 @@ describe('the compact result format', () => {
     expect(sorted(metrics.compact.results)).toEqual(sorted(metrics.plain.results));
     const logs = await both(srv, 'logs', { ...window, q: '{service_name="compact"}', limit: 5000 }, encoding);
     expect(logs.compact.results).toEqual(logs.plain.results);
+  });
+
+  it('sends events the OpenAPI document describes', async () => {
+    const doc = JSON.parse(readFileSync(path.resolve('schemas/openapi.json'), 'utf8')) as { components: Record<string, unknown> };
+    const ajv = new Ajv2020({ strict: false });
+    const validator = (name: string) => ajv.compile({ components: doc.components, $ref: `#/components/schemas/${name}` });
+    const cases = [
+      { endpoint: 'metrics', schema: 'MetricsQueryEvent', body: { q: 'compact_total / (compact_total % 2 - 1)', step: 60 } },
+      { endpoint: 'logs', schema: 'LogsQueryEvent', body: { q: '{service_name="compact"}', fields: ['job'], limit: 500 } },
+      { endpoint: 'logs', schema: 'LogsQueryEvent', body: { q: 'count_over_time({service_name="compact"}[5m])', step: 60 } },
+    ];
+    for (const c of cases) {
+      const validate = validator(c.schema);
+      const res = await query(srv.url, `/api/v1/${c.endpoint}/query`, srv.key, { ...window, ...c.body, format: 'compact' });
+      const events = dataLines(await res.text()).map((l) => JSON.parse(l) as { type: string });
+      expect(events.length).toBeGreaterThan(2);
+      for (const e of events) expect(validate(e), `${JSON.stringify(e).slice(0, 200)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
   });
 
   it('refuses an unknown format with the JSON error body', async () => {
