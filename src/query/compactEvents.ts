@@ -17,6 +17,8 @@ export type ResultFormat = 'events' | 'compact';
  */
 const COLUMN_CHARS = PIECE_BYTES;
 
+const NS_PER_MS = 1_000_000n;
+
 /**
  * CompactSeriesEncoder writes series results in the compact format. It shares the query's
  * SeriesRenderer, so a series' tags and label are serialised once per query whichever format
@@ -102,8 +104,9 @@ function pointsEvent(id: number, times: string, values: string): string {
 /**
  * CompactRowEncoder writes raw log rows in the compact format: a `stream` event with a tag set
  * (string values, sorted keys, without `message`) the first time the query meets it, then
- * `rows` events whose columns give each row's stream id, exact nanosecond timestamp and line
- * (null when `fields` left the line out). Rows keep the stream's order, whatever their streams.
+ * `rows` events whose columns give each row's stream id, millisecond and exact nanosecond
+ * timestamps (the milliseconds as the default events write them, for clients whose JSON numbers
+ * cannot hold nanoseconds) and line (null when `fields` left the line out). Rows keep the stream's order, whatever their streams.
  * A tag set is known by content: each slice's answer brings new objects for the same set, so
  * objects map to ids through a weak cache and, on a miss, the canonical label key.
  */
@@ -115,6 +118,7 @@ export class CompactRowEncoder {
   *frames(rows: readonly RawRow[]): Generator<FramedEvents, void, undefined> {
     const out = new EventText();
     let streams = '';
+    let millis = '';
     let times = '';
     let lines = '';
     let count = 0;
@@ -123,22 +127,24 @@ export class CompactRowEncoder {
       const line = row.line === undefined ? 'null' : JSON.stringify(row.line);
       if (count === 0) {
         streams = '' + id;
+        millis = '' + row.timestampNs / NS_PER_MS;
         times = '' + row.timestampNs;
         lines = line;
       } else {
         streams += ',' + id;
+        millis += ',' + row.timestampNs / NS_PER_MS;
         times += ',' + row.timestampNs;
         lines += ',' + line;
       }
       count++;
-      if (streams.length + times.length + lines.length >= COLUMN_CHARS) {
-        out.add(rowsEvent(streams, times, lines));
+      if (streams.length + millis.length + times.length + lines.length >= COLUMN_CHARS) {
+        out.add(rowsEvent(streams, millis, times, lines));
         count = 0;
         const full = out.take();
         if (full) yield full;
       }
     }
-    if (count > 0) out.add(rowsEvent(streams, times, lines));
+    if (count > 0) out.add(rowsEvent(streams, millis, times, lines));
     const rest = out.take();
     if (rest) yield rest;
   }
@@ -162,8 +168,8 @@ export class CompactRowEncoder {
   }
 }
 
-function rowsEvent(streams: string, times: string, lines: string): string {
-  return `data: {"type":"rows","data":{"streams":[${streams}],"timestamps_ns":[${times}],"lines":[${lines}]}}\n\n`;
+function rowsEvent(streams: string, millis: string, times: string, lines: string): string {
+  return `data: {"type":"rows","data":{"streams":[${streams}],"timestamps":[${millis}],"timestamps_ns":[${times}],"lines":[${lines}]}}\n\n`;
 }
 
 /** EventText gathers framed events; the encoders hand it over once it is about a stream piece long. */

@@ -78,8 +78,9 @@ export function expandCompact(raw: string): ExpandedStream {
     } else if (event.type === 'rows') {
       const ids = d.streams as number[];
       const ns = d.timestamps_ns as string[];
+      const ms = d.timestamps as number[];
       const lines = d.lines as Array<string | null>;
-      if (ids.length !== ns.length || ids.length !== lines.length || ids.length === 0) throw new Error('rows columns differ in length or are empty');
+      if (ids.length !== ns.length || ids.length !== ms.length || ids.length !== lines.length || ids.length === 0) throw new Error('rows columns differ in length or are empty');
       for (let i = 0; i < ids.length; i++) {
         const tags = streams.get(ids[i]);
         if (tags === undefined) throw new Error(`row of unannounced stream ${ids[i]}`);
@@ -89,7 +90,8 @@ export function expandCompact(raw: string): ExpandedStream {
           .sort()
           .map((k) => `${JSON.stringify(k)}:${JSON.stringify(all[k])}`)
           .join(',');
-        out.results.push(`{"type":"result","data":{"timestamp":${BigInt(ns[i]) / 1_000_000n},"timestamp_ns":${ns[i]},"tags":{${members}}}}`);
+        if (BigInt(ms[i]) !== BigInt(ns[i]) / 1_000_000n) throw new Error(`row ${i}: timestamp ${ms[i]} is not timestamp_ns ${ns[i]} in ms`);
+        out.results.push(`{"type":"result","data":{"timestamp":${ms[i]},"timestamp_ns":${ns[i]},"tags":{${members}}}}`);
       }
     } else if (event.type === 'result') {
       // Summaries are the same events in both formats.
