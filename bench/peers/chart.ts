@@ -17,6 +17,7 @@ const WIDTH = 1100;
 const ROW_HEIGHT = 34;
 const SYSTEMS = [
   { key: 'sluice', title: 'Sluice (SSE)', color: '#2f6fde' },
+  { key: 'sluice-compact', title: 'Sluice (compact SSE)', color: '#1b9e77' },
   { key: 'sluice-prom', title: 'Sluice (Prometheus API)', color: '#8fb3f0' },
   { key: 'prometheus', title: 'Prometheus', color: '#e6522c' },
   { key: 'victoria', title: 'VictoriaMetrics', color: '#5b3fa8' },

@@ -8,7 +8,7 @@ import { loadSluiceLogs, loadSluiceMetrics } from './loadSluice.js';
 import { loadVictoria } from './loadVictoria.js';
 import { machineInfo, sluiceVersion } from './machine.js';
 import { parseOptions } from './options.js';
-import { ensurePeersInstalled, peerVersions, sluicePrometheusApi, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
+import { ensurePeersInstalled, peerVersions, sluiceCompact, sluicePrometheusApi, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
 import { temporaryDirectory } from './processes.js';
 import { queryCases } from './queries.js';
 import { runConcurrencySuite } from './concurrencySuite.js';
@@ -80,7 +80,7 @@ async function main(): Promise<number> {
       suites: {},
     };
     const cases = queryCases(dataset);
-    if (options.suites.includes('queries')) report.queries = await runQuerySuite([...systems, sluicePrometheusApi(sluice)], cases, options.repetitions, log);
+    if (options.suites.includes('queries')) report.queries = await runQuerySuite([...systems, sluiceCompact(sluice), sluicePrometheusApi(sluice)], cases, options.repetitions, log);
     if (options.suites.includes('concurrency')) {
       report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
       if (options.resultsCacheRows) {
@@ -124,12 +124,12 @@ async function main(): Promise<number> {
     report.finishedAt = new Date().toISOString();
     const written = writeReport(report, options.outDir);
     log(`wrote ${written.json}, ${written.markdown}${written.chart ? ` and ${written.chart}` : ''}`);
-    const sluiceClients = ['sluice', 'sluice-prom'] as const;
+    const sluiceClients = ['sluice', 'sluice-compact', 'sluice-prom'] as const;
     const wrong = report.queries.filter((q) => sluiceClients.some((name) => (q.agreement[name]?.mismatches ?? 0) > 0));
     for (const q of wrong) {
       for (const name of sluiceClients) {
         const agreement = q.agreement[name];
-        if (agreement !== undefined && agreement.mismatches > 0) log(`Sluice (${name === 'sluice' ? 'SSE' : 'Prometheus API'}) differs from Prometheus on ${q.id}: ${agreement.examples.join('; ')}`);
+        if (agreement !== undefined && agreement.mismatches > 0) log(`Sluice (${name === 'sluice' ? 'SSE' : name === 'sluice-compact' ? 'compact SSE' : 'Prometheus API'}) differs from Prometheus on ${q.id}: ${agreement.examples.join('; ')}`);
       }
     }
     return wrong.length === 0 ? 0 : 1;

@@ -11,7 +11,7 @@ import { freePort, startProcess, temporaryDirectory, waitFor, type ManagedProces
  * takes -search.disableCache; Sluice SVC_RESULTS_CACHE=false unless asked) so repeated queries
  * measure evaluation, not a cache hit.
  */
-export type SystemName = 'sluice' | 'sluice-prom' | 'sluice-cache' | 'prometheus' | 'victoria';
+export type SystemName = 'sluice' | 'sluice-compact' | 'sluice-prom' | 'sluice-cache' | 'prometheus' | 'victoria';
 
 export const PEER_BINARIES = ['prometheus', 'promtool', 'victoria-metrics'] as const;
 
@@ -69,6 +69,11 @@ export function peerVersions(): Record<string, string> {
  * (`/prometheus/api/v1/...`), timed beside the SSE API so the cost of each wire format shows.
  * It shares the process: it is never stopped on its own.
  */
+/** sluiceCompact is Sluice asked through its SSE API for the compact result format (series once, points as columns). */
+export function sluiceCompact(sluice: RunningSystem): RunningSystem {
+  return { ...sluice, name: 'sluice-compact' };
+}
+
 export function sluicePrometheusApi(sluice: RunningSystem): RunningSystem {
   return { ...sluice, name: 'sluice-prom', url: `${sluice.url}/prometheus` };
 }

@@ -1,7 +1,8 @@
 import type { RunningSystem, SystemName } from './peers.js';
 
 /**
- * The clients the query suites time: Sluice's SSE API read to its `done` event, and the
+ * The clients the query suites time: Sluice's SSE API read to its `done` event (in the spec's
+ * events, and in the compact format: series once, then points as columns), and the
  * Prometheus HTTP API (the peers', and Sluice's own under /prometheus) read to the end of the body. Timing covers the request and the
  * whole body; parsing happens afterwards (only when answers are compared), so client-side
  * JSON work is not counted against any system.
@@ -28,7 +29,7 @@ export class QueryFailed extends Error {}
 /** timedQuery asks one query and reads the answer to its end; `pauseMs` makes it a slow reader. */
 export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
   const started = performance.now();
-  const sse = sys.name === 'sluice' || sys.name === 'sluice-cache';
+  const sse = sys.name === 'sluice' || sys.name === 'sluice-cache' || sys.name === 'sluice-compact';
   const res = sse ? await sluiceRequest(sys, req, signal) : await prometheusApiRequest(sys, req, signal);
   const chunks: Uint8Array[] = [];
   let bytes = 0;
@@ -54,6 +55,7 @@ function sluiceRequest(sys: RunningSystem, req: QueryRequest, signal?: AbortSign
     req.kind === 'range'
       ? { q: req.expr, s: String(req.startMs), e: String(req.endMs), step: req.stepS }
       : { q: req.expr, s: String(req.endMs), e: String(req.endMs) };
+  if (sys.name === 'sluice-compact') body.format = 'compact';
   return fetch(`${sys.url}/api/v1/metrics/query`, {
     method: 'POST',
     body: JSON.stringify(body),
@@ -87,7 +89,10 @@ export function labelsKey(labels: Record<string, unknown>): string {
 
 /** parseAnswer turns either wire format into series points, dropping NaN and infinities as Sluice does. */
 export function parseAnswer(system: SystemName, body: Uint8Array): SeriesPoints {
-  return system === 'sluice' || system === 'sluice-cache' ? parseSluiceSse(Buffer.from(body).toString()) : parsePrometheusJson(Buffer.from(body).toString());
+  const text = Buffer.from(body).toString();
+  if (system === 'sluice' || system === 'sluice-cache') return parseSluiceSse(text);
+  if (system === 'sluice-compact') return parseSluiceCompact(text);
+  return parsePrometheusJson(text);
 }
 
 function add(points: SeriesPoints, key: string, ts: number, value: number): void {
@@ -108,6 +113,26 @@ function parseSluiceSse(text: string): SeriesPoints {
     const event = JSON.parse(line.slice(6)) as { type: string; data: { tags?: Record<string, unknown>; value?: number; timestamp?: number } };
     if (event.type !== 'result') continue;
     add(points, labelsKey(event.data.tags ?? {}), event.data.timestamp!, event.data.value!);
+  }
+  return points;
+}
+
+/** parseSluiceCompact reads the compact format: `series` events name an id's tags, `points` events carry its columns. */
+function parseSluiceCompact(text: string): SeriesPoints {
+  const points: SeriesPoints = new Map();
+  const keys = new Map<number, string>();
+  for (const block of text.split('\n\n')) {
+    const line = block.split('\n').find((l) => l.startsWith('data: '));
+    if (line === undefined) continue;
+    const event = JSON.parse(line.slice(6)) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[]; values?: number[] } };
+    if (event.type === 'series') keys.set(event.data.id!, labelsKey(event.data.tags ?? {}));
+    else if (event.type === 'points') {
+      const key = keys.get(event.data.id!);
+      if (key === undefined) throw new QueryFailed(`compact points for series ${event.data.id} before its series event`);
+      const ts = event.data.timestamps!;
+      const vs = event.data.values!;
+      for (let i = 0; i < ts.length; i++) add(points, key, ts[i], vs[i]);
+    }
   }
   return points;
 }

@@ -32,6 +32,8 @@ export interface QueryCaseResult {
    * SSE answer (the cost of one wire format against the other) and to each peer.
    */
   prometheusApiRatios?: { sse: number; prometheus?: number; victoria?: number };
+  /** Sluice asked for the compact SSE format, as ratios of its median: to the default SSE answer and to each peer. */
+  compactRatios?: { sse: number; prometheus?: number; victoria?: number };
   /** Each system's answer against Prometheus'. Sluice must agree; VictoriaMetrics' differences are reported. */
   agreement: Partial<Record<SystemName, Agreement>>;
 }
@@ -78,6 +80,11 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
     if (viaPrometheusApi !== undefined && sluice !== undefined) {
       result.prometheusApiRatios = { sse: viaPrometheusApi.medianMs / sluice.medianMs };
       for (const sys of peers) result.prometheusApiRatios[sys.name as 'prometheus' | 'victoria'] = viaPrometheusApi.medianMs / result.systems[sys.name]!.medianMs;
+    }
+    const compact = result.systems['sluice-compact'];
+    if (compact !== undefined && sluice !== undefined) {
+      result.compactRatios = { sse: compact.medianMs / sluice.medianMs };
+      for (const sys of peers) result.compactRatios[sys.name as 'prometheus' | 'victoria'] = compact.medianMs / result.systems[sys.name]!.medianMs;
     }
     const bodies = warmBodies.get(c.id)!;
     const reference = bodies.get('prometheus');

@@ -83,6 +83,7 @@ export function queryTable(queries: readonly QueryCaseResult[]): string {
 
 const SYSTEM_TITLES: Readonly<Record<string, string>> = {
   sluice: 'Sluice',
+  'sluice-compact': 'Sluice (compact SSE)',
   'sluice-prom': 'Sluice (Prometheus API)',
   'sluice-cache': 'Sluice (results cache)',
   prometheus: 'Prometheus',
@@ -113,6 +114,33 @@ function prometheusApiSection(queries: readonly QueryCaseResult[]): string[] {
   }
   const mean = (pick: (r: NonNullable<QueryCaseResult['prometheusApiRatios']>) => number | undefined): string => ratio(geometricMean(asked.map((q) => pick(q.prometheusApiRatios!) ?? Number.NaN)));
   lines.push('', `Geometric means: Prometheus API/SSE ${mean((r) => r.sse)}, Prometheus API/Prometheus ${mean((r) => r.prometheus)}, Prometheus API/VictoriaMetrics ${mean((r) => r.victoria)}.`, '');
+  return lines;
+}
+
+/**
+ * compactSection shows the same queries asked of Sluice's SSE API for the compact format
+ * (series once, points as columns) against the default SSE events, and against the peers.
+ */
+function compactSection(queries: readonly QueryCaseResult[]): string[] {
+  const asked = queries.filter((q) => q.compactRatios !== undefined);
+  if (asked.length === 0) return [];
+  const lines = [
+    '### Sluice with the compact SSE format',
+    '',
+    'The same queries asked of `/api/v1/metrics/query` with `format: "compact"`, read to `done`. A ratio to SSE below 1 means the compact stream was faster than the default one.',
+    '',
+    '| Query | Window | Compact ms (p90) | bytes, compact / SSE | Compact / SSE | Compact / Prometheus | Compact / VictoriaMetrics | Answer = Prometheus |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const q of asked) {
+    const compact = q.systems['sluice-compact'];
+    const sse = q.systems.sluice;
+    const bytes = compact !== undefined && sse !== undefined ? `${compact.bytes.toLocaleString('en-US')} / ${sse.bytes.toLocaleString('en-US')}` : '–';
+    const r = q.compactRatios!;
+    lines.push(`| ${q.name} | ${q.window} | ${ms(compact?.medianMs)} (${ms(compact?.p90Ms)}) | ${bytes} | ${ratio(r.sse)} | ${ratio(r.prometheus)} | ${ratio(r.victoria)} | ${agreementText(q.agreement['sluice-compact'])} |`);
+  }
+  const mean = (pick: (r: NonNullable<QueryCaseResult['compactRatios']>) => number | undefined): string => ratio(geometricMean(asked.map((q) => pick(q.compactRatios!) ?? Number.NaN)));
+  lines.push('', `Geometric means: compact/SSE ${mean((r) => r.sse)}, compact/Prometheus ${mean((r) => r.prometheus)}, compact/VictoriaMetrics ${mean((r) => r.victoria)}.`, '');
   return lines;
 }
 
@@ -178,7 +206,7 @@ function ingestSection(ingest: IngestSuiteResult): string[] {
 export function renderMarkdown(report: RunReport, chartFile?: string): string {
   const m = report.machine;
   const d = report.dataset;
-  const sluiceDiffers = report.queries.filter((q) => (q.agreement.sluice?.mismatches ?? 0) > 0 || (q.agreement['sluice-prom']?.mismatches ?? 0) > 0);
+  const sluiceDiffers = report.queries.filter((q) => (['sluice', 'sluice-compact', 'sluice-prom'] as const).some((name) => (q.agreement[name]?.mismatches ?? 0) > 0));
   const out: string[] = [
     `# Sluice against Prometheus and VictoriaMetrics (${report.scale})`,
     '',
@@ -193,6 +221,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     '',
     queryTable(report.queries),
     '',
+    ...compactSection(report.queries),
     ...prometheusApiSection(report.queries),
     ...(chartFile === undefined ? [] : [`![Median query latency per system](${chartFile})`, '']),
     `Geometric mean of the ratios: Sluice/Prometheus ${ratio(geometricMean(report.queries.map((q) => q.ratios.prometheus ?? Number.NaN)))}, Sluice/VictoriaMetrics ${ratio(geometricMean(report.queries.map((q) => q.ratios.victoria ?? Number.NaN)))}.`,
@@ -201,7 +230,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
   if (sluiceDiffers.length > 0) {
     out.push('**Sluice answered differently from Prometheus:**', '');
     for (const q of sluiceDiffers) {
-      for (const [name, wire] of [['sluice', 'SSE'], ['sluice-prom', 'Prometheus API']] as const) {
+      for (const [name, wire] of [['sluice', 'SSE'], ['sluice-compact', 'compact SSE'], ['sluice-prom', 'Prometheus API']] as const) {
         const agreement = q.agreement[name];
         if (agreement !== undefined && agreement.mismatches > 0) out.push(`- ${q.id} (${wire}): ${agreement.examples.join('; ')}`);
       }

@@ -13,7 +13,8 @@ import { runWhenDirect } from '../runDirect.js';
 /**
  * A many-series query stream over loopback with and without compression: a real server and a
  * node:http client that decodes the stream as it arrives. Bytes on the wire and time to `done`
- * are reported as ratios to identity measured in the same run, runs interleaved.
+ * are reported as ratios to identity measured in the same run, runs interleaved; the compact
+ * result format (`format: "compact"`) runs beside the default events, plain and compressed.
  * `node dist/bench/query/compression.bench.js`; BENCH_SERIES sets the series (default 1,000).
  */
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
@@ -71,14 +72,19 @@ export async function main(): Promise<void> {
       if (res.status !== 204) throw new Error(`write: ${res.status}`);
     }
     const body = { q: 'rate(http_requests_total[5m])', s: String(now - HOUR_MS), e: String(now), step: 15 };
-    const encodings = [undefined, 'gzip', 'br'] as const;
+    const compactBody = { ...body, format: 'compact' };
+    const variants = [
+      { name: 'identity', body, encoding: undefined },
+      { name: 'gzip', body, encoding: 'gzip' },
+      { name: 'br', body, encoding: 'br' },
+      { name: 'compact format, identity', body: compactBody, encoding: undefined },
+      { name: 'compact format, gzip', body: compactBody, encoding: 'gzip' },
+    ] as const;
     const samples = new Map<string, Array<{ ms: number; wireBytes: number; textBytes: number }>>();
     await run(url, key, body, undefined);
+    await run(url, key, compactBody, undefined);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const e of encodings) {
-        const name = e ?? 'identity';
-        samples.set(name, [...(samples.get(name) ?? []), await run(url, key, body, e)]);
-      }
+      for (const v of variants) samples.set(v.name, [...(samples.get(v.name) ?? []), await run(url, key, v.body, v.encoding)]);
     }
     const base = samples.get('identity')!;
     console.log(`${SERIES} series x 1 h at 15 s as point events, ${ROUNDS} interleaved rounds, medians`);

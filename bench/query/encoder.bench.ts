@@ -1,6 +1,7 @@
 import { Bench } from 'tinybench';
 import type { RawRow, SeriesColumns } from '../../engine/index.js';
 import { frame, PIECE_BYTES, type FramedEvents, type SseEvent } from '../../src/http/sse.js';
+import { CompactRowEncoder, CompactSeriesEncoder } from '../../src/query/compactEvents.js';
 import { SeriesRenderer } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
 import { runWhenDirect } from '../runDirect.js';
@@ -11,7 +12,9 @@ import { legacyPointEvents, legacyRowEvent } from './legacyEvents.js';
  * point events and 20,000 raw log rows, rendered into stream pieces and measured to bytes (as
  * the stream does before each write). The previous encoder (an event object per point, framed
  * with a JSON.stringify each) runs in the same process as the baseline, and each slice brings
- * fresh label objects, as worker answers do. `node dist/bench/query/encoder.bench.js`.
+ * fresh label objects, as worker answers do. The compact format (series once, points as
+ * columns) is measured beside the default on the same answers: points (or rows) per second
+ * and bytes. `node dist/bench/query/encoder.bench.js`.
  */
 const SERIES = 1_000;
 const POINTS = 241;
@@ -76,6 +79,12 @@ export async function main(): Promise<void> {
     })
     .add('log rows, new encoder', () => {
       sink += consumeFramed(new RawRowRenderer().events(logRows));
+    })
+    .add('points, compact encoder', () => {
+      sink += consumeFramed(new CompactSeriesEncoder(new SeriesRenderer()).frames(slice()));
+    })
+    .add('log rows, compact encoder', () => {
+      sink += consumeFramed(new CompactRowEncoder().frames(logRows));
     });
   await bench.run();
   const rate = (name: string, events: number): number => {
@@ -91,8 +100,26 @@ export async function main(): Promise<void> {
     const after = rate(`${kind}, new encoder`, events as number);
     return { events: kind, 'previous events/s': Math.round(before), 'new events/s': Math.round(after), 'new / previous': (after / before).toFixed(2) };
   });
+  const bytes = {
+    points: [consumeFramed(new SeriesRenderer().pointFrames(slice())), consumeFramed(new CompactSeriesEncoder(new SeriesRenderer()).frames(slice()))],
+    'log rows': [consumeFramed(new RawRowRenderer().events(logRows)), consumeFramed(new CompactRowEncoder().frames(logRows))],
+  };
+  const compactTable = Object.entries(bytes).map(([kind, [plain, compact]]) => {
+    const events = kind === 'points' ? pointEvents : ROWS;
+    const plainRate = rate(`${kind}, new encoder`, events);
+    const compactRate = rate(`${kind}, compact encoder`, events);
+    return {
+      results: kind,
+      'default bytes/result': (plain / events).toFixed(1),
+      'compact bytes/result': (compact / events).toFixed(1),
+      'compact / default bytes': (compact / plain).toFixed(3),
+      'compact / default results/s': (compactRate / plainRate).toFixed(2),
+    };
+  });
   console.log(`${SERIES} series x ${POINTS} points (the point runs include building the slice's columns), ${ROWS} log rows; one thread (${sink > 0 ? 'bytes counted' : ''})`);
   console.table(table);
+  console.log('compact format against the default (same answers, same run)');
+  console.table(compactTable);
 }
 
 runWhenDirect(import.meta.url, main);

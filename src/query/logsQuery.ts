@@ -7,7 +7,8 @@ import { requireEventStream } from './accept.js';
 import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { runRawLogs, type LogPlanDeps } from './plans.js';
-import { optionalBoolean, requireObject, requireQueryText } from './request.js';
+import { optionalBoolean, requireObject, requireQueryText, resultFormat } from './request.js';
+import { CompactRowEncoder } from './compactEvents.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { logSeriesSource } from './metricSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
@@ -102,6 +103,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   if (raw) checkLimitShape(body.limit);
   const reverse = optionalBoolean(body.reverse, 'reverse');
   const fields = optionalFields(body.fields);
+  const format = resultFormat(body.format);
   if (body.summary !== undefined && body.summary !== false) throw new ApiError('BAD_REQUEST', 'summary applies to metrics queries only');
   requireEventStream(ctx.headers.accept);
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
@@ -117,13 +119,13 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
     failedSegments: () => source?.failedSegments() ?? rawFailed,
   });
   if (source) {
-    await streamSeriesSlices(stream, source, false);
+    await streamSeriesSlices(stream, source, false, format);
     return;
   }
-  const renderer = new RawRowRenderer();
+  const renderer = format === 'compact' ? new CompactRowEncoder() : new RawRowRenderer();
   try {
     const outcome = await runRawLogs(planDeps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows, bytes) => {
-      await stream.emit(renderer.events(rows), bytes);
+      await stream.emit(renderer instanceof CompactRowEncoder ? renderer.frames(rows) : renderer.events(rows), bytes);
     });
     rawFailed = outcome.failedSegments;
     stream.stop();

@@ -4,7 +4,7 @@ import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { requireEventStream } from './accept.js';
-import { optionalBoolean, requireObject, requireQueryText } from './request.js';
+import { optionalBoolean, requireObject, requireQueryText, resultFormat } from './request.js';
 import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { metricSeriesSource } from './metricSource.js';
 import { streamSeriesSlices } from './seriesStream.js';
@@ -27,6 +27,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const body = requireObject(parseJsonBody(ctx.body!));
   const q = requireQueryText(body);
   const summary = optionalBoolean(body.summary, 'summary');
+  const format = resultFormat(body.format);
   const window = resolveWindow(body, { defaultMaxDataPoints: deps.defaultMaxDataPoints, maxPointsPerSeries: deps.maxPointsPerSeries });
   const expr = parseAndCheckPromQL(q);
   const type = promqlValueType(expr);
@@ -46,5 +47,5 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     ...orgStreamOptions(deps, limits, release),
     terminalErrorEvent: summary,
   });
-  await streamSeriesSlices(stream, source, summary);
+  await streamSeriesSlices(stream, source, summary, format);
 }

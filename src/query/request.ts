@@ -26,3 +26,13 @@ export function optionalBoolean(value: unknown, field: string): boolean {
   if (typeof value !== 'boolean') throw new ApiError('BAD_REQUEST', `${field} must be a boolean`);
   return value;
 }
+
+/**
+ * resultFormat reads the query body's `format`: absent, null or `events` is the spec's shape;
+ * `compact` asks for series (or streams) once and their points (or rows) as columns.
+ */
+export function resultFormat(value: unknown): 'events' | 'compact' {
+  if (value === undefined || value === null || value === 'events') return 'events';
+  if (value === 'compact') return 'compact';
+  throw new ApiError('BAD_REQUEST', 'format must be "events" (the default) or "compact"');
+}

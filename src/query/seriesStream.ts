@@ -1,4 +1,5 @@
 import type { QueryTask, SeriesShard, ShardMerge } from '../../engine/index.js';
+import { CompactSeriesEncoder, type ResultFormat } from './compactEvents.js';
 import { SeriesRenderer } from './events.js';
 import type { SeriesSource } from './seriesSource.js';
 import type { QueryStream } from './stream.js';
@@ -50,16 +51,17 @@ export function sliceTasks<D>(
 /**
  * streamSeriesSlices is the common path of every query that yields series (PromQL, and LogQL
  * metric queries): the source's runs of steps (a plan's slices on the pool, or pieces from the
- * results cache) are streamed in time order as points, or folded into per-series statistics
- * when `summary` is set.
+ * results cache) are streamed in time order as points (in the spec's events, or compact columns
+ * when the client asked for them), or folded into per-series statistics when `summary` is set.
  */
-export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, summary: boolean): Promise<void> {
+export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, summary: boolean, format: ResultFormat = 'events'): Promise<void> {
   const renderer = new SeriesRenderer();
   const stats = summary ? new SummaryAccumulator() : undefined;
+  const compact = format === 'compact' ? new CompactSeriesEncoder(renderer) : undefined;
   try {
     await source.run(stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);
-      else await stream.emit(renderer.pointFrames(series), bytes);
+      else await stream.emit(compact ? compact.frames(series) : renderer.pointFrames(series), bytes);
     });
     if (stats) await stream.emit(stats.events(renderer));
     stream.finish();

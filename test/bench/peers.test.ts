@@ -85,7 +85,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     // Nine expressions, each over the tiny scale's one window and as an instant query.
     expect(report.queries).toHaveLength(9 * 2);
     for (const q of report.queries) {
-      for (const name of ['sluice', 'sluice-prom', 'prometheus', 'victoria'] as const) {
+      for (const name of ['sluice', 'sluice-compact', 'sluice-prom', 'prometheus', 'victoria'] as const) {
         const timings = q.systems[name]!;
         expect(timings.runsMs, `${q.id} on ${name}`).toHaveLength(2);
         expect(timings.medianMs).toBeGreaterThan(0);
@@ -98,6 +98,11 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
       expect(q.agreement['sluice-prom']!.points, q.id).toBe(q.agreement.sluice!.points);
       expect(q.agreement['sluice-prom']!.examples, q.id).toEqual([]);
       expect(q.prometheusApiRatios!.sse).toBeCloseTo(q.systems['sluice-prom']!.medianMs / q.systems.sluice!.medianMs, 9);
+      // So does the compact SSE format, in fewer bytes once series have many points.
+      expect(q.agreement['sluice-compact']!.points, q.id).toBe(q.agreement.sluice!.points);
+      expect(q.agreement['sluice-compact']!.examples, q.id).toEqual([]);
+      if (q.kind === 'range') expect(q.systems['sluice-compact']!.bytes, q.id).toBeLessThan(q.systems.sluice!.bytes);
+      expect(q.compactRatios!.sse).toBeCloseTo(q.systems['sluice-compact']!.medianMs / q.systems.sluice!.medianMs, 9);
       expect(q.agreement.victoria).toBeDefined();
     }
   });
@@ -132,6 +137,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
     expect(md).toBeDefined();
     const text = readFileSync(path.join(outDir, md!), 'utf8');
     expect(text).toContain('| Query | Window | Sluice ms (p90)');
+    expect(text).toContain('### Sluice with the compact SSE format');
     expect(text).toContain('| histogram_quantile | instant |');
     const png = md!.replace(/\.md$/, '.png');
     expect(text).toContain(`](${png})`);

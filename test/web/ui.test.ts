@@ -76,6 +76,9 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     const kinds = await page.$$eval('.panel', (ps) => ps.map((p) => p.getAttribute('data-kind')));
     expect(new Set(kinds)).toEqual(new Set(PANEL_KINDS));
     expect(await page.$$eval('.panel-error', (es) => es.map((e) => e.textContent))).toEqual([]);
+    // Panels ask for the compact result format and draw from it.
+    expect(queries.length).toBeGreaterThan(0);
+    expect(queries.filter((q) => q.body.format !== 'compact')).toEqual([]);
     const inks = (await page.evaluate(inkOfCanvases('.panel[data-kind=timeseries] canvas, .panel[data-kind=bar] canvas, .panel[data-kind=log-events] canvas'))) as number[];
     expect(inks.length).toBeGreaterThanOrEqual(6);
     for (const ink of inks) expect(ink).toBeGreaterThan(500);

@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { RequestFailure, streamQuery, type StreamEvent } from './api.js';
+import { CompactReader } from './compactReader.js';
 import { SeriesStore } from './series.js';
 
 /** QuerySpec is one query a panel runs. */
@@ -78,7 +79,10 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
     };
     setState({ ...run });
     queries.forEach((query, index) => {
-      const body: Record<string, unknown> = { q: query.q, s: window.s, e: window.e };
+      // The compact format carries each series' tags once and its points as columns: the same
+      // results in about a tenth of the bytes and JSON parsing.
+      const body: Record<string, unknown> = { q: query.q, s: window.s, e: window.e, format: 'compact' };
+      const compact = new CompactReader();
       if (query.raw) {
         body.limit = query.limit ?? 100;
         body.reverse = true;
@@ -92,6 +96,16 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
           if (query.raw) run.lines.push({ timestamp: Number(event.data.timestamp), tags: (event.data.tags ?? {}) as Record<string, unknown> });
           else run.store.add(index, event.data);
           schedule();
+        } else if (event.type === 'points' || event.type === 'rows' || event.type === 'series' || event.type === 'stream') {
+          const carried = compact.read(
+            event,
+            (point) => run.store.add(index, point as unknown as Record<string, unknown>),
+            (row) => run.lines.push(row),
+          );
+          if (carried > 0) {
+            run.received += carried;
+            schedule();
+          }
         } else if (event.type === 'done' && event.data.status === 'error') {
           const message = typeof event.data.message === 'string' ? event.data.message : 'part of the query could not be answered';
           run.warning = `Partial results: ${message}`;
