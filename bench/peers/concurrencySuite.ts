@@ -51,14 +51,22 @@ async function viewer(sys: RunningSystem, panels: QueryCase[], slow: boolean, wi
   while (!window.aborted) {
     await Promise.all(
       panels.map(async (panel) => {
-        const signal = AbortSignal.any([window, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+        // One controller per request, aborted by the window's end or the request timeout (held
+        // strongly here: fetch keeps only a weak reference to the signal it is given).
+        const request = new AbortController();
+        const stop = (): void => request.abort(window.reason);
+        window.addEventListener('abort', stop, { once: true });
+        const timeout = setTimeout(() => request.abort(new Error('request timed out')), REQUEST_TIMEOUT_MS);
         try {
-          const { ms } = await timedQuery(sys, panel.request, signal, slow ? SLOW_READ_PAUSE_MS : 0);
+          const { ms } = await timedQuery(sys, panel.request, request.signal, slow ? SLOW_READ_PAUSE_MS : 0);
           if (window.aborted) tally.unfinished++;
           else (slow ? tally.slowMs : tally.fastMs).push(ms);
         } catch (err) {
           if (window.aborted) tally.unfinished++;
           else tally.errors.push(err instanceof Error ? err.message : String(err));
+        } finally {
+          clearTimeout(timeout);
+          window.removeEventListener('abort', stop);
         }
       }),
     );

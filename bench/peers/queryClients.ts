@@ -30,16 +30,28 @@ export class QueryFailed extends Error {}
 export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
   const started = performance.now();
   const sse = sys.name === 'sluice' || sys.name === 'sluice-cache' || sys.name === 'sluice-compact';
-  const res = sse ? await sluiceRequest(sys, req, signal) : await prometheusApiRequest(sys, req, signal);
+  // Every wait races the signal: an aborted fetch does not always settle a pending body read
+  // (seen with compressed bodies), which would hang the viewer that asked.
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal?.aborted) reject(signal.reason);
+    signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => {});
+  const res = await Promise.race([sse ? sluiceRequest(sys, req, signal) : prometheusApiRequest(sys, req, signal), aborted]);
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    bytes += value.length;
-    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      chunks.push(value);
+      bytes += value.length;
+      if (pauseMs > 0) await Promise.race([new Promise((r) => setTimeout(r, pauseMs)), aborted]);
+    }
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    throw err;
   }
   const ms = performance.now() - started;
   const body = Buffer.concat(chunks);
