@@ -6,6 +6,7 @@
  */
 import type { PositionRange } from '../errors.js';
 import type { FunctionDef } from './functions.js';
+import type { DurationExpr } from './durationExpr.js';
 
 /** ValueType is what an expression evaluates to. */
 export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
@@ -118,6 +119,8 @@ export interface VectorSelector extends NodeBase {
   name: string | null;
   matchers: LabelMatcher[];
   offsetMs: number;
+  /** offsetExpr is an offset that reads step() or range(); resolveDurations sets offsetMs from it. */
+  offsetExpr?: DurationExpr;
   at: AtModifier | null;
 }
 
@@ -129,6 +132,15 @@ export interface MatrixSelector extends NodeBase {
   type: 'MatrixSelector';
   selector: VectorSelector;
   rangeMs: number;
+  /** rangeExpr is a range that reads step() or range(); resolveDurations sets rangeMs from it. */
+  rangeExpr?: DurationExpr;
+  /**
+   * anchored and smoothed are the extended range selectors (promql-extended-range-selectors):
+   * anchored takes the window's boundary values from the samples around it, smoothed
+   * interpolates them.
+   */
+  anchored?: boolean;
+  smoothed?: boolean;
 }
 
 /** SubqueryExpr evaluates `expr` at `stepMs` intervals (null: the default step) over `rangeMs`. */
@@ -138,6 +150,10 @@ export interface SubqueryExpr extends NodeBase {
   rangeMs: number;
   stepMs: number | null;
   offsetMs: number;
+  /** rangeExpr, stepExpr and offsetExpr read step() or range(); resolveDurations applies them. */
+  rangeExpr?: DurationExpr;
+  stepExpr?: DurationExpr;
+  offsetExpr?: DurationExpr;
   at: AtModifier | null;
 }
 
@@ -284,4 +300,46 @@ export function isSetOp(op: BinaryOp): op is SetOp {
 /** isComparisonOp reports whether `op` filters (and so may take `bool`). */
 export function isComparisonOp(op: BinaryOp): op is ComparisonOp {
   return op === '==' || op === '!=' || op === '>' || op === '<' || op === '>=' || op === '<=';
+}
+
+/**
+ * cloneExpr deep-copies a tree so that a copy can be rewritten (durations resolved, selectors
+ * pinned) without touching the parsed query. Function definitions are shared, not copied:
+ * they are the function table's entries and hold code.
+ */
+export function cloneExpr<T extends Expr>(node: T): T {
+  const copy = { ...node, pos: { ...node.pos } } as Expr;
+  switch (copy.type) {
+    case 'VectorSelector':
+      copy.matchers = copy.matchers.map((m) => ({ ...m }));
+      if (copy.at !== null) copy.at = { ...copy.at };
+      break;
+    case 'MatrixSelector':
+      copy.selector = cloneExpr(copy.selector);
+      break;
+    case 'SubqueryExpr':
+      copy.expr = cloneExpr(copy.expr);
+      if (copy.at !== null) copy.at = { ...copy.at };
+      break;
+    case 'ParenExpr':
+    case 'UnaryExpr':
+      copy.expr = cloneExpr(copy.expr);
+      break;
+    case 'AggregateExpr':
+      copy.expr = cloneExpr(copy.expr);
+      if (copy.param !== null) copy.param = cloneExpr(copy.param);
+      copy.grouping = copy.grouping.slice();
+      break;
+    case 'BinaryExpr':
+      copy.lhs = cloneExpr(copy.lhs);
+      copy.rhs = cloneExpr(copy.rhs);
+      copy.matching = { ...copy.matching, labels: copy.matching.labels.slice(), include: copy.matching.include.slice() };
+      break;
+    case 'Call':
+      copy.args = copy.args.map((a) => cloneExpr(a));
+      break;
+    default:
+      break;
+  }
+  return copy as T;
 }

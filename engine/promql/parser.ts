@@ -31,6 +31,7 @@ import type {
 import { METRIC_NAME_LABEL, childrenOf, isSetOp, walkExpr } from './ast.js';
 import { MAX_EXPRESSION_DEPTH, firstTooDeep, tooDeepMessage } from '../common/depth.js';
 import { MAX_DURATION_SECONDS, parseDurationToken, secondsToMs } from './durations.js';
+import { durationSeconds, readsQuery, type DurationBinaryOp, type DurationExpr } from './durationExpr.js';
 import { AGGREGATIONS, lookupFunction, type FunctionDef } from './functions.js';
 import { checkLabelRegex, type LabelRegexCheck } from './labelregex.js';
 import { isValidLabelName } from './labelNames.js';
@@ -47,6 +48,12 @@ export interface ParseOptions {
    * Prometheus' own message.
    */
   experimentalFunctions?: boolean;
+  /** durationExpressions admits arithmetic, step(), range(), min_of and max_of in durations (default true, as in Prometheus 3.x). */
+  durationExpressions?: boolean;
+  /** extendedRangeSelectors admits the `anchored` and `smoothed` range modifiers (default true). */
+  extendedRangeSelectors?: boolean;
+  /** binopFillModifiers admits `fill`, `fill_left` and `fill_right` on binary operators (default true). */
+  binopFillModifiers?: boolean;
 }
 
 /**
@@ -156,16 +163,21 @@ const DURATION_START_KINDS: ReadonlySet<TokenKind> = new Set<TokenKind>([
 /** Bail unwinds the parser after a syntax error has been recorded. */
 class Bail extends Error {}
 
-/** DurationValue is a parsed `[...]` or offset duration: its seconds, or null when unusable. */
+/**
+ * DurationValue is a parsed `[...]` or offset duration: its seconds, or null when unusable or
+ * known only when the query runs (then `expr` holds it).
+ */
 interface DurationValue {
   seconds: number | null;
   pos: PositionRange;
+  expr?: DurationExpr;
 }
 
-/** DurationTerm is a node of a (rejected) duration expression: a plain literal or anything else. */
-interface DurationTerm {
-  literalSeconds: number | null;
-  pos: PositionRange;
+/** signDuration applies a leading sign to a duration operand; a signed literal stays a literal. */
+function signDuration(sign: Token, operand: DurationExpr): DurationExpr {
+  const pos = { start: sign.start, end: operand.pos.end };
+  if (operand.kind === 'literal') return { kind: 'literal', seconds: sign.kind === 'SUB' ? -operand.seconds : operand.seconds, pos };
+  return { kind: 'unary', op: sign.kind === 'SUB' ? '-' : '+', expr: operand, pos };
 }
 
 /**
@@ -179,6 +191,9 @@ class Parser {
   private readonly lexer: Lexer;
   private lexed = false;
   private readonly experimentalFunctions: boolean;
+  private readonly durationExpressions: boolean;
+  private readonly extendedRangeSelectors: boolean;
+  private readonly binopFillModifiers: boolean;
   private readonly errors: ParseErrorDetail[] = [];
   private index = 0;
   /** nesting counts the parseExpr calls under way, so deep input stops before the stack does. */
@@ -200,6 +215,9 @@ class Parser {
     this.text = text;
     this.lexer = new Lexer(text);
     this.experimentalFunctions = options.experimentalFunctions ?? true;
+    this.durationExpressions = options.durationExpressions ?? true;
+    this.extendedRangeSelectors = options.extendedRangeSelectors ?? true;
+    this.binopFillModifiers = options.binopFillModifiers ?? true;
   }
 
   /** parse runs the whole parse and throws the collected errors, if any. */
@@ -473,6 +491,8 @@ class Parser {
       pos: { start: expr.pos.start, end: close.end },
       valueType: 'matrix',
     };
+    if (range.expr !== undefined) subquery.rangeExpr = range.expr;
+    if (step?.expr !== undefined) subquery.stepExpr = step.expr;
     return subquery;
   }
 
@@ -491,16 +511,19 @@ class Parser {
       pos: { start: expr.pos.start, end: brackets.end },
       valueType: 'matrix',
     };
+    if (range.expr !== undefined) matrix.rangeExpr = range.expr;
     return matrix;
   }
 
   /**
-   * parsePositiveDuration reads a range or step: a number of seconds or a duration, optionally
-   * signed, which must come out positive.
+   * parsePositiveDuration reads a range or step: a number of seconds, a duration or a duration
+   * expression, which must come out positive (checked here when it is constant, when the query
+   * runs otherwise).
    */
   private parsePositiveDuration(context: string, expected: string): DurationValue {
     const errorsBefore = this.errors.length;
-    const value = this.parseDurationValue(context, expected, true);
+    const first = this.peek();
+    const value = this.finishDuration(this.parseDurationTerm(1, context, expected), first);
     // A literal that was itself malformed has already been explained.
     if (value.seconds !== null && value.seconds <= 0 && this.errors.length === errorsBefore) {
       this.addError('duration must be greater than 0', value.pos);
@@ -510,35 +533,29 @@ class Parser {
   }
 
   /**
-   * parseDurationValue reads a duration literal. Arithmetic on durations (`[5m+1m]`,
-   * `step()`, `max_of(...)`) is Prometheus' experimental duration-expression feature: it is
-   * parsed far enough to be skipped and then rejected with Prometheus' message.
+   * finishDuration folds a duration expression made of literals to its value; one that reads
+   * step() or range() is kept for resolveDurations. Arithmetic is Prometheus' duration
+   * expression feature: with it disabled only a (signed) literal is accepted.
    */
-  private parseDurationValue(context: string, expected: string, allowArithmetic: boolean): DurationValue {
-    const first = this.peek();
-    const second = this.peek(1);
-    const signed = first.kind === 'ADD' || first.kind === 'SUB';
-    const literal = signed ? second : first;
-    if (!allowArithmetic && (literal.kind === 'NUMBER' || literal.kind === 'DURATION')) {
-      if (signed) this.advance();
-      const seconds = this.literalSeconds(this.advance());
-      const value = first.kind === 'SUB' ? -seconds : seconds;
-      return this.checkDurationRange(value, { start: first.start, end: literal.end }, signed ? first : literal);
+  private finishDuration(expr: DurationExpr, blame: Token): DurationValue {
+    const literal = expr.kind === 'literal' || (expr.kind === 'unary' && expr.expr.kind === 'literal');
+    if (!literal && !this.durationExpressions) {
+      this.addError('experimental duration expression is not enabled', expr.pos);
+      return { seconds: null, pos: expr.pos };
     }
-    const term = this.parseDurationTerm(1, context, expected);
-    if (term.literalSeconds === null) {
-      this.addError('experimental duration expression is not enabled', term.pos);
-      return { seconds: null, pos: term.pos };
+    if (readsQuery(expr)) return { seconds: null, pos: expr.pos, expr };
+    let seconds: number;
+    try {
+      seconds = durationSeconds(expr, { stepMs: 0, rangeMs: 0 });
+    } catch {
+      // Division or modulo by zero: already reported at the operator.
+      return { seconds: null, pos: expr.pos };
     }
-    return this.checkDurationRange(term.literalSeconds, term.pos, first);
-  }
-
-  private checkDurationRange(seconds: number, pos: PositionRange, blame: Token): DurationValue {
-    if (Math.abs(seconds) > MAX_DURATION_SECONDS) {
-      this.addError('duration out of range', { start: blame.start, end: blame.end });
-      return { seconds: null, pos };
+    if (!Number.isFinite(seconds) || Math.abs(seconds) > MAX_DURATION_SECONDS) {
+      this.addError('duration out of range', literal ? { start: blame.start, end: blame.end } : expr.pos);
+      return { seconds: null, pos: expr.pos };
     }
-    return { seconds, pos };
+    return { seconds, pos: expr.pos };
   }
 
   private literalSeconds(token: Token): number {
@@ -552,7 +569,7 @@ class Parser {
   }
 
   /** parseDurationTerm parses the duration-expression grammar by precedence climbing. */
-  private parseDurationTerm(minPrecedence: number, context: string, expected: string): DurationTerm {
+  private parseDurationTerm(minPrecedence: number, context: string, expected: string): DurationExpr {
     let lhs = this.parseDurationUnary(context, expected);
     for (;;) {
       const token = this.peek();
@@ -562,61 +579,77 @@ class Parser {
       }
       this.advance();
       const rhs = this.parseDurationTerm(entry.op === '^' ? entry.precedence : entry.precedence + 1, context, expected);
-      lhs = { literalSeconds: null, pos: { start: lhs.pos.start, end: rhs.pos.end } };
+      const op = entry.op as DurationBinaryOp;
+      if ((op === '/' || op === '%') && rhs.kind === 'literal' && rhs.seconds === 0) {
+        this.addError(op === '/' ? 'division by zero' : 'modulo by zero', { start: token.start, end: token.end });
+      }
+      lhs = { kind: 'binary', op, lhs, rhs, pos: { start: lhs.pos.start, end: rhs.pos.end } };
     }
   }
 
-  private parseDurationUnary(context: string, expected: string): DurationTerm {
+  /** parseDurationUnary reads a signed operand: the sign binds looser than `^`, as for numbers. */
+  private parseDurationUnary(context: string, expected: string): DurationExpr {
     const token = this.peek();
-    if (token.kind === 'ADD' || token.kind === 'SUB') {
-      this.advance();
-      const operand = this.parseDurationTerm(POW_PRECEDENCE, context, expected);
-      const pos = { start: token.start, end: operand.pos.end };
-      if (operand.literalSeconds === null) return { literalSeconds: null, pos };
-      return { literalSeconds: token.kind === 'SUB' ? -operand.literalSeconds : operand.literalSeconds, pos };
-    }
+    if (token.kind !== 'ADD' && token.kind !== 'SUB') return this.parseDurationPrimary(context, expected);
+    this.advance();
+    const operand = this.parseDurationTerm(POW_PRECEDENCE, context, expected);
+    return signDuration(token, operand);
+  }
+
+  /** parseDurationPrimary reads a literal, a parenthesis, step(), range(), min_of() or max_of(). */
+  private parseDurationPrimary(context: string, expected: string): DurationExpr {
+    const token = this.peek();
     switch (token.kind) {
       case 'NUMBER':
       case 'DURATION':
         this.advance();
-        return { literalSeconds: this.literalSeconds(token), pos: { start: token.start, end: token.end } };
+        return { kind: 'literal', seconds: this.literalSeconds(token), pos: { start: token.start, end: token.end } };
       case 'LEFT_PAREN': {
         this.advance();
-        this.parseDurationTerm(1, context, expected);
+        const inner = this.parseDurationTerm(1, context, expected);
         const close = this.expect('RIGHT_PAREN', context, expected);
-        return { literalSeconds: null, pos: { start: token.start, end: close.end } };
+        return { kind: 'paren', expr: inner, pos: { start: token.start, end: close.end } };
       }
       case 'STEP':
       case 'RANGE': {
         this.advance();
         this.expect('LEFT_PAREN', context, expected);
         const close = this.expect('RIGHT_PAREN', context, expected);
-        return { literalSeconds: null, pos: { start: token.start, end: close.end } };
+        return { kind: token.kind === 'STEP' ? 'step' : 'range', pos: { start: token.start, end: close.end } };
       }
       case 'MAX_OF':
       case 'MIN_OF': {
         this.advance();
         this.expect('LEFT_PAREN', context, expected);
-        this.parseDurationTerm(1, context, expected);
+        const lhs = this.parseDurationTerm(1, context, expected);
         this.expect('COMMA', context, expected);
-        this.parseDurationTerm(1, context, expected);
+        const rhs = this.parseDurationTerm(1, context, expected);
         const close = this.expect('RIGHT_PAREN', context, expected);
-        return { literalSeconds: null, pos: { start: token.start, end: close.end } };
+        return { kind: token.kind === 'MAX_OF' ? 'max_of' : 'min_of', lhs, rhs, pos: { start: token.start, end: close.end } };
       }
       default:
         return this.unexpected(token, context, expected);
     }
   }
 
-  /** parseOffset reads `offset <duration>` and moves it onto the selector or subquery it shifts. */
+  /**
+   * parseOffset reads `offset <duration>` and moves it onto the selector or subquery it shifts.
+   * The duration is a signed literal, step(), range(), min_of/max_of or a parenthesis: any
+   * operator after it applies to the shifted selector (`x offset 1m * 2` doubles `x offset 1m`).
+   */
   private parseOffset(expr: Expr): Expr {
     this.advance();
     const expected = 'number, duration, step(), or range()';
     const first = this.peek();
-    const literalAt = first.kind === 'ADD' || first.kind === 'SUB' ? this.peek(1) : first;
-    const simple = literalAt.kind === 'NUMBER' || literalAt.kind === 'DURATION';
-    if (!simple && !DURATION_START_KINDS.has(literalAt.kind)) this.unexpected(literalAt, 'offset', expected);
-    const value = this.parseDurationValue('offset', expected, !simple);
+    const signed = first.kind === 'ADD' || first.kind === 'SUB';
+    const operandAt = signed ? this.peek(1) : first;
+    if (!DURATION_START_KINDS.has(operandAt.kind) || operandAt.kind === 'ADD' || operandAt.kind === 'SUB') {
+      this.unexpected(operandAt, 'offset', expected);
+    }
+    if (signed) this.advance();
+    const operand = this.parseDurationPrimary('offset', expected);
+    const duration = signed ? signDuration(first, operand) : operand;
+    const value = this.finishDuration(duration, first);
     const end = this.tokens[this.index - 1].end;
     const target = this.modifierTarget(
       expr,
@@ -628,6 +661,7 @@ class Parser {
     } else {
       this.offsetSet.add(target);
       target.offsetMs = value.seconds === null ? 0 : secondsToMs(value.seconds);
+      if (value.expr !== undefined) target.offsetExpr = value.expr;
     }
     expr.pos = { start: expr.pos.start, end };
     return expr;

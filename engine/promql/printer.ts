@@ -12,6 +12,7 @@ import { formatPromDuration } from '../common/duration.js';
 import { quoteGoString } from '../common/quote.js';
 import { METRIC_NAME_LABEL, type AtModifier, type BinaryExpr, type BinaryOp, type Expr, type LabelMatcher, type VectorMatching, type VectorSelector } from './ast.js';
 import { formatGoFloat } from '../common/goFloat.js';
+import { printDuration, type DurationExpr } from './durationExpr.js';
 
 /** PRECEDENCE of each binary operator; higher binds tighter. Unary signs sit between 5 and 6. */
 const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
@@ -60,15 +61,26 @@ function formatMatcher(m: LabelMatcher): string {
 }
 
 /** formatModifiers renders the `@` and `offset` suffix, in Prometheus' order. */
-function formatModifiers(at: AtModifier | null, offsetMs: number): string {
+function formatModifiers(at: AtModifier | null, offsetMs: number, offsetExpr?: DurationExpr): string {
   let out = '';
   if (at !== null) {
     if (at.kind === 'timestamp') out += ` @ ${(at.ms / 1000).toFixed(3)}`;
     else out += ` @ ${at.kind}()`;
   }
-  if (offsetMs > 0) out += ` offset ${formatDuration(offsetMs)}`;
+  if (offsetExpr !== undefined) out += ` offset ${formatDurationExpr(offsetExpr)}`;
+  else if (offsetMs > 0) out += ` offset ${formatDuration(offsetMs)}`;
   else if (offsetMs < 0) out += ` offset -${formatDuration(-offsetMs)}`;
   return out;
+}
+
+/** formatDurationExpr renders a duration expression, its literals as durations. */
+function formatDurationExpr(expr: DurationExpr): string {
+  return printDuration(expr, (seconds) => (seconds < 0 ? `-${formatDuration(-seconds * 1000)}` : formatDuration(seconds * 1000)));
+}
+
+/** formatRange renders a range or step, written as an expression or resolved to a duration. */
+function formatRange(ms: number, expr: DurationExpr | undefined): string {
+  return expr === undefined ? formatDuration(ms) : formatDurationExpr(expr);
 }
 
 /** formatSelectorBody renders a selector's name and matchers without modifiers. */
@@ -132,15 +144,16 @@ export function printPromQL(expr: Expr): string {
     case 'StringLiteral':
       return quoteGoString(expr.value);
     case 'VectorSelector':
-      return formatSelectorBody(expr) + formatModifiers(expr.at, expr.offsetMs);
+      return formatSelectorBody(expr) + formatModifiers(expr.at, expr.offsetMs, expr.offsetExpr);
     case 'MatrixSelector': {
       const vs = expr.selector;
-      return `${formatSelectorBody(vs)}[${formatDuration(expr.rangeMs)}]${formatModifiers(vs.at, vs.offsetMs)}`;
+      const extended = expr.anchored === true ? ' anchored' : expr.smoothed === true ? ' smoothed' : '';
+      return `${formatSelectorBody(vs)}[${formatRange(expr.rangeMs, expr.rangeExpr)}]${formatModifiers(vs.at, vs.offsetMs, vs.offsetExpr)}${extended}`;
     }
     case 'SubqueryExpr': {
       const base = wrapIf(needsParensAsPostfixBase(expr.expr), printPromQL(expr.expr));
-      const step = expr.stepMs === null ? '' : formatDuration(expr.stepMs);
-      return `${base}[${formatDuration(expr.rangeMs)}:${step}]${formatModifiers(expr.at, expr.offsetMs)}`;
+      const step = expr.stepMs === null ? '' : formatRange(expr.stepMs, expr.stepExpr);
+      return `${base}[${formatRange(expr.rangeMs, expr.rangeExpr)}:${step}]${formatModifiers(expr.at, expr.offsetMs, expr.offsetExpr)}`;
     }
     case 'AggregateExpr': {
       let out: string = expr.op;
