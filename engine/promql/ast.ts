@@ -122,6 +122,14 @@ export interface VectorSelector extends NodeBase {
   /** offsetExpr is an offset that reads step() or range(); resolveDurations sets offsetMs from it. */
   offsetExpr?: DurationExpr;
   at: AtModifier | null;
+  /**
+   * anchored and smoothed are the extended range selectors (promql-extended-range-selectors).
+   * In a range, anchored takes the window's boundary values from the last sample at or before
+   * its start and the last one in it; smoothed interpolates both boundaries from the samples
+   * around them. A smoothed instant selector interpolates the value at each step.
+   */
+  anchored?: boolean;
+  smoothed?: boolean;
 }
 
 /**
@@ -134,13 +142,6 @@ export interface MatrixSelector extends NodeBase {
   rangeMs: number;
   /** rangeExpr is a range that reads step() or range(); resolveDurations sets rangeMs from it. */
   rangeExpr?: DurationExpr;
-  /**
-   * anchored and smoothed are the extended range selectors (promql-extended-range-selectors):
-   * anchored takes the window's boundary values from the samples around it, smoothed
-   * interpolates them.
-   */
-  anchored?: boolean;
-  smoothed?: boolean;
 }
 
 /** SubqueryExpr evaluates `expr` at `stepMs` intervals (null: the default step) over `rangeMs`. */

@@ -450,12 +450,33 @@ class Parser {
         case 'ANCHORED':
         case 'SMOOTHED':
           this.advance();
-          this.addError(`${token.text.toLowerCase()} modifier is experimental and not enabled`, expr.pos);
+          this.setExtendedRange(expr, token);
           break;
         default:
           return expr;
       }
     }
+  }
+
+  /**
+   * setExtendedRange applies `anchored` or `smoothed` to the selector before it, with
+   * Prometheus' checks and messages.
+   */
+  private setExtendedRange(expr: Expr, token: Token): void {
+    const name = token.kind === 'ANCHORED' ? 'anchored' : 'smoothed';
+    if (!this.extendedRangeSelectors) {
+      this.addError(`${name} modifier is experimental and not enabled`, expr.pos);
+      return;
+    }
+    let vs: VectorSelector;
+    if (expr.type === 'VectorSelector') vs = expr;
+    else if (expr.type === 'MatrixSelector') vs = expr.selector;
+    else {
+      this.addError(expr.type === 'SubqueryExpr' ? `${name} modifier is not supported for subqueries` : `${name} modifier not implemented`, expr.pos);
+      return;
+    }
+    vs[name] = true;
+    if (vs.anchored === true && vs.smoothed === true) this.addError('anchored and smoothed modifiers cannot be used together', expr.pos);
   }
 
   /** parseRangeOrSubquery reads `[range]` or `[range:step]` after `expr`. */

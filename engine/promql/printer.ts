@@ -144,10 +144,10 @@ export function printPromQL(expr: Expr): string {
     case 'StringLiteral':
       return quoteGoString(expr.value);
     case 'VectorSelector':
-      return formatSelectorBody(expr) + formatModifiers(expr.at, expr.offsetMs, expr.offsetExpr);
+      return formatSelectorBody(expr) + formatModifiers(expr.at, expr.offsetMs, expr.offsetExpr) + (expr.smoothed === true ? ' smoothed' : expr.anchored === true ? ' anchored' : '');
     case 'MatrixSelector': {
       const vs = expr.selector;
-      const extended = expr.anchored === true ? ' anchored' : expr.smoothed === true ? ' smoothed' : '';
+      const extended = vs.anchored === true ? ' anchored' : vs.smoothed === true ? ' smoothed' : '';
       return `${formatSelectorBody(vs)}[${formatRange(expr.rangeMs, expr.rangeExpr)}]${formatModifiers(vs.at, vs.offsetMs, vs.offsetExpr)}${extended}`;
     }
     case 'SubqueryExpr': {
