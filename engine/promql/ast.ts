@@ -85,6 +85,13 @@ export interface VectorMatching {
   on: boolean;
   labels: string[];
   include: string[];
+  /**
+   * fill holds the `fill`, `fill_left` and `fill_right` values (promql-binop-fill-modifiers):
+   * `rhs` stands in for a missing match on the "one" side, `lhs` pairs a "one" series nothing
+   * matched with a stand-in "many" series (under group_right the sides are swapped, as in
+   * Prometheus). Absent or null: no fill.
+   */
+  fill?: { lhs: number | null; rhs: number | null };
 }
 
 interface NodeBase {

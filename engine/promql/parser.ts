@@ -767,29 +767,49 @@ class Parser {
       }
     }
     if (isSetOp(op) && card === 'one-to-one') card = 'many-to-many';
-    const fillPos = this.skipFillModifiers();
-    return { returnBool, matching: { card, on, labels, include }, fillPos };
+    const fill = this.parseFillModifiers();
+    const matching: VectorMatching = { card, on, labels, include };
+    if (fill !== null) matching.fill = fill;
+    return { returnBool, matching, fillPos: fill !== null };
   }
 
   /**
-   * skipFillModifiers consumes `fill(v)`, `fill_left(v)`, `fill_right(v)`, Prometheus'
-   * experimental missing-series modifiers, reporting whether any were present.
+   * parseFillModifiers reads `fill(v)`, or `fill_left(v)` and/or `fill_right(v)` in either
+   * order: the values that stand in for a missing side of a vector match (null: none written).
    */
-  private skipFillModifiers(): boolean {
+  private parseFillModifiers(): { lhs: number | null; rhs: number | null } | null {
+    let lhs: number | null = null;
+    let rhs: number | null = null;
     let seen = false;
     for (;;) {
       const kind = this.peek().kind;
-      if (kind !== 'FILL' && kind !== 'FILL_LEFT' && kind !== 'FILL_RIGHT') return seen;
+      // Without a parenthesis the keyword is the right operand's metric name (`x + fill`).
+      if ((kind !== 'FILL' && kind !== 'FILL_LEFT' && kind !== 'FILL_RIGHT') || this.peek(1).kind !== 'LEFT_PAREN') break;
+      // fill() stands alone; fill_left and fill_right may each appear once.
+      if ((seen && kind === 'FILL') || (kind === 'FILL_LEFT' && lhs !== null) || (kind === 'FILL_RIGHT' && rhs !== null) || (seen && lhs !== null && rhs !== null)) {
+        this.unexpected(this.peek());
+      }
       seen = true;
       this.advance();
-      this.expect('LEFT_PAREN');
-      const sign = this.peek().kind;
-      if (sign === 'ADD' || sign === 'SUB') this.advance();
-      const value = this.peek();
-      if (value.kind !== 'NUMBER' && value.kind !== 'DURATION') this.unexpected(value);
-      this.advance();
-      this.expect('RIGHT_PAREN');
+      const value = this.parseFillValue();
+      if (kind !== 'FILL_RIGHT') lhs = value;
+      if (kind !== 'FILL_LEFT') rhs = value;
+      if (kind === 'FILL') break;
     }
+    return seen ? { lhs, rhs } : null;
+  }
+
+  /** parseFillValue reads `(number)`, optionally signed. */
+  private parseFillValue(): number {
+    this.expect('LEFT_PAREN');
+    const sign = this.peek().kind;
+    if (sign === 'ADD' || sign === 'SUB') this.advance();
+    const value = this.peek();
+    if (value.kind !== 'NUMBER' && value.kind !== 'DURATION') this.unexpected(value);
+    this.advance();
+    this.expect('RIGHT_PAREN');
+    const magnitude = this.literalSeconds(value);
+    return sign === 'SUB' ? -magnitude : magnitude;
   }
 
   private makeBinary(
@@ -800,7 +820,7 @@ class Parser {
     modifiers: { returnBool: boolean; matching: VectorMatching; fillPos: boolean },
   ): BinaryExpr {
     const pos = { start: lhs.pos.start, end: rhs.pos.end };
-    if (modifiers.fillPos) this.addError('binop fill modifiers are experimental and not enabled', pos);
+    if (modifiers.fillPos && !this.binopFillModifiers) this.addError('binop fill modifiers are experimental and not enabled', pos);
     // The operands were built by this parse, so their types are current; deriving them again
     // would walk the whole left operand at every link of a long chain.
     const lhsType = lhs.valueType;

@@ -101,6 +101,14 @@ function formatMatching(node: BinaryExpr): string {
   let out = '';
   if (m.labels.length > 0 || m.on || grouped) out += ` ${m.on ? 'on' : 'ignoring'} (${formatLabelList(m.labels)})`;
   if (grouped) out += ` group_${m.card === 'many-to-one' ? 'left' : 'right'} (${formatLabelList(m.include)})`;
+  const fill = m.fill;
+  if (fill !== undefined) {
+    if (fill.lhs !== null && fill.rhs !== null && Object.is(fill.lhs, fill.rhs)) out += ` fill (${formatGoFloat(fill.lhs)})`;
+    else {
+      if (fill.lhs !== null) out += ` fill_left (${formatGoFloat(fill.lhs)})`;
+      if (fill.rhs !== null) out += ` fill_right (${formatGoFloat(fill.rhs)})`;
+    }
+  }
   return out;
 }
 
