@@ -29,6 +29,7 @@ import {
 } from './eval/calls.js';
 import { overWindows, wholeCall, type FunctionKernel } from './eval/functionKernel.js';
 import { histogramProperty } from './eval/histogramCalls.js';
+import { evalInfo } from './eval/info.js';
 import { dayOfMonth, dayOfWeek, dayOfYear, daysInMonth, degrees, hourOf, minuteOf, monthOf, radians, sgn, yearOf } from './eval/functions.js';
 import {
   avgOverTimeKernel,
@@ -165,7 +166,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'hour', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(hourOf)), shard: 'perSeries', readsEvaluationTime: true },
   { name: 'idelta', args: [M], returns: V, kernel: overWindows(ideltaKernel), shard: 'perSeries' },
   { name: 'increase', args: [M], returns: V, kernel: overWindows(increaseKernel, { notesNonCounter: true }), shard: 'perSeries' },
-  { name: 'info', args: [V, V], variadic: 1, returns: V, experimental: true, kernel: wholeCall(unsupported('info()')) },
+  { name: 'info', args: [V, V], variadic: 1, returns: V, experimental: true, kernel: wholeCall(evalInfo) },
   { name: 'irate', args: [M], returns: V, kernel: overWindows(irateKernel), shard: 'perSeries' },
   { name: 'label_join', args: [V, STR, STR, STR], variadic: -1, returns: V, kernel: RELABEL },
   { name: 'label_replace', args: [V, STR, STR, STR, STR], returns: V, kernel: RELABEL },
