@@ -36,6 +36,7 @@ import { AGGREGATIONS, lookupFunction, type FunctionDef } from './functions.js';
 import { checkLabelRegex, type LabelRegexCheck } from './labelregex.js';
 import { isValidLabelName } from './labelNames.js';
 import { Lexer } from './lexer.js';
+import { defaultParseOptions } from './features.js';
 import { parseNumberText } from './numbers.js';
 import { describeToken, type Token, type TokenKind } from './tokens.js';
 import { formatGoFixed } from '../common/goFormat.js';
@@ -48,11 +49,11 @@ export interface ParseOptions {
    * Prometheus' own message.
    */
   experimentalFunctions?: boolean;
-  /** durationExpressions admits arithmetic, step(), range(), min_of and max_of in durations (default true, as in Prometheus 3.x). */
+  /** durationExpressions admits arithmetic, step(), range(), min_of and max_of in durations (promql-duration-expr; default false). */
   durationExpressions?: boolean;
-  /** extendedRangeSelectors admits the `anchored` and `smoothed` range modifiers (default true). */
+  /** extendedRangeSelectors admits the `anchored` and `smoothed` modifiers (promql-extended-range-selectors; default false). */
   extendedRangeSelectors?: boolean;
-  /** binopFillModifiers admits `fill`, `fill_left` and `fill_right` on binary operators (default true). */
+  /** binopFillModifiers admits `fill`, `fill_left` and `fill_right` on binary operators (promql-binop-fill-modifiers; default false). */
   binopFillModifiers?: boolean;
 }
 
@@ -215,9 +216,9 @@ class Parser {
     this.text = text;
     this.lexer = new Lexer(text);
     this.experimentalFunctions = options.experimentalFunctions ?? true;
-    this.durationExpressions = options.durationExpressions ?? true;
-    this.extendedRangeSelectors = options.extendedRangeSelectors ?? true;
-    this.binopFillModifiers = options.binopFillModifiers ?? true;
+    this.durationExpressions = options.durationExpressions ?? false;
+    this.extendedRangeSelectors = options.extendedRangeSelectors ?? false;
+    this.binopFillModifiers = options.binopFillModifiers ?? false;
   }
 
   /** parse runs the whole parse and throws the collected errors, if any. */
@@ -1108,9 +1109,11 @@ function unknownFunction(name: string): FunctionDef {
 /**
  * parsePromQL parses a PromQL expression into its syntax tree. It throws an INVALID_EXPR
  * EngineError listing every problem found, each as `line:col: parse error: ...`. The tree is
- * not yet type-checked; see checkPromQL and parseAndCheckPromQL.
+ * not yet type-checked; see checkPromQL and parseAndCheckPromQL. Without options it admits
+ * what the server's feature flags admit (see features.ts); with options, each one left out is
+ * off (experimental functions excepted).
  */
-export function parsePromQL(text: string, options: ParseOptions = {}): Expr {
+export function parsePromQL(text: string, options: ParseOptions = defaultParseOptions()): Expr {
   if (text.length > MAX_QUERY_LENGTH) {
     throw syntaxError(text, [
       { message: `input size too long (${text.length} > ${MAX_QUERY_LENGTH})`, position: { start: 0, end: 0 } },

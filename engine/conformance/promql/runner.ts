@@ -6,7 +6,7 @@
  * passed, failed or unsupported.
  */
 import { EngineError } from '../../errors.js';
-import { parseAndCheckPromQL, walkExpr, type Call, type Expr } from '../../promql/index.js';
+import { ALL_FEATURES_ON, cloneExpr, parseAndCheckPromQL, walkExpr, type Call, type Expr } from '../../promql/index.js';
 import {
   evaluateInstant,
   evaluateRange,
@@ -186,7 +186,7 @@ function renderAnnotations(annotations: readonly Annotation[], query: string): {
  * result; none when the query reads the evaluation time itself.
  */
 function atModifierVariants(expr: Expr, evalMs: number): { expr: Expr; evalMs: number }[] {
-  const pinned = structuredClone(expr);
+  const pinned = cloneExpr(expr);
   let unsafe = false;
   const visit = (node: Expr, underPinnedSubquery: boolean): void => {
     let pinnedHere = underPinnedSubquery;
@@ -354,7 +354,8 @@ function evaluateCommand(file: string, cmd: EvalCommand, data: TestData): EvalOu
   if (category === 'float' && cmd.hasHistogramExpectation) category = 'native_histogram';
   let expr: Expr;
   try {
-    expr = parseAndCheckPromQL(cmd.expr);
+    // The corpus runs with every feature flag on, as Prometheus' own test harness does.
+    expr = parseAndCheckPromQL(cmd.expr, ALL_FEATURES_ON);
   } catch (err) {
     if (category !== 'float') return { ...base, category, outcome: 'unsupported', detail: `not parsed: ${errorMessage(err)}` };
     const expected = cmd.fail !== null && matchesMessage(cmd.fail, errorMessage(err));
