@@ -15,7 +15,7 @@ export type DurationBinaryOp = '+' | '-' | '*' | '/' | '%' | '^';
 
 /** DurationExpr is a duration computed from literals, `step()`, `range()` and `min_of`/`max_of`. */
 export type DurationExpr =
-  | { kind: 'literal'; seconds: number; pos: PositionRange }
+  | { kind: 'literal'; seconds: number; duration?: boolean; pos: PositionRange }
   | { kind: 'step' | 'range'; pos: PositionRange }
   | { kind: 'unary'; op: '+' | '-'; expr: DurationExpr; pos: PositionRange }
   | { kind: 'binary'; op: DurationBinaryOp; lhs: DurationExpr; rhs: DurationExpr; pos: PositionRange }
@@ -109,7 +109,8 @@ export function durationMs(expr: DurationExpr, query: QueryDurations, allowNegat
 export function printDuration(expr: DurationExpr, formatLiteral: (seconds: number) => string): string {
   switch (expr.kind) {
     case 'literal':
-      return formatLiteral(expr.seconds);
+      // A literal is written back as it was spelled: a duration, or a number of seconds.
+      return expr.duration === true ? formatLiteral(expr.seconds) : formatGoFloat(expr.seconds);
     case 'step':
     case 'range':
       return `${expr.kind}()`;
@@ -123,11 +124,6 @@ export function printDuration(expr: DurationExpr, formatLiteral: (seconds: numbe
     case 'binary':
       return `${printDuration(expr.lhs, formatLiteral)} ${expr.op} ${printDuration(expr.rhs, formatLiteral)}`;
   }
-}
-
-/** formatSeconds is the fallback literal format: plain seconds. */
-export function formatSeconds(seconds: number): string {
-  return formatGoFloat(seconds);
 }
 
 /**

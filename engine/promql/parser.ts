@@ -177,7 +177,7 @@ interface DurationValue {
 /** signDuration applies a leading sign to a duration operand; a signed literal stays a literal. */
 function signDuration(sign: Token, operand: DurationExpr): DurationExpr {
   const pos = { start: sign.start, end: operand.pos.end };
-  if (operand.kind === 'literal') return { kind: 'literal', seconds: sign.kind === 'SUB' ? -operand.seconds : operand.seconds, pos };
+  if (operand.kind === 'literal') return { ...operand, seconds: sign.kind === 'SUB' ? -operand.seconds : operand.seconds, pos };
   return { kind: 'unary', op: sign.kind === 'SUB' ? '-' : '+', expr: operand, pos };
 }
 
@@ -625,7 +625,7 @@ class Parser {
       case 'NUMBER':
       case 'DURATION':
         this.advance();
-        return { kind: 'literal', seconds: this.literalSeconds(token), pos: { start: token.start, end: token.end } };
+        return { kind: 'literal', seconds: this.literalSeconds(token), duration: token.kind === 'DURATION', pos: { start: token.start, end: token.end } };
       case 'LEFT_PAREN': {
         this.advance();
         const inner = this.parseDurationTerm(1, context, expected);
