@@ -14,6 +14,8 @@ import type { FloatHistogram } from './floatHistogram.js';
 /** MixedSeries is one series' samples: `histograms[i]` set where sample i is a histogram. */
 export interface MixedSeries extends SeriesColumns {
   histograms: (FloatHistogram | undefined)[];
+  /** startTimestampsMs are the samples' start timestamps (0: none), when the series has any. */
+  startTimestampsMs?: Float64Array;
 }
 
 /** HistogramQuerier answers from the histogram series it holds and from the querier it wraps. */
@@ -49,6 +51,7 @@ export class HistogramQuerier implements MetricQuerier {
         values: s.values.subarray(from, to),
         histograms: s.histograms.slice(from, to),
       };
+      if (s.startTimestampsMs !== undefined) part.startTimestampsMs = s.startTimestampsMs.subarray(from, to);
       out.push(part);
     }
     return out;

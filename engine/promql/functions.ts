@@ -24,6 +24,7 @@ import {
   sorted,
   timeOfStep,
   timestampOf,
+  startTimestampOf,
   unsupported,
   vectorOf,
 } from './eval/calls.js';
@@ -200,7 +201,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'sort_desc', args: [V], returns: V, kernel: SORT },
   { name: 'sqrt', args: [V], returns: V, kernel: wholeCall(elementwise(Math.sqrt)), shard: 'perSeries' },
   { name: 'start', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStartMs / 1000)), readsEvaluationTime: true },
-  { name: 'start_timestamp', args: [V], returns: V, experimental: true, kernel: wholeCall(unsupported('start_timestamp() (start timestamps)')) },
+  { name: 'start_timestamp', args: [V], returns: V, experimental: true, kernel: wholeCall(startTimestampOf) },
   { name: 'stddev_over_time', args: [M], returns: V, kernel: overWindows(stddevOverTimeKernel), shard: 'perSeries' },
   { name: 'stdvar_over_time', args: [M], returns: V, kernel: overWindows(stdvarOverTimeKernel), shard: 'perSeries' },
   { name: 'step', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStepMs / 1000)), readsEvaluationTime: true },

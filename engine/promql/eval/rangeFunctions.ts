@@ -17,6 +17,7 @@ import { hasHistograms, rawFloatsOnly, type HistogramSlots, type SeriesStream, t
 import { histogramWindows } from './histogramWindows.js';
 import { checkExtendedCall, extendedMode } from './extendedRange.js';
 import { extendedWindows } from './extendedWindows.js';
+import { START_TIMESTAMP_FUNCTIONS, startTimestampWindows } from './startTimestampWindows.js';
 import type { NodeEvaluator, RangeInput } from './value.js';
 
 /** COUNTER_SUFFIXES are the name endings that mark a metric as a counter for rate()'s info note. */
@@ -68,6 +69,8 @@ function* applyKernel(
     let out: KernelOutput & { histograms?: HistogramSlots };
     if (input.extended !== undefined) {
       out = extendedWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
+    } else if (mixed.sts !== undefined && !hasHistograms(mixed.hists) && START_TIMESTAMP_FUNCTIONS.has(node.func.name)) {
+      out = startTimestampWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
     } else {
       ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));
       out = { values: new Float64Array(count), present: new Uint8Array(count) };

@@ -25,6 +25,8 @@ import type { FloatHistogram } from '../../histogram/floatHistogram.js';
  */
 export interface HistogramSeriesColumns extends SeriesColumns {
   histograms?: readonly (FloatHistogram | undefined)[];
+  /** startTimestampsMs are the samples' start timestamps (0: none), for series that carry them. */
+  startTimestampsMs?: Float64Array;
 }
 
 /**
@@ -71,8 +73,8 @@ function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs
  * time in label order. With `timestamps` set the value at each step is the chosen sample's
  * timestamp in seconds (what timestamp() needs) rather than its value.
  */
-export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false): Generator<VectorSeries> {
-  if (vs.smoothed === true && !timestamps) {
+export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false, startTimestamps = false): Generator<VectorSeries> {
+  if (vs.smoothed === true && !timestamps && !startTimestamps) {
     yield* selectSmoothed(ctx, vs, grid);
     return;
   }
@@ -82,12 +84,15 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
   const data = sortedSelect(ctx, vs, refs[0] - lookback + 1, refs[count - 1]);
   for (const series of data) {
     ctx.checkAbort();
+    // start_timestamp() reads only series that carry start timestamps.
+    if (startTimestamps && series.startTimestampsMs === undefined) continue;
+    const sts = series.startTimestampsMs;
     const ts = series.timestampsMs;
     const vals = series.values;
     const words = bitsOf(vals);
     const values = new Float64Array(count);
     const present = new Uint8Array(count);
-    const stored = timestamps ? undefined : series.histograms;
+    const stored = timestamps || startTimestamps ? undefined : series.histograms;
     const histograms: HistogramSlots | undefined = stored === undefined ? undefined : new Array(count);
     let j = -1;
     let points = 0;
@@ -95,7 +100,7 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
       const ref = refs[i];
       while (j + 1 < ts.length && ts[j + 1] <= ref) j++;
       if (j < 0 || ts[j] <= ref - lookback || isStale(words, j)) continue;
-      values[i] = timestamps ? ts[j] / 1000 : vals[j];
+      values[i] = startTimestamps ? sts![j] / 1000 : timestamps ? ts[j] / 1000 : vals[j];
       if (histograms !== undefined) histograms[i] = stored![j];
       present[i] = 1;
       points++;
@@ -154,6 +159,18 @@ function* selectSmoothed(ctx: EvalContext, vs: VectorSelector, grid: StepGrid): 
   }
 }
 
+/** startTimestampsOf lines a series' start timestamps up with its kept samples `ts` (markers removed). */
+function startTimestampsOf(series: HistogramSeriesColumns, ts: Float64Array): Float64Array {
+  const all = series.startTimestampsMs!;
+  if (ts.length === series.timestampsMs.length) return all;
+  const out = new Float64Array(ts.length);
+  let j = 0;
+  for (let i = 0; i < series.timestampsMs.length && j < ts.length; i++) {
+    if (series.timestampsMs[i] === ts[j]) out[j++] = all[i];
+  }
+  return out;
+}
+
 /** withoutStaleMarkers copies out a series' non-marker samples, or returns the arrays as they are. */
 function withoutStaleMarkers(
   ts: Float64Array,
@@ -190,6 +207,7 @@ export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: numbe
     if (ts.length === 0) continue;
     const raw: RawSeries = { labels: series.labels, ts, vals, dropName: false };
     if (hists !== undefined) raw.hists = hists;
+    if (series.startTimestampsMs !== undefined) raw.sts = startTimestampsOf(series, ts);
     out.push(raw);
   }
   return out;
