@@ -100,7 +100,9 @@ class TestData {
     const offsets = new Map(cmd.startTimestampSeries.map((e) => [labelsKey(e.labels), e.offsets]));
     for (const series of cmd.series) {
       const stOffsets = offsets.get(labelsKey(series.labels));
-      if (stOffsets !== undefined || series.values.some((v) => v.kind === 'histogram')) {
+      // A series already holding histograms takes later samples too, so it stays one series.
+      const known = this.nativeSeries.some((l) => labelsKey(l) === labelsKey(series.labels));
+      if (known || stOffsets !== undefined || series.values.some((v) => v.kind === 'histogram')) {
         this.loadMixed(series.labels, series.values, cmd.intervalMs, stOffsets);
         continue;
       }
