@@ -282,6 +282,9 @@ const HISTOGRAM_WINDOW_FNS: Readonly<Record<string, HistogramWindowFn>> = {
   present_over_time: (w) => (w.to > w.from ? 1 : null),
   last_over_time: (w) => (w.to > w.from ? sampleAt(w, w.to - 1) : null),
   first_over_time: (w) => (w.to > w.from ? sampleAt(w, w.from) : null),
+  // The time of the last or first sample, whichever its kind.
+  ts_of_last_over_time: (w) => (w.to > w.from ? w.ts[w.to - 1] / 1000 : null),
+  ts_of_first_over_time: (w) => (w.to > w.from ? w.ts[w.from] / 1000 : null),
 };
 
 /** FLOAT_KERNEL_FOR_FLOATS are the functions whose float-only windows the float kernel answers. */
