@@ -159,7 +159,9 @@ export function histogramVariance(h: FloatHistogram): number {
     const term = b.count * delta * delta;
     // Kahan-Babuska-Neumaier summation, as Prometheus sums these terms.
     const t = variance + term;
-    if (Math.abs(variance) >= Math.abs(term)) compensation += variance - t + term;
+    // An infinite sum drops the compensation, which would otherwise turn it into NaN.
+    if (!Number.isFinite(t) && !Number.isNaN(t)) compensation = 0;
+    else if (Math.abs(variance) >= Math.abs(term)) compensation += variance - t + term;
     else compensation += term - t + variance;
     variance = t;
   }
