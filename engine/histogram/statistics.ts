@@ -30,7 +30,8 @@ export function histogramQuantile(q: number, h: FloatHistogram): { value: number
     count += bucket.count;
     if (count >= rank) break;
   }
-  if (bucket === undefined) return { value: NaN, note: 'none' };
+  // No bucket at all: every observation is NaN when the sum is.
+  if (bucket === undefined) return { value: NaN, note: Number.isNaN(h.sum) ? 'nanResult' : 'none' };
   let lower = bucket.lower;
   let upper = bucket.upper;
   const custom = usesCustomBuckets(h);
