@@ -237,7 +237,7 @@ export class Evaluator implements NodeEvaluator {
     switch (node.op) {
       case 'count_values': {
         const label = this.evalString(node.param!);
-        return aggregateCountValues(this.ctx, node, this.evalVector(expr, grid), grid, label);
+        return aggregateCountValues(this.ctx, node, this.evalMixedVector(expr, grid), grid, label);
       }
       case 'topk':
       case 'bottomk':
