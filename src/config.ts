@@ -3,6 +3,7 @@ import path from 'node:path';
 // The leaf module, not the engine's index: every CLI command loads this file.
 import { parseSettingByteSize } from '../engine/common/byteSize.js';
 import { DEFAULT_INDEXED_TAGS } from '../engine/storage/logHead.js';
+import { DEFAULT_PROMQL_FEATURES, PROMQL_FEATURES, isPromQLFeature, type PromQLFeature } from '../engine/promql/features.js';
 import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
 import { parseUrl } from './postgres/url.js';
@@ -77,6 +78,7 @@ export interface Config {
   maxExemplarsPerOrg: number;
   createdTimestampZeroIngestion: boolean;
   otlpExponentialHistograms: 'native' | 'classic';
+  promqlFeatures: PromQLFeature[];
   headMaxBytes: number;
   headMaxAgeMs: number;
   segmentTargetBytes: number;
@@ -180,6 +182,14 @@ function tagList(name: string, raw: string): string[] {
   const bad = tags.filter((t) => !LABEL_NAME.test(t));
   if (bad.length > 0) throw new ConfigError(`${name} has invalid tag names: ${bad.join(', ')}`);
   return [...new Set(tags)];
+}
+
+/** promqlFeatureList reads a comma-separated list of PromQL feature flags. */
+function promqlFeatureList(name: string, raw: string): PromQLFeature[] {
+  const names = raw.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const bad = names.filter((n) => !isPromQLFeature(n));
+  if (bad.length > 0) throw new ConfigError(`${name} has unknown features: ${bad.join(', ')} (known: ${Object.keys(PROMQL_FEATURES).join(', ')})`);
+  return [...new Set(names)] as PromQLFeature[];
 }
 
 function optionalSecret(raw: string | undefined): string | undefined {
@@ -611,6 +621,13 @@ export const SETTINGS: AnySetting[] = [
       if (v !== 'native' && v !== 'classic') throw new ConfigError(`SVC_OTLP_EXPONENTIAL_HISTOGRAMS must be native or classic, got "${raw}"`);
       return v;
     },
+  },
+  {
+    env: 'SVC_PROMQL_FEATURES',
+    key: 'promqlFeatures',
+    defaultText: DEFAULT_PROMQL_FEATURES.join(','),
+    doc: `Comma-separated PromQL feature flags, named as Prometheus' --enable-feature names them: ${Object.keys(PROMQL_FEATURES).join(', ')}. The list replaces the default; an empty value turns every flag off. A query using a feature that is off gets the parse error Prometheus gives.`,
+    parse: (raw) => (raw === undefined ? [...DEFAULT_PROMQL_FEATURES] : promqlFeatureList('SVC_PROMQL_FEATURES', raw)),
   },
   {
     env: 'SVC_DEFAULT_LOG_LIMIT',

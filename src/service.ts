@@ -1,4 +1,5 @@
 import type { DestinationStream, Logger } from 'pino';
+import { setPromQLFeatures } from '../engine/promql/features.js';
 import { Storage, type ExemplarStore, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
 import { openWriteLog } from './writeLogBackend.js';
@@ -114,6 +115,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // First, before any store is opened: on a Node or glibc no uWebSockets.js build supports,
   // the service stops here with UwsUnavailableError rather than failing on its first request.
   const http = uwsBuild();
+  // Queries parsed without explicit options admit what the configured feature flags admit.
+  setPromQLFeatures(config.promqlFeatures);
   const log = createLogger(config.logLevel, options.logDestination);
   log.info({ build: http.name, node: process.versions.node }, 'uWebSockets.js build loaded');
   // A role that needs shared backends stops here, before it takes the data directory or a port.

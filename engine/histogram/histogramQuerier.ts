@@ -7,13 +7,15 @@
 import { lowerBound, upperBound } from '../storage/bounds.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
 import type { MetricQuerier } from '../storage/metricHead.js';
-import type { Labels } from '../storage/labels.js';
+import { labelsKey, type Labels } from '../storage/labels.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import type { FloatHistogram } from './floatHistogram.js';
 
 /** MixedSeries is one series' samples: `histograms[i]` set where sample i is a histogram. */
 export interface MixedSeries extends SeriesColumns {
   histograms: (FloatHistogram | undefined)[];
+  /** startTimestampsMs are the samples' start timestamps (0: none), when the series has any. */
+  startTimestampsMs?: Float64Array;
 }
 
 /** HistogramQuerier answers from the histogram series it holds and from the querier it wraps. */
@@ -22,9 +24,30 @@ export class HistogramQuerier implements MetricQuerier {
 
   constructor(private readonly floats: MetricQuerier) {}
 
-  /** add stores a series; its timestamps must ascend. */
+  /**
+   * add stores a series; its timestamps must ascend. Samples for a series already held (a
+   * later load of the same labels) are merged into it in time order.
+   */
   add(series: MixedSeries): void {
-    this.series.push(series);
+    const key = labelsKey(series.labels);
+    const i = this.series.findIndex((s) => labelsKey(s.labels) === key);
+    if (i < 0) {
+      this.series.push(series);
+      return;
+    }
+    const a = this.series[i];
+    const order = [...a.timestampsMs.keys()].map((k) => ({ from: a, k })).concat([...series.timestampsMs.keys()].map((k) => ({ from: series, k })));
+    order.sort((x, y) => x.from.timestampsMs[x.k] - y.from.timestampsMs[y.k]);
+    const merged: MixedSeries = {
+      labels: a.labels,
+      timestampsMs: Float64Array.from(order, (o) => o.from.timestampsMs[o.k]),
+      values: Float64Array.from(order, (o) => o.from.values[o.k]),
+      histograms: order.map((o) => o.from.histograms[o.k]),
+    };
+    if (a.startTimestampsMs !== undefined || series.startTimestampsMs !== undefined) {
+      merged.startTimestampsMs = Float64Array.from(order, (o) => o.from.startTimestampsMs?.[o.k] ?? 0);
+    }
+    this.series[i] = merged;
   }
 
   /** size is the number of histogram series held. */
@@ -49,6 +72,7 @@ export class HistogramQuerier implements MetricQuerier {
         values: s.values.subarray(from, to),
         histograms: s.histograms.slice(from, to),
       };
+      if (s.startTimestampsMs !== undefined) part.startTimestampsMs = s.startTimestampsMs.subarray(from, to);
       out.push(part);
     }
     return out;

@@ -30,7 +30,8 @@ export function histogramQuantile(q: number, h: FloatHistogram): { value: number
     count += bucket.count;
     if (count >= rank) break;
   }
-  if (bucket === undefined) return { value: NaN, note: 'none' };
+  // No bucket at all: every observation is NaN when the sum is.
+  if (bucket === undefined) return { value: NaN, note: Number.isNaN(h.sum) ? 'nanResult' : 'none' };
   let lower = bucket.lower;
   let upper = bucket.upper;
   const custom = usesCustomBuckets(h);
@@ -159,7 +160,9 @@ export function histogramVariance(h: FloatHistogram): number {
     const term = b.count * delta * delta;
     // Kahan-Babuska-Neumaier summation, as Prometheus sums these terms.
     const t = variance + term;
-    if (Math.abs(variance) >= Math.abs(term)) compensation += variance - t + term;
+    // An infinite sum drops the compensation, which would otherwise turn it into NaN.
+    if (!Number.isFinite(t) && !Number.isNaN(t)) compensation = 0;
+    else if (Math.abs(variance) >= Math.abs(term)) compensation += variance - t + term;
     else compensation += term - t + variance;
     variance = t;
   }

@@ -6,6 +6,7 @@
  */
 import type { PositionRange } from '../errors.js';
 import type { FunctionDef } from './functions.js';
+import type { DurationExpr } from './durationExpr.js';
 
 /** ValueType is what an expression evaluates to. */
 export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
@@ -84,6 +85,13 @@ export interface VectorMatching {
   on: boolean;
   labels: string[];
   include: string[];
+  /**
+   * fill holds the `fill`, `fill_left` and `fill_right` values (promql-binop-fill-modifiers):
+   * `rhs` stands in for a missing match on the "one" side, `lhs` pairs a "one" series nothing
+   * matched with a stand-in "many" series (under group_right the sides are swapped, as in
+   * Prometheus). Absent or null: no fill.
+   */
+  fill?: { lhs: number | null; rhs: number | null };
 }
 
 interface NodeBase {
@@ -118,7 +126,17 @@ export interface VectorSelector extends NodeBase {
   name: string | null;
   matchers: LabelMatcher[];
   offsetMs: number;
+  /** offsetExpr is an offset that reads step() or range(); resolveDurations sets offsetMs from it. */
+  offsetExpr?: DurationExpr;
   at: AtModifier | null;
+  /**
+   * anchored and smoothed are the extended range selectors (promql-extended-range-selectors).
+   * In a range, anchored takes the window's boundary values from the last sample at or before
+   * its start and the last one in it; smoothed interpolates both boundaries from the samples
+   * around them. A smoothed instant selector interpolates the value at each step.
+   */
+  anchored?: boolean;
+  smoothed?: boolean;
 }
 
 /**
@@ -129,6 +147,8 @@ export interface MatrixSelector extends NodeBase {
   type: 'MatrixSelector';
   selector: VectorSelector;
   rangeMs: number;
+  /** rangeExpr is a range that reads step() or range(); resolveDurations sets rangeMs from it. */
+  rangeExpr?: DurationExpr;
 }
 
 /** SubqueryExpr evaluates `expr` at `stepMs` intervals (null: the default step) over `rangeMs`. */
@@ -138,6 +158,10 @@ export interface SubqueryExpr extends NodeBase {
   rangeMs: number;
   stepMs: number | null;
   offsetMs: number;
+  /** rangeExpr, stepExpr and offsetExpr read step() or range(); resolveDurations applies them. */
+  rangeExpr?: DurationExpr;
+  stepExpr?: DurationExpr;
+  offsetExpr?: DurationExpr;
   at: AtModifier | null;
 }
 
@@ -284,4 +308,46 @@ export function isSetOp(op: BinaryOp): op is SetOp {
 /** isComparisonOp reports whether `op` filters (and so may take `bool`). */
 export function isComparisonOp(op: BinaryOp): op is ComparisonOp {
   return op === '==' || op === '!=' || op === '>' || op === '<' || op === '>=' || op === '<=';
+}
+
+/**
+ * cloneExpr deep-copies a tree so that a copy can be rewritten (durations resolved, selectors
+ * pinned) without touching the parsed query. Function definitions are shared, not copied:
+ * they are the function table's entries and hold code.
+ */
+export function cloneExpr<T extends Expr>(node: T): T {
+  const copy = { ...node, pos: { ...node.pos } } as Expr;
+  switch (copy.type) {
+    case 'VectorSelector':
+      copy.matchers = copy.matchers.map((m) => ({ ...m }));
+      if (copy.at !== null) copy.at = { ...copy.at };
+      break;
+    case 'MatrixSelector':
+      copy.selector = cloneExpr(copy.selector);
+      break;
+    case 'SubqueryExpr':
+      copy.expr = cloneExpr(copy.expr);
+      if (copy.at !== null) copy.at = { ...copy.at };
+      break;
+    case 'ParenExpr':
+    case 'UnaryExpr':
+      copy.expr = cloneExpr(copy.expr);
+      break;
+    case 'AggregateExpr':
+      copy.expr = cloneExpr(copy.expr);
+      if (copy.param !== null) copy.param = cloneExpr(copy.param);
+      copy.grouping = copy.grouping.slice();
+      break;
+    case 'BinaryExpr':
+      copy.lhs = cloneExpr(copy.lhs);
+      copy.rhs = cloneExpr(copy.rhs);
+      copy.matching = { ...copy.matching, labels: copy.matching.labels.slice(), include: copy.matching.include.slice() };
+      break;
+    case 'Call':
+      copy.args = copy.args.map((a) => cloneExpr(a));
+      break;
+    default:
+      break;
+  }
+  return copy as T;
 }

@@ -19,6 +19,7 @@ import {
 } from './ast.js';
 import { AGGREGATIONS, argTypeAt } from './functions.js';
 import { parsePromQL, type ParseOptions } from './parser.js';
+import { defaultParseOptions } from './features.js';
 
 /** CheckProblem is one semantic error and where it is. */
 interface CheckProblem {
@@ -180,7 +181,7 @@ export function checkPromQL(expr: Expr, text: string): void {
 }
 
 /** parseAndCheckPromQL parses and type-checks `text`, the usual entry point for a query. */
-export function parseAndCheckPromQL(text: string, options: ParseOptions = {}): Expr {
+export function parseAndCheckPromQL(text: string, options: ParseOptions = defaultParseOptions()): Expr {
   const expr = parsePromQL(text, options);
   checkPromQL(expr, text);
   return expr;

@@ -24,11 +24,13 @@ import {
   sorted,
   timeOfStep,
   timestampOf,
+  startTimestampOf,
   unsupported,
   vectorOf,
 } from './eval/calls.js';
 import { overWindows, wholeCall, type FunctionKernel } from './eval/functionKernel.js';
 import { histogramProperty } from './eval/histogramCalls.js';
+import { evalInfo } from './eval/info.js';
 import { dayOfMonth, dayOfWeek, dayOfYear, daysInMonth, degrees, hourOf, minuteOf, monthOf, radians, sgn, yearOf } from './eval/functions.js';
 import {
   avgOverTimeKernel,
@@ -173,7 +175,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'hour', args: [V], variadic: 1, returns: V, kernel: wholeCall(datePart(hourOf)), shard: 'perSeries', readsEvaluationTime: true },
   { name: 'idelta', args: [M], returns: V, kernel: overWindows(ideltaKernel), shard: 'perSeries' },
   { name: 'increase', args: [M], returns: V, kernel: overWindows(increaseKernel, { notesNonCounter: true }), shard: 'perSeries' },
-  { name: 'info', args: [V, V], variadic: 1, returns: V, experimental: true, kernel: wholeCall(unsupported('info()')) },
+  { name: 'info', args: [V, V], variadic: 1, returns: V, experimental: true, kernel: wholeCall(evalInfo) },
   { name: 'irate', args: [M], returns: V, kernel: overWindows(irateKernel), shard: 'perSeries' },
   { name: 'label_join', args: [V, STR, STR, STR], variadic: -1, returns: V, kernel: RELABEL },
   { name: 'label_replace', args: [V, STR, STR, STR, STR], returns: V, kernel: RELABEL },
@@ -207,7 +209,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'sort_desc', args: [V], returns: V, kernel: SORT },
   { name: 'sqrt', args: [V], returns: V, kernel: wholeCall(elementwise(Math.sqrt)), shard: 'perSeries' },
   { name: 'start', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStartMs / 1000)), readsEvaluationTime: true, readsQueryWindow: true },
-  { name: 'start_timestamp', args: [V], returns: V, experimental: true, kernel: wholeCall(unsupported('start_timestamp() (start timestamps)')) },
+  { name: 'start_timestamp', args: [V], returns: V, experimental: true, kernel: wholeCall(startTimestampOf) },
   { name: 'stddev_over_time', args: [M], returns: V, kernel: overWindows(stddevOverTimeKernel), shard: 'perSeries' },
   { name: 'stdvar_over_time', args: [M], returns: V, kernel: overWindows(stdvarOverTimeKernel), shard: 'perSeries' },
   { name: 'step', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryStepMs / 1000)), readsEvaluationTime: true },

@@ -31,10 +31,12 @@ import type {
 import { METRIC_NAME_LABEL, childrenOf, isSetOp, walkExpr } from './ast.js';
 import { MAX_EXPRESSION_DEPTH, firstTooDeep, tooDeepMessage } from '../common/depth.js';
 import { MAX_DURATION_SECONDS, parseDurationToken, secondsToMs } from './durations.js';
+import { durationSeconds, readsQuery, type DurationBinaryOp, type DurationExpr } from './durationExpr.js';
 import { AGGREGATIONS, lookupFunction, type FunctionDef } from './functions.js';
 import { checkLabelRegex, type LabelRegexCheck } from './labelregex.js';
 import { isValidLabelName } from './labelNames.js';
 import { Lexer } from './lexer.js';
+import { defaultParseOptions } from './features.js';
 import { parseNumberText } from './numbers.js';
 import { describeToken, type Token, type TokenKind } from './tokens.js';
 import { formatGoFixed } from '../common/goFormat.js';
@@ -47,6 +49,12 @@ export interface ParseOptions {
    * Prometheus' own message.
    */
   experimentalFunctions?: boolean;
+  /** durationExpressions admits arithmetic, step(), range(), min_of and max_of in durations (promql-duration-expr; default false). */
+  durationExpressions?: boolean;
+  /** extendedRangeSelectors admits the `anchored` and `smoothed` modifiers (promql-extended-range-selectors; default false). */
+  extendedRangeSelectors?: boolean;
+  /** binopFillModifiers admits `fill`, `fill_left` and `fill_right` on binary operators (promql-binop-fill-modifiers; default false). */
+  binopFillModifiers?: boolean;
 }
 
 /**
@@ -156,16 +164,21 @@ const DURATION_START_KINDS: ReadonlySet<TokenKind> = new Set<TokenKind>([
 /** Bail unwinds the parser after a syntax error has been recorded. */
 class Bail extends Error {}
 
-/** DurationValue is a parsed `[...]` or offset duration: its seconds, or null when unusable. */
+/**
+ * DurationValue is a parsed `[...]` or offset duration: its seconds, or null when unusable or
+ * known only when the query runs (then `expr` holds it).
+ */
 interface DurationValue {
   seconds: number | null;
   pos: PositionRange;
+  expr?: DurationExpr;
 }
 
-/** DurationTerm is a node of a (rejected) duration expression: a plain literal or anything else. */
-interface DurationTerm {
-  literalSeconds: number | null;
-  pos: PositionRange;
+/** signDuration applies a leading sign to a duration operand; a signed literal stays a literal. */
+function signDuration(sign: Token, operand: DurationExpr): DurationExpr {
+  const pos = { start: sign.start, end: operand.pos.end };
+  if (operand.kind === 'literal') return { ...operand, seconds: sign.kind === 'SUB' ? -operand.seconds : operand.seconds, pos };
+  return { kind: 'unary', op: sign.kind === 'SUB' ? '-' : '+', expr: operand, pos };
 }
 
 /**
@@ -179,6 +192,9 @@ class Parser {
   private readonly lexer: Lexer;
   private lexed = false;
   private readonly experimentalFunctions: boolean;
+  private readonly durationExpressions: boolean;
+  private readonly extendedRangeSelectors: boolean;
+  private readonly binopFillModifiers: boolean;
   private readonly errors: ParseErrorDetail[] = [];
   private index = 0;
   /** nesting counts the parseExpr calls under way, so deep input stops before the stack does. */
@@ -200,6 +216,9 @@ class Parser {
     this.text = text;
     this.lexer = new Lexer(text);
     this.experimentalFunctions = options.experimentalFunctions ?? true;
+    this.durationExpressions = options.durationExpressions ?? false;
+    this.extendedRangeSelectors = options.extendedRangeSelectors ?? false;
+    this.binopFillModifiers = options.binopFillModifiers ?? false;
   }
 
   /** parse runs the whole parse and throws the collected errors, if any. */
@@ -432,12 +451,33 @@ class Parser {
         case 'ANCHORED':
         case 'SMOOTHED':
           this.advance();
-          this.addError(`${token.text.toLowerCase()} modifier is experimental and not enabled`, expr.pos);
+          this.setExtendedRange(expr, token);
           break;
         default:
           return expr;
       }
     }
+  }
+
+  /**
+   * setExtendedRange applies `anchored` or `smoothed` to the selector before it, with
+   * Prometheus' checks and messages.
+   */
+  private setExtendedRange(expr: Expr, token: Token): void {
+    const name = token.kind === 'ANCHORED' ? 'anchored' : 'smoothed';
+    if (!this.extendedRangeSelectors) {
+      this.addError(`${name} modifier is experimental and not enabled`, expr.pos);
+      return;
+    }
+    let vs: VectorSelector;
+    if (expr.type === 'VectorSelector') vs = expr;
+    else if (expr.type === 'MatrixSelector') vs = expr.selector;
+    else {
+      this.addError(expr.type === 'SubqueryExpr' ? `${name} modifier is not supported for subqueries` : `${name} modifier not implemented`, expr.pos);
+      return;
+    }
+    vs[name] = true;
+    if (vs.anchored === true && vs.smoothed === true) this.addError('anchored and smoothed modifiers cannot be used together', expr.pos);
   }
 
   /** parseRangeOrSubquery reads `[range]` or `[range:step]` after `expr`. */
@@ -473,6 +513,8 @@ class Parser {
       pos: { start: expr.pos.start, end: close.end },
       valueType: 'matrix',
     };
+    if (range.expr !== undefined) subquery.rangeExpr = range.expr;
+    if (step?.expr !== undefined) subquery.stepExpr = step.expr;
     return subquery;
   }
 
@@ -491,16 +533,19 @@ class Parser {
       pos: { start: expr.pos.start, end: brackets.end },
       valueType: 'matrix',
     };
+    if (range.expr !== undefined) matrix.rangeExpr = range.expr;
     return matrix;
   }
 
   /**
-   * parsePositiveDuration reads a range or step: a number of seconds or a duration, optionally
-   * signed, which must come out positive.
+   * parsePositiveDuration reads a range or step: a number of seconds, a duration or a duration
+   * expression, which must come out positive (checked here when it is constant, when the query
+   * runs otherwise).
    */
   private parsePositiveDuration(context: string, expected: string): DurationValue {
     const errorsBefore = this.errors.length;
-    const value = this.parseDurationValue(context, expected, true);
+    const first = this.peek();
+    const value = this.finishDuration(this.parseDurationTerm(1, context, expected), first);
     // A literal that was itself malformed has already been explained.
     if (value.seconds !== null && value.seconds <= 0 && this.errors.length === errorsBefore) {
       this.addError('duration must be greater than 0', value.pos);
@@ -510,35 +555,29 @@ class Parser {
   }
 
   /**
-   * parseDurationValue reads a duration literal. Arithmetic on durations (`[5m+1m]`,
-   * `step()`, `max_of(...)`) is Prometheus' experimental duration-expression feature: it is
-   * parsed far enough to be skipped and then rejected with Prometheus' message.
+   * finishDuration folds a duration expression made of literals to its value; one that reads
+   * step() or range() is kept for resolveDurations. Arithmetic is Prometheus' duration
+   * expression feature: with it disabled only a (signed) literal is accepted.
    */
-  private parseDurationValue(context: string, expected: string, allowArithmetic: boolean): DurationValue {
-    const first = this.peek();
-    const second = this.peek(1);
-    const signed = first.kind === 'ADD' || first.kind === 'SUB';
-    const literal = signed ? second : first;
-    if (!allowArithmetic && (literal.kind === 'NUMBER' || literal.kind === 'DURATION')) {
-      if (signed) this.advance();
-      const seconds = this.literalSeconds(this.advance());
-      const value = first.kind === 'SUB' ? -seconds : seconds;
-      return this.checkDurationRange(value, { start: first.start, end: literal.end }, signed ? first : literal);
+  private finishDuration(expr: DurationExpr, blame: Token): DurationValue {
+    const literal = expr.kind === 'literal' || (expr.kind === 'unary' && expr.expr.kind === 'literal');
+    if (!literal && !this.durationExpressions) {
+      this.addError('experimental duration expression is not enabled', expr.pos);
+      return { seconds: null, pos: expr.pos };
     }
-    const term = this.parseDurationTerm(1, context, expected);
-    if (term.literalSeconds === null) {
-      this.addError('experimental duration expression is not enabled', term.pos);
-      return { seconds: null, pos: term.pos };
+    if (readsQuery(expr)) return { seconds: null, pos: expr.pos, expr };
+    let seconds: number;
+    try {
+      seconds = durationSeconds(expr, { stepMs: 0, rangeMs: 0 });
+    } catch {
+      // Division or modulo by zero: already reported at the operator.
+      return { seconds: null, pos: expr.pos };
     }
-    return this.checkDurationRange(term.literalSeconds, term.pos, first);
-  }
-
-  private checkDurationRange(seconds: number, pos: PositionRange, blame: Token): DurationValue {
-    if (Math.abs(seconds) > MAX_DURATION_SECONDS) {
-      this.addError('duration out of range', { start: blame.start, end: blame.end });
-      return { seconds: null, pos };
+    if (!Number.isFinite(seconds) || Math.abs(seconds) > MAX_DURATION_SECONDS) {
+      this.addError('duration out of range', literal ? { start: blame.start, end: blame.end } : expr.pos);
+      return { seconds: null, pos: expr.pos };
     }
-    return { seconds, pos };
+    return { seconds, pos: expr.pos };
   }
 
   private literalSeconds(token: Token): number {
@@ -552,7 +591,7 @@ class Parser {
   }
 
   /** parseDurationTerm parses the duration-expression grammar by precedence climbing. */
-  private parseDurationTerm(minPrecedence: number, context: string, expected: string): DurationTerm {
+  private parseDurationTerm(minPrecedence: number, context: string, expected: string): DurationExpr {
     let lhs = this.parseDurationUnary(context, expected);
     for (;;) {
       const token = this.peek();
@@ -562,61 +601,77 @@ class Parser {
       }
       this.advance();
       const rhs = this.parseDurationTerm(entry.op === '^' ? entry.precedence : entry.precedence + 1, context, expected);
-      lhs = { literalSeconds: null, pos: { start: lhs.pos.start, end: rhs.pos.end } };
+      const op = entry.op as DurationBinaryOp;
+      if ((op === '/' || op === '%') && rhs.kind === 'literal' && rhs.seconds === 0) {
+        this.addError(op === '/' ? 'division by zero' : 'modulo by zero', { start: token.start, end: token.end });
+      }
+      lhs = { kind: 'binary', op, lhs, rhs, pos: { start: lhs.pos.start, end: rhs.pos.end } };
     }
   }
 
-  private parseDurationUnary(context: string, expected: string): DurationTerm {
+  /** parseDurationUnary reads a signed operand: the sign binds looser than `^`, as for numbers. */
+  private parseDurationUnary(context: string, expected: string): DurationExpr {
     const token = this.peek();
-    if (token.kind === 'ADD' || token.kind === 'SUB') {
-      this.advance();
-      const operand = this.parseDurationTerm(POW_PRECEDENCE, context, expected);
-      const pos = { start: token.start, end: operand.pos.end };
-      if (operand.literalSeconds === null) return { literalSeconds: null, pos };
-      return { literalSeconds: token.kind === 'SUB' ? -operand.literalSeconds : operand.literalSeconds, pos };
-    }
+    if (token.kind !== 'ADD' && token.kind !== 'SUB') return this.parseDurationPrimary(context, expected);
+    this.advance();
+    const operand = this.parseDurationTerm(POW_PRECEDENCE, context, expected);
+    return signDuration(token, operand);
+  }
+
+  /** parseDurationPrimary reads a literal, a parenthesis, step(), range(), min_of() or max_of(). */
+  private parseDurationPrimary(context: string, expected: string): DurationExpr {
+    const token = this.peek();
     switch (token.kind) {
       case 'NUMBER':
       case 'DURATION':
         this.advance();
-        return { literalSeconds: this.literalSeconds(token), pos: { start: token.start, end: token.end } };
+        return { kind: 'literal', seconds: this.literalSeconds(token), duration: token.kind === 'DURATION', pos: { start: token.start, end: token.end } };
       case 'LEFT_PAREN': {
         this.advance();
-        this.parseDurationTerm(1, context, expected);
+        const inner = this.parseDurationTerm(1, context, expected);
         const close = this.expect('RIGHT_PAREN', context, expected);
-        return { literalSeconds: null, pos: { start: token.start, end: close.end } };
+        return { kind: 'paren', expr: inner, pos: { start: token.start, end: close.end } };
       }
       case 'STEP':
       case 'RANGE': {
         this.advance();
         this.expect('LEFT_PAREN', context, expected);
         const close = this.expect('RIGHT_PAREN', context, expected);
-        return { literalSeconds: null, pos: { start: token.start, end: close.end } };
+        return { kind: token.kind === 'STEP' ? 'step' : 'range', pos: { start: token.start, end: close.end } };
       }
       case 'MAX_OF':
       case 'MIN_OF': {
         this.advance();
         this.expect('LEFT_PAREN', context, expected);
-        this.parseDurationTerm(1, context, expected);
+        const lhs = this.parseDurationTerm(1, context, expected);
         this.expect('COMMA', context, expected);
-        this.parseDurationTerm(1, context, expected);
+        const rhs = this.parseDurationTerm(1, context, expected);
         const close = this.expect('RIGHT_PAREN', context, expected);
-        return { literalSeconds: null, pos: { start: token.start, end: close.end } };
+        return { kind: token.kind === 'MAX_OF' ? 'max_of' : 'min_of', lhs, rhs, pos: { start: token.start, end: close.end } };
       }
       default:
         return this.unexpected(token, context, expected);
     }
   }
 
-  /** parseOffset reads `offset <duration>` and moves it onto the selector or subquery it shifts. */
+  /**
+   * parseOffset reads `offset <duration>` and moves it onto the selector or subquery it shifts.
+   * The duration is a signed literal, step(), range(), min_of/max_of or a parenthesis: any
+   * operator after it applies to the shifted selector (`x offset 1m * 2` doubles `x offset 1m`).
+   */
   private parseOffset(expr: Expr): Expr {
     this.advance();
     const expected = 'number, duration, step(), or range()';
     const first = this.peek();
-    const literalAt = first.kind === 'ADD' || first.kind === 'SUB' ? this.peek(1) : first;
-    const simple = literalAt.kind === 'NUMBER' || literalAt.kind === 'DURATION';
-    if (!simple && !DURATION_START_KINDS.has(literalAt.kind)) this.unexpected(literalAt, 'offset', expected);
-    const value = this.parseDurationValue('offset', expected, !simple);
+    const signed = first.kind === 'ADD' || first.kind === 'SUB';
+    const operandAt = signed ? this.peek(1) : first;
+    if (!DURATION_START_KINDS.has(operandAt.kind) || operandAt.kind === 'ADD' || operandAt.kind === 'SUB') {
+      this.unexpected(operandAt, 'offset', expected);
+    }
+    if (signed) this.advance();
+    const operand = this.parseDurationPrimary('offset', expected);
+    const duration = signed ? signDuration(first, operand) : operand;
+    const value = this.finishDuration(duration, first);
     const end = this.tokens[this.index - 1].end;
     const target = this.modifierTarget(
       expr,
@@ -628,6 +683,7 @@ class Parser {
     } else {
       this.offsetSet.add(target);
       target.offsetMs = value.seconds === null ? 0 : secondsToMs(value.seconds);
+      if (value.expr !== undefined) target.offsetExpr = value.expr;
     }
     expr.pos = { start: expr.pos.start, end };
     return expr;
@@ -712,29 +768,49 @@ class Parser {
       }
     }
     if (isSetOp(op) && card === 'one-to-one') card = 'many-to-many';
-    const fillPos = this.skipFillModifiers();
-    return { returnBool, matching: { card, on, labels, include }, fillPos };
+    const fill = this.parseFillModifiers();
+    const matching: VectorMatching = { card, on, labels, include };
+    if (fill !== null) matching.fill = fill;
+    return { returnBool, matching, fillPos: fill !== null };
   }
 
   /**
-   * skipFillModifiers consumes `fill(v)`, `fill_left(v)`, `fill_right(v)`, Prometheus'
-   * experimental missing-series modifiers, reporting whether any were present.
+   * parseFillModifiers reads `fill(v)`, or `fill_left(v)` and/or `fill_right(v)` in either
+   * order: the values that stand in for a missing side of a vector match (null: none written).
    */
-  private skipFillModifiers(): boolean {
+  private parseFillModifiers(): { lhs: number | null; rhs: number | null } | null {
+    let lhs: number | null = null;
+    let rhs: number | null = null;
     let seen = false;
     for (;;) {
       const kind = this.peek().kind;
-      if (kind !== 'FILL' && kind !== 'FILL_LEFT' && kind !== 'FILL_RIGHT') return seen;
+      // Without a parenthesis the keyword is the right operand's metric name (`x + fill`).
+      if ((kind !== 'FILL' && kind !== 'FILL_LEFT' && kind !== 'FILL_RIGHT') || this.peek(1).kind !== 'LEFT_PAREN') break;
+      // fill() stands alone; fill_left and fill_right may each appear once.
+      if ((seen && kind === 'FILL') || (kind === 'FILL_LEFT' && lhs !== null) || (kind === 'FILL_RIGHT' && rhs !== null) || (seen && lhs !== null && rhs !== null)) {
+        this.unexpected(this.peek());
+      }
       seen = true;
       this.advance();
-      this.expect('LEFT_PAREN');
-      const sign = this.peek().kind;
-      if (sign === 'ADD' || sign === 'SUB') this.advance();
-      const value = this.peek();
-      if (value.kind !== 'NUMBER' && value.kind !== 'DURATION') this.unexpected(value);
-      this.advance();
-      this.expect('RIGHT_PAREN');
+      const value = this.parseFillValue();
+      if (kind !== 'FILL_RIGHT') lhs = value;
+      if (kind !== 'FILL_LEFT') rhs = value;
+      if (kind === 'FILL') break;
     }
+    return seen ? { lhs, rhs } : null;
+  }
+
+  /** parseFillValue reads `(number)`, optionally signed. */
+  private parseFillValue(): number {
+    this.expect('LEFT_PAREN');
+    const sign = this.peek().kind;
+    if (sign === 'ADD' || sign === 'SUB') this.advance();
+    const value = this.peek();
+    if (value.kind !== 'NUMBER' && value.kind !== 'DURATION') this.unexpected(value);
+    this.advance();
+    this.expect('RIGHT_PAREN');
+    const magnitude = this.literalSeconds(value);
+    return sign === 'SUB' ? -magnitude : magnitude;
   }
 
   private makeBinary(
@@ -745,7 +821,7 @@ class Parser {
     modifiers: { returnBool: boolean; matching: VectorMatching; fillPos: boolean },
   ): BinaryExpr {
     const pos = { start: lhs.pos.start, end: rhs.pos.end };
-    if (modifiers.fillPos) this.addError('binop fill modifiers are experimental and not enabled', pos);
+    if (modifiers.fillPos && !this.binopFillModifiers) this.addError('binop fill modifiers are experimental and not enabled', pos);
     // The operands were built by this parse, so their types are current; deriving them again
     // would walk the whole left operand at every link of a long chain.
     const lhsType = lhs.valueType;
@@ -1033,9 +1109,11 @@ function unknownFunction(name: string): FunctionDef {
 /**
  * parsePromQL parses a PromQL expression into its syntax tree. It throws an INVALID_EXPR
  * EngineError listing every problem found, each as `line:col: parse error: ...`. The tree is
- * not yet type-checked; see checkPromQL and parseAndCheckPromQL.
+ * not yet type-checked; see checkPromQL and parseAndCheckPromQL. Without options it admits
+ * what the server's feature flags admit (see features.ts); with options, each one left out is
+ * off (experimental functions excepted).
  */
-export function parsePromQL(text: string, options: ParseOptions = {}): Expr {
+export function parsePromQL(text: string, options: ParseOptions = defaultParseOptions()): Expr {
   if (text.length > MAX_QUERY_LENGTH) {
     throw syntaxError(text, [
       { message: `input size too long (${text.length} > ${MAX_QUERY_LENGTH})`, position: { start: 0, end: 0 } },

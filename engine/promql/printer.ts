@@ -12,6 +12,7 @@ import { formatPromDuration } from '../common/duration.js';
 import { quoteGoString } from '../common/quote.js';
 import { METRIC_NAME_LABEL, type AtModifier, type BinaryExpr, type BinaryOp, type Expr, type LabelMatcher, type VectorMatching, type VectorSelector } from './ast.js';
 import { formatGoFloat } from '../common/goFloat.js';
+import { printDuration, type DurationExpr } from './durationExpr.js';
 
 /** PRECEDENCE of each binary operator; higher binds tighter. Unary signs sit between 5 and 6. */
 const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
@@ -60,15 +61,26 @@ function formatMatcher(m: LabelMatcher): string {
 }
 
 /** formatModifiers renders the `@` and `offset` suffix, in Prometheus' order. */
-function formatModifiers(at: AtModifier | null, offsetMs: number): string {
+function formatModifiers(at: AtModifier | null, offsetMs: number, offsetExpr?: DurationExpr): string {
   let out = '';
   if (at !== null) {
     if (at.kind === 'timestamp') out += ` @ ${(at.ms / 1000).toFixed(3)}`;
     else out += ` @ ${at.kind}()`;
   }
-  if (offsetMs > 0) out += ` offset ${formatDuration(offsetMs)}`;
+  if (offsetExpr !== undefined) out += ` offset ${formatDurationExpr(offsetExpr)}`;
+  else if (offsetMs > 0) out += ` offset ${formatDuration(offsetMs)}`;
   else if (offsetMs < 0) out += ` offset -${formatDuration(-offsetMs)}`;
   return out;
+}
+
+/** formatDurationExpr renders a duration expression, its literals as durations. */
+function formatDurationExpr(expr: DurationExpr): string {
+  return printDuration(expr, (seconds) => (seconds < 0 ? `-${formatDuration(-seconds * 1000)}` : formatDuration(seconds * 1000)));
+}
+
+/** formatRange renders a range or step, written as an expression or resolved to a duration. */
+function formatRange(ms: number, expr: DurationExpr | undefined): string {
+  return expr === undefined ? formatDuration(ms) : formatDurationExpr(expr);
 }
 
 /** formatSelectorBody renders a selector's name and matchers without modifiers. */
@@ -89,6 +101,14 @@ function formatMatching(node: BinaryExpr): string {
   let out = '';
   if (m.labels.length > 0 || m.on || grouped) out += ` ${m.on ? 'on' : 'ignoring'} (${formatLabelList(m.labels)})`;
   if (grouped) out += ` group_${m.card === 'many-to-one' ? 'left' : 'right'} (${formatLabelList(m.include)})`;
+  const fill = m.fill;
+  if (fill !== undefined) {
+    if (fill.lhs !== null && fill.rhs !== null && Object.is(fill.lhs, fill.rhs)) out += ` fill (${formatGoFloat(fill.lhs)})`;
+    else {
+      if (fill.lhs !== null) out += ` fill_left (${formatGoFloat(fill.lhs)})`;
+      if (fill.rhs !== null) out += ` fill_right (${formatGoFloat(fill.rhs)})`;
+    }
+  }
   return out;
 }
 
@@ -132,15 +152,16 @@ export function printPromQL(expr: Expr): string {
     case 'StringLiteral':
       return quoteGoString(expr.value);
     case 'VectorSelector':
-      return formatSelectorBody(expr) + formatModifiers(expr.at, expr.offsetMs);
+      return formatSelectorBody(expr) + formatModifiers(expr.at, expr.offsetMs, expr.offsetExpr) + (expr.smoothed === true ? ' smoothed' : expr.anchored === true ? ' anchored' : '');
     case 'MatrixSelector': {
       const vs = expr.selector;
-      return `${formatSelectorBody(vs)}[${formatDuration(expr.rangeMs)}]${formatModifiers(vs.at, vs.offsetMs)}`;
+      const extended = vs.anchored === true ? ' anchored' : vs.smoothed === true ? ' smoothed' : '';
+      return `${formatSelectorBody(vs)}[${formatRange(expr.rangeMs, expr.rangeExpr)}]${formatModifiers(vs.at, vs.offsetMs, vs.offsetExpr)}${extended}`;
     }
     case 'SubqueryExpr': {
       const base = wrapIf(needsParensAsPostfixBase(expr.expr), printPromQL(expr.expr));
-      const step = expr.stepMs === null ? '' : formatDuration(expr.stepMs);
-      return `${base}[${formatDuration(expr.rangeMs)}:${step}]${formatModifiers(expr.at, expr.offsetMs)}`;
+      const step = expr.stepMs === null ? '' : formatRange(expr.stepMs, expr.stepExpr);
+      return `${base}[${formatRange(expr.rangeMs, expr.rangeExpr)}:${step}]${formatModifiers(expr.at, expr.offsetMs, expr.offsetExpr)}`;
     }
     case 'AggregateExpr': {
       let out: string = expr.op;

@@ -1,4 +1,5 @@
 import type { Expr, VectorSelector } from '../promql/ast.js';
+import { hasQueryDurations, resolveDurations } from '../promql/durationExpr.js';
 import type { LabelMatcher } from '../storage/matchers.js';
 
 /**
@@ -36,18 +37,44 @@ function matchersOf(sel: VectorSelector): LabelMatcher[] {
  * alignment slack). Over-fetching a little is harmless; missing a sample is not.
  */
 export function selectionsFor(expr: Expr, startMs: number, endMs: number, ctx: WindowContext): Selection[] {
+  if (!hasQueryDurations(expr)) return selectionsOf(expr, startMs, endMs, ctx);
+  // Ranges and offsets that read step() or range() are known only per query: the selections
+  // are taken for step() at 0 and at the query's range (the largest useful step) and merged,
+  // since over-fetching is harmless.
+  const rangeMs = ctx.queryEndMs - ctx.queryStartMs;
+  const variants: Selection[][] = [];
+  for (const stepMs of [0, rangeMs]) {
+    try {
+      variants.push(selectionsOf(resolveDurations(expr, { stepMs, rangeMs }), startMs, endMs, ctx));
+    } catch {
+      // A value that is invalid for this step (a range of 0) says nothing about the data needed.
+    }
+  }
+  if (variants.length === 0) return selectionsOf(expr, startMs, endMs, ctx);
+  return variants[0].map((s, i) => {
+    const other = variants[variants.length - 1][i];
+    return { matchers: s.matchers, minMs: Math.min(s.minMs, other.minMs), maxMs: Math.max(s.maxMs, other.maxMs) };
+  });
+}
+
+/** selectionsOf walks a tree whose durations are all known. */
+function selectionsOf(expr: Expr, startMs: number, endMs: number, ctx: WindowContext): Selection[] {
   const out: Selection[] = [];
   const visit = (node: Expr, s: number, e: number): void => {
     switch (node.type) {
       case 'VectorSelector': {
         const [from, to] = node.at ? [atTime(node.at, ctx), atTime(node.at, ctx)] : [s, e];
-        out.push({ matchers: matchersOf(node), minMs: from - node.offsetMs - ctx.lookbackMs, maxMs: to - node.offsetMs });
+        // A smoothed selector also reads a lookback delta past each step.
+        const after = node.smoothed === true ? ctx.lookbackMs : 0;
+        out.push({ matchers: matchersOf(node), minMs: from - node.offsetMs - ctx.lookbackMs, maxMs: to - node.offsetMs + after });
         return;
       }
       case 'MatrixSelector': {
         const sel = node.selector;
         const [from, to] = sel.at ? [atTime(sel.at, ctx), atTime(sel.at, ctx)] : [s, e];
-        out.push({ matchers: matchersOf(sel), minMs: from - sel.offsetMs - node.rangeMs - ctx.lookbackMs, maxMs: to - sel.offsetMs });
+        // anchored and smoothed windows read a lookback delta before (already covered) and, smoothed, after.
+        const after = sel.smoothed === true ? ctx.lookbackMs : 0;
+        out.push({ matchers: matchersOf(sel), minMs: from - sel.offsetMs - node.rangeMs - ctx.lookbackMs, maxMs: to - sel.offsetMs + after });
         return;
       }
       case 'SubqueryExpr': {

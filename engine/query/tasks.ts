@@ -1,7 +1,7 @@
 import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
 import { evaluateInstant, evaluateRange, formatAnnotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
-import { parseAndCheckPromQL } from '../promql/index.js';
+import { ALL_FEATURES_ON, parseAndCheckPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import type { InstantResult } from '../logql/eval/types.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
@@ -132,7 +132,8 @@ export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayB
 }
 
 function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
-  const expr = parseAndCheckPromQL(task.query);
+  // The query was accepted (feature flags included) before it was sent here.
+  const expr = parseAndCheckPromQL(task.query, ALL_FEATURES_ON);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
   const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples };
   const evaluate = (e: typeof expr) =>

@@ -52,6 +52,11 @@ describeWithShared('conformance/promql', 'PromQL conformance corpus', () => {
     }
   });
 
+  it('supports every eval of the corpus: no category reports unsupported', () => {
+    for (const [category, counts] of Object.entries(summary.categories)) expect(counts.unsupported, category).toBe(0);
+    expect(summary.categories.experimental.failed).toBe(0);
+  });
+
   it('passes at least 95% of the float evals', () => {
     const { passed, failed, unsupported } = summary.categories.float;
     expect(passed / (passed + failed + unsupported)).toBeGreaterThanOrEqual(0.95);

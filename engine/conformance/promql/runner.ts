@@ -6,7 +6,7 @@
  * passed, failed or unsupported.
  */
 import { EngineError } from '../../errors.js';
-import { parseAndCheckPromQL, walkExpr, type Call, type Expr } from '../../promql/index.js';
+import { ALL_FEATURES_ON, cloneExpr, parseAndCheckPromQL, walkExpr, type Call, type Expr } from '../../promql/index.js';
 import {
   evaluateInstant,
   evaluateRange,
@@ -16,11 +16,11 @@ import {
   type EvalOptions,
   type VectorSample,
 } from '../../promql/eval/index.js';
-import { sortLabels, type Labels } from '../../storage/labels.js';
+import { labelsKey, sortLabels, type Labels } from '../../storage/labels.js';
 import { bucketBound } from '../../promql/eval/classicHistogram.js';
 import { compileMatchers, matchesAll } from '../../storage/matchers.js';
 import { MetricHead, type MetricQuerier } from '../../storage/metricHead.js';
-import { HistogramQuerier } from '../../histogram/histogramQuerier.js';
+import { HistogramQuerier, type MixedSeries } from '../../histogram/histogramQuerier.js';
 import { storedHints } from '../../histogram/storedHints.js';
 import { classicToNhcb } from './nhcb.js';
 import { checkAnnotations, compareInstant, compareVector, matchesMessage, Mismatch } from './compare.js';
@@ -89,21 +89,21 @@ class TestData {
   querier = new HistogramQuerier(this.head);
   /** nativeSeries are the series holding native histogram samples. */
   nativeSeries: Labels[] = [];
-  /** startTimestampSeries carry start timestamps, which the engine does not read yet. */
-  startTimestampSeries: Labels[] = [];
 
   clear(): void {
     this.head = new MetricHead();
     this.querier = new HistogramQuerier(this.head);
     this.nativeSeries = [];
-    this.startTimestampSeries = [];
   }
 
   load(cmd: LoadCommand): void {
-    this.startTimestampSeries.push(...cmd.startTimestampSeries);
+    const offsets = new Map(cmd.startTimestampSeries.map((e) => [labelsKey(e.labels), e.offsets]));
     for (const series of cmd.series) {
-      if (series.values.some((v) => v.kind === 'histogram')) {
-        this.loadMixed(series.labels, series.values, cmd.intervalMs);
+      const stOffsets = offsets.get(labelsKey(series.labels));
+      // A series already holding histograms takes later samples too, so it stays one series.
+      const known = this.nativeSeries.some((l) => labelsKey(l) === labelsKey(series.labels));
+      if (known || stOffsets !== undefined || series.values.some((v) => v.kind === 'histogram')) {
+        this.loadMixed(series.labels, series.values, cmd.intervalMs, stOffsets);
         continue;
       }
       const ts: number[] = [];
@@ -132,11 +132,15 @@ class TestData {
   }
 
   /** loadMixed stores a series with histogram samples (and maybe floats and staleness markers). */
-  private loadMixed(labels: Labels, values: readonly SequenceValue[], intervalMs: number): void {
+  private loadMixed(labels: Labels, values: readonly SequenceValue[], intervalMs: number, stOffsets?: readonly (number | null)[]): void {
     const ts: number[] = [];
+    const sts: number[] = [];
     const kept = values.filter((v) => v.kind !== 'omitted');
     values.forEach((v, i) => {
-      if (v.kind !== 'omitted') ts.push(i * intervalMs);
+      if (v.kind === 'omitted') return;
+      ts.push(i * intervalMs);
+      const offset = stOffsets?.[i];
+      sts.push(offset === undefined || offset === null ? 0 : i * intervalMs + offset);
     });
     const vals = new Float64Array(kept.length);
     const marker = staleMarkerArray();
@@ -146,7 +150,9 @@ class TestData {
     });
     const histograms = storedHints(kept.map((v) => (v.kind === 'histogram' ? v.histogram : undefined)));
     this.nativeSeries.push(labels);
-    this.querier.add({ labels: { ...labels }, timestampsMs: Float64Array.from(ts), values: vals, histograms });
+    const series: MixedSeries = { labels: { ...labels }, timestampsMs: Float64Array.from(ts), values: vals, histograms };
+    if (stOffsets !== undefined) series.startTimestampsMs = Float64Array.from(sts);
+    this.querier.add(series);
   }
 
   /** readsNativeSeries tells whether any selector of `expr` matches a native histogram series. */
@@ -154,10 +160,6 @@ class TestData {
     return selectsAny(expr, this.nativeSeries);
   }
 
-  /** readsStartTimestamps tells whether any selector of `expr` matches a series with start timestamps. */
-  readsStartTimestamps(expr: Expr): boolean {
-    return selectsAny(expr, this.startTimestampSeries);
-  }
 }
 
 /** selectsAny tells whether any selector of `expr` matches one of `series`. */
@@ -186,7 +188,7 @@ function renderAnnotations(annotations: readonly Annotation[], query: string): {
  * result; none when the query reads the evaluation time itself.
  */
 function atModifierVariants(expr: Expr, evalMs: number): { expr: Expr; evalMs: number }[] {
-  const pinned = structuredClone(expr);
+  const pinned = cloneExpr(expr);
   let unsafe = false;
   const visit = (node: Expr, underPinnedSubquery: boolean): void => {
     let pinnedHere = underPinnedSubquery;
@@ -354,14 +356,14 @@ function evaluateCommand(file: string, cmd: EvalCommand, data: TestData): EvalOu
   if (category === 'float' && cmd.hasHistogramExpectation) category = 'native_histogram';
   let expr: Expr;
   try {
-    expr = parseAndCheckPromQL(cmd.expr);
+    // The corpus runs with every feature flag on, as Prometheus' own test harness does.
+    expr = parseAndCheckPromQL(cmd.expr, ALL_FEATURES_ON);
   } catch (err) {
     if (category !== 'float') return { ...base, category, outcome: 'unsupported', detail: `not parsed: ${errorMessage(err)}` };
     const expected = cmd.fail !== null && matchesMessage(cmd.fail, errorMessage(err));
     return { ...base, category, outcome: expected ? 'passed' : 'failed', detail: expected ? '' : `parse error: ${errorMessage(err)}` };
   }
   if (data.readsNativeSeries(expr) && category === 'float') category = 'native_histogram';
-  if (data.readsStartTimestamps(expr)) return { ...base, category: 'experimental', outcome: 'unsupported', detail: 'start timestamps are not supported' };
   const eager = runEval(cmd, expr, data, { delayedNameRemoval: false });
   if (eager.outcome !== 'failed') return { ...base, category, ...eager };
   // Upstream evaluates with delayed name removal (an experimental feature); an eval that only

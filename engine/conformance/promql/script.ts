@@ -2,6 +2,7 @@
  * The PromQL test-script format (Prometheus' promqltest): blocks of `load`, `clear` and `eval`
  * commands with their indented bodies. This module only parses; running is runner.ts's job.
  */
+import { parseStartTimestampOffsets } from './startTimestamps.js';
 import { unquoteGoString } from '../../common/quote.js';
 import { parsePromDuration } from '../../common/duration.js';
 import { parseMetric, parseSeriesDescription, parseSeriesNumber, SeriesDescriptionError, type SequenceValue } from './seriesDescription.js';
@@ -15,8 +16,11 @@ export interface LoadCommand {
   /** withNhcb marks `load_with_nhcb`, which also exposes classic histograms as native ones. */
   withNhcb: boolean;
   series: { labels: Labels; values: SequenceValue[] }[];
-  /** startTimestampSeries are the series given start timestamps (`metric@st ...` lines). */
-  startTimestampSeries: Labels[];
+  /**
+   * startTimestampSeries are the series given start timestamps (`metric@st ...` lines), with
+   * each slot's offset from its sample's time (null where omitted).
+   */
+  startTimestampSeries: { labels: Labels; offsets: (number | null)[] }[];
 }
 
 /** ClearCommand drops all loaded data. */
@@ -128,7 +132,10 @@ function parseLoad(lines: string[], i: number): { next: number; command: LoadCom
     try {
       if (isStartTimestampLine(lines[j])) {
         const space = lines[j].search(/[ \t]/);
-        command.startTimestampSeries.push(parseMetric(lines[j].slice(0, space - '@st'.length)).labels);
+        command.startTimestampSeries.push({
+          labels: parseMetric(lines[j].slice(0, space - '@st'.length)).labels,
+          offsets: parseStartTimestampOffsets(lines[j].slice(space)),
+        });
         continue;
       }
       command.series.push(parseSeriesDescription(lines[j]));

@@ -12,6 +12,7 @@ import { formatGoFloat } from '../../common/goFloat.js';
 import type { EvalContext } from './context.js';
 import { evalError } from './context.js';
 import { formatGoG } from '../../common/goFormat.js';
+import { allBuckets, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { StepGrid } from './grid.js';
 import { Grouper } from './grouping.js';
 import { kahanCompensation, kahanInc } from './kernels/kahan.js';
@@ -303,7 +304,8 @@ export function aggregateCountValues(ctx: EvalContext, node: AggregateExpr, inpu
     ctx.checkAbort();
     for (let i = 0; i < grid.count; i++) {
       if (series.present[i] === 0) continue;
-      const labels = withLabel(series.labels, label, formatGoFloat(series.values[i]));
+      const h = series.histograms?.[i];
+      const labels = withLabel(series.labels, label, h === undefined ? formatGoFloat(series.values[i]) : formatHistogramGo(h));
       const key = grouper.key(labels);
       let group = groups.get(key);
       if (group === undefined) {
@@ -317,4 +319,18 @@ export function aggregateCountValues(ctx: EvalContext, node: AggregateExpr, inpu
     }
   }
   return order;
+}
+
+/**
+ * formatHistogramGo renders a histogram as Prometheus' FloatHistogram.String does, the value
+ * count_values gives a histogram: `{count:4, sum:5, [-2,-1):1, [-0.001,0.001]:2, (1,2]:1}`
+ * (non-empty buckets only, most negative first).
+ */
+export function formatHistogramGo(h: FloatHistogram): string {
+  let out = `{count:${formatGoG(h.count)}, sum:${formatGoG(h.sum)}`;
+  for (const b of allBuckets(h)) {
+    if (b.count === 0) continue;
+    out += `, ${b.lowerInclusive ? '[' : '('}${formatGoG(b.lower)},${formatGoG(b.upper)}${b.upperInclusive ? ']' : ')'}:${formatGoG(b.count)}`;
+  }
+  return out + '}';
 }

@@ -251,8 +251,9 @@ export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: VectorSeri
 }
 
 /** matchGroupLabels is the label set a match group is reported with in errors. */
-function matchGroupLabels(labels: Labels, matching: VectorMatching): Labels {
+function matchGroupLabels(labels: Labels, matching: VectorMatching, withoutName = false): Labels {
   const names = new Set(matching.labels);
+  if (withoutName && !matching.on) names.add(METRIC_NAME);
   return matching.on ? keepLabels(labels, names) : removeLabels(labels, names);
 }
 
@@ -283,21 +284,73 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
 
   /** resultSeries is the output series of one (many, one) pair, built once. */
   const resultSeries = (m: number, o: number): VectorSeries => {
-    const cacheKey = m * one.length + o;
+    const cacheKey = m * (one.length + 1) + o + 1;
     let out = resultCache.get(cacheKey);
     if (out !== undefined) return out;
     let labels = many[m].labels;
     if (dropName || schemaChange) labels = dropMetricName(labels);
     if (matching.card === 'one-to-one') labels = matching.on ? keepLabels(labels, keepNames) : removeLabels(labels, keepNames);
-    for (const name of include) labels = withLabel(labels, name, one[o].labels[name] ?? '');
+    for (const name of include) labels = withLabel(labels, name, o < 0 ? '' : (one[o].labels[name] ?? ''));
     out = collector.target(labels, node.returnBool);
     resultCache.set(cacheKey, out);
     return out;
   };
 
+  const fill = matching.fill;
+  /** fillSeries are the result series of filled pairs, by their labels. */
+  const fillSeries = (labels: Labels): VectorSeries => {
+    let out = labels;
+    if (dropName || schemaChange) out = dropMetricName(out);
+    if (matching.card === 'one-to-one') out = matching.on ? keepLabels(out, keepNames) : removeLabels(out, keepNames);
+    for (const name of include) out = withLabel(out, name, '');
+    return collector.target(out, node.returnBool);
+  };
+
   const oneAt = new Int32Array(count);
   const matchedOnce = new Uint8Array(count);
   const matchedResults: (Set<VectorSeries> | undefined)[] = new Array(count);
+
+  /** combine computes one pair at `step` and records it in `out`, with the cardinality checks. */
+  const combine = (
+    step: number,
+    s: number,
+    manyValue: number,
+    oneValue: number,
+    hm: FloatHistogram | undefined,
+    ho: FloatHistogram | undefined,
+    out: () => VectorSeries,
+  ): void => {
+    const a = swapped ? oneValue : manyValue;
+    const b = swapped ? manyValue : oneValue;
+    let value: number;
+    let keep = true;
+    let histogram: FloatHistogram | undefined;
+    if (hm !== undefined || ho !== undefined) {
+      const r = histogramElem(ctx, op, a, swapped ? ho : hm, b, swapped ? hm : ho, node.pos);
+      if (r === null) return;
+      keep = r.keep;
+      value = node.returnBool ? (keep ? 1 : 0) : r.value;
+      if (!node.returnBool) histogram = r.histogram;
+    } else if (compare !== undefined) {
+      keep = compare(a, b);
+      value = node.returnBool ? (keep ? 1 : 0) : a;
+    } else {
+      value = arithmetic(op, a, b);
+    }
+    const target = out();
+    if (matching.card === 'one-to-one') {
+      if (matchedOnce[s] !== 0) throw evalError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
+      matchedOnce[s] = 1;
+    } else {
+      let seen = matchedResults[s];
+      if (seen === undefined) matchedResults[s] = seen = new Set();
+      if (seen.has(target)) throw evalError('multiple matches for labels: grouping labels must ensure unique matches');
+      seen.add(target);
+    }
+    if (!keep && !node.returnBool) return;
+    collector.write(target, step, value, histogram);
+  };
+
   for (let step = 0; step < grid.count; step++) {
     ctx.checkAbort();
     oneAt.fill(-1);
@@ -324,40 +377,20 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
       if (many[m].present[step] === 0) continue;
       const s = manySig[m];
       const o = oneAt[s];
-      if (o < 0) continue;
-      const manyValue = many[m].values[step];
-      const oneValue = one[o].values[step];
-      const a = swapped ? oneValue : manyValue;
-      const b = swapped ? manyValue : oneValue;
-      let value: number;
-      let keep = true;
-      const hm = many[m].histograms?.[step];
-      const ho = one[o].histograms?.[step];
-      let histogram: FloatHistogram | undefined;
-      if (hm !== undefined || ho !== undefined) {
-        const r = histogramElem(ctx, op, a, swapped ? ho : hm, b, swapped ? hm : ho, node.pos);
-        if (r === null) continue;
-        keep = r.keep;
-        value = node.returnBool ? (keep ? 1 : 0) : r.value;
-        if (!node.returnBool) histogram = r.histogram;
-      } else if (compare !== undefined) {
-        keep = compare(a, b);
-        value = node.returnBool ? (keep ? 1 : 0) : a;
-      } else {
-        value = arithmetic(op, a, b);
+      if (o >= 0) {
+        combine(step, s, many[m].values[step], one[o].values[step], many[m].histograms?.[step], one[o].histograms?.[step], () => resultSeries(m, o));
+      } else if (fill?.rhs != null) {
+        // A missing "one" side takes the fill value (fill_right, or fill_left under group_right).
+        combine(step, s, many[m].values[step], fill.rhs, many[m].histograms?.[step], undefined, () => resultSeries(m, -1));
       }
-      const out = resultSeries(m, o);
-      if (matching.card === 'one-to-one') {
-        if (matchedOnce[s] !== 0) throw evalError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
-        matchedOnce[s] = 1;
-      } else {
-        let seen = matchedResults[s];
-        if (seen === undefined) matchedResults[s] = seen = new Set();
-        if (seen.has(out)) throw evalError('multiple matches for labels: grouping labels must ensure unique matches');
-        seen.add(out);
-      }
-      if (!keep && !node.returnBool) continue;
-      collector.write(out, step, value, histogram);
+    }
+    if (fill?.lhs == null) continue;
+    // A "one" series nothing matched is paired with the fill value, under its match labels.
+    for (let o = 0; o < one.length; o++) {
+      if (one[o].present[step] === 0) continue;
+      const s = oneSig[o];
+      if (matching.card === 'one-to-one' ? matchedOnce[s] !== 0 : (matchedResults[s]?.size ?? 0) > 0) continue;
+      combine(step, s, fill.lhs, one[o].values[step], undefined, one[o].histograms?.[step], () => fillSeries(matchGroupLabels(one[o].labels, matching, true)));
     }
   }
   return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);

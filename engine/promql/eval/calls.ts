@@ -243,3 +243,20 @@ export function unsupported(feature: string): CallEvaluator {
     throw new UnsupportedFeatureError(feature, node.pos);
   };
 }
+
+/**
+ * startTimestampOf is start_timestamp(v): the start time (seconds) of the sample each series
+ * has at the step. Only a selector's own series carry start timestamps; any other expression
+ * gives an empty result, as in Prometheus.
+ */
+export const startTimestampOf: CallEvaluator = (ev, _node, args, grid) => {
+  let arg = args[0];
+  while (arg.type === 'ParenExpr') arg = arg.expr;
+  if (arg.type !== 'VectorSelector') {
+    materialize(ev.evalMixedVector(arg, grid));
+    return { kind: 'vector', series: [] };
+  }
+  const out: VectorSeries[] = [];
+  for (const s of selectInstant(ev.ctx, arg, grid, false, true)) out.push({ ...s, labels: ev.dropName(s.labels), dropName: true });
+  return { kind: 'vector', series: out };
+};

@@ -23,6 +23,7 @@ import { dropMetricName, type Labels } from './labelset.js';
 import { referenceTimes, selectInstant, selectRange, windowBounds } from './selectors.js';
 import { countPresent, floatsOnly, materialize, rawFloatsOnly, type HistogramSlots, type RawSeries, type SeriesStream, type VectorSeries } from './series.js';
 import { unwrapParens } from './stepInvariant.js';
+import { extendedMatrix, extendedMode, extraMs } from './extendedRange.js';
 import type { NodeEvaluator, RangeInput, Value } from './value.js';
 
 export type { Value } from './value.js';
@@ -186,6 +187,11 @@ export class Evaluator implements NodeEvaluator {
     if (node.type === 'MatrixSelector') {
       const vs = node.selector;
       const refs = referenceTimes(this.ctx, grid, vs.at, vs.offsetMs);
+      const mode = extendedMode(vs);
+      if (mode !== null) {
+        const extra = extraMs(mode, this.ctx.lookbackDeltaMs);
+        return { series: selectRange(this.ctx, vs, node.rangeMs, refs, extra), refs, rangeMs: node.rangeMs, extended: { mode, ...extra } };
+      }
       return { series: selectRange(this.ctx, vs, node.rangeMs, refs), refs, rangeMs: node.rangeMs };
     }
     // A subquery evaluates its expression on its own grid: every multiple of its step after the
@@ -215,6 +221,7 @@ export class Evaluator implements NodeEvaluator {
     const out: RawSeries[] = [];
     const lo = new Int32Array(1);
     const hi = new Int32Array(1);
+    if (input.extended !== undefined) return extendedMatrix(input);
     for (const s of input.series) {
       windowBounds(s.ts, input.refs.subarray(0, 1), input.rangeMs, lo, hi);
       if (hi[0] <= lo[0]) continue;
@@ -230,7 +237,7 @@ export class Evaluator implements NodeEvaluator {
     switch (node.op) {
       case 'count_values': {
         const label = this.evalString(node.param!);
-        return aggregateCountValues(this.ctx, node, this.evalVector(expr, grid), grid, label);
+        return aggregateCountValues(this.ctx, node, this.evalMixedVector(expr, grid), grid, label);
       }
       case 'topk':
       case 'bottomk':

@@ -65,6 +65,7 @@ function separateConflicts(ctx: EvalContext, classic: VectorSeries[], native: Ve
   const nativeByKey = new Map<string, VectorSeries>();
   for (const s of native) nativeByKey.set(labelsKey(s.labels), s);
   let conflicted = false;
+  const cleared: [VectorSeries, number][] = [];
   const out = classic.map((s) => {
     const n = nativeByKey.get(labelsKey(removeLabels(s.labels, LE_ONLY)));
     if (n === undefined) return s;
@@ -73,16 +74,19 @@ function separateConflicts(ctx: EvalContext, classic: VectorSeries[], native: Ve
       if (s.present[i] === 0 || n.histograms?.[i] === undefined) continue;
       present ??= s.present.slice();
       present[i] = 0;
-      n.histograms[i] = undefined;
+      // Cleared once every bucket series has been checked against it.
+      cleared.push([n, i]);
       conflicted = true;
     }
     return present === null ? s : { ...s, present };
   });
+  for (const [n, i] of cleared) n.histograms![i] = undefined;
   if (conflicted) {
-    const name = ctx.delayedNameRemoval ? metricNameOf(native[0].labels) : '';
+    const name = metricNameOf(native[0].labels);
     ctx.annotations.warn(`vector contains a mix of classic and native histograms${name === '' ? '' : ` for metric name ${quoteGoString(name)}`}`, pos);
   }
-  return out;
+  // A bucket series left without samples must not form a (NaN) group of its own.
+  return conflicted ? out.filter((s) => countOf(s.present) > 0) : out;
 }
 
 const LE_ONLY: ReadonlySet<string> = new Set(['le']);

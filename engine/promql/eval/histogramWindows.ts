@@ -10,6 +10,7 @@ import type { PositionRange } from '../../errors.js';
 import {
   combine,
   compact,
+  copyHistogram,
   CounterResetHint,
   divide,
   emptyHistogram,
@@ -23,6 +24,8 @@ import {
 } from '../../histogram/floatHistogram.js';
 import { CompensatedSum } from '../../histogram/compensatedSum.js';
 import type { EvalContext } from './context.js';
+import { quoteGoString } from '../../common/quote.js';
+import { isStartTimestampReset, START_TIMESTAMP_FUNCTIONS } from './startTimestampWindows.js';
 import type { HistogramOperation } from './histogramNotes.js';
 import { metricNameOf } from './labelset.js';
 import type { HistogramSlots, RawSeries } from './series.js';
@@ -37,6 +40,13 @@ export interface Window {
   /** end is the window's inclusive end; its exclusive start is end - rangeMs. */
   readonly end: number;
   readonly rangeMs: number;
+  /** sts are the samples' start timestamps, for the functions that read them (see startTimestampWindows.ts). */
+  readonly sts?: Float64Array;
+}
+
+/** stReset tells whether sample i's start timestamp marks a counter reset after sample i-1. */
+function stReset(w: Window, i: number): boolean {
+  return w.sts !== undefined && isStartTimestampReset(w.sts[i - 1], w.ts[i - 1], w.sts[i], w.ts[i]);
 }
 
 /** WindowResult is a step's value: a float, a histogram, or nothing. */
@@ -82,7 +92,7 @@ function histogramDelta(w: Window, notes: SeriesNotes, isCounter: boolean): Floa
   let custom = usesCustomBuckets(prev);
   if (isCounter) {
     const second = hs[w.from + 1]!;
-    if (detectReset(second, prev)) {
+    if (stReset(w, w.from + 1) || detectReset(second, prev)) {
       prev = { ...emptyHistogram(), schema: second.schema, customValues: second.customValues };
       custom = usesCustomBuckets(second);
     }
@@ -106,9 +116,14 @@ function histogramDelta(w: Window, notes: SeriesNotes, isCounter: boolean): Floa
   if (h === null) return null;
   if (isCounter) {
     let before = prev;
+    let warned = false;
     for (let i = w.from + 1; i < w.to; i++) {
       const cur = hs[i]!;
-      if (detectReset(cur, before)) {
+      if (!warned && w.sts !== undefined && w.sts[i] !== 0 && w.sts[i] < w.ts[i - 1] && w.sts[i] !== w.sts[i - 1]) {
+        notes.ctx.annotations.warn(`sample has start time that overlaps with previous sample timestamp for metric ${quoteGoString(notes.metricName)}`, notes.pos);
+        warned = true;
+      }
+      if (stReset(w, i) || detectReset(cur, before)) {
         h = tryCombine(h, before, 1, notes, 'addition');
         if (h === null) return null;
       }
@@ -128,28 +143,40 @@ function extrapolated(isCounter: boolean, isRate: boolean): HistogramWindowFn {
       notes.ctx.histogramNotes.mixedFloatsAndHistograms(notes.metricName, notes.pos);
       return null;
     }
-    if (histograms < 2) return null;
-    const result = histogramDelta(w, notes, isCounter);
-    if (result === null) return null;
+    if (histograms === 0) return null;
     const firstT = w.ts[w.from];
     const lastT = w.ts[w.to - 1];
     const rangeStart = w.end - w.rangeMs;
+    // A first sample whose start timestamp lies inside the window counts from zero at that time.
+    const st0 = w.sts?.[w.from] ?? 0;
+    const fromStart = isCounter && st0 !== 0 && st0 > rangeStart && st0 < firstT;
+    if (histograms < 2 && !fromStart) return null;
+    let result = histograms < 2 ? null : histogramDelta(w, notes, isCounter);
+    if (histograms >= 2 && result === null) return null;
     let durationToStart = (firstT - rangeStart) / 1000;
     let durationToEnd = (w.end - lastT) / 1000;
-    const sampled = (lastT - firstT) / 1000;
-    const average = sampled / (histograms - 1);
+    let sampled = (lastT - firstT) / 1000;
+    const average = histograms > 1 ? sampled / (histograms - 1) : 0;
     const threshold = average * 1.1;
-    if (durationToStart >= threshold) durationToStart = average / 2;
-    if (isCounter) {
+    if (fromStart) {
       const first = w.hists[w.from]!;
-      let durationToZero = durationToStart;
-      if (result.count > 0 && first.count >= 0) durationToZero = sampled * (first.count / result.count);
-      if (durationToZero < durationToStart) durationToStart = durationToZero;
+      durationToStart = 0;
+      sampled = (lastT - st0) / 1000;
+      result = result === null ? copyHistogram(first) : tryCombine(result, first, 1, notes, 'addition');
+      if (result === null) return null;
+    } else {
+      if (durationToStart >= threshold) durationToStart = average / 2;
+      if (isCounter) {
+        const first = w.hists[w.from]!;
+        let durationToZero = durationToStart;
+        if (result!.count > 0 && first.count >= 0) durationToZero = sampled * (first.count / result!.count);
+        if (durationToZero < durationToStart) durationToStart = durationToZero;
+      }
     }
     if (durationToEnd >= threshold) durationToEnd = average / 2;
     let factor = sampled === 0 ? 1 : (sampled + durationToStart + durationToEnd) / sampled;
     if (isRate) factor /= w.rangeMs / 1000;
-    return scale(result, factor);
+    return scale(result!, factor);
   };
 }
 
@@ -164,7 +191,7 @@ function instant(isRate: boolean): HistogramWindowFn {
     if (a === undefined && b === undefined) {
       const x = w.vals[w.to - 2];
       const y = w.vals[w.to - 1];
-      let v = isRate && y < x ? y : y - x;
+      let v = isRate && (y < x || stReset(w, w.to - 1)) ? y : y - x;
       if (isRate) v /= interval / 1000;
       return v;
     }
@@ -175,7 +202,7 @@ function instant(isRate: boolean): HistogramWindowFn {
     if (isRate && (a.counterResetHint === CounterResetHint.Gauge || b.counterResetHint === CounterResetHint.Gauge)) notes.ctx.histogramNotes.notCounter(notes.metricName, notes.pos);
     if (!isRate && (a.counterResetHint !== CounterResetHint.Gauge || b.counterResetHint !== CounterResetHint.Gauge)) notes.ctx.histogramNotes.notGauge(notes.metricName, notes.pos);
     let h: FloatHistogram | null = b;
-    if (!isRate || !detectReset(b, a)) h = tryCombine(b, a, -1, notes, 'subtraction');
+    if (!isRate || !(stReset(w, w.to - 1) || detectReset(b, a))) h = tryCombine(b, a, -1, notes, 'subtraction');
     if (h === null) return null;
     h = compact({ ...h, counterResetHint: CounterResetHint.Gauge });
     return isRate ? divide(h, interval / 1000) : h;
@@ -226,10 +253,10 @@ function counting(isReset: boolean): HistogramWindowFn {
       const a = sampleAt(w, i - 1);
       const b = sampleAt(w, i);
       if (typeof a === 'number' && typeof b === 'number') {
-        if (isReset ? b < a : a !== b && !(Number.isNaN(a) && Number.isNaN(b))) n++;
+        if (isReset ? b < a || stReset(w, i) : a !== b && !(Number.isNaN(a) && Number.isNaN(b))) n++;
       } else if (typeof a === 'number' || typeof b === 'number') {
         n++;
-      } else if (isReset ? detectReset(b, a) : !histogramsEqual(a, b)) {
+      } else if (isReset ? stReset(w, i) || detectReset(b, a) : !histogramsEqual(a, b)) {
         n++;
       }
     }
@@ -255,6 +282,9 @@ const HISTOGRAM_WINDOW_FNS: Readonly<Record<string, HistogramWindowFn>> = {
   present_over_time: (w) => (w.to > w.from ? 1 : null),
   last_over_time: (w) => (w.to > w.from ? sampleAt(w, w.to - 1) : null),
   first_over_time: (w) => (w.to > w.from ? sampleAt(w, w.from) : null),
+  // The time of the last or first sample, whichever its kind.
+  ts_of_last_over_time: (w) => (w.to > w.from ? w.ts[w.to - 1] / 1000 : null),
+  ts_of_first_over_time: (w) => (w.to > w.from ? w.ts[w.from] / 1000 : null),
 };
 
 /** FLOAT_KERNEL_FOR_FLOATS are the functions whose float-only windows the float kernel answers. */
@@ -287,8 +317,9 @@ export function histogramWindows(
   const out: StepOutput = { values: new Float64Array(count), present: new Uint8Array(count) };
   const notes: SeriesNotes = { ctx, metricName: metricNameOf(s.labels), pos };
   const fn = HISTOGRAM_WINDOW_FNS[name];
+  const sts = START_TIMESTAMP_FUNCTIONS.has(name) ? s.sts : undefined;
   for (let i = 0; i < count; i++) {
-    const w: Window = { ts: s.ts, vals: s.vals, hists: s.hists, from: lo[i], to: hi[i], end: refs[i], rangeMs };
+    const w: Window = { ts: s.ts, vals: s.vals, hists: s.hists, from: lo[i], to: hi[i], end: refs[i], rangeMs, sts };
     const { floats: nf, histograms: nh } = kinds(w);
     let result: WindowResult = null;
     if (fn === undefined || (nh === 0 && FLOAT_KERNEL_FOR_FLOATS.has(name))) {

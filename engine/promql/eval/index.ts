@@ -8,6 +8,7 @@ import { EngineError } from '../../errors.js';
 import type { MetricQuerier } from '../../storage/metricHead.js';
 import type { Expr } from '../ast.js';
 import { documentedTypeName, valueTypeOf } from '../ast.js';
+import { resolveDurations } from '../durationExpr.js';
 import { EvalContext } from './context.js';
 import { mergeSameLabels, DUPLICATE_LABELSET } from './dedupe.js';
 import { Evaluator } from './evaluator.js';
@@ -46,7 +47,9 @@ function finalSeries(series: VectorSeries[], delayed: boolean): VectorSeries[] {
  * order the query produced (sort() and topk() orders are meaningful); range vector results are
  * sorted by labels.
  */
-export function evaluateInstant(expr: Expr, querier: MetricQuerier, timeMs: number, options: EvalOptions = {}): InstantResult {
+export function evaluateInstant(parsed: Expr, querier: MetricQuerier, timeMs: number, options: EvalOptions = {}): InstantResult {
+  // An instant query has neither step nor range: step() and range() are 0 in it.
+  const expr = resolveDurations(parsed, { stepMs: 0, rangeMs: 0 });
   const ctx = new EvalContext(querier, options, timeMs, timeMs, 0);
   const evaluator = new Evaluator(ctx, stepInvariantNodes(expr));
   const value = evaluator.eval(expr, instantGrid(timeMs));
@@ -92,13 +95,14 @@ export function evaluateInstant(expr: Expr, querier: MetricQuerier, timeMs: numb
  * `startMs` to `endMs`. Series come back sorted by labels, each with only the steps at which it
  * has a value.
  */
-export function evaluateRange(expr: Expr, querier: MetricQuerier, startMs: number, endMs: number, stepMs: number, options: EvalOptions = {}): RangeResult {
-  const type = valueTypeOf(expr);
+export function evaluateRange(parsed: Expr, querier: MetricQuerier, startMs: number, endMs: number, stepMs: number, options: EvalOptions = {}): RangeResult {
+  const type = valueTypeOf(parsed);
   if (type !== 'scalar' && type !== 'vector') {
     throw new EngineError('VALIDATION_FAILED', `invalid expression type "${documentedTypeName(type)}" for range query, must be Scalar or instant Vector`);
   }
   if (!(stepMs > 0)) throw new EngineError('VALIDATION_FAILED', 'zero or negative query resolution step widths are not accepted');
   if (endMs < startMs) throw new EngineError('VALIDATION_FAILED', 'end timestamp must not be before start time');
+  const expr = resolveDurations(parsed, { stepMs, rangeMs: endMs - startMs });
   const grid = makeGrid(startMs, endMs, stepMs);
   const ctx = new EvalContext(querier, options, startMs, endMs, stepMs);
   const evaluator = new Evaluator(ctx, stepInvariantNodes(expr));

@@ -15,6 +15,9 @@ import { dropMetricName, metricNameOf } from './labelset.js';
 import { windowBounds } from './selectors.js';
 import { hasHistograms, rawFloatsOnly, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
 import { histogramWindows } from './histogramWindows.js';
+import { checkExtendedCall, extendedMode } from './extendedRange.js';
+import { extendedWindows } from './extendedWindows.js';
+import { START_TIMESTAMP_FUNCTIONS, startTimestampWindows } from './startTimestampWindows.js';
 import type { NodeEvaluator, RangeInput } from './value.js';
 
 /** COUNTER_SUFFIXES are the name endings that mark a metric as a counter for rate()'s info note. */
@@ -33,6 +36,7 @@ function selectsOneName(arg: Expr): boolean {
 export function evalRangeFunction(ev: NodeEvaluator, node: Call, args: readonly Expr[], rangeArgIndex: number, fn: WindowFunction, grid: StepGrid): SeriesStream {
   const params = args.filter((_, i) => i !== rangeArgIndex).map((a) => ev.evalScalar(a, grid));
   const rangeArg = args[rangeArgIndex] as MatrixSelector | SubqueryExpr;
+  if (rangeArg.type === 'MatrixSelector') checkExtendedCall(node, extendedMode(rangeArg.selector));
   const input = ev.rangeInput(rangeArg, grid, true);
   const stream = applyKernel(ev, node, input, params, grid, fn, rangeArg);
   if (ev.ctx.delayedNameRemoval || fn.keepsName || selectsOneName(rangeArg)) return stream;
@@ -62,13 +66,20 @@ function* applyKernel(
   for (const mixed of input.series) {
     ctx.checkAbort();
     const s = rawFloatsOnly(mixed) ?? { ...mixed, ts: new Float64Array(0), vals: new Float64Array(0), hists: undefined };
-    ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));
-    let out: KernelOutput & { histograms?: HistogramSlots } = { values: new Float64Array(count), present: new Uint8Array(count) };
-    kernel({ ts: s.ts, vals: s.vals, lo, hi, refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params }, out);
-    if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
-    if (hasHistograms(mixed.hists)) {
-      windowBounds(mixed.ts, input.refs, input.rangeMs, lo, hi);
-      out = histogramWindows(ctx, node.func.name, { ...mixed, hists: mixed.hists }, input.refs, input.rangeMs, lo, hi, out, rangeArg.pos);
+    let out: KernelOutput & { histograms?: HistogramSlots };
+    if (input.extended !== undefined) {
+      out = extendedWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
+    } else if (mixed.sts !== undefined && !hasHistograms(mixed.hists) && START_TIMESTAMP_FUNCTIONS.has(node.func.name)) {
+      out = startTimestampWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
+    } else {
+      ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));
+      out = { values: new Float64Array(count), present: new Uint8Array(count) };
+      kernel({ ts: s.ts, vals: s.vals, lo, hi, refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params }, out);
+      if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
+      if (hasHistograms(mixed.hists)) {
+        windowBounds(mixed.ts, input.refs, input.rangeMs, lo, hi);
+        out = histogramWindows(ctx, node.func.name, { ...mixed, hists: mixed.hists }, input.refs, input.rangeMs, lo, hi, out, rangeArg.pos);
+      }
     }
     let points = 0;
     for (let i = 0; i < count; i++) points += out.present[i];

@@ -11,7 +11,9 @@ import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import { bitsOf, isStale } from '../../storage/staleness.js';
 import type { EvalContext } from './context.js';
 import { stepTime, type StepGrid } from './grid.js';
-import { sortByLabels } from './labelset.js';
+import { metricNameOf, sortByLabels } from './labelset.js';
+import { extendedBounds, smoothedValue } from './extendedRange.js';
+import { smoothedHistogram } from './extendedHistograms.js';
 import type { HistogramSlots, RawSeries, VectorSeries } from './series.js';
 import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 
@@ -23,6 +25,8 @@ import type { FloatHistogram } from '../../histogram/floatHistogram.js';
  */
 export interface HistogramSeriesColumns extends SeriesColumns {
   histograms?: readonly (FloatHistogram | undefined)[];
+  /** startTimestampsMs are the samples' start timestamps (0: none), for series that carry them. */
+  startTimestampsMs?: Float64Array;
 }
 
 /**
@@ -69,19 +73,26 @@ function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs
  * time in label order. With `timestamps` set the value at each step is the chosen sample's
  * timestamp in seconds (what timestamp() needs) rather than its value.
  */
-export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false): Generator<VectorSeries> {
+export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepGrid, timestamps = false, startTimestamps = false): Generator<VectorSeries> {
+  if (vs.smoothed === true && !timestamps && !startTimestamps) {
+    yield* selectSmoothed(ctx, vs, grid);
+    return;
+  }
   const refs = referenceTimes(ctx, grid, vs.at, vs.offsetMs);
   const count = grid.count;
   const lookback = ctx.lookbackDeltaMs;
   const data = sortedSelect(ctx, vs, refs[0] - lookback + 1, refs[count - 1]);
   for (const series of data) {
     ctx.checkAbort();
+    // start_timestamp() reads only series that carry start timestamps.
+    if (startTimestamps && series.startTimestampsMs === undefined) continue;
+    const sts = series.startTimestampsMs;
     const ts = series.timestampsMs;
     const vals = series.values;
     const words = bitsOf(vals);
     const values = new Float64Array(count);
     const present = new Uint8Array(count);
-    const stored = timestamps ? undefined : series.histograms;
+    const stored = timestamps || startTimestamps ? undefined : series.histograms;
     const histograms: HistogramSlots | undefined = stored === undefined ? undefined : new Array(count);
     let j = -1;
     let points = 0;
@@ -89,7 +100,7 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
       const ref = refs[i];
       while (j + 1 < ts.length && ts[j + 1] <= ref) j++;
       if (j < 0 || ts[j] <= ref - lookback || isStale(words, j)) continue;
-      values[i] = timestamps ? ts[j] / 1000 : vals[j];
+      values[i] = startTimestamps ? sts![j] / 1000 : timestamps ? ts[j] / 1000 : vals[j];
       if (histograms !== undefined) histograms[i] = stored![j];
       present[i] = 1;
       points++;
@@ -100,6 +111,64 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
     if (histograms !== undefined) out.histograms = histograms;
     yield out;
   }
+}
+
+/**
+ * selectSmoothed evaluates a smoothed instant selector: each step's value is interpolated
+ * between the samples around it within a lookback delta either side (see smoothedValue).
+ * Steps whose neighbourhood mixes floats and histograms are left out with a warning.
+ */
+function* selectSmoothed(ctx: EvalContext, vs: VectorSelector, grid: StepGrid): Generator<VectorSeries> {
+  const refs = referenceTimes(ctx, grid, vs.at, vs.offsetMs);
+  const count = grid.count;
+  const lookback = ctx.lookbackDeltaMs;
+  const lo = new Int32Array(count);
+  const hi = new Int32Array(count);
+  for (const raw of selectRange(ctx, vs, 0, refs, { before: lookback, after: lookback })) {
+    ctx.checkAbort();
+    extendedBounds(raw.ts, refs, 0, { before: lookback, after: lookback }, lo, hi);
+    const values = new Float64Array(count);
+    const present = new Uint8Array(count);
+    let histograms: HistogramSlots | undefined;
+    let points = 0;
+    for (let i = 0; i < count; i++) {
+      if (hi[i] <= lo[i]) continue;
+      let hists = 0;
+      if (raw.hists !== undefined) for (let k = lo[i]; k < hi[i]; k++) if (raw.hists[k] !== undefined) hists++;
+      if (hists > 0 && hists < hi[i] - lo[i]) {
+        ctx.histogramNotes.mixedFloatsAndHistograms(metricNameOf(raw.labels), vs.pos);
+        continue;
+      }
+      if (hists > 0) {
+        const h = smoothedHistogram(ctx, raw, lo[i], hi[i], refs[i], vs.pos);
+        if (h === null) continue;
+        (histograms ??= new Array(count))[i] = h;
+      } else {
+        const v = smoothedValue(raw.ts, raw.vals, lo[i], hi[i], refs[i]);
+        if (v === null) continue;
+        values[i] = v;
+      }
+      present[i] = 1;
+      points++;
+    }
+    if (points === 0) continue;
+    ctx.holdSamples(points);
+    const out: VectorSeries = { labels: raw.labels, values, present, dropName: false };
+    if (histograms !== undefined) out.histograms = histograms;
+    yield out;
+  }
+}
+
+/** startTimestampsOf lines a series' start timestamps up with its kept samples `ts` (markers removed). */
+function startTimestampsOf(series: HistogramSeriesColumns, ts: Float64Array): Float64Array {
+  const all = series.startTimestampsMs!;
+  if (ts.length === series.timestampsMs.length) return all;
+  const out = new Float64Array(ts.length);
+  let j = 0;
+  for (let i = 0; i < series.timestampsMs.length && j < ts.length; i++) {
+    if (series.timestampsMs[i] === ts[j]) out[j++] = all[i];
+  }
+  return out;
 }
 
 /** withoutStaleMarkers copies out a series' non-marker samples, or returns the arrays as they are. */
@@ -130,14 +199,15 @@ function withoutStaleMarkers(
  * selectRange reads the samples a range selector needs for every window `(ref - range, ref]`
  * over the given reference times, staleness markers removed.
  */
-export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: number, refs: Float64Array): RawSeries[] {
-  const data = sortedSelect(ctx, vs, refs[0] - rangeMs + 1, refs[refs.length - 1]);
+export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: number, refs: Float64Array, extra = { before: 0, after: 0 }): RawSeries[] {
+  const data = sortedSelect(ctx, vs, refs[0] - rangeMs - extra.before + 1, refs[refs.length - 1] + extra.after);
   const out: RawSeries[] = [];
   for (const series of data) {
     const { ts, vals, hists } = withoutStaleMarkers(series.timestampsMs, series.values, series.histograms);
     if (ts.length === 0) continue;
     const raw: RawSeries = { labels: series.labels, ts, vals, dropName: false };
     if (hists !== undefined) raw.hists = hists;
+    if (series.startTimestampsMs !== undefined) raw.sts = startTimestampsOf(series, ts);
     out.push(raw);
   }
   return out;

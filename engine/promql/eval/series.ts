@@ -40,6 +40,8 @@ export interface RawSeries {
   dropName: boolean;
   /** hists are the samples that are native histograms (their `vals` entry is unused). */
   hists?: HistogramSlots;
+  /** sts are the samples' start timestamps in ms (0: none), when read straight from storage that has them. */
+  sts?: Float64Array;
 }
 
 /** newVectorSeries allocates an empty (all absent) series over `count` steps. */

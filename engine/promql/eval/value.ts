@@ -20,6 +20,8 @@ export interface RangeInput {
   series: RawSeries[];
   refs: Float64Array;
   rangeMs: number;
+  /** extended is set for an anchored or smoothed selector, whose series hold samples past the windows. */
+  extended?: { mode: 'anchored' | 'smoothed'; before: number; after: number };
 }
 
 /** NodeEvaluator evaluates subexpressions for operator modules. */
