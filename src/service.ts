@@ -213,6 +213,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         metrics.resultsCache,
       )
     : undefined;
+  if (resultsCache !== undefined) cleanups.unshift(store.onChange(() => resultsCache.metadataChanged()));
   const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey, { role: config.role, components: ROLE_TABLE[config.role].components })];
   if (components.has('ingestApi')) {
     routes.push(

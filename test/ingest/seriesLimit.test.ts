@@ -15,9 +15,9 @@ describe('series limit per org (storage)', () => {
     const st = await Storage.open({ dir });
     const limits = { maxActiveSeries: 2 };
     try {
-      expect(await st.appendMetrics('a', [one('m1'), one('m2'), one('m3')], [], limits)).toEqual({ refusedSeries: 1, refusedSamples: 1, firstRefused: { __name__: 'm3' } });
-      expect(await st.appendMetrics('a', [one('m1', 5), one('m4')], [], limits)).toEqual({ refusedSeries: 1, refusedSamples: 1, firstRefused: { __name__: 'm4' } });
-      expect(await st.appendMetrics('b', [one('m1'), one('m2')], [], limits)).toEqual({ refusedSeries: 0, refusedSamples: 0 });
+      expect(await st.appendMetrics('a', [one('m1'), one('m2'), one('m3')], [], limits)).toEqual({ refusedSeries: 1, refusedSamples: 1, refusedHistograms: 0, firstRefused: { __name__: 'm3' } });
+      expect(await st.appendMetrics('a', [one('m1', 5), one('m4')], [], limits)).toEqual({ refusedSeries: 1, refusedSamples: 1, refusedHistograms: 0, firstRefused: { __name__: 'm4' } });
+      expect(await st.appendMetrics('b', [one('m1'), one('m2')], [], limits)).toEqual({ refusedSeries: 0, refusedSamples: 0, refusedHistograms: 0 });
       const names = st.metrics('a').labelValues('__name__', [], -Infinity, Infinity);
       expect(names).toEqual(['m1', 'm2']);
       expect(st.metrics('a').select([{ name: '__name__', type: '=', value: 'm1' }], -Infinity, Infinity)[0].values.at(-1)).toBe(5);

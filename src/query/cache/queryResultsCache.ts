@@ -101,6 +101,15 @@ export class QueryResultsCache {
     this.written('logs', org, minMs, maxMs);
   }
 
+  /**
+   * metadataChanged is told of every change of orgs, keys or settings: an org's retention may
+   * have changed, so every piece goes (such changes are rare; a piece holding data a shorter
+   * retention deleted must not come back when the retention is lengthened again).
+   */
+  metadataChanged(): void {
+    this.cache.forgetEverything();
+  }
+
   private written(signal: CacheSignal, org: string, minMs: number, maxMs: number): void {
     if (minMs > this.now() - this.settings.maxFreshnessMs) return;
     this.cache.lateWrite(cacheSpace(signal, org), minMs, maxMs);

@@ -124,6 +124,24 @@ export class ResultsCache {
     return dropped;
   }
 
+  /**
+   * forgetEverything drops every piece, and evaluations running now will not store theirs: what
+   * the pieces were computed from may have changed in ways no write reports (a retention change
+   * hides data, the retention run then deletes it, and a later change cannot bring it back).
+   */
+  forgetEverything(): void {
+    let dropped = 0;
+    for (const data of this.orgs.values()) {
+      data.epoch++;
+      for (const key of [...data.pieces.keys()]) {
+        this.remove(data, key);
+        dropped++;
+      }
+      data.newestDataMs = -Infinity;
+    }
+    if (dropped > 0) this.counters.invalidated(dropped);
+  }
+
   /** orgBytes is what one org's pieces take. */
   orgBytes(org: string): number {
     return this.orgs.get(org)?.bytes ?? 0;
