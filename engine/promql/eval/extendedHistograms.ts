@@ -8,32 +8,9 @@ import type { PositionRange } from '../../errors.js';
 import { compact, copyHistogram, CounterResetHint, detectReset, divide, scale, usesCustomBuckets, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import type { EvalContext } from './context.js';
 import { tryCombine, type SeriesNotes } from './histogramWindows.js';
+import { searchAfter, searchAtOrAfter } from './extendedRange.js';
 import { metricNameOf } from './labelset.js';
 import type { RawSeries } from './series.js';
-
-/** searchAfter is the first index in [from, to) whose time is > t (`to` if none). */
-function searchAfter(ts: Float64Array, from: number, to: number, t: number): number {
-  let a = from;
-  let b = to;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (ts[m] > t) b = m;
-    else a = m + 1;
-  }
-  return a;
-}
-
-/** searchAtOrAfter is the first index in [from, to) whose time is >= t (`to` if none). */
-function searchAtOrAfter(ts: Float64Array, from: number, to: number, t: number): number {
-  let a = from;
-  let b = to;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (ts[m] >= t) b = m;
-    else a = m + 1;
-  }
-  return a;
-}
 
 /**
  * interpolate is the histogram at `t` between two samples: h1 + (h2 - h1) * fraction, or, for a

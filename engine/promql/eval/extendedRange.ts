@@ -59,7 +59,7 @@ export function extendedBounds(ts: Float64Array, refs: Float64Array, rangeMs: nu
 }
 
 /** searchAfter is the first index in [from, to) whose time is > t (`to` if none). */
-function searchAfter(ts: Float64Array, from: number, to: number, t: number): number {
+export function searchAfter(ts: Float64Array, from: number, to: number, t: number): number {
   let a = from;
   let b = to;
   while (a < b) {
@@ -71,7 +71,7 @@ function searchAfter(ts: Float64Array, from: number, to: number, t: number): num
 }
 
 /** searchAtOrAfter is the first index in [from, to) whose time is >= t (`to` if none). */
-function searchAtOrAfter(ts: Float64Array, from: number, to: number, t: number): number {
+export function searchAtOrAfter(ts: Float64Array, from: number, to: number, t: number): number {
   let a = from;
   let b = to;
   while (a < b) {
