@@ -10,7 +10,7 @@ import {
 import { formatByteSize } from '../../../engine/logql/units.js';
 import { parseGoFloatLiteral } from '../../../engine/common/goFloat.js';
 import { parseHumanByteSize } from '../../../engine/common/byteSize.js';
-import { decodedOffsetMap } from '../../../engine/logql/stringOffsets.js';
+import { decodedOffsetMap, sourceOffsetOf } from '../../../engine/logql/stringOffsets.js';
 import { withoutPositions } from './helpers.js';
 
 describe('parsePattern', () => {
@@ -204,5 +204,17 @@ describe('decodedOffsetMap', () => {
     expect(Array.from(decodedOffsetMap('"a\\tb\\u00e9c"'))).toEqual([1, 2, 4, 5, 11, 12]);
     expect(Array.from(decodedOffsetMap('`a\\t`'))).toEqual([1, 2, 3, 4]);
     expect(Array.from(decodedOffsetMap('"\\U0001F600x"'))).toEqual([1, 1, 11, 12]);
+  });
+});
+
+describe('sourceOffsetOf', () => {
+  it('agrees with decodedOffsetMap at every decoded offset, past the end included', () => {
+    for (const literal of ['"a\\tb\\u00e9c"', '`a\\t`', '"\\U0001F600x"', '"x😀y\\x41"', '""']) {
+      const map = decodedOffsetMap(literal);
+      for (let offset = -1; offset <= map.length + 1; offset++) {
+        const expected = 100 + map[Math.min(Math.max(offset, 0), map.length - 1)];
+        expect(sourceOffsetOf(literal, 100, offset), `${literal} at ${offset}`).toBe(expected);
+      }
+    }
   });
 });
