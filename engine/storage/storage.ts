@@ -396,7 +396,10 @@ export class Storage {
     if (log && mode !== 'none' && (await shared.adoptLogIdentity(log.identity))) {
       emit({ level: 'warn', message: 'the catalog\'s write log positions belonged to another log (recreated?); reading the log from its start', fields: { log: log.identity } });
     }
-    const state = (await shared.load()) ?? emptyCatalog();
+    // An ingest-only process needs nothing from the catalog, and an ingester only its metric
+    // metadata: neither serves segments, so neither keeps their list.
+    const loaded = log && mode === 'none' ? undefined : await shared.load();
+    const state = loaded === undefined ? emptyCatalog() : log && mode === 'assigned' ? { ...loaded, segments: [] } : loaded;
     const storage = new Storage(undefined, blobs, shared, state, options);
     storage.shared = shared;
     for (const [org, records] of Object.entries(state.metricMetadata)) {
@@ -469,7 +472,7 @@ export class Storage {
     return this.exclusive(() => this.dropPartitions(partitions));
   }
 
-  /** heldPartitions lists the partitions being read into the heads now. */
+  /** readingPartitions lists the partitions being read into the heads now. */
   readingPartitions(): number[] {
     return this.feed?.readingPartitions() ?? [];
   }
