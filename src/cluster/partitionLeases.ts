@@ -75,10 +75,11 @@ export class PartitionLeases {
       `UPDATE partition_leases SET owner_id = $2, base_url = $3, expires_at = clock_timestamp() + $4 * interval '1 millisecond'
        WHERE catalog = $1 AND partition IN (
          SELECT partition FROM partition_leases
-         WHERE catalog = $1 AND (owner_id IS NULL OR expires_at <= clock_timestamp())
+         WHERE catalog = $1 AND partition < $6 AND (owner_id IS NULL OR expires_at <= clock_timestamp())
          ORDER BY partition LIMIT $5 FOR UPDATE SKIP LOCKED
        ) RETURNING partition`,
-      [catalog, ownerId, baseUrl, leaseMs, count],
+      // Rows of partitions beyond the configured count (SVC_WRITE_LOG_PARTITIONS was lowered) stay unowned.
+      [catalog, ownerId, baseUrl, leaseMs, count, this.settings.partitions],
     );
     return res.rows.map((r) => r.partition).sort((a, b) => a - b);
   }

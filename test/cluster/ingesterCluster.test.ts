@@ -211,6 +211,7 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
     const writers = Promise.all([0, 1].map(writer));
     await new Promise((r) => setTimeout(r, 1500));
     const killedId = (await owners(c)).find((o) => o.baseUrl.endsWith(`:${new URL(a.url).port}`))?.ownerId;
+    expect(killedId).toBeDefined();
     await stop(a, 'SIGKILL');
     // b takes a's partitions once their leases expire, while the writes go on.
     await waitFor(async () => {
