@@ -209,7 +209,9 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
       }
     };
     const writers = Promise.all([0, 1].map(writer));
-    await new Promise((r) => setTimeout(r, 1500));
+    // Mid-stream: the ingesters have cut and recorded positions, so the takeover must start after them.
+    await waitFor(async () => (await pg.query<{ n: number }>(c.database, 'SELECT count(*)::int AS n FROM catalog_log_positions')).rows[0].n >= 2, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
     const killedId = (await owners(c)).find((o) => o.baseUrl.endsWith(`:${new URL(a.url).port}`))?.ownerId;
     expect(killedId).toBeDefined();
     await stop(a, 'SIGKILL');
