@@ -117,6 +117,9 @@ export interface Config {
   natsPassword: string | undefined;
   natsToken: string | undefined;
   natsCredsFile: string | undefined;
+  advertiseUrl: string | undefined;
+  partitionLeaseMs: number;
+  compactorLockRetryMs: number;
 }
 
 class ConfigError extends Error {
@@ -972,6 +975,38 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '(none)',
     doc: 'Path of a NATS credentials file (JWT and NKey seed, as `nsc` writes it), for decentralized authentication; read at start.',
     parse: (raw) => (raw === undefined || raw.trim() === '' ? undefined : path.resolve(raw.trim())),
+  },
+  {
+    env: 'SVC_ADVERTISE_URL',
+    key: 'advertiseUrl',
+    defaultText: 'http://<hostname>:<port>',
+    doc: 'Base URL at which other Sluice processes reach this one (an ingester\'s head data for the query replicas), recorded with its partition leases; in Kubernetes the pod\'s DNS name under the headless Service.',
+    parse: (raw) => {
+      const v = raw?.trim() || undefined;
+      if (v === undefined) return undefined;
+      let url: URL;
+      try {
+        url = new URL(v);
+      } catch {
+        throw new ConfigError(`SVC_ADVERTISE_URL must be an http:// or https:// URL, got "${raw}"`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`SVC_ADVERTISE_URL must be an http:// or https:// URL, got "${raw}"`);
+      return v.replace(/\/+$/, '');
+    },
+  },
+  {
+    env: 'SVC_PARTITION_LEASE_MS',
+    key: 'partitionLeaseMs',
+    defaultText: '10000',
+    doc: 'How long an ingester\'s lease on a write log partition lasts without renewal (it renews every third of it); a dead ingester\'s partitions are taken over this long after its last renewal.',
+    parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_PARTITION_LEASE_MS', raw, 300, 600_000)),
+  },
+  {
+    env: 'SVC_COMPACTOR_LOCK_RETRY_MS',
+    key: 'compactorLockRetryMs',
+    defaultText: '5000',
+    doc: 'How often a compactor that does not lead tries the leader lock (a PostgreSQL advisory lock), and how often the leader checks the connection holding it.',
+    parse: (raw) => (raw === undefined ? 5000 : integer('SVC_COMPACTOR_LOCK_RETRY_MS', raw, 100, 600_000)),
   },
 ];
 

@@ -3,6 +3,7 @@ import type { EventSink } from '../engine/storage/storageEvent.js';
 import type { Config } from './config.js';
 import { FileMetaStore } from './meta/fileStore.js';
 import type { MetaStore } from './meta/types.js';
+import type { PostgresDatabase } from './postgres/database.js';
 
 /**
  * MetaStores are the metadata store SVC_META_STORE names and the segment catalog store
@@ -13,6 +14,8 @@ import type { MetaStore } from './meta/types.js';
 export interface MetaStores {
   meta: MetaStore;
   catalog: CatalogStore | undefined;
+  /** database is the PostgreSQL both share, when either is there (leases and locks use it too). */
+  database?: PostgresDatabase;
   /** close closes the stores and then the database they share. */
   close(): Promise<void>;
 }
@@ -22,6 +25,8 @@ export interface OpenStoresOptions {
   watchChanges: boolean;
   /** catalog opens the catalog store too. */
   catalog: boolean;
+  /** leaseOwner is this process's id as an ingester: the catalog fences recorded positions by it. */
+  leaseOwner?: string;
   onEvent?: EventSink;
 }
 
@@ -41,10 +46,11 @@ export async function openMetaStores(config: Config, options: OpenStoresOptions)
   const db = await PostgresDatabase.open(postgresSettings(config), options.onEvent);
   try {
     const meta = config.metaStore === 'postgres' ? await PostgresMetaStore.open(db, { watchChanges: options.watchChanges }) : await FileMetaStore.open(config.dataDir, { watchChanges: options.watchChanges });
-    const catalog = wantCatalog ? new PostgresCatalogStore(db, config.catalogName) : undefined;
+    const catalog = wantCatalog ? new PostgresCatalogStore(db, config.catalogName, options.leaseOwner) : undefined;
     return {
       meta,
       catalog,
+      database: db,
       async close() {
         await meta.close();
         await db.close();

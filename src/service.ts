@@ -44,6 +44,9 @@ import { roleBackendProblem } from './roles/backendCheck.js';
 import { elsewhereRoutes } from './roles/elsewhereRoutes.js';
 import { componentsOf, ROLE_TABLE } from './roles/roles.js';
 import { StartupError } from './startupError.js';
+import type { SharedCatalogStore } from '../engine/storage/catalogStore.js';
+import { ClusterMetrics } from './cluster/clusterMetrics.js';
+import { logPartitionsOf, needsWriteLog, newOwnerId, scaledOut, startClusterParts } from './cluster/clusterParts.js';
 import { packageVersion } from './version.js';
 
 export interface StartOptions {
@@ -174,7 +177,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   const { log, metrics, router, server, port, unlock, cleanups } = bound;
   const components = componentsOf(config.role);
   const storageEvents = (e: StorageEvent) => log[e.level](e.fields ?? {}, e.message);
-  const stores = await openMetaStores(config, { watchChanges: true, catalog: true, onEvent: storageEvents });
+  const shared = scaledOut(config);
+  // Scaled out, the catalog is the one every process shares; the start-up check asked for
+  // PostgreSQL metadata, and the catalog follows it unless SVC_CATALOG_STORE says otherwise.
+  if (shared && config.catalogStore !== 'postgres') {
+    throw new StartupError(`role ${config.role} runs beside other Sluice processes and needs the segment catalog in PostgreSQL (SVC_CATALOG_STORE=postgres, now ${config.catalogStore})`);
+  }
+  const ownerId = newOwnerId();
+  const stores = await openMetaStores(config, { watchChanges: true, catalog: true, onEvent: storageEvents, leaseOwner: shared && components.has('heads') ? ownerId : undefined });
   cleanups.unshift(() => stores.close());
   const store = stores.meta;
   await bootstrapAccess(config, port, store, log, options.announce ?? ((text) => process.stderr.write(text + '\n')));
@@ -184,10 +194,12 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => orgSettings.close());
   const segmentStore = await openSegmentStore(config, storageEvents);
   cleanups.unshift(() => segmentStore?.close());
-  const writeLog = await openWriteLog(config, storageEvents);
+  const writeLog = needsWriteLog(config) ? await openWriteLog(config, storageEvents) : undefined;
   cleanups.unshift(() => writeLog?.close());
   const storage = await Storage.open({
     writeLog,
+    sharedCatalog: shared ? (stores.catalog as SharedCatalogStore) : undefined,
+    logPartitions: logPartitionsOf(config),
     dir: config.dataDir,
     blobStore: segmentStore,
     catalogStore: stores.catalog,
@@ -200,10 +212,15 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     retentionFor: (org, signal) => orgSettings.retentionMs(org, signal),
     // 0 turns a background loop off; the storage's own default interval applies otherwise.
     maintenanceIntervalMs: components.has('heads') ? undefined : 0,
-    compactionIntervalMs: components.has('compaction') ? config.compactionIntervalMs : 0,
+    // Scaled out, the compactor's leader election runs compaction (startClusterParts), not the storage's timer.
+    compactionIntervalMs: components.has('compaction') && !shared ? config.compactionIntervalMs : 0,
     onEvent: storageEvents,
   });
   cleanups.unshift(() => storage.close());
+  const stopCluster = shared
+    ? await startClusterParts({ config, storage, database: stores.database!, ownerId, port, metrics: new ClusterMetrics(metrics.registry), onEvent: storageEvents })
+    : async () => {};
+  cleanups.unshift(stopCluster);
   const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
   const openApi = loadOpenApiDocument();
   // One cache per process, made before ingest so late writes can drop what they make stale.
@@ -260,6 +277,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       keyIndex.close();
       orgSettings.close();
       await pool?.close();
+      await stopCluster();
       await storage.close();
       await writeLog?.close();
       await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { syncDirectory } from './blobStore.js';
-import { CATALOG_VERSION, type CatalogState } from './catalog.js';
+import { CATALOG_VERSION, type CatalogState, type SegmentMeta } from './catalog.js';
+import type { MetricMetadataRecord } from './walCodec.js';
 
 /**
  * CatalogStore persists the catalog as one document, replaced atomically on every update:
@@ -93,5 +94,59 @@ export class MemoryCatalogStore implements CatalogStore {
 
   async save(state: CatalogState): Promise<void> {
     this.text = JSON.stringify(state);
+  }
+}
+
+/**
+ * SharedCatalogChange is one atomic update of a catalog that several processes write at once
+ * (scaled out: ingesters add segments, the compactor replaces and deletes them). Unlike a whole
+ * state, it names only what this process changes, so writers never undo each other.
+ */
+export interface SharedCatalogChange {
+  add?: readonly SegmentMeta[];
+  /** remove lists segments that must all still be there; if one is gone the change is refused (CatalogConflictError). */
+  remove?: readonly number[];
+  /**
+   * logPositions sets, per partition, how far the segments cover the write log. They are
+   * fenced: the store writes them only while this process holds those partitions, and refuses
+   * the whole change otherwise (PartitionsLostError), so two owners never both record one
+   * partition's data.
+   */
+  logPositions?: Readonly<Record<string, number>>;
+  /** metricMetadata is merged by org and metric name into what the catalog holds. */
+  metricMetadata?: Readonly<Record<string, readonly MetricMetadataRecord[]>>;
+}
+
+/**
+ * SharedCatalogStore is a CatalogStore that several processes write through changes rather
+ * than whole states (PostgreSQL when scaled out). Segment ids come from the store, so files
+ * written by different processes never share a name.
+ */
+export interface SharedCatalogStore extends CatalogStore {
+  /** reserveSegmentIds reserves `count` fresh ids and returns the first; the rest follow it. */
+  reserveSegmentIds(count: number): Promise<number>;
+  apply(change: SharedCatalogChange): Promise<void>;
+  /** logPositions reads the recorded positions of `partitions` (0 for one never recorded). */
+  logPositions(partitions: readonly number[]): Promise<Record<string, number>>;
+  /**
+   * adoptLogIdentity records the write log's identity; when the catalog holds positions of
+   * another log (it was recreated) they are cleared and true is returned.
+   */
+  adoptLogIdentity(identity: string): Promise<boolean>;
+}
+
+/** CatalogConflictError means a shared change found the catalog changed under it (a segment it removes is gone). */
+export class CatalogConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CatalogConflictError';
+  }
+}
+
+/** PartitionsLostError means this process no longer holds the partitions whose positions it tried to record. */
+export class PartitionsLostError extends Error {
+  constructor(readonly partitions: number[]) {
+    super(`write log partitions ${partitions.join(', ')} are no longer held by this process`);
+    this.name = 'PartitionsLostError';
   }
 }

@@ -19,6 +19,11 @@ export interface LogFeedOptions {
   indexedTags: ReadonlySet<string>;
   /** start holds, per partition number, the last position already covered (by segments); reading starts after it. */
   start: Readonly<Record<string, number>>;
+  /**
+   * publishOnly makes `publish` resolve as soon as the log acknowledged the write, without
+   * waiting for this process to apply it: an ingest-only process applies nothing.
+   */
+  publishOnly?: boolean;
   /** apply puts one record into the heads; it throws for a record it cannot decode (reported and skipped). */
   apply: (record: Uint8Array) => void;
   onEvent?: EventSink;
@@ -33,7 +38,12 @@ const APPLY_WAIT_MS = 5000;
 
 export class LogFeed {
   private readonly applied: number[];
-  private readonly readers: WriteLogReader[] = [];
+  private readonly readers = new Map<number, WriteLogReader>();
+  /**
+   * held are the partitions whose records may be in the heads: those being read, and those
+   * stopped but not yet forgotten (a release waits for the cut that covers them).
+   */
+  private readonly held = new Set<number>();
   private readonly waiters: Array<Array<{ position: number; resolve: () => void }>>;
   private readonly emit: EventSink;
 
@@ -53,20 +63,69 @@ export class LogFeed {
     const { log } = this.options;
     const ends = await Promise.all(Array.from({ length: log.partitions }, (_, p) => log.endPosition(p)));
     let replayed = 0;
-    for (let p = 0; p < log.partitions; p++) {
-      this.readers.push(
-        log.read(
-          p,
-          this.applied[p],
-          (position, record) => {
-            if (this.take(p, position, record) && position <= ends[p]) replayed++;
-          },
-          (err) => this.emit({ level: 'warn', message: 'reading the write log failed; retrying', fields: { partition: p, error: err instanceof Error ? err.message : String(err) } }),
-        ),
-      );
-    }
+    for (let p = 0; p < log.partitions; p++) this.startReader(p, (position) => position <= ends[p] && replayed++);
     await Promise.all(ends.map((end, p) => this.reached(p, end, Infinity)));
     if (replayed > 0) this.emit({ level: 'info', message: 'replayed the write log', fields: { records: replayed, partitions: log.partitions } });
+  }
+
+  /**
+   * startPartitions starts reading the given partitions, each after the position given for it
+   * (what the segments cover), as an ingester does when it takes their leases. It does not
+   * wait for the readers to catch up.
+   */
+  startPartitions(after: Readonly<Record<string, number>>): void {
+    for (const [key, position] of Object.entries(after)) {
+      const p = Number(key);
+      if (this.readers.has(p)) continue;
+      this.applied[p] = position;
+      this.startReader(p);
+    }
+  }
+
+  /** resumePartitions starts reading stopped but still held partitions again after what they applied (a release whose cut failed). */
+  resumePartitions(partitions: readonly number[]): void {
+    for (const p of partitions) if (this.held.has(p) && !this.readers.has(p)) this.startReader(p);
+  }
+
+  /** stopPartitions stops reading the given partitions; they stay held (their records stay in the heads) until forgotten. */
+  async stopPartitions(partitions: readonly number[]): Promise<void> {
+    await Promise.all(
+      partitions.map(async (p) => {
+        const reader = this.readers.get(p);
+        this.readers.delete(p);
+        await reader?.stop();
+      }),
+    );
+  }
+
+  /** forget drops stopped partitions from the held set: the heads no longer hold their records. */
+  forget(partitions: readonly number[]): void {
+    for (const p of partitions) if (!this.readers.has(p)) this.held.delete(p);
+  }
+
+  /** heldPartitions lists the partitions whose records may be in the heads. */
+  heldPartitions(): number[] {
+    return [...this.held].sort((a, b) => a - b);
+  }
+
+  /** readingPartitions lists the partitions being read now. */
+  readingPartitions(): number[] {
+    return [...this.readers.keys()].sort((a, b) => a - b);
+  }
+
+  private startReader(p: number, onNew?: (position: number) => void): void {
+    this.held.add(p);
+    this.readers.set(
+      p,
+      this.options.log.read(
+        p,
+        this.applied[p],
+        (position, record) => {
+          if (this.take(p, position, record)) onNew?.(position);
+        },
+        (err) => this.emit({ level: 'warn', message: 'reading the write log failed; retrying', fields: { partition: p, error: err instanceof Error ? err.message : String(err) } }),
+      ),
+    );
   }
 
   /** take applies one delivered record unless its position is already applied; returns whether it was new. */
@@ -110,15 +169,14 @@ export class LogFeed {
    */
   async publish(entry: WalEntry): Promise<void> {
     const parts = await publishEntry(this.options.log, entry, this.options.indexedTags);
+    if (this.options.publishOnly) return;
     await Promise.all(parts.map(({ partition, position }) => this.reached(partition, position, APPLY_WAIT_MS)));
   }
 
-  /** positions is the last applied position of every partition, as the catalog stores them. */
+  /** positions is the last applied position of every held partition, as the catalog stores them. */
   positions(): Record<string, number> {
     const out: Record<string, number> = {};
-    this.applied.forEach((position, p) => {
-      if (position > 0) out[String(p)] = position;
-    });
+    for (const p of this.held) if (this.applied[p] > 0) out[String(p)] = this.applied[p];
     return out;
   }
 
@@ -134,7 +192,9 @@ export class LogFeed {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.readers.splice(0).map((r) => r.stop()));
+    const readers = [...this.readers.values()];
+    this.readers.clear();
+    await Promise.all(readers.map((r) => r.stop()));
     for (const list of this.waiters) for (const w of list.splice(0)) w.resolve();
   }
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { LocalBlobStore, type BlobStore } from './blobStore.js';
 import { Catalog, applyChange, emptyCatalog, type CatalogChange, type CatalogState, type SegmentMeta, type Signal } from './catalog.js';
-import { CatalogError, FileCatalogStore, type CatalogStore } from './catalogStore.js';
+import { CatalogConflictError, CatalogError, FileCatalogStore, PartitionsLostError, type CatalogStore, type SharedCatalogStore } from './catalogStore.js';
 import { commonIndexedTags, mergeLogReaders, mergeMetricReaders, planCompaction } from './compaction.js';
 import { LogHead, DEFAULT_INDEXED_TAGS, type LogEntry } from './logHead.js';
 import { labelsKey, sortLabels } from './labels.js';
@@ -63,6 +63,21 @@ export interface StorageOptions {
    * partition how far the segments cover it. The caller opens and closes the log.
    */
   writeLog?: WriteLog;
+  /**
+   * logPartitions says which write log partitions this process reads into its heads: `all`
+   * (the default: one process does everything), `none` (an ingest-only process: a write is
+   * answered once the log acknowledged it) or `assigned` (an ingester: none until
+   * `takePartitions`, as its leases come and go).
+   */
+  logPartitions?: 'all' | 'none' | 'assigned';
+  /**
+   * sharedCatalog, when given, is the catalog store and is written by other processes too
+   * (scaled out). The storage then changes it only by shared changes (never whole states),
+   * takes segment ids from it, never deletes segment files it does not know (another process
+   * may be about to register them), opens no WAL, and sees other processes' segments only
+   * when `refreshCatalog` reloads them.
+   */
+  sharedCatalog?: SharedCatalogStore;
 }
 
 /** CutResult says what a cut wrote and the WAL file replay now starts from. */
@@ -241,6 +256,10 @@ export class Storage {
 
   /** feed is the replicated write log's reader and publisher, when one replaces the WAL. */
   private feed: LogFeed | undefined;
+  /** shared is the catalog store other processes write too, when scaled out. */
+  private shared: SharedCatalogStore | undefined;
+  /** ids are segment ids reserved from the shared catalog and not used yet. */
+  private ids = { next: 0, end: 0 };
 
   private constructor(
     private readonly wal: Wal | undefined,
@@ -262,6 +281,7 @@ export class Storage {
     const emit = options.onEvent ?? (() => {});
     const blobs = options.blobStore ?? new LocalBlobStore(path.join(options.dir, 'segments'));
     const catalogStore = options.catalogStore ?? new FileCatalogStore(path.join(options.dir, 'catalog.json'));
+    if (options.sharedCatalog) return Storage.openShared(options, options.sharedCatalog, blobs);
     const loaded = await catalogStore.load();
     if (options.writeLog) return Storage.openOnLog(options, options.writeLog, blobs, catalogStore, loaded);
     let state = loaded ?? emptyCatalog();
@@ -363,6 +383,132 @@ export class Storage {
     return storage;
   }
 
+  /**
+   * openShared opens the storage over a catalog other processes write too. With a write log,
+   * the log's identity is recorded (positions of a recreated log are dropped), and the feed
+   * reads every partition (`all`), none (`none`: publishing only) or those taken later
+   * (`assigned`).
+   */
+  private static async openShared(options: StorageOptions, shared: SharedCatalogStore, blobs: BlobStore): Promise<Storage> {
+    const emit = options.onEvent ?? (() => {});
+    const log = options.writeLog;
+    const mode = options.logPartitions ?? 'all';
+    if (log && mode !== 'none' && (await shared.adoptLogIdentity(log.identity))) {
+      emit({ level: 'warn', message: 'the catalog\'s write log positions belonged to another log (recreated?); reading the log from its start', fields: { log: log.identity } });
+    }
+    // An ingest-only process needs nothing from the catalog, and an ingester only its metric
+    // metadata: neither serves segments, so neither keeps their list.
+    const loaded = log && mode === 'none' ? undefined : await shared.load();
+    const state = loaded === undefined ? emptyCatalog() : log && mode === 'assigned' ? { ...loaded, segments: [] } : loaded;
+    const storage = new Storage(undefined, blobs, shared, state, options);
+    storage.shared = shared;
+    for (const [org, records] of Object.entries(state.metricMetadata)) {
+      const data = storage.org(org);
+      for (const m of records) data.metadata.set(m.name, m);
+    }
+    if (log) {
+      const feed = new LogFeed({
+        log,
+        indexedTags: storage.indexedTags,
+        start: state.logPositions ?? {},
+        publishOnly: mode === 'none',
+        apply: (record) => storage.applyRecord(record),
+        onEvent: emit,
+      });
+      storage.feed = feed;
+      if (mode === 'all') await feed.start();
+    }
+    storage.startTimers();
+    return storage;
+  }
+
+  /** refreshCatalog reloads a shared catalog, so this process sees what the others registered and removed since. */
+  async refreshCatalog(): Promise<void> {
+    if (!this.shared) return;
+    const state = await this.shared.load();
+    if (state === undefined) return;
+    const kept = new Set(state.segments.map((s) => s.id));
+    for (const s of this.catalog.state.segments) if (!kept.has(s.id)) this.readers.forget(s.id);
+    this.catalog = new Catalog(state);
+  }
+
+  /**
+   * takePartitions starts reading write log partitions this process now owns, each after the
+   * position the shared catalog records for it, so what segments hold is not applied again.
+   */
+  takePartitions(partitions: readonly number[]): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.closed || !this.feed || !this.shared) return;
+      const reading = new Set(this.feed.readingPartitions());
+      const wanted = partitions.filter((p) => !reading.has(p));
+      if (wanted.length === 0) return;
+      const positions = await this.shared.logPositions(wanted);
+      this.feed.startPartitions(positions);
+      this.emit({ level: 'info', message: 'reading write log partitions', fields: { partitions: wanted, after: positions } });
+    });
+  }
+
+  /**
+   * releasePartitions hands partitions over gracefully: it stops reading them and cuts the
+   * heads, so the catalog records how far they are covered before their leases are given up.
+   * If the cut fails, reading resumes and the error is thrown (the caller keeps the leases).
+   */
+  releasePartitions(partitions: readonly number[]): Promise<void> {
+    return this.exclusive(async () => {
+      if (!this.feed) return;
+      await this.feed.stopPartitions(partitions);
+      try {
+        await this.cutNow();
+      } catch (err) {
+        this.feed.resumePartitions(partitions);
+        throw err;
+      }
+      this.feed.forget(partitions);
+    });
+  }
+
+  /** losePartitions reacts to partitions taken over by another process: see dropPartitions. */
+  losePartitions(partitions: readonly number[]): Promise<void> {
+    return this.exclusive(() => this.dropPartitions(partitions));
+  }
+
+  /** readingPartitions lists the partitions being read into the heads now. */
+  readingPartitions(): number[] {
+    return this.feed?.readingPartitions() ?? [];
+  }
+
+  /**
+   * dropPartitions forgets partitions another process took over. Heads hold an org's records of
+   * every partition together, so the lost partitions' records cannot be picked out: every head
+   * is dropped, and the partitions still held are read again from the positions the catalog
+   * records for them. Losing a lease without releasing it is rare (a stalled process), so the
+   * re-read is an acceptable price for heads that are not split by partition.
+   */
+  private async dropPartitions(lost: readonly number[]): Promise<void> {
+    if (!this.feed || !this.shared) return;
+    const held = this.feed.heldPartitions();
+    if (!lost.some((p) => held.includes(p))) return;
+    const keep = held.filter((p) => !lost.includes(p));
+    await this.feed.stopPartitions(held);
+    this.feed.forget(held);
+    for (const data of this.orgs.values()) {
+      data.active = new HeadGeneration(this.indexedTags);
+      data.frozen = [];
+    }
+    this.activeBytes = 0;
+    this.activeSinceMs = undefined;
+    this.emit({ level: 'warn', message: 'write log partitions taken over by another process; heads dropped and the rest read again', fields: { lost, keep } });
+    if (keep.length > 0) this.feed.startPartitions(await this.shared.logPositions(keep));
+  }
+
+  /** reserveIds makes sure `count` segment ids are at hand; with a shared catalog they come from it. */
+  private async reserveIds(count: number): Promise<void> {
+    if (!this.shared || this.ids.end - this.ids.next >= count) return;
+    const block = Math.max(count, 64);
+    const first = await this.shared.reserveSegmentIds(block);
+    this.ids = { next: first, end: first + block };
+  }
+
   /** applyRecord puts one record read from the write log into the heads. */
   private applyRecord(record: Uint8Array): void {
     const entry = decodeWalEntry(record);
@@ -380,6 +526,7 @@ export class Storage {
    * catalog at all stop start-up instead: deleting them could destroy the only copy of the data.
    */
   private async reconcileBlobs(catalogExisted: boolean): Promise<void> {
+    if (this.shared) return;
     const stored = new Set((await this.blobs.list()).filter((name) => SEGMENT_FILE.test(name)));
     if (!catalogExisted && stored.size > 0) {
       throw new CatalogError(`found ${stored.size} segment files but no catalog; restore the catalog or move the files away`);
@@ -528,7 +675,8 @@ export class Storage {
       await this.feed.publish(entry);
       return;
     }
-    const wal = this.wal!;
+    const wal = this.wal;
+    if (!wal) throw new Error('this process takes no writes (no write log)');
     const payload = encodeWalEntry(entry);
     while (this.writeGate) await this.writeGate;
     this.inflightWrites++;
@@ -675,6 +823,7 @@ export class Storage {
   private async cutNow(): Promise<CutResult> {
     if (this.closed) throw new Error('storage is closed');
     if (![...this.orgs.values()].some((o) => o.active.hasData || o.frozen.length > 0)) return { segments: [], walCheckpoint: this.catalog.state.walCheckpoint };
+    await this.reserveIds(2 * [...this.orgs.values()].reduce((n, o) => n + o.frozen.length + 1, 0));
     const positions = this.feed?.positions();
     const cutIndex = await this.freezeHeads();
     // Listed after the freeze: a write drained by it may have brought a new org.
@@ -695,9 +844,18 @@ export class Storage {
       throw err;
     }
     const covered = positions === undefined ? { walCheckpoint: cutIndex } : { logPositions: positions };
-    await this.commit({ add: written, ...covered, metricMetadata: this.metadataSnapshot() }, () => {
-      for (const { data, generations } of frozen) data.frozen = data.frozen.filter((g) => !generations.includes(g));
-    });
+    try {
+      await this.commit({ add: written, ...covered, metricMetadata: this.metadataSnapshot() }, () => {
+        for (const { data, generations } of frozen) data.frozen = data.frozen.filter((g) => !generations.includes(g));
+      });
+    } catch (err) {
+      if (this.shared) {
+        // A shared catalog refused or lost the change: no process refers to these files.
+        for (const s of written) await this.blobs.remove(s.file).catch(() => undefined);
+        if (err instanceof PartitionsLostError) await this.dropPartitions(err.partitions);
+      }
+      throw err;
+    }
     if (this.wal) await this.wal.removeBefore(cutIndex);
     if (positions) await this.feed?.commit(positions);
     this.emit({
@@ -721,6 +879,14 @@ export class Storage {
    * the next start.
    */
   private async commit(change: CatalogChange, publish: () => void): Promise<void> {
+    if (this.shared) {
+      await this.shared.apply({ add: change.add, remove: change.remove && [...change.remove], logPositions: change.logPositions, metricMetadata: change.metricMetadata });
+      // An ingester keeps no segment list (it serves its heads only); other processes track what they changed until the next refresh.
+      const local = this.options.logPartitions === 'assigned' ? { ...change, add: [] } : change;
+      this.catalog = new Catalog(applyChange(this.catalog.state, local));
+      publish();
+      return;
+    }
     const state = applyChange(this.catalog.state, { ...change, nextSegmentId: this.nextSegmentId });
     await this.catalogStore.save(state);
     this.catalog = new Catalog(state);
@@ -728,6 +894,10 @@ export class Storage {
   }
 
   private newSegmentId(): number {
+    if (this.shared) {
+      if (this.ids.next >= this.ids.end) throw new Error('no segment id reserved');
+      return this.ids.next++;
+    }
     return this.nextSegmentId++;
   }
 
@@ -811,6 +981,7 @@ export class Storage {
 
   private async mergeGroup(org: string, signal: Signal, group: SegmentMeta[]): Promise<SegmentMeta | undefined> {
     const seq = Math.max(...group.map((s) => s.seq));
+    await this.reserveIds(1);
     // Read the inputs without blocking the thread on I/O first: from an object store that is a download.
     await this.readers.prefetch(group);
     let pending: { meta: SegmentMeta; bytes: Uint8Array } | undefined;
@@ -836,9 +1007,16 @@ export class Storage {
     }
     if (!pending) return undefined;
     const output = await this.store(pending);
-    await this.commit({ add: [output], remove: new Set(group.map((s) => s.id)) }, () => {
-      for (const s of group) this.readers.forget(s.id);
-    });
+    try {
+      await this.commit({ add: [output], remove: new Set(group.map((s) => s.id)) }, () => {
+        for (const s of group) this.readers.forget(s.id);
+      });
+    } catch (err) {
+      // Another compactor got there first (shared catalog): this merge is not needed.
+      await this.blobs.remove(output.file).catch(() => undefined);
+      if (err instanceof CatalogConflictError) return undefined;
+      throw err;
+    }
     for (const s of group) await this.blobs.remove(s.file);
     return output;
   }

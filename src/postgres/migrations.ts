@@ -98,6 +98,38 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX catalog_segments_range ON catalog_segments (catalog, org, signal, max_ms);
     `,
   },
+  {
+    version: 3,
+    name: 'write log positions in the catalog, partition leases, live ingesters',
+    sql: `
+      ALTER TABLE catalogs ADD COLUMN log_identity text;
+      -- How far the segments cover each write log partition; saved with the segments they describe.
+      CREATE TABLE catalog_log_positions (
+        catalog text NOT NULL REFERENCES catalogs (name) ON DELETE CASCADE,
+        partition integer NOT NULL,
+        position bigint NOT NULL,
+        PRIMARY KEY (catalog, partition)
+      );
+      -- Which ingester owns each partition until when. owner_id changes only by a takeover of an
+      -- expired lease or a release, so an owner that still finds its id here still owns it.
+      CREATE TABLE partition_leases (
+        catalog text NOT NULL,
+        partition integer NOT NULL,
+        owner_id text,
+        base_url text,
+        expires_at timestamptz NOT NULL DEFAULT '-infinity',
+        PRIMARY KEY (catalog, partition)
+      );
+      -- Ingesters alive now (a heartbeat with an expiry), so each knows its fair share.
+      CREATE TABLE ingesters (
+        catalog text NOT NULL,
+        owner_id text NOT NULL,
+        base_url text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (catalog, owner_id)
+      );
+    `,
+  },
 ];
 
 /**
