@@ -132,7 +132,9 @@ async function main(): Promise<number> {
         if (agreement !== undefined && agreement.mismatches > 0) log(`Sluice (${name === 'sluice' ? 'SSE' : name === 'sluice-compact' ? 'compact SSE' : 'Prometheus API'}) differs from Prometheus on ${q.id}: ${agreement.examples.join('; ')}`);
       }
     }
-    return wrong.length === 0 ? 0 : 1;
+    const sluiceFailed = report.queries.filter((q) => sluiceClients.some((name) => q.failures[name] !== undefined));
+    for (const q of sluiceFailed) log(`Sluice failed ${q.id}: ${sluiceClients.map((name) => q.failures[name]).filter((m) => m !== undefined).join('; ')}`);
+    return wrong.length === 0 && sluiceFailed.length === 0 ? 0 : 1;
   } finally {
     for (const sys of systems.reverse()) await sys.process.stop();
   }

@@ -13,6 +13,13 @@ import { freePort, startProcess, temporaryDirectory, waitFor, type ManagedProces
  */
 export type SystemName = 'sluice' | 'sluice-compact' | 'sluice-prom' | 'sluice-cache' | 'prometheus' | 'victoria';
 
+/**
+ * QUERY_TIMEOUT_S is every system's query deadline. The defaults differ (Sluice 60 s,
+ * Prometheus 2 min, VictoriaMetrics 30 s) and a whole-day query over 10,000 series on a busy
+ * machine can pass the shortest; the harness measures speed, so all three get the same, long one.
+ */
+const QUERY_TIMEOUT_S = 300;
+
 export const PEER_BINARIES = ['prometheus', 'promtool', 'victoria-metrics'] as const;
 
 export interface RunningSystem {
@@ -102,6 +109,7 @@ export async function startSluice(dataDir = temporaryDirectory('sluice-peers-'),
     // The concurrency suite runs up to 200 viewers; the per-org limit would turn them into 429s.
     SVC_MAX_QUERIES_PER_ORG: '1000',
     SVC_MAX_POINTS_PER_SERIES: '30000',
+    SVC_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_S * 1000),
     SVC_RESULTS_CACHE: options.resultsCache === true ? 'true' : 'false',
   };
   if (options.workers !== undefined) env.SVC_QUERY_WORKERS = String(options.workers);
@@ -127,6 +135,7 @@ export async function startPrometheus(dataDir: string): Promise<RunningSystem> {
     '--storage.tsdb.retention.time=100y',
     // The sample-count check reads every sample at the large scale in one query.
     '--query.max-samples=1000000000',
+    `--query.timeout=${QUERY_TIMEOUT_S}s`,
     '--log.level=warn',
   ]);
   const url = `http://127.0.0.1:${port}`;
@@ -144,6 +153,7 @@ export async function startVictoria(dataDir = temporaryDirectory('victoria-peers
     // Without this, the newest 30 s are hidden from queries and the counts never agree.
     '-search.latencyOffset=0s',
     '-search.maxPointsPerTimeseries=30000',
+    `-search.maxQueryDuration=${QUERY_TIMEOUT_S}s`,
     '-loggerLevel=ERROR',
   ]);
   const url = `http://127.0.0.1:${port}`;

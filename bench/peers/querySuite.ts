@@ -1,7 +1,7 @@
 import { compareAnswers, type Agreement } from './compareAnswers.js';
 import type { RunningSystem, SystemName } from './peers.js';
 import type { QueryCase } from './queries.js';
-import { parseAnswer, timedQuery } from './queryClients.js';
+import { parseAnswer, timedQuery, type TimedAnswer } from './queryClients.js';
 import { median, percentile } from './stats.js';
 
 /**
@@ -36,13 +36,21 @@ export interface QueryCaseResult {
   compactRatios?: { sse: number; prometheus?: number; victoria?: number };
   /** Each system's answer against Prometheus'. Sluice must agree; VictoriaMetrics' differences are reported. */
   agreement: Partial<Record<SystemName, Agreement>>;
+  /**
+   * The first failure of each system that failed this case (an error status, a deadline, a
+   * dropped stream). A failed system is not asked this case again and has no timings for it,
+   * so one refused query costs one case, not the run.
+   */
+  failures: Partial<Record<SystemName, string>>;
 }
 
 export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[], repetitions: number, log: (line: string) => void): Promise<QueryCaseResult[]> {
   const runs = new Map<string, Map<SystemName, number[]>>();
   const bytes = new Map<string, Map<SystemName, number>>();
   const warmBodies = new Map<string, Map<SystemName, Uint8Array>>();
+  const failures = new Map<string, Map<SystemName, string>>();
   for (const c of cases) {
+    failures.set(c.id, new Map());
     runs.set(c.id, new Map(systems.map((s) => [s.name, []])));
     bytes.set(c.id, new Map());
     warmBodies.set(c.id, new Map());
@@ -54,7 +62,16 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
       const offset = (round + i) % systems.length;
       const order = [...systems.slice(offset), ...systems.slice(0, offset)];
       for (const sys of order) {
-        const answer = await timedQuery(sys, c.request);
+        if (failures.get(c.id)!.has(sys.name)) continue;
+        let answer: TimedAnswer;
+        try {
+          answer = await timedQuery(sys, c.request);
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          failures.get(c.id)!.set(sys.name, message.slice(0, 400));
+          log(`query suite: ${sys.name} failed ${c.id}: ${message.slice(0, 200)}`);
+          continue;
+        }
         if (round === 0) {
           warmBodies.get(c.id)!.set(sys.name, answer.body);
           bytes.get(c.id)!.set(sys.name, answer.bytes);
@@ -66,13 +83,15 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
     log(`query suite: ${round === 0 ? 'warm-up' : `round ${round}/${repetitions}`} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   return cases.map((c) => {
-    const result: QueryCaseResult = { id: c.id, name: c.definition.name, window: c.window, kind: c.request.kind, expr: c.request.expr, stepS: c.request.stepS, systems: {}, ratios: {}, agreement: {} };
+    const failed = failures.get(c.id)!;
+    const result: QueryCaseResult = { id: c.id, name: c.definition.name, window: c.window, kind: c.request.kind, expr: c.request.expr, stepS: c.request.stepS, systems: {}, ratios: {}, agreement: {}, failures: Object.fromEntries(failed) };
     for (const sys of systems) {
+      if (failed.has(sys.name)) continue;
       const r = runs.get(c.id)!.get(sys.name)!;
       result.systems[sys.name] = { runsMs: r.map((x) => Number(x.toFixed(3))), medianMs: median(r), p90Ms: percentile(r, 90), bytes: bytes.get(c.id)!.get(sys.name)! };
     }
     const sluice = result.systems.sluice;
-    const peers = systems.filter((sys) => sys.name === 'prometheus' || sys.name === 'victoria');
+    const peers = systems.filter((sys) => (sys.name === 'prometheus' || sys.name === 'victoria') && result.systems[sys.name] !== undefined);
     for (const sys of peers) {
       if (sluice !== undefined) result.ratios[sys.name] = sluice.medianMs / result.systems[sys.name]!.medianMs;
     }
@@ -91,7 +110,7 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
     if (reference !== undefined) {
       const refPoints = parseAnswer('prometheus', reference);
       for (const sys of systems) {
-        if (sys.name !== 'prometheus') result.agreement[sys.name] = compareAnswers(refPoints, parseAnswer(sys.name, bodies.get(sys.name)!));
+        if (sys.name !== 'prometheus' && bodies.has(sys.name)) result.agreement[sys.name] = compareAnswers(refPoints, parseAnswer(sys.name, bodies.get(sys.name)!));
       }
     }
     return result;

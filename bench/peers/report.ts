@@ -75,7 +75,8 @@ export function queryTable(queries: readonly QueryCaseResult[]): string {
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const q of queries) {
-    const cell = (name: 'sluice' | 'prometheus' | 'victoria'): string => `${ms(q.systems[name]?.medianMs)} (${ms(q.systems[name]?.p90Ms)})`;
+    const cell = (name: 'sluice' | 'prometheus' | 'victoria'): string =>
+      q.failures?.[name] !== undefined ? 'failed' : `${ms(q.systems[name]?.medianMs)} (${ms(q.systems[name]?.p90Ms)})`;
     lines.push(`| ${q.name} | ${q.window} | ${cell('sluice')} | ${cell('prometheus')} | ${cell('victoria')} | ${ratio(q.ratios.prometheus)} | ${ratio(q.ratios.victoria)} | ${agreementText(q.agreement.sluice)} | ${agreementText(q.agreement.victoria)} |`);
   }
   return lines.join('\n');
@@ -234,6 +235,14 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
         const agreement = q.agreement[name];
         if (agreement !== undefined && agreement.mismatches > 0) out.push(`- ${q.id} (${wire}): ${agreement.examples.join('; ')}`);
       }
+    }
+    out.push('');
+  }
+  const failedQueries = report.queries.filter((q) => Object.keys(q.failures ?? {}).length > 0);
+  if (failedQueries.length > 0) {
+    out.push('**Queries that failed** (each system that failed a case was not asked it again; the case has no ratio for it):', '');
+    for (const q of failedQueries) {
+      for (const [name, message] of Object.entries(q.failures)) out.push(`- ${q.id}, ${name}: ${message.replace(/\s+/g, ' ').slice(0, 300)}`);
     }
     out.push('');
   }
