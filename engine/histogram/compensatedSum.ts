@@ -4,7 +4,7 @@
  * Prometheus' KahanAdd does for sums and averages of histograms. (Bucket counts are added
  * without compensation.)
  */
-import { combine, type CombineResult, type FloatHistogram } from './floatHistogram.js';
+import { combine, divide, scale, type CombineResult, type FloatHistogram } from './floatHistogram.js';
 
 /** neumaier adds x to s, returning the new sum and the updated compensation. */
 function neumaier(s: number, x: number, c: number): [number, number] {
@@ -13,6 +13,11 @@ function neumaier(s: number, x: number, c: number): [number, number] {
   if (!Number.isFinite(t)) return [t, c];
   if (Math.abs(s) >= Math.abs(x)) return [t, c + (s - t + x)];
   return [t, c + (x - t + s)];
+}
+
+/** isInfinite is ±Inf (NaN is not an overflow). */
+function isInfinite(x: number): boolean {
+  return x === Infinity || x === -Infinity;
 }
 
 /** CompensatedSum accumulates histograms; combine's HistogramError propagates from add. */
@@ -38,6 +43,42 @@ export class CompensatedSum {
     }
     this.value = out;
     return r;
+  }
+
+  /** clone is an independent copy (histograms are never changed in place, so they are shared). */
+  clone(): CompensatedSum {
+    return this.mapped((h) => h, (x) => x);
+  }
+
+  /** scaled is this sum multiplied by `factor`, compensations included. */
+  scaled(factor: number): CompensatedSum {
+    return this.mapped((h) => scale(h, factor), (x) => x * factor);
+  }
+
+  /** divided is this sum divided by `divisor`, compensations included. */
+  divided(divisor: number): CompensatedSum {
+    return this.mapped((h) => divide(h, divisor), (x) => x / divisor);
+  }
+
+  /**
+   * overflowed tells whether the running sum (before compensation) reached an infinity in its
+   * count, sum, zero count or any bucket, which is when an average switches to the incremental
+   * mean, as Prometheus' HasOverflow decides it.
+   */
+  overflowed(): boolean {
+    const v = this.value;
+    if (v === undefined) return false;
+    if (isInfinite(v.count) || isInfinite(v.sum) || isInfinite(v.zeroCount)) return true;
+    return v.posCount.some(isInfinite) || v.negCount.some(isInfinite);
+  }
+
+  private mapped(h: (h: FloatHistogram) => FloatHistogram, x: (x: number) => number): CompensatedSum {
+    const out = new CompensatedSum();
+    out.value = this.value === undefined ? undefined : h(this.value);
+    out.count = x(this.count);
+    out.sum = x(this.sum);
+    out.zero = x(this.zero);
+    return out;
   }
 
   /** result is the compensated sum, or undefined when nothing was added. */

@@ -23,6 +23,7 @@ import {
   type FloatHistogram,
 } from '../../histogram/floatHistogram.js';
 import { CompensatedSum } from '../../histogram/compensatedSum.js';
+import { CompensatedMean } from '../../histogram/compensatedMean.js';
 import type { EvalContext } from './context.js';
 import { quoteGoString } from '../../common/quote.js';
 import { isStartTimestampReset, START_TIMESTAMP_FUNCTIONS } from './startTimestampWindows.js';
@@ -218,7 +219,7 @@ function sumOrAvg(average: boolean): HistogramWindowFn {
       notes.ctx.histogramNotes.mixedFloatsAndHistograms(notes.metricName, notes.pos);
       return null;
     }
-    const sum = new CompensatedSum();
+    const sum = average ? new CompensatedMean() : new CompensatedSum();
     let reset = false;
     let notReset = false;
     for (let i = w.from; i < w.to; i++) {
@@ -234,8 +235,7 @@ function sumOrAvg(average: boolean): HistogramWindowFn {
       }
     }
     if (reset && notReset) notes.ctx.histogramNotes.counterResetCollision('aggregation', notes.pos);
-    const total = sum.result()!;
-    return average ? divide(total, histograms) : total;
+    return sum.result()!;
   };
 }
 
