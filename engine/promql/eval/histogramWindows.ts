@@ -18,7 +18,7 @@ import {
   histogramsEqual,
   detectReset,
   reduceResolution,
-  scale,
+  scaleOwned,
   usesCustomBuckets,
   type FloatHistogram,
 } from '../../histogram/floatHistogram.js';
@@ -177,7 +177,8 @@ function extrapolated(isCounter: boolean, isRate: boolean): HistogramWindowFn {
     if (durationToEnd >= threshold) durationToEnd = average / 2;
     let factor = sampled === 0 ? 1 : (sampled + durationToStart + durationToEnd) / sampled;
     if (isRate) factor /= w.rangeMs / 1000;
-    return scale(result!, factor);
+    // result is a histogram built for this step alone (a difference, sum or copy).
+    return scaleOwned(result!, factor);
   };
 }
 
