@@ -117,3 +117,41 @@ describe('native histograms in summaries and tool answers', () => {
     expect((result.structuredContent as { drawn: number }).drawn).toBe(1);
   });
 });
+
+describe('native histograms in the compact format', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+    const res = await fetch(`${srv.url}/api/v1/write`, {
+      method: 'POST',
+      headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+      body: writeBody(),
+    });
+    expect(res.status).toBe(204);
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('carries the same histograms as the default events, in a histograms column', async () => {
+    for (const q of ['rpc_seconds', 'rate(rpc_seconds[5m])', 'histogram_count(rate(rpc_seconds[5m]))']) {
+      const body = { q, s: String(END_MS - 20 * MIN), e: String(END_MS), step: 60 };
+      const events = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, body));
+      const compact = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { ...body, format: 'compact' }));
+      const want = new Map<number, unknown>();
+      for (const e of events.events.filter((x) => x.type === 'result')) want.set(e.data.timestamp as number, e.data.histogram ?? e.data.value);
+      const got = new Map<number, unknown>();
+      for (const e of compact.events.filter((x) => x.type === 'points')) {
+        const cells = (e.data.histograms ?? e.data.values) as unknown[];
+        // Exactly one of the two columns.
+        expect(e.data.histograms === undefined, q).toBe(e.data.values !== undefined);
+        (e.data.timestamps as number[]).forEach((t, i) => got.set(t, cells[i]));
+      }
+      expect(want.size, q).toBe(21);
+      expect(got, q).toEqual(want);
+      const first = want.get(END_MS);
+      if (q === 'rpc_seconds') expect(first).toMatchObject({ count: 6000, sum: SUM_PER_MINUTE * 60 });
+      if (q.startsWith('histogram_count')) expect(first).toBeCloseTo(100 / 60, 9);
+    }
+  });
+});
