@@ -189,7 +189,8 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
 
 /**
  * combinePair merges two time-sorted series of one group in a single pass. Native histogram
- * samples of a sum are added as histograms; where only one part has a histogram it is kept.
+ * samples of a sum are added as histograms; where only one part has a sample it is kept, and
+ * where a float meets a histogram the sum has no value (Prometheus leaves such a group out).
  */
 function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): SeriesColumns {
   const n = a.timestampsMs.length + b.timestampsMs.length;
@@ -208,6 +209,12 @@ function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): Seri
     if (hists !== undefined) {
       const x = ta <= tb ? ha?.[i] : undefined;
       const y = tb <= ta ? hb?.[j] : undefined;
+      if (ta === tb && (x === undefined) !== (y === undefined) && combine === COMBINE.sum) {
+        // A float sum meets a histogram sum: the group mixes kinds there and has no sum, as unsharded.
+        i++;
+        j++;
+        continue;
+      }
       hists[k] = x !== undefined && y !== undefined && combine === COMBINE.sum ? combineHistograms(x, y, 1).histogram : (x ?? y);
     }
     values[k++] = ta === tb ? combine(a.values[i++], b.values[j++]) : ta < tb ? a.values[i++] : b.values[j++];
