@@ -7,6 +7,10 @@
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/promql/nativeHistogram.bench.js
  * Scale with BENCH_SERIES (default 200) and BENCH_HOURS (default 6).
+ *
+ * BENCH_BASELINE_DIST names the `dist` directory of another build (say the previous commit,
+ * exported with `git archive` and compiled): its evaluator then runs the same native queries
+ * over the same data in the same run, and the speed of this build's against it is printed.
  */
 import { Bench } from 'tinybench';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
@@ -16,6 +20,24 @@ import { HistogramQuerier } from '../../engine/histogram/histogramQuerier.js';
 import { storedHints } from '../../engine/histogram/storedHints.js';
 import { MetricHead } from '../../engine/storage/metricHead.js';
 import { runWhenDirect } from '../runDirect.js';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+/** Engine is the parse and evaluate pair of one build. */
+interface Engine {
+  parse: typeof parseAndCheckPromQL;
+  evaluate: typeof evaluateRange;
+}
+
+/** baselineEngine loads the evaluator of the build BENCH_BASELINE_DIST names, if any. */
+async function baselineEngine(): Promise<Engine | undefined> {
+  const dir = process.env.BENCH_BASELINE_DIST;
+  if (dir === undefined || dir === '') return undefined;
+  const load = async <T>(rel: string): Promise<T> => (await import(pathToFileURL(path.resolve(dir, rel)).href)) as T;
+  const { parseAndCheckPromQL: parse } = await load<{ parseAndCheckPromQL: Engine['parse'] }>('engine/promql/index.js');
+  const { evaluateRange: evaluate } = await load<{ evaluateRange: Engine['evaluate'] }>('engine/promql/eval/index.js');
+  return { parse, evaluate };
+}
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 200);
 const HOURS = Number(process.env.BENCH_HOURS ?? 6);
@@ -88,10 +110,22 @@ export async function main(): Promise<void> {
     bench.add(`${p.name} native`, () => void evaluateRange(native, querier, start, end, STEP_MS));
     bench.add(`${p.name} classic`, () => void evaluateRange(classic, querier, start, end, STEP_MS));
   }
+  const baseline = await baselineEngine();
+  if (baseline !== undefined) {
+    for (const p of pairs) {
+      const native = baseline.parse(p.native);
+      const classic = baseline.parse(p.classic);
+      bench.add(`${p.name} native (baseline)`, () => void baseline.evaluate(native, querier, start, end, STEP_MS));
+      bench.add(`${p.name} classic (baseline)`, () => void baseline.evaluate(classic, querier, start, end, STEP_MS));
+    }
+  }
   await bench.run();
   console.log(`\nRange queries over ${HOURS}h at a 1m step (native/classic > 1 means native histograms are faster)`);
   for (const p of pairs) {
     console.log(`  ${p.name.padEnd(22)} native/classic = ${(hz(bench, `${p.name} native`) / hz(bench, `${p.name} classic`)).toFixed(2)}x`);
+    if (baseline === undefined) continue;
+    console.log(`  ${''.padEnd(22)} baseline native/classic = ${(hz(bench, `${p.name} native (baseline)`) / hz(bench, `${p.name} classic (baseline)`)).toFixed(2)}x`);
+    console.log(`  ${''.padEnd(22)} native this build/baseline = ${(hz(bench, `${p.name} native`) / hz(bench, `${p.name} native (baseline)`)).toFixed(2)}x`);
   }
   console.table(bench.table());
 }

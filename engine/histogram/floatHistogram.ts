@@ -200,6 +200,53 @@ export function allBuckets(h: FloatHistogram): Bucket[] {
   return out;
 }
 
+/** bucketTotal is how many buckets allBuckets lists for `h`. */
+export function bucketTotal(h: FloatHistogram): number {
+  return h.negIndex.length + (h.zeroCount > 0 ? 1 : 0) + h.posIndex.length;
+}
+
+/**
+ * bucketAt fills `out` with bucket `k` of the order allBuckets lists (0 ≤ k < bucketTotal) and
+ * returns it: the same bucket without building the list, for estimates that walk the buckets
+ * once per step and should not allocate for it.
+ */
+export function bucketAt(h: FloatHistogram, k: number, out: Bucket): Bucket {
+  const neg = h.negIndex.length;
+  const zt = h.zeroThreshold;
+  if (k < neg) {
+    const i = neg - 1 - k;
+    let upper = -bucketLower(h, h.negIndex[i]);
+    if (upper < 0 && upper > -zt) upper = -zt;
+    out.lower = -bucketUpper(h, h.negIndex[i]);
+    out.upper = upper;
+    out.count = h.negCount[i];
+    out.lowerInclusive = true;
+    out.upperInclusive = false;
+    return out;
+  }
+  k -= neg;
+  if (h.zeroCount > 0) {
+    if (k === 0) {
+      out.lower = -zt;
+      out.upper = zt;
+      out.count = h.zeroCount;
+      out.lowerInclusive = true;
+      out.upperInclusive = true;
+      return out;
+    }
+    k--;
+  }
+  const idx = h.posIndex[k];
+  let lower = bucketLower(h, idx);
+  if (lower > 0 && lower < zt) lower = zt;
+  out.lower = lower;
+  out.upper = bucketUpper(h, idx);
+  out.count = h.posCount[k];
+  out.lowerInclusive = usesCustomBuckets(h) && idx === 0;
+  out.upperInclusive = true;
+  return out;
+}
+
 /** reduceIndex maps a bucket index of schema `from` to the coarser schema `to`. */
 function reduceIndex(idx: number, from: number, to: number): number {
   return ((idx - 1) >> (from - to)) + 1;
@@ -232,10 +279,37 @@ export function reduceResolution(h: FloatHistogram, schema: number): FloatHistog
   return { ...h, schema, posIndex, posCount, negIndex, negCount };
 }
 
-/** mergeSide adds (or subtracts) one side's sorted sparse buckets. */
+/** sameIndex tells whether two sides have the same bucket indexes (the common case of one layout). */
+export function sameIndex(a: Int32Array, b: Int32Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** mergeScratch are the buffers mergeSide merges into before copying out the used part. */
+let mergeIndex = new Int32Array(64);
+let mergeCount = new Float64Array(64);
+
+/**
+ * mergeSide adds (or subtracts) one side's sorted sparse buckets. Sides with the same indexes
+ * (a series keeping its layout) share the index array (indexes are never written in place)
+ * and fill one new count array; others merge into reused buffers and copy out what was used.
+ */
 function mergeSide(aI: Int32Array, aC: Float64Array, bI: Int32Array, bC: Float64Array, sign: number): [Int32Array, Float64Array] {
-  const outI = new Int32Array(aI.length + bI.length);
-  const outC = new Float64Array(aI.length + bI.length);
+  if (sameIndex(aI, bI)) {
+    if (aC.length === 0) return [aI, aC];
+    const out = new Float64Array(aC.length);
+    for (let i = 0; i < out.length; i++) out[i] = aC[i] + sign * bC[i];
+    return [aI, out];
+  }
+  const size = aI.length + bI.length;
+  if (mergeIndex.length < size) {
+    mergeIndex = new Int32Array(size * 2);
+    mergeCount = new Float64Array(size * 2);
+  }
+  const outI = mergeIndex;
+  const outC = mergeCount;
   let i = 0;
   let j = 0;
   let k = 0;
@@ -306,7 +380,7 @@ function widenZeroBucket(h: FloatHistogram, wanted: number): FloatHistogram {
 }
 
 /** combinedHint is the counter reset hint of a sum or difference, and whether the two collided. */
-function combinedHint(a: CounterResetHint, b: CounterResetHint): { hint: CounterResetHint; collision: boolean } {
+export function combinedHint(a: CounterResetHint, b: CounterResetHint): { hint: CounterResetHint; collision: boolean } {
   if (a === b) return { hint: a, collision: false };
   if (a === CounterResetHint.Gauge || b === CounterResetHint.Gauge) return { hint: CounterResetHint.Gauge, collision: false };
   if (a === CounterResetHint.Unknown || b === CounterResetHint.Unknown) return { hint: CounterResetHint.Unknown, collision: false };
@@ -327,6 +401,17 @@ function intersectBounds(a: Float64Array, b: Float64Array): Float64Array {
     else j++;
   }
   return Float64Array.from(out);
+}
+
+/** sameLayout tells whether two histograms have the same schema, zero bucket, custom bounds and bucket indexes. */
+export function sameLayout(a: FloatHistogram, b: FloatHistogram): boolean {
+  return (
+    a.schema === b.schema &&
+    a.zeroThreshold === b.zeroThreshold &&
+    customBoundsMatch(a.customValues, b.customValues) &&
+    sameIndex(a.posIndex, b.posIndex) &&
+    sameIndex(a.negIndex, b.negIndex)
+  );
 }
 
 /** customBoundsMatch compares custom bounds exactly (none and an empty list are the same). */
@@ -430,6 +515,22 @@ export function scale(h: FloatHistogram, factor: number): FloatHistogram {
     negCount: h.negCount.map((c) => c * factor),
     counterResetHint: factor < 0 ? CounterResetHint.Gauge : h.counterResetHint,
   };
+}
+
+/**
+ * scaleOwned is scale for a histogram the caller just built and nobody else holds: its bucket
+ * counts are multiplied in place instead of copied, saving two arrays per step on hot paths.
+ */
+export function scaleOwned(h: FloatHistogram, factor: number): FloatHistogram {
+  const pos = h.posCount;
+  const neg = h.negCount;
+  for (let i = 0; i < pos.length; i++) pos[i] *= factor;
+  for (let i = 0; i < neg.length; i++) neg[i] *= factor;
+  h.zeroCount *= factor;
+  h.count *= factor;
+  h.sum *= factor;
+  if (factor < 0) h.counterResetHint = CounterResetHint.Gauge;
+  return h;
 }
 
 /** divide divides every count and the sum by `divisor`; dividing by zero drops the buckets, as Prometheus does. */

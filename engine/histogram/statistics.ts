@@ -3,7 +3,7 @@
  * two values, and the variance, with Prometheus' interpolation rules (exponential within
  * exponential buckets, linear within custom and zero buckets).
  */
-import { allBuckets, usesCustomBuckets, type Bucket, type FloatHistogram } from './floatHistogram.js';
+import { allBuckets, bucketAt, bucketTotal, usesCustomBuckets, type Bucket, type FloatHistogram } from './floatHistogram.js';
 
 /** NaNNote says how NaN observations affected an estimate, for the info annotation it calls for. */
 export type NaNNote = 'none' | 'nanResult' | 'skewed';
@@ -13,19 +13,27 @@ function sides(h: FloatHistogram): { negative: boolean; positive: boolean } {
   return { negative: h.negCount.length > 0, positive: h.posCount.length > 0 };
 }
 
-/** histogramQuantile estimates the q-quantile of `h`. */
+/** scratch is the bucket histogramQuantile reads into (estimates run one at a time on a thread). */
+const scratch: Bucket = { lower: 0, upper: 0, count: 0, lowerInclusive: false, upperInclusive: false };
+
+/**
+ * histogramQuantile estimates the q-quantile of `h`. It walks the buckets in place (from the
+ * lowest up, or from the highest down for q ≥ 0.5 when the sum is a number, as Prometheus
+ * does) without building a bucket list, since it runs once per series and step.
+ */
 export function histogramQuantile(q: number, h: FloatHistogram): { value: number; note: NaNNote } {
   if (q < 0) return { value: -Infinity, note: 'none' };
   if (q > 1) return { value: Infinity, note: 'none' };
   if (h.count === 0 || Number.isNaN(q)) return { value: NaN, note: 'none' };
   const forward = Number.isNaN(h.sum) || q < 0.5;
-  const buckets = forward ? allBuckets(h) : allBuckets(h).reverse();
+  const total = bucketTotal(h);
+  const at = (k: number): Bucket => bucketAt(h, forward ? k : total - 1 - k, scratch);
   let rank = forward ? q * h.count : (1 - q) * h.count;
   let count = 0;
   let k = 0;
   let bucket: Bucket | undefined;
-  for (; k < buckets.length; k++) {
-    bucket = buckets[k];
+  for (; k < total; k++) {
+    bucket = at(k);
     if (bucket.count === 0) continue;
     count += bucket.count;
     if (count >= rank) break;
@@ -34,6 +42,7 @@ export function histogramQuantile(q: number, h: FloatHistogram): { value: number
   if (bucket === undefined) return { value: NaN, note: Number.isNaN(h.sum) ? 'nanResult' : 'none' };
   let lower = bucket.lower;
   let upper = bucket.upper;
+  const bucketCount = bucket.count;
   const custom = usesCustomBuckets(h);
   if (!custom && lower < 0 && upper > 0) {
     const { negative, positive } = sides(h);
@@ -52,14 +61,14 @@ export function histogramQuantile(q: number, h: FloatHistogram): { value: number
     if (Number.isNaN(h.sum)) return { value: NaN, note: 'nanResult' };
     return { value: upper, note: 'none' };
   }
-  if (forward) rank -= count - bucket.count;
+  if (forward) rank -= count - bucketCount;
   else rank = count - rank;
   let note: NaNNote = 'none';
   if (Number.isNaN(h.sum)) {
-    for (let j = k + 1; j < buckets.length; j++) count += buckets[j].count;
+    for (let j = k + 1; j < total; j++) count += at(j).count;
     if (count < h.count) note = 'skewed';
   }
-  const fraction = rank / bucket.count;
+  const fraction = rank / bucketCount;
   if (custom || (lower <= 0 && upper >= 0)) return { value: lower + (upper - lower) * fraction, note };
   const logLower = Math.log2(Math.abs(lower));
   const logUpper = Math.log2(Math.abs(upper));

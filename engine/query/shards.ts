@@ -1,4 +1,5 @@
-import { combine as combineHistograms, type FloatHistogram } from '../histogram/floatHistogram.js';
+import { combine as combineHistograms, compact, divide, type FloatHistogram } from '../histogram/floatHistogram.js';
+import { CompensatedSum } from '../histogram/compensatedSum.js';
 import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
@@ -16,7 +17,7 @@ import type { SeriesColumns } from '../storage/seriesColumns.js';
  *   merging is concatenation;
  * - one of the aggregations sum, count, min, max, group or avg over a series-local
  *   expression: each shard's answer is a partial aggregate per group, merged per timestamp
- *   (avg travels as a sum and a count).
+ *   (avg travels as a sum and a count, histograms as histogram sums).
  *
  * Which functions are series-local (or constant) is a property of each row of the function
  * table (`shard` in engine/promql/functions.ts). Anything else (binary operations between
@@ -166,17 +167,7 @@ const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg'>, Combine> = {
  */
 export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[]): SeriesColumns[] {
   if (merge === 'concat') return outputs.flatMap((o) => o.series);
-  if (merge === 'avg') {
-    const sums = combineByGroup(outputs.map((o) => o.series), COMBINE.sum);
-    const counts = new Map(combineByGroup(outputs.map((o) => o.counts ?? []), COMBINE.sum).map((s) => [labelsKey(s.labels), s]));
-    return sums.map((s) => {
-      const n = counts.get(labelsKey(s.labels));
-      if (!n) throw new Error('a shard sent an average without its count');
-      const values = new Float64Array(s.values.length);
-      for (let i = 0; i < values.length; i++) values[i] = s.values[i] / n.values[i];
-      return { labels: s.labels, timestampsMs: s.timestampsMs, values };
-    });
-  }
+  if (merge === 'avg') return mergeAverages(outputs);
   return combineByGroup(outputs.map((o) => o.series), COMBINE[merge]);
 }
 
@@ -198,7 +189,8 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
 
 /**
  * combinePair merges two time-sorted series of one group in a single pass. Native histogram
- * samples of a sum are added as histograms; where only one part has a histogram it is kept.
+ * samples of a sum are added as histograms; where only one part has a sample it is kept, and
+ * where a float meets a histogram the sum has no value (Prometheus leaves such a group out).
  */
 function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): SeriesColumns {
   const n = a.timestampsMs.length + b.timestampsMs.length;
@@ -217,6 +209,12 @@ function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): Seri
     if (hists !== undefined) {
       const x = ta <= tb ? ha?.[i] : undefined;
       const y = tb <= ta ? hb?.[j] : undefined;
+      if (ta === tb && (x === undefined) !== (y === undefined) && combine === COMBINE.sum) {
+        // A float sum meets a histogram sum: the group mixes kinds there and has no sum, as unsharded.
+        i++;
+        j++;
+        continue;
+      }
       hists[k] = x !== undefined && y !== undefined && combine === COMBINE.sum ? combineHistograms(x, y, 1).histogram : (x ?? y);
     }
     values[k++] = ta === tb ? combine(a.values[i++], b.values[j++]) : ta < tb ? a.values[i++] : b.values[j++];
@@ -227,8 +225,75 @@ function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): Seri
 }
 
 /**
+ * PartialStep is one group's share of an average at one timestamp, summed over shards: the
+ * float sum, the histogram sum, how many samples, and whether floats and histograms met.
+ */
+interface PartialStep {
+  sum: number;
+  histograms: CompensatedSum | undefined;
+  count: number;
+  floats: boolean;
+  mixed: boolean;
+}
+
+/**
+ * mergeAverages adds the shards' partial sums and counts per group and timestamp and divides.
+ * Floats and histograms average apart, as Prometheus' avg does; a group and timestamp where
+ * they met (in one shard, marked by a NaN count, or across shards) has no value, as unsharded.
+ */
+function mergeAverages(outputs: readonly ShardOutput[]): SeriesColumns[] {
+  const groups = new Map<string, { labels: Labels; steps: Map<number, PartialStep> }>();
+  for (const o of outputs) {
+    const counts = new Map((o.counts ?? []).map((c) => [labelsKey(c.labels), c]));
+    for (const s of o.series) {
+      const key = labelsKey(s.labels);
+      const n = counts.get(key);
+      if (n === undefined || n.timestampsMs.length !== s.timestampsMs.length) throw new Error('a shard sent an average without its count');
+      let g = groups.get(key);
+      if (g === undefined) groups.set(key, (g = { labels: s.labels, steps: new Map() }));
+      for (let i = 0; i < s.timestampsMs.length; i++) {
+        const t = s.timestampsMs[i];
+        let p = g.steps.get(t);
+        if (p === undefined) g.steps.set(t, (p = { sum: 0, histograms: undefined, count: 0, floats: false, mixed: false }));
+        const h = s.histograms?.[i];
+        if (Number.isNaN(n.values[i])) p.mixed = true;
+        else if (h !== undefined) (p.histograms ??= new CompensatedSum()).add(h);
+        else {
+          p.sum += s.values[i];
+          p.floats = true;
+        }
+        p.count += n.values[i];
+      }
+    }
+  }
+  const out: SeriesColumns[] = [];
+  for (const g of groups.values()) {
+    const times = [...g.steps.keys()].sort((a, b) => a - b).filter((t) => {
+      const p = g.steps.get(t)!;
+      return !p.mixed && !(p.floats && p.histograms !== undefined);
+    });
+    if (times.length === 0) continue;
+    const values = new Float64Array(times.length);
+    let histograms: (FloatHistogram | undefined)[] | undefined;
+    times.forEach((t, i) => {
+      const p = g.steps.get(t)!;
+      const sum = p.histograms?.result();
+      if (sum === undefined) values[i] = p.sum / p.count;
+      else (histograms ??= new Array<FloatHistogram | undefined>(times.length).fill(undefined))[i] = compact(divide(sum, p.count));
+    });
+    const series: SeriesColumns = { labels: g.labels, timestampsMs: Float64Array.from(times), values };
+    if (histograms !== undefined) series.histograms = histograms;
+    out.push(series);
+  }
+  return out;
+}
+
+/**
  * partialAverage folds a shard's per-series answer (the inner expression of an `avg`) into a
  * sum and a count per group and step, so the shard evaluates its data once; the merge divides.
+ * Histogram samples are summed as histograms. A group and step holding both floats and
+ * histograms has no average (Prometheus warns and leaves it out): its count is NaN, so the
+ * merge leaves it out whatever the other shards hold, and `mixed` says it happened.
  * Groups follow Prometheus: `by` keeps the listed labels, `without` drops them and the name.
  */
 export function partialAverage(
@@ -236,8 +301,15 @@ export function partialAverage(
   grouping: readonly string[],
   without: boolean,
   grid: { startMs: number; stepMs: number; steps: number },
-): { sums: SeriesColumns[]; counts: SeriesColumns[] } {
-  const groups = new Map<string, { labels: Labels; sum: Float64Array; count: Float64Array }>();
+): { sums: SeriesColumns[]; counts: SeriesColumns[]; mixed: boolean } {
+  interface Group {
+    labels: Labels;
+    sum: Float64Array;
+    count: Float64Array;
+    floats: Uint8Array;
+    histograms: (CompensatedSum | undefined)[] | undefined;
+  }
+  const groups = new Map<string, Group>();
   const dropped = new Set(without ? [...grouping, METRIC_NAME] : []);
   for (const s of inner) {
     const labels: Record<string, string> = {};
@@ -248,21 +320,43 @@ export function partialAverage(
     }
     const key = labelsKey(labels);
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { labels, sum: new Float64Array(grid.steps), count: new Float64Array(grid.steps) }));
+    const n = grid.steps;
+    if (!g) groups.set(key, (g = { labels, sum: new Float64Array(n), count: new Float64Array(n), floats: new Uint8Array(n), histograms: undefined }));
     for (let i = 0; i < s.timestampsMs.length; i++) {
       const step = Math.round((s.timestampsMs[i] - grid.startMs) / grid.stepMs);
-      g.sum[step] += s.values[i];
+      const h = s.histograms?.[i];
+      if (h !== undefined) ((g.histograms ??= new Array(n))[step] ??= new CompensatedSum()).add(h);
+      else {
+        g.sum[step] += s.values[i];
+        g.floats[step] = 1;
+      }
       g.count[step]++;
     }
   }
   const sums: SeriesColumns[] = [];
   const counts: SeriesColumns[] = [];
+  let mixed = false;
   for (const g of groups.values()) {
     const steps: number[] = [];
     for (let i = 0; i < grid.steps; i++) if (g.count[i] > 0) steps.push(i);
     const timestampsMs = Float64Array.from(steps, (i) => grid.startMs + i * grid.stepMs);
-    sums.push({ labels: g.labels, timestampsMs, values: Float64Array.from(steps, (i) => g.sum[i]) });
-    counts.push({ labels: g.labels, timestampsMs, values: Float64Array.from(steps, (i) => g.count[i]) });
+    const sum: SeriesColumns = { labels: g.labels, timestampsMs, values: Float64Array.from(steps, (i) => g.sum[i]) };
+    const count = Float64Array.from(steps, (i) => g.count[i]);
+    const hs = g.histograms;
+    if (hs !== undefined) {
+      sum.histograms = steps.map((i, k) => {
+        const h = hs[i]?.result();
+        if (h === undefined) return undefined;
+        if (g.floats[i] !== 0) {
+          mixed = true;
+          count[k] = NaN;
+          return undefined;
+        }
+        return h;
+      });
+    }
+    sums.push(sum);
+    counts.push({ labels: g.labels, timestampsMs, values: count });
   }
-  return { sums, counts };
+  return { sums, counts, mixed };
 }

@@ -10,6 +10,8 @@ import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
 import { partialAverage, topAggregation, type SeriesShard } from './shards.js';
+import { Annotations } from '../promql/eval/annotations.js';
+import { HistogramNotes } from '../promql/eval/histogramNotes.js';
 import { logViewOf, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
 
 /**
@@ -148,6 +150,12 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   // A shard of an average answers with sums and counts; only the merged shards can divide.
   const steps = Math.floor((task.endMs - task.startMs) / task.stepMs) + 1;
   const partial = partialAverage(out.series, top.grouping, top.without, { startMs: task.startMs, stepMs: task.stepMs, steps });
+  // The warning the unsharded avg gives where floats and histograms meet in a group.
+  if (partial.mixed) {
+    const notes = new Annotations();
+    new HistogramNotes(notes).mixedFloatsAndHistogramsInAggregation(top.expr.pos);
+    for (const a of notes.list()) annotations.push(formatAnnotation(a, task.query));
+  }
   const series = packSeries(partial.sums);
   const counts = packSeries(partial.counts);
   return { result: { series, counts, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(counts)] };

@@ -1,4 +1,5 @@
-import { CounterResetHint, detectReset, type FloatHistogram } from '../histogram/floatHistogram.js';
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import { storedHint } from '../histogram/storedHints.js';
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
@@ -84,15 +85,13 @@ class HeadSeries {
 
   /**
    * hinted gives a histogram appended after sample n-1 the counter reset hint Prometheus' TSDB
-   * reads back (see engine/histogram/storedHints.ts): an unknown hint becomes "reset" or "no
-   * reset" against the histogram just before it, and stays unknown after a float, a staleness
-   * marker or at the start. Kept with the sample, so the WAL, segments and every read agree.
+   * reads back (see engine/histogram/storedHints.ts). Kept with the sample, so the WAL, segments
+   * and every read agree. Out-of-order appends keep their hint as sent.
    */
   private hinted(h: FloatHistogram, n: number): FloatHistogram {
-    if (h.counterResetHint !== CounterResetHint.Unknown || n === 0 || !this.sorted) return h;
-    const prev = this.hists?.[n - 1];
-    if (prev === undefined) return h;
-    return { ...h, counterResetHint: detectReset(h, prev) ? CounterResetHint.CounterReset : CounterResetHint.NotCounterReset };
+    if (!this.sorted) return h;
+    const hint = storedHint(h, n === 0 ? undefined : this.hists?.[n - 1]);
+    return hint === h.counterResetHint ? h : { ...h, counterResetHint: hint };
   }
 
   /** histogramsIn is the histogram slots of samples [from, end), or undefined for a float-only series. */

@@ -1,12 +1,13 @@
 import { labelsKey, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { PIECE_BYTES, type FramedEvents } from '../http/sse.js';
-import type { RenderedSeries, SeriesRenderer } from './events.js';
+import { histogramJson, type RenderedSeries, type SeriesRenderer } from './events.js';
 
 /**
  * ResultFormat is how a query's results are written: `events`, the spec's shape (one `result`
  * event per point or row, the default), or `compact`, which a client asks for with the query
  * body's `format` field: each series' tags and label once in a `series` event, then its points
- * as columns in `points` events (raw logs: `stream` events, then `rows` events). Terminal,
+ * as columns in `points` events (native histogram samples in a `histograms` column instead of
+ * `values`; raw logs: `stream` events, then `rows` events). Terminal,
  * heartbeat and summary events are the same in both.
  */
 export type ResultFormat = 'events' | 'compact';
@@ -47,13 +48,25 @@ export class CompactSeriesEncoder {
     for (const s of series) {
       const ts = s.timestampsMs;
       const vs = s.values;
+      const hs = s.histograms;
       let id = -1;
       let times = '';
       let values = '';
+      // inHistograms: the open columns hold histograms (a `histograms` column) rather than values.
+      let inHistograms = false;
       for (let p = 0; p < ts.length; p++) {
+        const h = hs?.[p];
         const value = vs[p];
-        if (!Number.isFinite(value)) continue;
+        if (h === undefined && !Number.isFinite(value)) continue;
         if (id < 0) id = this.idOf(s.labels, out);
+        if (times !== '' && inHistograms !== (h !== undefined)) {
+          // A series switching between floats and histograms starts a new points event.
+          out.add(pointsEvent(id, times, values, inHistograms));
+          times = '';
+          values = '';
+        }
+        inHistograms = h !== undefined;
+        const cell = h === undefined ? '' + value : histogramJson(h);
         const t = ts[p];
         let text: string;
         if (stepMs[p] === t) text = stepText[p];
@@ -63,20 +76,20 @@ export class CompactSeriesEncoder {
         }
         if (times === '') {
           times = text;
-          values = '' + value;
+          values = cell;
         } else {
           times += ',' + text;
-          values += ',' + value;
+          values += ',' + cell;
         }
         if (times.length + values.length >= COLUMN_CHARS) {
-          out.add(pointsEvent(id, times, values));
+          out.add(pointsEvent(id, times, values, inHistograms));
           times = '';
           values = '';
           const full = out.takeIfFull();
           if (full) yield full;
         }
       }
-      if (times !== '') out.add(pointsEvent(id, times, values));
+      if (times !== '') out.add(pointsEvent(id, times, values, inHistograms));
       const full = out.takeIfFull();
       if (full) yield full;
     }
@@ -97,8 +110,12 @@ export class CompactSeriesEncoder {
   }
 }
 
-function pointsEvent(id: number, times: string, values: string): string {
-  return `data: {"type":"points","data":{"id":${id},"timestamps":[${times}],"values":[${values}]}}\n\n`;
+/**
+ * pointsEvent writes one columns event; native histogram samples go in a `histograms` column
+ * (each as the default format's `histogram` field) in place of `values`.
+ */
+function pointsEvent(id: number, times: string, values: string, histograms: boolean): string {
+  return `data: {"type":"points","data":{"id":${id},"timestamps":[${times}],"${histograms ? 'histograms' : 'values'}":[${values}]}}\n\n`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { labelsKey, sortByLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { PERCENTILES, WindowHistogram } from './histogramStats.js';
 import type { SseEvent } from '../http/sse.js';
 import type { SeriesRenderer } from './events.js';
 
@@ -8,14 +9,9 @@ interface SeriesStats {
   max: number;
   sum: number;
   count: number;
+  /** histograms adds the series' native histogram samples over the window (for percentiles). */
+  histograms?: WindowHistogram;
 }
-
-const PERCENTILES: ReadonlyArray<readonly [string, number]> = [
-  ['p50', 0.5],
-  ['p90', 0.9],
-  ['p95', 0.95],
-  ['p99', 0.99],
-];
 
 /**
  * bucketQuantile is the quantile of a classic histogram given each bucket's upper bound and
@@ -50,6 +46,11 @@ export function bucketQuantile(q: number, buckets: ReadonlyArray<{ le: number; t
  * under their labels without `le`. Their percentiles come from the bucket totals over the
  * window (meaningful for the usual `rate(..._bucket[...])` or `increase` queries), and the
  * plain statistics describe the `+Inf` bucket, i.e. the observation count per step.
+ *
+ * A native histogram sample counts by its observation count (what histogram_count gives) in
+ * the plain statistics, and the series' histograms added over the window give its
+ * percentiles, interpolated as histogram_quantile does, and `observationAvg` (their sum over
+ * their count, what histogram_avg gives for the window's total).
  */
 export class SummaryAccumulator {
   private readonly stats = new Map<string, SeriesStats>();
@@ -60,8 +61,11 @@ export class SummaryAccumulator {
       let st = this.stats.get(key);
       if (!st) this.stats.set(key, (st = { labels: s.labels, min: Infinity, max: -Infinity, sum: 0, count: 0 }));
       const v = s.values;
+      const hs = s.histograms;
       for (let i = 0; i < v.length; i++) {
-        const x = v[i];
+        const h = hs?.[i];
+        if (h !== undefined) (st.histograms ??= new WindowHistogram()).add(h);
+        const x = h === undefined ? v[i] : h.count;
         if (!Number.isFinite(x)) continue;
         if (x < st.min) st.min = x;
         if (x > st.max) st.max = x;
@@ -107,7 +111,13 @@ export class SummaryAccumulator {
     }
     for (const st of plain) {
       const event = statsEvent(renderer, st.labels, st);
-      if (event) out.push(event);
+      if (!event) continue;
+      const window = st.histograms?.stats();
+      if (window !== undefined) {
+        Object.assign(event.data as Record<string, unknown>, window.percentiles);
+        if (window.mean !== undefined) (event.data as Record<string, unknown>).observationAvg = window.mean;
+      }
+      out.push(event);
     }
     return out;
   }

@@ -8,6 +8,8 @@ import { backfill, Sender } from '../../src/gen/sender.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { chromiumMissing, inkOfCanvases, launchChromium, PANELS_SETTLED } from './browser.js';
+import { snappyCompress } from '../../engine/ingest/index.js';
+import { pbEncode, WriteRequest } from '../engine/ingest/protoTypes.js';
 
 /**
  * The web app end to end in a real browser against the real server on loopback with the demo
@@ -16,6 +18,21 @@ import { chromiumMissing, inkOfCanvases, launchChromium, PANELS_SETTLED } from '
  * both languages, and an interlink. One server and one browser for the whole file; waits are
  * on page state, never on wall-clock sleeps. Screenshots go to docs/images for the README.
  */
+
+/**
+ * writeNativeHistograms writes an hour of a custom-bucket native histogram counter through
+ * remote write 1.0 (encoded with protobufjs from the upstream .proto): 100 observations a minute.
+ */
+async function writeNativeHistograms(srv: TestServer, now: number): Promise<void> {
+  const end = Math.floor(now / 60_000) * 60_000;
+  const histograms = [];
+  for (let k = 0; k <= 60; k++) {
+    histograms.push({ countFloat: 100 * k, sum: 19.5 * k, schema: -53, positiveSpans: [{ offset: 0, length: 4 }], positiveCounts: [60 * k, 30 * k, 10 * k, 0], customValues: [0.1, 0.5, 1], timestamp: String(end - (60 - k) * 60_000) });
+  }
+  const body = snappyCompress(pbEncode(WriteRequest, { timeseries: [{ labels: [{ name: '__name__', value: 'rpc_seconds' }, { name: 'job', value: 'api' }], histograms }] }));
+  const res = await fetch(`${srv.url}/api/v1/write`, { method: 'POST', headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, body });
+  expect(res.status).toBe(204);
+}
 
 const SCREENSHOTS = path.join(packageRoot(), 'docs', 'images');
 const PANEL_KINDS = ['timeseries', 'stat', 'gauge', 'service-gauges', 'service-memory-bars', 'bar', 'pie', 'label', 'service-graph', 'log-events'];
@@ -34,6 +51,7 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     const now = Date.now();
     await backfill(new Generator({ seed: 42 }), new Sender(srv.url, srv.key), now - 30 * 60_000, now);
     await loadExampleDashboards(srv.url, srv.key, srv.orgId);
+    await writeNativeHistograms(srv, now);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on('request', (req: Request) => {
@@ -160,6 +178,27 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     await page.click('button:has-text("Run")');
     await page.waitForSelector('.explore-result .log-line', { timeout: SETTLE_MS });
     expect(await page.textContent('.explore-result .log-line')).toContain('checkout');
+  }, 240_000);
+
+  it('draws native histogram series in Explore as observation counts, with a note saying so', async () => {
+    await page.goto(`${srv.url}/explore?lang=promql`, { waitUntil: 'domcontentloaded' });
+    await page.click('.query-editor .cm-content');
+    await page.keyboard.insertText('rate(rpc_seconds[5m])');
+    await page.click('button:has-text("Run")');
+    await page.waitForSelector('.explore-result[data-state=done]', { timeout: SETTLE_MS });
+    expect(await page.textContent('.explore-result .note')).toContain('drawn as their observation count (histogram_count)');
+    await page.waitForFunction("document.querySelectorAll('.explore-chart .u-legend .u-series').length > 1", null, { timeout: SETTLE_MS });
+    const ink = (await page.evaluate(inkOfCanvases('.explore-chart canvas'))) as number[];
+    expect(Math.max(...ink)).toBeGreaterThan(0);
+    // A float query has no such note.
+    await page.click('.query-editor .cm-content');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('histogram_count(rate(rpc_seconds[5m]))');
+    await page.click('button:has-text("Run")');
+    await page.waitForSelector('.explore-result .note', { state: 'detached', timeout: SETTLE_MS });
+    await page.waitForSelector('.explore-result[data-state=done]', { timeout: SETTLE_MS });
+    await page.waitForFunction("document.querySelectorAll('.explore-chart .u-legend .u-series').length > 1", null, { timeout: SETTLE_MS });
+    expect(await page.$('.explore-result .note')).toBeNull();
   }, 240_000);
 
   it('signs out: the cookie is cleared and the API refuses the browser', async () => {

@@ -264,10 +264,7 @@ function matchGroupLabels(labels: Labels, matching: VectorMatching, withoutName 
 export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSeries[], rhsIn: VectorSeries[], grid: StepGrid): VectorSeries[] {
   const op = node.op;
   const matching = node.matching;
-  if (isTrimOp(op)) {
-    if (lhsIn.length > 0 && rhsIn.length > 0) noteTrimOnFloats(ctx, node);
-    return [];
-  }
+  const trims = isTrimOp(op);
   const swapped = matching.card === 'one-to-many';
   // After the swap "many" is the side whose labels the result keeps, "one" the matched side.
   const many = swapped ? rhsIn : lhsIn;
@@ -331,6 +328,10 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
       keep = r.keep;
       value = node.returnBool ? (keep ? 1 : 0) : r.value;
       if (!node.returnBool) histogram = r.histogram;
+    } else if (trims) {
+      // Trimming applies to histogram buckets only: a pair of floats yields nothing.
+      noteTrimOnFloats(ctx, node);
+      return;
     } else if (compare !== undefined) {
       keep = compare(a, b);
       value = node.returnBool ? (keep ? 1 : 0) : a;

@@ -5,6 +5,7 @@
  */
 import { EngineError } from '../../errors.js';
 import type { MetricQuerier } from '../../storage/metricHead.js';
+import type { VectorSelector } from '../ast.js';
 import { Annotations } from './annotations.js';
 import { HistogramNotes } from './histogramNotes.js';
 import {
@@ -41,6 +42,8 @@ export class EvalContext {
   readonly queryEndMs: number;
   /** queryStepMs is the outer query's step (0 for an instant query), for step(). */
   readonly queryStepMs: number;
+  /** statsOnlySelectors read histograms for count and sum only (see histogramStatsSelectors.ts). */
+  statsOnlySelectors: ReadonlySet<VectorSelector> = new Set();
   private readonly signal: AbortSignal | undefined;
   /** currentSamples approximates the samples held right now, as Prometheus counts them. */
   private currentSamples = 0;

@@ -5,8 +5,9 @@
  * and the others read floats only, noting the histograms they ignored.
  */
 import type { AggregateExpr } from '../ast.js';
-import { compact, CounterResetHint, divide, HistogramError, type FloatHistogram } from '../../histogram/floatHistogram.js';
+import { compact, CounterResetHint, HistogramError, type FloatHistogram } from '../../histogram/floatHistogram.js';
 import { CompensatedSum } from '../../histogram/compensatedSum.js';
+import { CompensatedMean } from '../../histogram/compensatedMean.js';
 import type { EvalContext } from './context.js';
 import { Grouper } from './grouping.js';
 import { metricNameOf, type Labels } from './labelset.js';
@@ -41,7 +42,8 @@ export function* floatInputFor(ctx: EvalContext, node: AggregateExpr, input: Ser
 interface HistogramGroup {
   key: string;
   labels: Labels;
-  sum: (CompensatedSum | undefined)[];
+  /** sum holds a running sum for sum, a running mean for avg. */
+  sum: (CompensatedSum | CompensatedMean | undefined)[];
   count: Float64Array;
   failed: Uint8Array;
   reset: Uint8Array;
@@ -88,7 +90,7 @@ export class HistogramSums {
       if (h.counterResetHint === CounterResetHint.CounterReset) g.reset[i] = 1;
       if (h.counterResetHint === CounterResetHint.NotCounterReset) g.notReset[i] = 1;
       if (g.failed[i] !== 0) continue;
-      const sum = (g.sum[i] ??= new CompensatedSum());
+      const sum = (g.sum[i] ??= this.node.op === 'avg' ? new CompensatedMean() : new CompensatedSum());
       try {
         if (sum.add(h)?.boundsReconciled === true) this.ctx.histogramNotes.customBucketsReconciled('aggregation', pos);
       } catch (err) {
@@ -129,7 +131,7 @@ export class HistogramSums {
         if (g.reset[i] !== 0 && g.notReset[i] !== 0) this.ctx.histogramNotes.counterResetCollision('aggregation', pos);
         const sum = g.sum[i]?.result();
         if (g.failed[i] !== 0 || sum === undefined) continue;
-        histograms[i] = compact(this.node.op === 'avg' ? divide(sum, g.count[i]) : sum);
+        histograms[i] = compact(sum);
         series.present[i] = 1;
       }
       series.histograms = histograms;

@@ -18,11 +18,12 @@ import {
   histogramsEqual,
   detectReset,
   reduceResolution,
-  scale,
+  scaleOwned,
   usesCustomBuckets,
   type FloatHistogram,
 } from '../../histogram/floatHistogram.js';
 import { CompensatedSum } from '../../histogram/compensatedSum.js';
+import { CompensatedMean } from '../../histogram/compensatedMean.js';
 import type { EvalContext } from './context.js';
 import { quoteGoString } from '../../common/quote.js';
 import { isStartTimestampReset, START_TIMESTAMP_FUNCTIONS } from './startTimestampWindows.js';
@@ -176,7 +177,8 @@ function extrapolated(isCounter: boolean, isRate: boolean): HistogramWindowFn {
     if (durationToEnd >= threshold) durationToEnd = average / 2;
     let factor = sampled === 0 ? 1 : (sampled + durationToStart + durationToEnd) / sampled;
     if (isRate) factor /= w.rangeMs / 1000;
-    return scale(result!, factor);
+    // result is a histogram built for this step alone (a difference, sum or copy).
+    return scaleOwned(result!, factor);
   };
 }
 
@@ -218,7 +220,7 @@ function sumOrAvg(average: boolean): HistogramWindowFn {
       notes.ctx.histogramNotes.mixedFloatsAndHistograms(notes.metricName, notes.pos);
       return null;
     }
-    const sum = new CompensatedSum();
+    const sum = average ? new CompensatedMean() : new CompensatedSum();
     let reset = false;
     let notReset = false;
     for (let i = w.from; i < w.to; i++) {
@@ -234,8 +236,7 @@ function sumOrAvg(average: boolean): HistogramWindowFn {
       }
     }
     if (reset && notReset) notes.ctx.histogramNotes.counterResetCollision('aggregation', notes.pos);
-    const total = sum.result()!;
-    return average ? divide(total, histograms) : total;
+    return sum.result()!;
   };
 }
 

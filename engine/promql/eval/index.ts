@@ -4,6 +4,7 @@
  * annotations next to them. Native histograms are not evaluated yet: queries that need them
  * fail with UnsupportedFeatureError.
  */
+import { statsOnlySelectors } from './histogramStatsSelectors.js';
 import { EngineError } from '../../errors.js';
 import type { MetricQuerier } from '../../storage/metricHead.js';
 import type { Expr } from '../ast.js';
@@ -51,6 +52,7 @@ export function evaluateInstant(parsed: Expr, querier: MetricQuerier, timeMs: nu
   // An instant query has neither step nor range: step() and range() are 0 in it.
   const expr = resolveDurations(parsed, { stepMs: 0, rangeMs: 0 });
   const ctx = new EvalContext(querier, options, timeMs, timeMs, 0);
+  ctx.statsOnlySelectors = statsOnlySelectors(expr);
   const evaluator = new Evaluator(ctx, stepInvariantNodes(expr));
   const value = evaluator.eval(expr, instantGrid(timeMs));
   switch (value.kind) {
@@ -105,6 +107,7 @@ export function evaluateRange(parsed: Expr, querier: MetricQuerier, startMs: num
   const expr = resolveDurations(parsed, { stepMs, rangeMs: endMs - startMs });
   const grid = makeGrid(startMs, endMs, stepMs);
   const ctx = new EvalContext(querier, options, startMs, endMs, stepMs);
+  ctx.statsOnlySelectors = statsOnlySelectors(expr);
   const evaluator = new Evaluator(ctx, stepInvariantNodes(expr));
   const value = evaluator.eval(expr, grid);
   let series: VectorSeries[];

@@ -14,6 +14,7 @@ import { stepTime, type StepGrid } from './grid.js';
 import { metricNameOf, sortByLabels } from './labelset.js';
 import { extendedBounds, smoothedValue } from './extendedRange.js';
 import { smoothedHistogram } from './extendedHistograms.js';
+import { statsHinted } from './histogramStatsSelectors.js';
 import type { HistogramSlots, RawSeries, VectorSeries } from './series.js';
 import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 
@@ -65,7 +66,9 @@ export function referenceTimes(ctx: EvalContext, grid: StepGrid, at: AtModifier 
 
 /** sortedSelect reads storage and orders the series by labels, as Prometheus' storage returns them. */
 function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): HistogramSeriesColumns[] {
-  return sortByLabels(ctx.querier.select(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
+  const data = sortByLabels(ctx.querier.select(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
+  if (!ctx.statsOnlySelectors.has(vs)) return data;
+  return data.map((s) => (s.histograms === undefined ? s : { ...s, histograms: statsHinted(s.histograms) }));
 }
 
 /**

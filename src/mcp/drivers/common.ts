@@ -1,5 +1,6 @@
 import { formatLabels } from '../../../engine/index.js';
 import { autoStepMs } from '../../query/timeRange.js';
+import { countValues, hasHistogramSamples } from '../../query/histogramStats.js';
 import { renderChartPng } from '../chart.js';
 import { ToolError, type JsonSchema, type ToolSpec, type Driver } from '../driver.js';
 import { formatDuration, isoTime } from '../format.js';
@@ -125,7 +126,10 @@ export function commonDriver(access: TelemetryAccess): Driver {
         // About one point per two pixels keeps lines smooth without wasting work.
         const window = access.window({ start: args.start, end: args.end, maxDataPoints: Math.max(50, Math.floor(width / 2)) });
         const series = await access.series(ctx.orgId, query, window, ctx.signal);
-        const ranked = [...series].sort((a, b) => peak(b.values) - peak(a.values)).slice(0, CHART_MAX_SERIES);
+        // A native histogram sample is drawn as its observation count (histogram_count).
+        const counted = series.map((s) => (hasHistogramSamples(s) ? { ...s, values: countValues(s) } : s));
+        const histograms = series.filter(hasHistogramSamples).length;
+        const ranked = [...counted].sort((a, b) => peak(b.values) - peak(a.values)).slice(0, CHART_MAX_SERIES);
         const png = renderChartPng({
           title: (args.title as string | undefined) ?? q,
           unit: args.unit as string | undefined,
@@ -137,7 +141,8 @@ export function commonDriver(access: TelemetryAccess): Driver {
         });
         const note =
           `${series.length} series${series.length > CHART_MAX_SERIES ? ` (the ${CHART_MAX_SERIES} highest drawn)` : ''}, ${isoTime(window.startMs)} to ${isoTime(window.endMs)}, step ${formatDuration(window.stepMs)}` +
-          (series.length === 0 ? '; no data: try query_metrics or query_logs for hints' : '');
+          (series.length === 0 ? '; no data: try query_metrics or query_logs for hints' : '') +
+          (histograms > 0 ? `; ${histograms} native histogram series drawn as observation counts (histogram_count); query_metrics gives their percentiles` : '');
         return {
           content: [
             { type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' },

@@ -5,7 +5,9 @@ export interface PointResult {
   tags: Record<string, unknown>;
   label: string;
   timestamp: number;
-  value: number;
+  /** value of a float point; a native histogram sample has `histogram` instead. */
+  value?: number;
+  histogram?: Record<string, unknown>;
 }
 
 /** RowResult is one raw log row as the default format's `result` event carries it. */
@@ -40,8 +42,14 @@ export class CompactReader {
       case 'points': {
         const s = this.series.get(d.id as number);
         const timestamps = d.timestamps as number[];
-        const values = d.values as number[];
         if (s === undefined) return 0;
+        // A points event carries either float values or native histogram samples.
+        const histograms = d.histograms as Array<Record<string, unknown>> | undefined;
+        if (histograms !== undefined) {
+          for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], histogram: histograms[i] });
+          return timestamps.length;
+        }
+        const values = d.values as number[];
         for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], value: values[i] });
         return timestamps.length;
       }

@@ -10,10 +10,18 @@ export interface Series {
   points: Map<number, number>;
   /** query is the index of the panel query that produced the series. */
   query: number;
+  /** histogram: the series holds native histogram samples, drawn as their observation count. */
+  histogram?: boolean;
 }
+
+/** HISTOGRAM_NOTE says how a panel draws native histogram series, shown beside them. */
+export const HISTOGRAM_NOTE =
+  'Native histogram series are drawn as their observation count (histogram_count); ask for histogram_quantile(0.9, …) or histogram_avg(…) to see latencies.';
 
 export class SeriesStore {
   readonly series = new Map<string, Series>();
+  /** histograms: some series held native histogram samples (see HISTOGRAM_NOTE). */
+  histograms = false;
 
   add(query: number, data: Record<string, unknown>): void {
     const tags = (data.tags ?? {}) as Record<string, unknown>;
@@ -26,7 +34,15 @@ export class SeriesStore {
       s = { label, tags: stringTags, points: new Map(), query };
       this.series.set(key, s);
     }
-    if (typeof data.timestamp === 'number' && typeof data.value === 'number') s.points.set(data.timestamp, data.value);
+    if (typeof data.timestamp !== 'number') return;
+    // A native histogram sample (`histogram` instead of `value`) has no one value: its
+    // observation count stands for it.
+    const histogram = data.histogram as { count?: unknown } | undefined;
+    if (histogram !== undefined && typeof histogram.count === 'number') {
+      s.points.set(data.timestamp, histogram.count);
+      s.histogram = true;
+      this.histograms = true;
+    } else if (typeof data.value === 'number') s.points.set(data.timestamp, data.value);
   }
 
   list(): Series[] {

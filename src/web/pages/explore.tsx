@@ -7,7 +7,7 @@ import { colorAt, formatNumber } from '../lib/format.js';
 import { readHistory, remember } from '../lib/history.js';
 import { useQueryRun } from '../lib/queryRun.js';
 import { updateParams, type Location } from '../lib/router.js';
-import { align, type Series } from '../lib/series.js';
+import { align, HISTOGRAM_NOTE, type Series } from '../lib/series.js';
 import { resolveRange, type TimeRange } from '../lib/time.js';
 import { LogLines } from '../panels/logLines.js';
 import { TimeChart } from '../panels/timeChart.js';
@@ -101,6 +101,11 @@ export function Explore({ org, location }: { org: string; location: Location }) 
           </span>
         </header>
         {run.warning && <p class="warning">⚠ {run.warning}</p>}
+        {run.store.histograms && !run.error && (
+          <p class="note" role="note">
+            {HISTOGRAM_NOTE}
+          </p>
+        )}
         {run.error ? (
           <p class="panel-error" role="alert">
             {run.error}

@@ -3,6 +3,7 @@ import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { markPanelDrawn } from '../lib/marks.js';
 import type { Panel } from '../../dashboards/types.js';
 import type { RunState } from '../lib/queryRun.js';
+import { HISTOGRAM_NOTE } from '../lib/series.js';
 import { moveFocusByArrow } from '../lib/keyboard.js';
 import { Markdown } from './markdown.js';
 import { displayText, PanelEnvContext } from './context.js';
@@ -91,6 +92,11 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
       {run?.warning && !error && (
         <p class="warning" role="status">
           ⚠ {run.warning}
+        </p>
+      )}
+      {run?.store.histograms && !error && (
+        <p class="note" role="note">
+          {HISTOGRAM_NOTE}
         </p>
       )}
       {error ? (

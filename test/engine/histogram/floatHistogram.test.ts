@@ -82,9 +82,13 @@ describe('native histogram value', () => {
     expect(detectReset(h(0, 0, [6, 6], { counterResetHint: CounterResetHint.Gauge }), h(0, 0, [9, 9]))).toBe(false);
   });
 
-  it('gives stored samples the hints a TSDB read returns', () => {
-    const hints = storedHints([h(0, 0, [1]), h(0, 0, [2]), h(0, 0, [1]), undefined, h(0, 0, [3])]).map((x) => x?.counterResetHint);
-    expect(hints).toEqual([CounterResetHint.Unknown, CounterResetHint.NotCounterReset, CounterResetHint.CounterReset, undefined, CounterResetHint.Unknown]);
+  it('gives stored samples the hints a TSDB read returns (a chunk cut by a reset starts unknown)', () => {
+    const hints = storedHints([h(0, 0, [1]), h(0, 0, [2]), h(0, 0, [1]), h(0, 0, [2]), undefined, h(0, 0, [3])]).map((x) => x?.counterResetHint);
+    expect(hints).toEqual([CounterResetHint.Unknown, CounterResetHint.NotCounterReset, CounterResetHint.Unknown, CounterResetHint.NotCounterReset, undefined, CounterResetHint.Unknown]);
+    // An explicit reset also starts a chunk; a gauge stays a gauge and the counter after it starts a chunk.
+    const gauge = { counterResetHint: CounterResetHint.Gauge };
+    const explicit = storedHints([h(0, 0, [1]), h(0, 0, [2], { counterResetHint: CounterResetHint.CounterReset }), h(0, 0, [3], gauge), h(0, 0, [4])]);
+    expect(explicit.map((x) => x?.counterResetHint)).toEqual([CounterResetHint.Unknown, CounterResetHint.Unknown, CounterResetHint.Gauge, CounterResetHint.Unknown]);
   });
 
   it('compares data exactly, ignoring empty buckets', () => {
@@ -160,5 +164,63 @@ describe('compensated sums', () => {
     for (const sum of [3.1, 1e100, -1e100, 1.3]) acc.add(h(0, 0, [1], { sum }));
     expect(acc.result()!.sum).toBeCloseTo(4.4, 12);
     expect(acc.result()!.count).toBe(4);
+  });
+});
+
+describe('in-place arithmetic', () => {
+  it('adds histograms of one layout into arrays the sum owns, never into its inputs', async () => {
+    const { CompensatedSum } = await import('../../../engine/histogram/compensatedSum.js');
+    const inputs = [h(0, 0, [1, 2, 3]), h(0, 0, [4, 5, 6]), h(0, 1, [7, 8]), h(0, 0, [1, 1, 1])];
+    const before = inputs.map((x) => Array.from(x.posCount));
+    const acc = new CompensatedSum();
+    for (const x of inputs.slice(0, 2)) acc.add(x);
+    const first = acc.result()!;
+    expect(Array.from(first.posCount)).toEqual([5, 7, 9]);
+    // A result handed out stays as it was when the sum goes on.
+    for (const x of inputs.slice(2)) acc.add(x);
+    expect(Array.from(first.posCount)).toEqual([5, 7, 9]);
+    const total = acc.result()!;
+    expect(Array.from(total.posIndex)).toEqual([0, 1, 2]);
+    expect(Array.from(total.posCount)).toEqual([6, 15, 18]);
+    expect(total.count).toBe(39);
+    expect(inputs.map((x) => Array.from(x.posCount))).toEqual(before);
+  });
+
+  it('finds quantiles from either end without a bucket list, as the list-based walk does', () => {
+    // Negative buckets, a zero bucket and positive ones, walked forward (q < 0.5) and backward.
+    const mixed = { ...h(1, -2, [3, 0, 5, 2]), zeroCount: 4, zeroThreshold: 0.25, negIndex: Int32Array.of(-1, 2), negCount: Float64Array.of(2, 6) };
+    mixed.count = 3 + 5 + 2 + 4 + 2 + 6;
+    for (const q of [0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.9, 0.99, 1]) {
+      const v = histogramQuantile(q, mixed).value;
+      // The fraction below the estimate is q (the quantile inverts the cumulative fraction).
+      expect(histogramFraction(-Infinity, v, mixed).value).toBeCloseTo(q, 9);
+    }
+    // With a NaN sum, more observations than the buckets hold means NaN observations skewed the estimate.
+    expect(histogramQuantile(0.5, { ...mixed, sum: NaN, count: mixed.count + 3 }).note).toBe('skewed');
+  });
+});
+
+describe('compensated means', () => {
+  it('divide the sum at the end while it stays finite', async () => {
+    const { CompensatedMean } = await import('../../../engine/histogram/compensatedMean.js');
+    const mean = new CompensatedMean();
+    for (const sum of [3, 1e100, -1e100, 5]) mean.add(h(0, 0, [2, 4], { sum }));
+    const m = mean.result()!;
+    expect(m.sum).toBeCloseTo(2, 12);
+    expect(Array.from(m.posCount)).toEqual([2, 4]);
+  });
+
+  it('switch to an incremental mean where the sum would overflow, staying finite', async () => {
+    const { CompensatedMean } = await import('../../../engine/histogram/compensatedMean.js');
+    const mean = new CompensatedMean();
+    const big = 1.7976931348623157e308;
+    const counts = [big, 1e308, 1e-6, 1e-6];
+    for (const c of counts) mean.add(h(0, 0, [c], { count: c, sum: 1 }));
+    const m = mean.result()!;
+    const expected = big / 4 + 1e308 / 4;
+    expect(Number.isFinite(m.count)).toBe(true);
+    expect(m.count / expected).toBeCloseTo(1, 12);
+    expect(m.posCount[0] / expected).toBeCloseTo(1, 12);
+    expect(m.sum).toBeCloseTo(1, 12);
   });
 });

@@ -31,6 +31,18 @@ export function evaluateInShards(share: MetricShare, query: string, steps: StepR
   return mergeShards(merge, outputs);
 }
 
+/** shardAnnotations evaluates `query` as `count` shards of `share` and lists every shard's annotations. */
+export function shardAnnotations(share: MetricShare, query: string, steps: StepRange, count: number): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge: 'avg' } };
+    const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
+    if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
+    out.push(...result.annotations);
+  }
+  return out;
+}
+
 /** samplesByKey indexes every sample by its series' labels and its time. */
 function samplesByKey(series: readonly SeriesColumns[] | RangeResult['series']): Map<string, number> {
   const out = new Map<string, number>();

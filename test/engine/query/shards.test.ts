@@ -14,7 +14,8 @@ import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
 import { fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
-import { evaluateInShards, expectSameSamples } from './shardedEvaluation.js';
+import { evaluateInShards, expectSameSamples, shardAnnotations } from './shardedEvaluation.js';
+import { CUSTOM_BUCKETS_SCHEMA, emptyHistogram, type FloatHistogram } from '../../../engine/histogram/floatHistogram.js';
 
 const ORG = 'org';
 const START = 1_700_000_000_000;
@@ -130,6 +131,145 @@ describe('series shards', () => {
         }
       }
     }
+  });
+});
+
+/**
+ * latencyBatch writes native histogram counters: most series at schema 2, some at schema 1 and
+ * some with a wider zero bucket (so sums reduce schemas and widen zero buckets), custom-bucket
+ * ones under another name, and a `mixed` metric that is a float for some series.
+ */
+function latencyBatch(fromMs: number, toMs: number): MetricSeries[] {
+  const out: MetricSeries[] = [];
+  for (let i = 0; i < 60; i++) {
+    const ts: number[] = [];
+    const exp: FloatHistogram[] = [];
+    const nhcb: FloatHistogram[] = [];
+    for (let t = fromMs; t < toMs; t += STEP) {
+      if (i % 9 === 4 && t % 180_000 < 60_000) continue; // gaps
+      const k = (t - START) / STEP + 1;
+      ts.push(t);
+      const counts = [1 + (i % 3), 2, 3 + (i % 5), 1].map((c) => c * k);
+      const count = counts.reduce((a, b) => a + b, 0) + k;
+      exp.push({
+        ...emptyHistogram(),
+        schema: i % 4 === 1 ? 1 : 2,
+        zeroThreshold: i % 6 === 5 ? 0.5 : 0.001,
+        zeroCount: k,
+        posIndex: Int32Array.of(-2, -1, 1, 3 + (i % 2)),
+        posCount: Float64Array.from(counts),
+        count,
+        sum: count * (0.2 + (i % 7) / 10),
+      });
+      nhcb.push({ ...emptyHistogram(), schema: CUSTOM_BUCKETS_SCHEMA, customValues: Float64Array.of(0.1, 0.5, 1), posIndex: Int32Array.of(0, 1, 2, 3), posCount: Float64Array.from(counts), count: count - k, sum: count });
+    }
+    const labels = { job: `job${i % 4}`, instance: `i${i}`, zone: `z${i % 3}` };
+    const zeros = new Float64Array(ts.length);
+    out.push({ labels: { __name__: 'latency', ...labels }, timestampsMs: Float64Array.from(ts), values: zeros, histograms: exp });
+    out.push({ labels: { __name__: 'latency_nhcb', ...labels }, timestampsMs: Float64Array.from(ts), values: zeros, histograms: nhcb });
+    // In zone z0 one series in four is a float: those groups mix kinds and have no average.
+    const float = i % 4 === 0 && i % 3 === 0;
+    out.push({ labels: { __name__: 'mixed', ...labels }, timestampsMs: Float64Array.from(ts), values: float ? Float64Array.from(ts, (t) => t / 1e9) : zeros, histograms: float ? undefined : exp });
+    // Pairs of one float and one histogram series, which shards often split: no pair has a sum.
+    const pair = { pair: `p${i >> 1}`, side: i % 2 === 0 ? 'float' : 'histogram' };
+    out.push({ labels: { __name__: 'paired', ...pair }, timestampsMs: Float64Array.from(ts), values: i % 2 === 0 ? Float64Array.from(ts, (t) => t / 1e9) : zeros, histograms: i % 2 === 0 ? undefined : exp });
+  }
+  return out;
+}
+
+/** histogramsByKey indexes every histogram sample by its series' labels and its time. */
+function histogramsByKey(series: readonly { labels: Record<string, string>; timestampsMs: Float64Array; histograms?: readonly (FloatHistogram | undefined)[] }[]): Map<string, FloatHistogram | undefined> {
+  const out = new Map<string, FloatHistogram | undefined>();
+  for (const s of series) s.timestampsMs.forEach((t, i) => out.set(`${formatLabels(s.labels)}@${t}`, s.histograms?.[i]));
+  return out;
+}
+
+/** expectSameHistograms asserts both answers hold the same samples, histograms equal to 1e-9 of their magnitude. */
+function expectSameHistograms(merged: readonly SeriesColumns[], direct: { series: readonly SeriesColumns[] }, context: string): number {
+  const got = histogramsByKey(merged);
+  const want = histogramsByKey(direct.series);
+  expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
+  const close = (a: number, b: number, what: string) => expect(Math.abs(a - b), `${context} ${what}: ${a} vs ${b}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
+  let histograms = 0;
+  for (const [k, w] of want) {
+    const g = got.get(k);
+    expect(g === undefined, `${context} ${k} kind`).toBe(w === undefined);
+    if (w === undefined || g === undefined) continue;
+    histograms++;
+    expect(g.schema, `${context} ${k} schema`).toBe(w.schema);
+    expect(g.zeroThreshold, `${context} ${k} zero threshold`).toBe(w.zeroThreshold);
+    expect(Array.from(g.posIndex), `${context} ${k} buckets`).toEqual(Array.from(w.posIndex));
+    close(g.count, w.count, `${k} count`);
+    close(g.sum, w.sum, `${k} sum`);
+    close(g.zeroCount, w.zeroCount, `${k} zero count`);
+    g.posCount.forEach((c, j) => close(c, w.posCount[j], `${k} bucket ${j}`));
+  }
+  return histograms;
+}
+
+describe('series shards over native histograms', () => {
+  let dir: string;
+  let storage: Storage;
+  beforeAll(async () => {
+    dir = await tempDir();
+    ({ storage } = await openStorage(dir));
+    await storage.appendMetrics(ORG, latencyBatch(START, START + 1_800_000), []);
+    await storage.cut();
+    await storage.appendMetrics(ORG, latencyBatch(START + 1_800_000, START + 3_600_000), []);
+  });
+  afterAll(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('merge sums and averages of histograms into what one evaluation gives', () => {
+    const queries = [
+      'avg(latency)',
+      'avg by (job) (rate(latency[5m]))',
+      'avg without (instance) (latency_nhcb)',
+      'sum by (zone) (latency)',
+      'avg by (zone) (mixed)',
+      'sum by (zone) (mixed)',
+      'sum(mixed)',
+      'sum by (pair) (paired)',
+      'avg by (pair) (paired)',
+      'avg(rate(latency_nhcb[5m]))',
+    ];
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    for (const q of queries) {
+      for (const [startMs, endMs, stepMs] of [
+        [START + 3_600_000, START + 3_600_000, STEP],
+        [START + 600_000, START + 3_000_000, 300_000],
+      ]) {
+        const expr = parseAndCheckPromQL(q);
+        const merge = shardMergeFor(expr)!;
+        expect(merge, q).toBe(q.startsWith('sum') ? 'sum' : 'avg');
+        const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+        for (const count of [2, 3]) {
+          const context = `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`;
+          const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, merge);
+          const histograms = expectSameHistograms(merged, direct, context);
+          if (q.includes('paired') || q === 'sum(mixed)') expect(direct.series, context).toHaveLength(0);
+          else expect(histograms, context).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('leave out a group where floats and histograms meet, with the unsharded warning', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    const q = 'avg by (zone) (mixed)';
+    const t = START + 3_600_000;
+    const direct = evaluateRange(parseAndCheckPromQL(q), view, t, t, STEP, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+    expect(direct.series.map((s) => s.labels.zone).sort()).toEqual(['z1', 'z2']);
+    const merged = evaluateInShards(share, q, { startMs: t, endMs: t, stepMs: STEP }, 3, 'avg');
+    expect(merged.map((s) => s.labels.zone).sort()).toEqual(['z1', 'z2']);
+    // The shard holding floats and histograms of z0 says so, as the unsharded evaluation does.
+    const warnings = shardAnnotations(share, q, { startMs: t, endMs: t, stepMs: STEP }, 3);
+    expect(warnings, JSON.stringify(warnings)).toContain('PromQL warning: encountered a mix of histograms and floats for aggregation (1:16)');
+    expect(direct.annotations.map((a) => a.message)).toContain('PromQL warning: encountered a mix of histograms and floats for aggregation');
   });
 });
 

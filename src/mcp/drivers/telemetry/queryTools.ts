@@ -31,6 +31,11 @@ const SERIES_PROPERTIES = {
         last: { type: 'number' },
         trend: { type: 'string' },
         points: { type: 'array', items: { type: ['number', 'null'] } },
+        histogram: {
+          type: 'object',
+          description: 'Native histogram series (values are observation counts): percentiles of the observations over the window (p50, p90, p95, p99) and their mean.',
+          properties: { percentiles: { type: 'object', additionalProperties: { type: 'number' } }, mean: { type: 'number' } },
+        },
       },
     },
   },
@@ -169,7 +174,7 @@ export function queryTools(access: TelemetryAccess): ToolSpec[] {
       name: 'query_metrics',
       title: 'Query metrics (PromQL)',
       description:
-        'Run a PromQL range query. Returns one line per series: min,max,avg,last,trend (largest first; at one instant, start = end, in the order sort() or topk() give); points=true adds values on the step grid. Example: sum by (service_name) (rate(http_requests_total{code=~"5.."}[5m])). Empty results come with likely causes.',
+        'Run a PromQL range query. Returns one line per series: min,max,avg,last,trend (largest first; at one instant, start = end, in the order sort() or topk() give); points=true adds values on the step grid. Native histogram series count observations, with their percentiles over the window on the next line. Example: sum by (service_name) (rate(http_requests_total{code=~"5.."}[5m])). Empty results come with likely causes.',
       inputSchema: {
         type: 'object',
         properties: {

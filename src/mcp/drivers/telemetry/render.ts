@@ -1,6 +1,7 @@
 import { formatLabels, type Labels, type RawRow, type SeriesColumns } from '../../../../engine/index.js';
 import { BudgetedLines, clip, csvRow, formatDuration, formatNumber, isoTime, seriesStats, type SeriesStats } from '../../format.js';
 import type { QueryWindow } from '../../../query/timeRange.js';
+import { countValues, hasHistogramSamples, WindowHistogram } from '../../../query/histogramStats.js';
 
 /**
  * Rendering query results for a model: one summary line per series by default (min, max,
@@ -17,6 +18,11 @@ export interface SeriesSummaryRow {
   last: number;
   trend: string;
   points?: Array<number | null>;
+  /**
+   * histogram is set for a series of native histograms: its values are then observation counts
+   * (histogram_count), and this is the window's distribution (see src/query/histogramStats.ts).
+   */
+  histogram?: { percentiles: Record<string, number>; mean?: number };
 }
 
 export interface RenderedSeries {
@@ -38,7 +44,9 @@ export function windowText(window: QueryWindow): string {
  */
 export function renderSeries(series: readonly SeriesColumns[], window: QueryWindow, withPoints: boolean, budgetTokens: number, maxSeries: number): RenderedSeries {
   const ranked: Array<{ s: SeriesColumns; stats: SeriesStats }> = [];
-  for (const s of series) {
+  for (const raw of series) {
+    // A native histogram sample reads as its observation count.
+    const s = hasHistogramSamples(raw) ? { ...raw, values: countValues(raw) } : raw;
     const stats = seriesStats(s.timestampsMs, s.values);
     if (stats) ranked.push({ s, stats });
   }
@@ -46,6 +54,9 @@ export function renderSeries(series: readonly SeriesColumns[], window: QueryWind
   const lines = new BudgetedLines(budgetTokens);
   const rows: SeriesSummaryRow[] = [];
   lines.add(withPoints ? `values at ${isoTime(window.startMs)} + k*${formatDuration(window.stepMs)}, "_" = no value` : 'min,max,avg,last,trend,series (the rest of the line)');
+  if (ranked.some(({ s }) => s.histograms !== undefined)) {
+    lines.add('native histogram series: values are observation counts (histogram_count); the line after each gives percentiles of its observations over the window and their mean');
+  }
   for (const { s, stats } of ranked) {
     if (rows.length >= maxSeries) {
       lines.truncated = true;
@@ -61,10 +72,33 @@ export function renderSeries(series: readonly SeriesColumns[], window: QueryWind
       // The series goes last and unquoted: its quotes would otherwise all be doubled.
       line = `${csvRow([formatNumber(stats.min), formatNumber(stats.max), formatNumber(stats.avg), formatNumber(stats.last), stats.trend])},${name}`;
     }
+    if (s.histograms !== undefined) {
+      const dist = windowDistribution(s);
+      if (dist !== undefined) {
+        row.histogram = dist;
+        line += `\n  observations: ${distributionText(dist)}`;
+      }
+    }
     if (!lines.add(line)) break;
     rows.push(row);
   }
   return { text: lines.lines.join('\n'), rows, total: ranked.length, truncated: lines.truncated || rows.length < ranked.length };
+}
+
+/** windowDistribution adds a series' histograms over the window and describes their observations. */
+function windowDistribution(s: SeriesColumns): SeriesSummaryRow['histogram'] {
+  const total = new WindowHistogram();
+  total.addSeries(s);
+  const stats = total.stats();
+  if (stats === undefined) return undefined;
+  return stats.mean === undefined ? { percentiles: stats.percentiles } : { percentiles: stats.percentiles, mean: stats.mean };
+}
+
+/** distributionText writes a distribution as `p50=… p90=… p95=… p99=… mean=…`. */
+function distributionText(d: NonNullable<SeriesSummaryRow['histogram']>): string {
+  const parts = Object.entries(d.percentiles).map(([name, v]) => `${name}=${formatNumber(v)}`);
+  if (d.mean !== undefined) parts.push(`mean=${formatNumber(d.mean)}`);
+  return parts.length === 0 ? 'no finite estimate' : parts.join(' ');
 }
 
 /** gridValues lays a series on the query's step grid, null where it has no finite value. */
