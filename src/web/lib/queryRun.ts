@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { RequestFailure, streamQuery, type StreamEvent } from './api.js';
+import { RequestFailure, type StreamEvent } from './api.js';
 import { CompactReader } from './compactReader.js';
+import { batchedQuery } from './queryBatch.js';
 import { SeriesStore } from './series.js';
 
 /** QuerySpec is one query a panel runs. */
@@ -46,8 +47,9 @@ function emptyState(running: number): RunState {
 }
 
 /**
- * useQueryRun streams every query of a panel at once and redraws at most once per animation
- * frame while results arrive, so a panel shows its first points as soon as the server sends
+ * useQueryRun streams every query of a panel at once (in the batches of lib/queryBatch.ts,
+ * shared with the other panels of the render) and redraws at most once per animation frame
+ * while results arrive, so a panel shows its first points as soon as the server sends
  * them. A new `key` (queries, range or refresh tick) aborts the streams still open.
  */
 export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow, key: string): RunState {
@@ -89,7 +91,6 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
       } else {
         body.maxDataPoints = window.maxDataPoints;
       }
-      const path = query.language === 'logql' ? '/api/v1/logs/query' : '/api/v1/metrics/query';
       const onEvent = (event: StreamEvent): void => {
         if (event.type === 'result') {
           run.received++;
@@ -113,7 +114,7 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
           run.error = String(event.data.message ?? 'the query failed');
         }
       };
-      streamQuery(path, body, onEvent, controller.signal)
+      batchedQuery(query.language === 'logql' ? 'logs' : 'metrics', body, onEvent, controller.signal)
         .catch((err: unknown) => {
           if (controller.signal.aborted) return;
           run.error = err instanceof RequestFailure ? `${err.code}: ${err.message}` : String(err);
