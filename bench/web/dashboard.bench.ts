@@ -70,7 +70,7 @@ const READ_LOAD = `(() => {
   const marks = performance.getEntriesByType('mark');
   const drawn = marks.filter((m) => m.name.startsWith('panel-drawn:')).map((m) => m.startTime);
   const at = (name) => marks.find((m) => m.name === name)?.startTime ?? NaN;
-  const queries = performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/query'));
+  const queries = performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/query') || r.name.endsWith('/query/batch'));
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] ?? NaN; };
   const scripts = performance.getEntriesByType('resource').filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js'));
   return {
