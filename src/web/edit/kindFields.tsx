@@ -83,8 +83,8 @@ export function KindFields({ kind, form, onChange }: KindFieldsProps) {
         <label class="inline">
           <input type="checkbox" checked={form.smooth === true} onChange={(e) => set('smooth', e.currentTarget.checked)} /> Smooth (moving average)
         </label>
-        <label for="ts-highlight-query">Highlight when (PromQL; bands where it is above the threshold)</label>
-        <input id="ts-highlight-query" value={text(highlight.query)} onInput={(e) => setHighlight('query', e.currentTarget.value)} />
+        <label for="ts-highlight-query">Highlight query</label>
+        <input id="ts-highlight-query" value={text(highlight.query)} title="Bands where this query is above the threshold" onInput={(e) => setHighlight('query', e.currentTarget.value)} />
         <label for="ts-highlight-threshold">Highlight threshold</label>
         <input id="ts-highlight-threshold" type="number" step="any" value={text(highlight.threshold)} onInput={(e) => setHighlight('threshold', numberOf(e.currentTarget))} />
       </fieldset>
@@ -118,7 +118,7 @@ export function KindFields({ kind, form, onChange }: KindFieldsProps) {
     return (
       <fieldset class="kind-fields" data-kind="log-events">
         <legend>Log events</legend>
-        <label for="logs-raw">LogQL selector and filters (rawLogql)</label>
+        <label for="logs-raw">LogQL (rawLogql)</label>
         <input id="logs-raw" value={text(form.rawLogql)} placeholder='{service_name="checkout"} |= "error"' onInput={(e) => set('rawLogql', e.currentTarget.value)} />
         <label for="logs-limit">Lines shown (limit)</label>
         <input id="logs-limit" type="number" min={1} step={1} value={text(form.limit)} onInput={(e) => set('limit', numberOf(e.currentTarget))} />
