@@ -190,13 +190,13 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     const cell = async (): Promise<number[]> => page.$eval(`.cell[data-cell=${id}]`, (c) => ['x', 'y', 'w', 'h'].map((k) => Number(c.getAttribute(`data-${k}`))));
     const [x0, y0, w0, h0] = await cell();
     // One grid column and one row in pixels, as the page lays them out.
-    const { col, row } = (await page.$eval(`.cell[data-cell=${id}]`, (c) => {
-      const grid = c.closest('.grid') as HTMLElement;
+    const { col, row } = (await page.evaluate(`(() => {
+      const c = document.querySelector('.cell[data-cell=${id}]');
+      const grid = c.closest('.grid');
       const style = getComputedStyle(grid);
-      const gap = parseFloat(style.columnGap) || 0;
-      const rowGap = parseFloat(style.rowGap) || 0;
-      return { col: (grid.clientWidth + gap) / 24, row: c.getBoundingClientRect().height / Number(c.getAttribute('data-h')) + rowGap / Number(c.getAttribute('data-h')) };
-    })) as { col: number; row: number };
+      const h = Number(c.getAttribute('data-h'));
+      return { col: (grid.clientWidth + (parseFloat(style.columnGap) || 0)) / 24, row: (c.getBoundingClientRect().height + (parseFloat(style.rowGap) || 0)) / h };
+    })()`)) as { col: number; row: number };
     const drag = async (selector: string, cols: number, rows: number): Promise<void> => {
       const box = (await (await page.$(selector))!.boundingBox())!;
       const fromX = box.x + box.width / 2;
