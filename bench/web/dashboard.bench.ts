@@ -21,7 +21,8 @@ import { startService, type RunningService } from '../../src/service.js';
  *
  * SLUICE_BENCH_WEB_BASELINE names another build of the app (a dist/web directory, e.g. of the
  * previous commit) to measure in the same run over the same data; the ratios compare against it.
- * SLUICE_BENCH_WEB_RUNS sets the navigations per kind (default 7). After the timed loads, a few
+ * SLUICE_BENCH_WEB_RUNS sets the navigations per kind (default 7), spread over
+ * SLUICE_BENCH_WEB_ROUNDS alternating rounds (default 2). After the timed loads, a few
  * warm loads run under a Chromium trace, whose main-thread events are summed by kind of work
  * (script, compiling, GC, style and layout, paint) as self time. Needs Debian's chromium.
  *
@@ -278,8 +279,10 @@ export async function main(): Promise<void> {
   try {
     const { key } = await provision(dataDir);
     const results: Record<string, Record<string, Record<string, number>>> = {};
-    // Two rounds in alternating order even out drift (the data's age, the machine's load).
-    const rounds = baseline ? [variants, [...variants].reverse()] : [variants];
+    // Rounds in alternating order even out drift (the data's age, the machine's load); on a
+    // machine whose load changes by the minute, more and shorter rounds even out more.
+    const roundCount = baseline ? Math.max(2, Number(process.env.SLUICE_BENCH_WEB_ROUNDS ?? 2)) : 1;
+    const rounds = Array.from({ length: roundCount }, (_, i) => (i % 2 === 0 ? variants : [...variants].reverse()));
     const collected = new Map<string, { cold: Load[]; warm: Load[]; traces: Array<Record<string, number>> }>();
     for (const round of rounds) {
       for (const v of round) {
