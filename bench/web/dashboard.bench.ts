@@ -37,7 +37,7 @@ const DASHBOARD = 'sluice-demo';
 const SPAN_MS = 6 * 3_600_000;
 const DRAW_TIMEOUT_MS = 60_000;
 /** TRACED_LOADS are the warm loads per round traced for the main thread's breakdown. */
-const TRACED_LOADS = 2;
+const TRACED_LOADS = 1;
 
 interface Load {
   first: number;
