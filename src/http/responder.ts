@@ -1,4 +1,4 @@
-import type { HttpResponse } from 'uWebSockets.js';
+import type { RecognizedString } from 'uWebSockets.js';
 import { ApiError, type ErrorBody, type ErrorCode } from '../errors.js';
 import { compressBody, MIN_COMPRESSED_JSON_BYTES, type ContentEncoding } from './compression.js';
 
@@ -35,6 +35,22 @@ export function statusLine(status: number): string {
 }
 
 /**
+ * ResponseSink is the part of a uWebSockets.js response that responses and event streams write
+ * through. A uWS HttpResponse is one; a query inside a batch has another that writes into the
+ * batch's shared stream (src/query/batchMember.ts), so every query path serves both unchanged.
+ */
+export interface ResponseSink {
+  cork(cb: () => void): unknown;
+  writeStatus(status: RecognizedString): unknown;
+  writeHeader(key: RecognizedString, value: RecognizedString): unknown;
+  write(chunk: RecognizedString): boolean;
+  end(body?: RecognizedString, closeConnection?: boolean): unknown;
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): unknown;
+  onWritable(handler: (offset: number) => boolean): unknown;
+  close(): unknown;
+}
+
+/**
  * Responder wraps one uWebSockets.js response. uWS forbids touching a response after the
  * client went away and wants writes batched inside `cork`; Responder enforces both, adds the
  * query id to every response, and reports the final status once so the access log and metrics
@@ -57,7 +73,7 @@ export class Responder {
   headOnly = false;
 
   constructor(
-    readonly raw: HttpResponse,
+    readonly raw: ResponseSink,
     readonly queryId: string,
     private readonly onFinish: (status: number) => void,
     /** closeAfter asks keep-alive clients to disconnect, used while the server drains. */

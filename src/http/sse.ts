@@ -216,6 +216,16 @@ export class SseStream {
     await this.drained(signal);
   }
 
+  /**
+   * writeFramed writes text already in the spec's framing at once (no pieces, no waiting) and
+   * says whether the client keeps up; a batch's queries write through it and wait on `drained`
+   * themselves when it says no.
+   */
+  writeFramed(text: string, events: number): boolean {
+    if (this.closed) return false;
+    return this.write(text, events);
+  }
+
   private write(text: string, events: number): boolean {
     this.eventsSent += events;
     const compressor = this.compressor;

@@ -104,7 +104,11 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     expect(after.spec.panels.cpu.queries[0].query).toBe('sum by (service_name) (rate(process_cpu_seconds_total[2m]))');
 
     const queries: string[] = [];
-    page.on('request', (r) => r.url().endsWith('/metrics/query') && queries.push(String((JSON.parse(r.postData() ?? '{}') as { q?: string }).q)));
+    page.on('request', (r) => {
+      // Panels send their queries in batches: each member of a batch is one query.
+      if (!r.url().endsWith('/query/batch')) return;
+      for (const q of (JSON.parse(r.postData() ?? '{}') as { queries: Array<{ q: string }> }).queries) queries.push(q.q);
+    });
     await page.reload({ waitUntil: 'domcontentloaded' });
     await page.waitForSelector('.cell[data-cell=cpu] .panel-title');
     expect(await page.textContent('.cell[data-cell=cpu] .panel-title')).toBe('CPU of every service');
@@ -135,6 +139,85 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     expect(after.spec.sections[0].cells.find((c) => c.i === 'p99')).toEqual({ i: 'p99', x: 18, y: 1, w: 6, h: 5 });
   }, 120_000);
 
+  it('edits a time series and a log-events panel through their forms, checked by the validate endpoint', async () => {
+    await openDashboard('sluice-demo');
+    const before = await stored('sluice-demo');
+    const logsId = Object.values(before.spec.panels).find((p) => p.kind === 'log-events')!.id;
+    const logsTitle = before.spec.panels[logsId].title;
+    await startEditing();
+    await page.click('.cell[data-cell=traffic] button[aria-label="Edit Traffic by route"]');
+    await page.waitForSelector('.kind-fields[data-kind=timeseries]');
+    await page.selectOption('#ts-variant', 'area');
+    await page.fill('#ts-unit', 'ms');
+    await page.fill('#ts-y-min', '0');
+    await page.fill('#ts-y-max', '2500');
+    await page.fill('#query-name-0', '{{route}} requests');
+    // A highlight threshold without its query is refused by the server's validate endpoint, shown in the form.
+    await page.fill('#ts-highlight-query', '');
+    await page.fill('#ts-highlight-threshold', '400');
+    const validations: string[] = [];
+    page.on('request', (r) => r.url().includes('/dashboards/validate') && validations.push(r.url()));
+    await page.click('.panel-editor button[type=submit]');
+    const issue = await page.waitForSelector('.panel-editor .issue[data-path^="$.panels.traffic.highlightWhen"]', { timeout: WAIT_MS });
+    expect(await issue.textContent()).toMatch(/query/);
+    expect(validations.length).toBeGreaterThan(0);
+    await page.fill('#ts-highlight-query', 'sum(rate(http_requests_total{code=~"5.."}[5m])) > 1');
+    await page.click('.panel-editor button[type=submit]');
+    await page.waitForSelector('.panel-editor', { state: 'detached', timeout: WAIT_MS });
+
+    await page.click(`.cell[data-cell="${logsId}"] button[aria-label="Edit ${logsTitle}"]`);
+    await page.waitForSelector('.kind-fields[data-kind=log-events]');
+    await page.fill('#logs-limit', '25');
+    await page.fill('#logs-raw', '{service_name="payments"} |= "error"');
+    await page.click('.panel-editor button[type=submit]');
+    await page.waitForSelector('.panel-editor', { state: 'detached', timeout: WAIT_MS });
+    await saveAndWait();
+
+    const after = await stored('sluice-demo');
+    expect(after.version).toBe(before.version + 1);
+    expect(after.spec.panels.traffic).toMatchObject({ variant: 'area', unit: 'ms', yMin: 0, yMax: 2500, highlightWhen: { query: 'sum(rate(http_requests_total{code=~"5.."}[5m])) > 1', threshold: 400 } });
+    expect(after.spec.panels.traffic.queries[0].name).toBe('{{route}} requests');
+    // Fields without inputs of their own are kept as they were.
+    expect(after.spec.panels.traffic.interlinks).toEqual(before.spec.panels.traffic.interlinks);
+    expect(after.spec.panels.traffic.description).toBe(before.spec.panels.traffic.description);
+    expect(after.spec.panels[logsId]).toMatchObject({ limit: 25, rawLogql: '{service_name="payments"} |= "error"' });
+  }, 120_000);
+
+  it('moves and resizes a cell by dragging it with the mouse and saves the new place', async () => {
+    await openDashboard('sluice-demo');
+    await startEditing();
+    const id = 'p99';
+    const cell = async (): Promise<number[]> => page.$eval(`.cell[data-cell=${id}]`, (c) => ['x', 'y', 'w', 'h'].map((k) => Number(c.getAttribute(`data-${k}`))));
+    const [x0, y0, w0, h0] = await cell();
+    // One grid column and one row in pixels, as the page lays them out.
+    const { col, row } = (await page.evaluate(`(() => {
+      const c = document.querySelector('.cell[data-cell=${id}]');
+      const grid = c.closest('.grid');
+      const style = getComputedStyle(grid);
+      const h = Number(c.getAttribute('data-h'));
+      return { col: (grid.clientWidth + (parseFloat(style.columnGap) || 0)) / 24, row: (c.getBoundingClientRect().height + (parseFloat(style.rowGap) || 0)) / h };
+    })()`)) as { col: number; row: number };
+    const drag = async (selector: string, cols: number, rows: number): Promise<void> => {
+      const box = (await (await page.$(selector))!.boundingBox())!;
+      const fromX = box.x + box.width / 2;
+      const fromY = box.y + box.height / 2;
+      await page.mouse.move(fromX, fromY);
+      await page.mouse.down();
+      await page.mouse.move(fromX + (cols * col) / 2, fromY + (rows * row) / 2, { steps: 4 });
+      await page.mouse.move(fromX + cols * col, fromY + rows * row, { steps: 4 });
+      await page.mouse.up();
+    };
+    // Left by four columns and down by one row.
+    await drag(`.cell[data-cell=${id}] .move-handle`, -4, 1);
+    expect(await cell()).toEqual([x0 - 4, y0 + 1, w0, h0]);
+    // The corner grip: two columns wider and one row taller.
+    await drag(`.cell[data-cell=${id}] .resize-grip`, 2, 1);
+    expect(await cell()).toEqual([x0 - 4, y0 + 1, w0 + 2, h0 + 1]);
+    await saveAndWait();
+    const after = await stored('sluice-demo');
+    expect(after.spec.sections[0].cells.find((c) => c.i === id)).toEqual({ i: id, x: x0 - 4, y: y0 + 1, w: w0 + 2, h: h0 + 1 });
+  }, 120_000);
+
   it('adds a panel from the kind picker and settings, then Cancel discards an edit', async () => {
     await openDashboard('service-overview');
     await startEditing();
@@ -145,7 +228,10 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     await page.fill('#panel-title', 'Checkout requests');
     await page.click('.query-row[data-query-index="0"] .cm-content');
     await page.keyboard.insertText('sum(rate(http_requests_total{service_name="checkout"}[5m]))');
-    await page.fill('#panel-options', '{"calculation": "last", "sparkline": true}');
+    // The stat kind's own form: calculation, unit and sparkline.
+    await page.selectOption('#stat-calculation', 'max');
+    await page.fill('#stat-unit', 'reqps');
+    await page.check('.kind-fields[data-kind=stat] input[type=checkbox]');
     await page.click('.panel-editor button[type=submit]');
     await page.click('.edit-bar button:has-text("Settings")');
     await page.fill('#dash-name', 'Service overview, edited');
@@ -156,7 +242,7 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     const after = await stored('service-overview');
     expect(after.name).toBe('Service overview, edited');
     expect(after.spec.category).toBe('Edited');
-    expect(after.spec.panels['checkout-requests']).toMatchObject({ kind: 'stat', title: 'Checkout requests', calculation: 'last', sparkline: true });
+    expect(after.spec.panels['checkout-requests']).toMatchObject({ kind: 'stat', title: 'Checkout requests', calculation: 'max', format: { unit: 'reqps' }, sparkline: true });
     expect(after.spec.sections.at(-1)?.cells.some((c) => c.i === 'checkout-requests')).toBe(true);
 
     await startEditing();

@@ -45,6 +45,8 @@ describe.skipIf(skip)('web UI in Chromium', () => {
   let browser: Browser;
   let page: Page;
   const queries: Array<{ path: string; body: Record<string, unknown> }> = [];
+  /** batches holds how many queries each batch request carried. */
+  const batches: number[] = [];
 
   beforeAll(async () => {
     srv = await startTestServer();
@@ -56,7 +58,14 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on('request', (req: Request) => {
       const url = new URL(req.url());
-      if (req.method() === 'POST' && url.pathname.endsWith('/query')) queries.push({ path: url.pathname, body: JSON.parse(req.postData() ?? '{}') as Record<string, unknown> });
+      if (req.method() !== 'POST') return;
+      const body = JSON.parse(req.postData() ?? '{}') as Record<string, unknown>;
+      if (url.pathname.endsWith('/query')) queries.push({ path: url.pathname, body });
+      // Dashboard panels send their queries in batches: each is recorded under its own endpoint.
+      if (url.pathname === '/api/v1/query/batch') {
+        batches.push((body.queries as unknown[]).length);
+        for (const q of body.queries as Array<Record<string, unknown>>) queries.push({ path: `/api/v1/${String(q.kind)}/query`, body: q });
+      }
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 120_000);
@@ -97,6 +106,10 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     // Panels ask for the compact result format and draw from it.
     expect(queries.length).toBeGreaterThan(0);
     expect(queries.filter((q) => q.body.format !== 'compact')).toEqual([]);
+    // The dashboard's queries share a few batch streams instead of one connection each.
+    expect(batches.length).toBeGreaterThan(0);
+    expect(batches.length).toBeLessThan(queries.length);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(queries.length);
     const inks = (await page.evaluate(inkOfCanvases('.panel[data-kind=timeseries] canvas, .panel[data-kind=bar] canvas, .panel[data-kind=log-events] canvas'))) as number[];
     expect(inks.length).toBeGreaterThanOrEqual(6);
     for (const ink of inks) expect(ink).toBeGreaterThan(500);

@@ -59,6 +59,16 @@ export function EditBar({ org, record, draft, setDraft, dialog, setDialog, onSav
   };
 
   const editing = dialog?.kind === 'panel' && dialog.panelId !== undefined ? draft.spec.panels[dialog.panelId] : undefined;
+  /** placed is the draft with `panel` in it: replacing the one edited, or added to the dialog's section. */
+  const placed = (panel: Panel, section: number): { spec: DashboardSpec; id: string } =>
+    editing ? { spec: replacePanel(draft.spec, panel), id: panel.id } : addPanel(draft.spec.sections.length === 0 ? addSection(draft.spec, 'Panels') : draft.spec, section, panel);
+  /** checkPanel asks the validate endpoint about the draft with the panel in it, and keeps the findings about that panel. */
+  const checkPanel = async (panel: Panel, section: number): Promise<DashboardIssue[]> => {
+    const { spec, id } = placed(panel, section);
+    const result = await dashboards.validate(org, spec);
+    const at = `/panels/${id.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return [...result.errors, ...result.warnings].filter((issue) => issue.pointer === at || issue.pointer.startsWith(`${at}/`));
+  };
   return (
     <div class="edit-bar" role="toolbar" aria-label="Edit dashboard">
       <span class="edit-badge">Editing</span>
@@ -92,9 +102,10 @@ export function EditBar({ org, record, draft, setDraft, dialog, setDialog, onSav
       {dialog?.kind === 'panel' && (
         <PanelEditor
           panel={editing ?? newPanel('timeseries')}
+          check={(panel) => checkPanel(panel, dialog.section)}
           onClose={() => setDialog(undefined)}
           onApply={(panel: Panel) => {
-            setSpec(editing ? replacePanel(draft.spec, panel) : addPanel(draft.spec.sections.length === 0 ? addSection(draft.spec, 'Panels') : draft.spec, dialog.section, panel).spec);
+            setSpec(placed(panel, dialog.section).spec);
             setDialog(undefined);
           }}
         />

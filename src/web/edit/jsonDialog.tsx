@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { DashboardSpec } from '../../dashboards/types.js';
-import { Dialog } from '../lib/dialog.js';
+import { FormDialog, JsonField, parseJsonObject } from './formDialog.js';
 
 interface JsonDialogProps {
   spec: DashboardSpec;
@@ -12,36 +12,16 @@ interface JsonDialogProps {
 export function JsonDialog({ spec, onApply, onClose }: JsonDialogProps) {
   const [text, setText] = useState(JSON.stringify(spec, null, 2));
   const [problem, setProblem] = useState<string>();
-  const apply = (e: Event): void => {
-    e.preventDefault();
+  const apply = (): void => {
     try {
-      const parsed = JSON.parse(text) as unknown;
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the spec must be a JSON object');
-      onApply(parsed as DashboardSpec);
+      onApply(parseJsonObject(text, 'The spec') as unknown as DashboardSpec);
     } catch (err) {
       setProblem(err instanceof Error ? err.message : String(err));
     }
   };
   return (
-    <Dialog titleId="json-title" onClose={onClose} class="wide">
-      <form class="dialog-form" onSubmit={apply}>
-        <h2 id="json-title">Dashboard JSON</h2>
-        <label for="dash-json">The whole spec; the server checks it on save</label>
-        <textarea id="dash-json" rows={24} spellcheck={false} value={text} onInput={(e) => setText(e.currentTarget.value)} />
-        {problem && (
-          <p class="panel-error" role="alert">
-            {problem}
-          </p>
-        )}
-        <div class="dialog-actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="primary">
-            Apply
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog titleId="json-title" title="Dashboard JSON" problem={problem} onSubmit={apply} onClose={onClose}>
+      <JsonField id="dash-json" label="The whole spec; the server checks it on save" rows={24} value={text} onInput={setText} />
+    </FormDialog>
   );
 }

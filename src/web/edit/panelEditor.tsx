@@ -1,28 +1,45 @@
 import { useState } from 'preact/hooks';
 import { PANEL_KINDS, type Panel, type PanelKind, type PanelQuery } from '../../dashboards/types.js';
 import { QueryEditor } from '../editor/queryEditor.js';
-import { Dialog } from '../lib/dialog.js';
+import type { DashboardIssue } from '../lib/dashboards.js';
+import { IssueList } from '../lib/issues.js';
 import { kindOptions } from './draft.js';
+import { FormDialog, JsonField, parseJsonObject } from './formDialog.js';
+import { FORM_FIELDS, KindFields, splitOptions } from './kindFields.js';
 
 interface PanelEditorProps {
   /** panel is the panel to edit, or a new one (empty id) from the kind picker. */
   panel: Panel;
+  /**
+   * check asks the server's validate endpoint about the draft with this panel in it and
+   * answers the findings about this panel; Apply goes through only when none is an error.
+   */
+  check: (panel: Panel) => Promise<DashboardIssue[]>;
   onApply: (panel: Panel) => void;
   onClose: () => void;
 }
 
+type Problem = { message: string; issues: DashboardIssue[] } | undefined;
+
+const jsonText = (o: Record<string, unknown>): string => (Object.keys(o).length === 0 ? '' : JSON.stringify(o, null, 2));
+
 /**
  * PanelEditor edits one panel: its kind, title, description, queries (each in the query
- * editor of its language, with legend name, colour and hidden), and the kind's own options as
- * JSON. Apply hands the panel back to the draft; the server checks it on save.
+ * editor of its language, with legend name and hidden), the kind's own fields in a form where
+ * the kind has one (kindFields.tsx), and whatever else the kind has as JSON. Apply asks the
+ * server to check the panel first and shows its findings at their paths; a panel without
+ * errors goes back to the draft.
  */
-export function PanelEditor({ panel, onApply, onClose }: PanelEditorProps) {
+export function PanelEditor({ panel, check, onApply, onClose }: PanelEditorProps) {
+  const initial = splitOptions(panel.kind, kindOptions(panel));
   const [kind, setKind] = useState<PanelKind>(panel.kind);
   const [title, setTitle] = useState(panel.title);
   const [description, setDescription] = useState(panel.description ?? '');
   const [queries, setQueries] = useState<PanelQuery[]>(panel.queries.map((q) => ({ ...q })));
-  const [options, setOptions] = useState(JSON.stringify(kindOptions(panel), null, 2));
-  const [problem, setProblem] = useState<string>();
+  const [form, setForm] = useState(initial.form);
+  const [rest, setRest] = useState(jsonText(initial.rest));
+  const [problem, setProblem] = useState<Problem>();
+  const [busy, setBusy] = useState(false);
   const isNew = panel.id === '';
 
   const setQuery = (index: number, change: Partial<PanelQuery>): void =>
@@ -35,85 +52,115 @@ export function PanelEditor({ panel, onApply, onClose }: PanelEditorProps) {
       }),
     );
 
-  const apply = (e: Event): void => {
-    e.preventDefault();
-    let parsed: unknown;
+  /** changeKind moves the fields between the form and the JSON as the new kind's form owns them. */
+  const changeKind = (next: PanelKind): void => {
+    let others: Record<string, unknown> = {};
     try {
-      parsed = options.trim() === '' ? {} : JSON.parse(options);
+      others = parseJsonObject(rest, 'Options', true);
+    } catch {
+      // Text that does not parse stays as typed; Apply will say what is wrong with it.
+      setKind(next);
+      return;
+    }
+    const parts = splitOptions(next, { ...others, ...form });
+    setKind(next);
+    setForm(parts.form);
+    setRest(jsonText(parts.rest));
+  };
+
+  const apply = async (): Promise<void> => {
+    let others: Record<string, unknown>;
+    try {
+      others = parseJsonObject(rest, 'Other options', true);
     } catch (err) {
-      setProblem(`Options are not JSON: ${err instanceof Error ? err.message : String(err)}`);
+      setProblem({ message: err instanceof Error ? err.message : String(err), issues: [] });
       return;
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      setProblem('Options must be a JSON object of the kind\'s fields, e.g. {"unit": "percent"}');
+    const owned = FORM_FIELDS[kind] ?? [];
+    const clash = Object.keys(others).find((k) => owned.includes(k));
+    if (clash !== undefined) {
+      setProblem({ message: `Set ${clash} in the form above, not in the JSON.`, issues: [] });
       return;
     }
-    const edited = { ...(parsed as Record<string, unknown>), id: panel.id, kind, title: title.trim() || 'Untitled', queries } as Record<string, unknown>;
+    const edited = { ...others, ...form, id: panel.id, kind, title: title.trim() || 'Untitled', queries } as Record<string, unknown>;
     if (description.trim() !== '') edited.description = description;
-    onApply(edited as unknown as Panel);
+    setBusy(true);
+    try {
+      const issues = await check(edited as unknown as Panel);
+      const errors = issues.filter((i) => i.severity === 'error');
+      if (errors.length > 0) {
+        setProblem({ message: 'The server found problems in this panel:', issues });
+        return;
+      }
+      onApply(edited as unknown as Panel);
+    } catch (err) {
+      setProblem({ message: `The panel could not be checked: ${err instanceof Error ? err.message : String(err)}`, issues: [] });
+    } finally {
+      setBusy(false);
+    }
   };
 
   return (
-    <Dialog titleId="panel-editor-title" onClose={onClose} class="wide">
-      <form class="dialog-form panel-editor" onSubmit={apply}>
-        <h2 id="panel-editor-title">{isNew ? 'Add panel' : `Edit panel ${panel.id}`}</h2>
-        <label for="panel-kind">Kind</label>
-        <select id="panel-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as PanelKind)}>
-          {PANEL_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
-        <label for="panel-title">Title</label>
-        <input id="panel-title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
-        <label for="panel-description">Description (Markdown)</label>
-        <textarea id="panel-description" rows={2} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-        <fieldset class="queries">
-          <legend>Queries</legend>
-          {queries.map((q, i) => {
-            const language = q.queryKind === 'loki' ? 'logql' : 'promql';
-            return (
-              <div class="query-row" key={i} data-query-index={i}>
-                <div class="query-row-head">
-                  <label for={`query-kind-${i}`}>Query {i + 1} language</label>
-                  <select id={`query-kind-${i}`} value={q.queryKind ?? 'prometheus'} onChange={(e) => setQuery(i, { queryKind: e.currentTarget.value === 'loki' ? 'loki' : undefined })}>
-                    <option value="prometheus">PromQL</option>
-                    <option value="loki">LogQL</option>
-                  </select>
-                  <label for={`query-name-${i}`}>Legend</label>
-                  <input id={`query-name-${i}`} value={q.name ?? ''} placeholder="{{service_name}}" onInput={(e) => setQuery(i, { name: e.currentTarget.value })} />
-                  <label class="inline">
-                    <input type="checkbox" checked={q.hidden ?? false} onChange={(e) => setQuery(i, { hidden: e.currentTarget.checked })} /> Hidden
-                  </label>
-                  <button type="button" class="small danger" aria-label={`Remove query ${i + 1}`} onClick={() => setQueries((qs) => qs.filter((_, j) => j !== i))}>
-                    Remove
-                  </button>
-                </div>
-                <QueryEditor key={language} language={language} value={q.query} onChange={(text) => setQuery(i, { query: text })} onRun={() => undefined} />
+    <FormDialog
+      titleId="panel-editor-title"
+      title={isNew ? 'Add panel' : `Edit panel ${panel.id}`}
+      formClass="panel-editor"
+      submitLabel={isNew ? 'Add panel' : 'Apply'}
+      busy={busy}
+      problem={
+        problem && (
+          <>
+            <p>{problem.message}</p>
+            <IssueList issues={problem.issues} />
+          </>
+        )
+      }
+      onSubmit={() => void apply()}
+      onClose={onClose}
+    >
+      <label for="panel-kind">Kind</label>
+      <select id="panel-kind" value={kind} onChange={(e) => changeKind(e.currentTarget.value as PanelKind)}>
+        {PANEL_KINDS.map((k) => (
+          <option key={k} value={k}>
+            {k}
+          </option>
+        ))}
+      </select>
+      <label for="panel-title">Title</label>
+      <input id="panel-title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      <label for="panel-description">Description (Markdown)</label>
+      <textarea id="panel-description" rows={2} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <fieldset class="queries">
+        <legend>Queries</legend>
+        {queries.map((q, i) => {
+          const language = q.queryKind === 'loki' ? 'logql' : 'promql';
+          return (
+            <div class="query-row" key={i} data-query-index={i}>
+              <div class="query-row-head">
+                <label for={`query-kind-${i}`}>Query {i + 1} language</label>
+                <select id={`query-kind-${i}`} value={q.queryKind ?? 'prometheus'} onChange={(e) => setQuery(i, { queryKind: e.currentTarget.value === 'loki' ? 'loki' : undefined })}>
+                  <option value="prometheus">PromQL</option>
+                  <option value="loki">LogQL</option>
+                </select>
+                <label for={`query-name-${i}`}>Legend</label>
+                <input id={`query-name-${i}`} value={q.name ?? ''} placeholder="{{service_name}}" onInput={(e) => setQuery(i, { name: e.currentTarget.value })} />
+                <label class="inline">
+                  <input type="checkbox" checked={q.hidden ?? false} onChange={(e) => setQuery(i, { hidden: e.currentTarget.checked })} /> Hidden
+                </label>
+                <button type="button" class="small danger" aria-label={`Remove query ${i + 1}`} onClick={() => setQueries((qs) => qs.filter((_, j) => j !== i))}>
+                  Remove
+                </button>
               </div>
-            );
-          })}
-          <button type="button" class="small" onClick={() => setQueries((qs) => [...qs, { query: '', ...(kind === 'log-events' ? { queryKind: 'loki' as const } : {}) }])}>
-            Add query
-          </button>
-        </fieldset>
-        <label for="panel-options">Options of the {kind} kind (JSON)</label>
-        <textarea id="panel-options" rows={6} spellcheck={false} value={options} onInput={(e) => setOptions(e.currentTarget.value)} />
-        {problem && (
-          <p class="panel-error" role="alert">
-            {problem}
-          </p>
-        )}
-        <div class="dialog-actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="primary">
-            {isNew ? 'Add panel' : 'Apply'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+              <QueryEditor key={language} language={language} value={q.query} onChange={(text) => setQuery(i, { query: text })} onRun={() => undefined} />
+            </div>
+          );
+        })}
+        <button type="button" class="small" onClick={() => setQueries((qs) => [...qs, { query: '', ...(kind === 'log-events' ? { queryKind: 'loki' as const } : {}) }])}>
+          Add query
+        </button>
+      </fieldset>
+      <KindFields kind={kind} form={form} onChange={setForm} />
+      <JsonField id="panel-options" label={FORM_FIELDS[kind] ? `Other options of the ${kind} kind (JSON)` : `Options of the ${kind} kind (JSON)`} rows={6} value={rest} onInput={setRest} />
+    </FormDialog>
   );
 }

@@ -66,21 +66,12 @@ export interface StreamEvent {
 }
 
 /**
- * streamQuery posts a query and hands each SSE event to `onEvent` as it arrives, so a panel
- * draws partial results long before the stream ends. Resolves after the terminal event (or
- * when the connection closes); rejects with RequestFailure when the query is refused before
- * the stream starts.
+ * readEvents hands each SSE event of a response body to `onEvent` as it arrives; `onEvent`
+ * returning true stops reading (the stream's terminal event). Resolves when reading stopped
+ * or the connection closed.
  */
-export async function streamQuery(path: string, body: Record<string, unknown>, onEvent: (event: StreamEvent) => void, signal: AbortSignal): Promise<void> {
-  const res = await fetch(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify(body),
-    credentials: 'same-origin',
-    signal,
-  });
-  if (!res.ok || res.body === null) throw await failureOf(res);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+export async function readEvents<E extends StreamEvent>(body: ReadableStream<BufferSource>, onEvent: (event: E) => boolean): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {
     const { done, value } = await reader.read();
@@ -96,14 +87,38 @@ export async function streamQuery(path: string, body: Record<string, unknown>, o
         .map((line) => line.slice(5).trimStart())
         .join('\n');
       if (data === '') continue;
-      const event = JSON.parse(data) as StreamEvent;
-      onEvent(event);
-      if (event.type === 'done' || event.type === 'error') {
+      if (onEvent(JSON.parse(data) as E)) {
         await reader.cancel().catch(() => undefined);
         return;
       }
     }
   }
+}
+
+/** postStream posts a JSON body asking for an event stream; a refusal before the stream starts rejects with RequestFailure. */
+export async function postStream(path: string, body: unknown, signal: AbortSignal): Promise<ReadableStream<BufferSource>> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+    credentials: 'same-origin',
+    signal,
+  });
+  if (!res.ok || res.body === null) throw await failureOf(res);
+  return res.body;
+}
+
+/**
+ * streamQuery posts a query and hands each SSE event to `onEvent` as it arrives, so a panel
+ * draws partial results long before the stream ends. Resolves after the terminal event (or
+ * when the connection closes); rejects with RequestFailure when the query is refused before
+ * the stream starts.
+ */
+export async function streamQuery(path: string, body: Record<string, unknown>, onEvent: (event: StreamEvent) => void, signal: AbortSignal): Promise<void> {
+  await readEvents(await postStream(path, body, signal), (event) => {
+    onEvent(event);
+    return event.type === 'done' || event.type === 'error';
+  });
 }
 
 /** Session is who the cookie signs in as. */

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { RequestFailure, streamQuery, type StreamEvent } from './api.js';
+import { RequestFailure, type StreamEvent } from './api.js';
 import { CompactReader } from './compactReader.js';
+import { batchedQuery } from './queryBatch.js';
 import { SeriesStore } from './series.js';
 
 /** QuerySpec is one query a panel runs. */
@@ -41,14 +42,19 @@ export interface RunWindow {
   maxDataPoints: number;
 }
 
+/** PARTIAL_REDRAW_MS is the least time between two redraws of a panel's partial results. */
+const PARTIAL_REDRAW_MS = 150;
+
 function emptyState(running: number): RunState {
   return { store: new SeriesStore(), lines: [], running, received: 0, error: undefined, warning: undefined, version: 0, finishedAt: undefined };
 }
 
 /**
- * useQueryRun streams every query of a panel at once and redraws at most once per animation
- * frame while results arrive, so a panel shows its first points as soon as the server sends
- * them. A new `key` (queries, range or refresh tick) aborts the streams still open.
+ * useQueryRun streams every query of a panel at once (in the batches of lib/queryBatch.ts,
+ * shared with the other panels of the render). A panel draws its first points as soon as the
+ * server sends them, further partial results at most every PARTIAL_REDRAW_MS, and the
+ * complete result at once. A new `key` (queries, range or refresh tick) aborts the streams
+ * still open.
  */
 export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow, key: string): RunState {
   const [state, setState] = useState<RunState>(() => emptyState(queries?.length ?? 0));
@@ -64,18 +70,29 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
     const controller = new AbortController();
     const run = emptyState(queries.length);
     let scheduled = false;
+    let wait: ReturnType<typeof setTimeout> | undefined;
+    let lastPublished = -Infinity;
     const publish = (): void => {
       if (controller.signal.aborted) return;
       run.version++;
+      lastPublished = performance.now();
       setState({ ...run });
     };
+    // Partial results are drawn at most every PARTIAL_REDRAW_MS: with every panel's streams
+    // arriving at once, a redraw per animation frame per panel kept the main thread busy
+    // drawing what the next slice replaces, and delayed the complete results.
     const schedule = (): void => {
       if (scheduled) return;
       scheduled = true;
-      frame.current = requestAnimationFrame(() => {
-        scheduled = false;
-        publish();
-      });
+      wait = setTimeout(
+        () => {
+          frame.current = requestAnimationFrame(() => {
+            scheduled = false;
+            publish();
+          });
+        },
+        Math.max(0, lastPublished + PARTIAL_REDRAW_MS - performance.now()),
+      );
     };
     setState({ ...run });
     queries.forEach((query, index) => {
@@ -89,7 +106,6 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
       } else {
         body.maxDataPoints = window.maxDataPoints;
       }
-      const path = query.language === 'logql' ? '/api/v1/logs/query' : '/api/v1/metrics/query';
       const onEvent = (event: StreamEvent): void => {
         if (event.type === 'result') {
           run.received++;
@@ -113,7 +129,7 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
           run.error = String(event.data.message ?? 'the query failed');
         }
       };
-      streamQuery(path, body, onEvent, controller.signal)
+      batchedQuery(query.language === 'logql' ? 'logs' : 'metrics', body, onEvent, controller.signal)
         .catch((err: unknown) => {
           if (controller.signal.aborted) return;
           run.error = err instanceof RequestFailure ? `${err.code}: ${err.message}` : String(err);
@@ -121,12 +137,19 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
         .finally(() => {
           if (controller.signal.aborted) return;
           run.running--;
-          if (run.running === 0) run.finishedAt = performance.now();
+          if (run.running === 0) {
+            run.finishedAt = performance.now();
+            // The complete result is drawn now; a partial redraw still waiting has nothing to add.
+            clearTimeout(wait);
+            cancelAnimationFrame(frame.current);
+            scheduled = false;
+          }
           publish();
         });
     });
     return () => {
       controller.abort();
+      clearTimeout(wait);
       cancelAnimationFrame(frame.current);
     };
   }, [key]);

@@ -37,7 +37,7 @@ export interface TimeChartProps {
   formatValue?: (v: number) => string;
 }
 
-function optionsFor(props: TimeChartProps, width: number, height: number): uPlot.Options {
+function optionsFor(props: TimeChartProps, width: number, height: number, bandsNow: () => Band[] | undefined): uPlot.Options {
   const { yMin, yMax, integerYMax } = props;
   const bars = uPlot.paths.bars?.({ size: [0.8, 64] });
   return {
@@ -85,10 +85,11 @@ function optionsFor(props: TimeChartProps, width: number, height: number): uPlot
     hooks: {
       drawClear: [
         (u) => {
-          if (!props.bands || props.bands.length === 0) return;
+          const bands = bandsNow();
+          if (!bands || bands.length === 0) return;
           const ctx = u.ctx;
           ctx.save();
-          for (const band of props.bands) {
+          for (const band of bands) {
             const x0 = u.valToPos(band.fromS, 'x', true);
             const x1 = u.valToPos(band.toS, 'x', true);
             ctx.fillStyle = band.color;
@@ -111,7 +112,14 @@ export function TimeChart(props: TimeChartProps) {
   const plot = useRef<uPlot | null>(null);
   const latest = useRef(props.data);
   latest.current = props.data;
-  const shape = JSON.stringify([props.series, props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.bands, props.legend]);
+  // Bands are read when the chart draws, so bands that grow while the highlight query streams
+  // redraw the chart instead of rebuilding it.
+  const bands = useRef(props.bands);
+  bands.current = props.bands;
+  const bandsKey = JSON.stringify(props.bands ?? []);
+  /** drawn is what the chart last drew, so a chart just built is not drawn again with the same data. */
+  const drawn = useRef<{ data: AlignedData | undefined; bands: string }>({ data: undefined, bands: '' });
+  const shape = JSON.stringify([props.series, props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.legend]);
 
   useEffect(() => {
     const el = host.current;
@@ -119,8 +127,9 @@ export function TimeChart(props: TimeChartProps) {
     const rect = el.getBoundingClientRect();
     const legendRoom = props.legend === false ? 0 : 28;
     let size = { width: Math.max(120, rect.width), height: Math.max(60, rect.height - legendRoom) };
-    const u = new uPlot(optionsFor(props, size.width, size.height), latest.current as uPlot.AlignedData, el);
+    const u = new uPlot(optionsFor(props, size.width, size.height, () => bands.current), latest.current as uPlot.AlignedData, el);
     plot.current = u;
+    drawn.current = { data: latest.current, bands: bandsKey };
     if (props.onPick) {
       u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
         if (i === 0) return;
@@ -145,8 +154,16 @@ export function TimeChart(props: TimeChartProps) {
   }, [shape]);
 
   useEffect(() => {
+    if (drawn.current.data === props.data) return;
+    drawn.current.data = props.data;
     plot.current?.setData(props.data as uPlot.AlignedData);
   }, [props.data]);
+
+  useEffect(() => {
+    if (drawn.current.bands === bandsKey) return;
+    drawn.current.bands = bandsKey;
+    plot.current?.redraw(false);
+  }, [bandsKey]);
 
   return <div class="chart" ref={host} />;
 }
