@@ -54,6 +54,15 @@ export class PostgresCatalogStore implements CatalogStore {
     }
   }
 
+  /**
+   * version is the transaction id that last wrote the catalog's row (`xmin`): every save
+   * rewrites that row, so the token changes with every save and costs one indexed read.
+   */
+  async version(): Promise<string | undefined> {
+    const result = await this.db.pool.query<{ v: string }>('SELECT xmin::text AS v FROM catalogs WHERE name = $1', [this.name]);
+    return result.rows[0]?.v ?? 'none';
+  }
+
   async save(state: CatalogState): Promise<void> {
     await inTransaction(this.db.pool, async (client) => {
       await client.query(

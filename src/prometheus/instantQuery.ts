@@ -67,7 +67,7 @@ const INFO_PREFIX = 'PromQL info: ';
 function answerBody(dataJson: string, collected: CollectedSeries): string {
   const warnings = collected.annotations.filter((a) => !a.startsWith(INFO_PREFIX));
   const infos = collected.annotations.filter((a) => a.startsWith(INFO_PREFIX));
-  if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) could not be read; the result is partial`);
+  if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) or holder(s) of recent data could not be read; the result is partial`);
   return successBody(dataJson, warnings, infos);
 }
 

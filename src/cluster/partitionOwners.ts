@@ -1,0 +1,3 @@
+/** PartitionOwners tells a query replica which ingester serves the un-cut (head) data of each write-log partition. */
+export interface PartitionOwner { partition: number; ownerId: string; baseUrl: string; leaseExpiresAtMs: number }
+export interface PartitionOwners { owners(): Promise<PartitionOwner[]>; close(): Promise<void> }
