@@ -474,6 +474,17 @@ export class Storage {
   }
 
   /**
+   * refreshListings brings a read-only storage up to date for listings (labels, series,
+   * metadata), which read synchronously without a prepare step: they then see the catalog and
+   * heads fetched here. Elsewhere it does nothing.
+   */
+  async refreshListings(org: string): Promise<void> {
+    if (!this.readOnly) return;
+    const viewNumber = ++this.viewCount;
+    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber)));
+  }
+
+  /**
    * exportHeads is the org's heads as a query process reads them (the internal head endpoint):
    * the snapshots workers read here, the bound on segments the heads already left, and per
    * write-log partition what the segments cover and what the heads hold. It is read in one

@@ -62,9 +62,9 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  async function pushLines(batch: number, lines: number, marker = 'line'): Promise<number> {
+  async function pushLines(batch: number, lines: number, marker = 'line', app = batch % 2 === 0 ? 'even' : 'odd'): Promise<number> {
     const values = Array.from({ length: lines }, (_, i) => [String((BigInt(T0 + batch * 10_000 + i * 100) * 1_000_000n).toString()), `${marker} batch=${batch} i=${i} ${'x'.repeat(80)}`]);
-    const body = JSON.stringify({ streams: [{ stream: { job: 'replica', app: batch % 2 === 0 ? 'even' : 'odd' }, values }] });
+    const body = JSON.stringify({ streams: [{ stream: { job: 'replica', app }, values }] });
     const res = await fetch(`${holder.url}/loki/api/v1/push`, { method: 'POST', body, headers: { 'x-svc-api-key': KEY, 'content-type': 'application/json' } });
     expect(res.status).toBe(204);
     linesPushed += lines;
@@ -101,7 +101,7 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
     const inSegments = await catalogRows('logs');
     expect(inSegments).toBeGreaterThan(0);
 
-    const ackedAt = await pushLines(8, 3, 'fresh');
+    const ackedAt = await pushLines(8, 3, 'fresh', 'fresh');
     let seen: unknown[] = [];
     let polls = 0;
     while (Date.now() - ackedAt < 1000) {
@@ -111,6 +111,11 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
     }
     expect(seen).toHaveLength(3);
     expect(polls).toBe(1);
+    // Listings see the heads too, with no query in between: the stream just written is only there.
+    await pushLines(9, 1, 'listed', 'listed');
+    const values = async (server: ChildServer) => ((await (await fetch(`${server.url}/loki/api/v1/label/app/values?start=${T0}000000`, { headers: { 'x-svc-api-key': KEY } })).json()) as { data: string[] }).data;
+    expect(await values(replica)).toEqual(['even', 'fresh', 'listed', 'odd']);
+    expect(await values(holder)).toEqual(['even', 'fresh', 'listed', 'odd']);
 
     const now = Date.now();
     const bodies: Array<['logs' | 'metrics', Record<string, unknown>]> = [
