@@ -50,6 +50,8 @@ type FieldLayout = [FieldKind, number, number];
 
 interface ChunkHeader {
   id: string;
+  /** reused: the receiver said it holds this chunk already, so its bytes are not sent (sealed chunks never change). */
+  reused?: true;
   bytes: number;
   fields: Record<string, FieldLayout>;
   /** scalars are the chunk's plain fields; bigint ones travel as decimal strings. */
@@ -141,11 +143,13 @@ function encodeLogChunk(chunk: SharedLogChunk, idPrefix: string): Encoded {
 /**
  * encodeHeadExport writes an export in the wire format. `idPrefix` is put before every chunk
  * id: ids are unique only within the holder's process, and a query process's workers key what
- * they decode by id, so the prefix names the holder.
+ * they decode by id, so the prefix names the holder. Chunks whose (prefixed) id is in `have`
+ * are named but not sent: the receiver kept them from an earlier answer.
  */
-export function encodeHeadExport(data: HeadExport, idPrefix: string): Buffer[] {
-  const metrics = data.metrics.map((s) => s.chunks.map((c) => encodeMetricChunk(c, idPrefix)));
-  const logs = data.logs.map((s) => s.chunks.map((c) => encodeLogChunk(c, idPrefix)));
+export function encodeHeadExport(data: HeadExport, idPrefix: string, have: ReadonlySet<string> = new Set()): Buffer[] {
+  const reuse = (id: string): Encoded | undefined => (have.has(id) ? { header: { id, reused: true, bytes: 0, fields: {}, scalars: {} }, bytes: new Uint8Array(0) } : undefined);
+  const metrics = data.metrics.map((s) => s.chunks.map((c) => reuse(idPrefix + c.id) ?? encodeMetricChunk(c, idPrefix)));
+  const logs = data.logs.map((s) => s.chunks.map((c) => reuse(idPrefix + c.id) ?? encodeLogChunk(c, idPrefix)));
   const header: HeadWireHeader = {
     segmentsBefore: data.segmentsBefore,
     partitions: data.partitions ?? null,
@@ -233,8 +237,19 @@ function decodeLogChunk(header: ChunkHeader, buffer: SharedArrayBuffer): SharedL
   };
 }
 
-/** decodeHeadExport reads the wire format back; malformed input is a HeadWireError, never a wild read. */
-export function decodeHeadExport(input: Uint8Array): HeadExport {
+/** KnownChunks finds chunks the receiver kept from earlier answers, by id. */
+export interface KnownChunks {
+  metric(id: string): SharedMetricChunk | undefined;
+  log(id: string): SharedLogChunk | undefined;
+}
+
+const NONE_KNOWN: KnownChunks = { metric: () => undefined, log: () => undefined };
+
+/**
+ * decodeHeadExport reads the wire format back, taking chunks the holder did not resend from
+ * `known`; malformed input is a HeadWireError, never a wild read.
+ */
+export function decodeHeadExport(input: Uint8Array, known: KnownChunks = NONE_KNOWN): HeadExport {
   const buf = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (buf.length < 9 || buf.toString('latin1', 0, 4) !== MAGIC) throw new HeadWireError('not a head export');
   if (buf.readUInt8(4) !== FORMAT) throw new HeadWireError(`unsupported head export format ${buf.readUInt8(4)}`);
@@ -254,8 +269,12 @@ export function decodeHeadExport(input: Uint8Array): HeadExport {
     at += h.bytes;
     return shared;
   };
-  const metrics = header.metrics.map((chunks) => ({ chunks: chunks.map((h) => decodeMetricChunk(h, take(h))) }));
-  const logs = header.logs.map((chunks) => ({ chunks: chunks.map((h) => decodeLogChunk(h, take(h))) }));
+  const kept = <C>(h: ChunkHeader, found: C | undefined): C => {
+    if (found === undefined) throw new HeadWireError(`chunk ${String(h.id)} was not sent and is not known here`);
+    return found;
+  };
+  const metrics = header.metrics.map((chunks) => ({ chunks: chunks.map((h) => (h.reused ? kept(h, known.metric(h.id)) : decodeMetricChunk(h, take(h)))) }));
+  const logs = header.logs.map((chunks) => ({ chunks: chunks.map((h) => (h.reused ? kept(h, known.log(h.id)) : decodeLogChunk(h, take(h)))) }));
   if (at !== buf.length) throw new HeadWireError('head export has trailing bytes');
   return { metrics, logs, segmentsBefore: header.segmentsBefore, partitions: header.partitions ?? undefined, metadata: Array.isArray(header.metadata) ? header.metadata : [] };
 }

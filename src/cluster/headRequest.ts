@@ -3,8 +3,11 @@ import { ApiError } from '../errors.js';
 /** HEAD_ROUTE is the internal endpoint a head holder serves its heads on. */
 export const HEAD_ROUTE = '/internal/v1/head';
 
-/** MAX_HEAD_REQUEST_BYTES bounds the request body: an org, a few signals and at most 1024 partitions. */
-export const MAX_HEAD_REQUEST_BYTES = 64 * 1024;
+/** MAX_HEAD_REQUEST_BYTES bounds the request body: an org, a few signals, at most 1024 partitions and MAX_HAVE chunk ids. */
+export const MAX_HEAD_REQUEST_BYTES = 1024 * 1024;
+
+/** MAX_HAVE bounds the chunk ids a request may say it holds (a head of several GiB is a few thousand chunks). */
+export const MAX_HAVE = 10_000;
 
 /**
  * HeadRequest is what a query process asks a head holder for: one org's heads of some
@@ -15,6 +18,8 @@ export interface HeadRequest {
   org: string;
   signals: Array<'metrics' | 'logs'>;
   partitions?: number[];
+  /** have lists chunk ids the caller kept from earlier answers; those are named, not resent. */
+  have?: string[];
   minMs?: number;
   maxMs?: number;
 }
@@ -27,7 +32,7 @@ function bad(message: string): ApiError {
 export function parseHeadRequest(value: unknown): HeadRequest {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('body must be a JSON object');
   const body = value as Record<string, unknown>;
-  for (const key of Object.keys(body)) if (!['org', 'signals', 'partitions', 'minMs', 'maxMs'].includes(key)) throw bad(`unknown field "${key}"`);
+  for (const key of Object.keys(body)) if (!['org', 'signals', 'partitions', 'have', 'minMs', 'maxMs'].includes(key)) throw bad(`unknown field "${key}"`);
   if (typeof body.org !== 'string' || body.org === '' || body.org.length > 200) throw bad('org must be a non-empty string of at most 200 characters');
   const signals = body.signals ?? ['metrics', 'logs'];
   if (!Array.isArray(signals) || signals.length === 0 || signals.some((s) => s !== 'metrics' && s !== 'logs')) throw bad('signals must be a non-empty list of "metrics" and "logs"');
@@ -38,6 +43,13 @@ export function parseHeadRequest(value: unknown): HeadRequest {
       throw bad('partitions must be a list of at most 1024 integers from 0 to 1023');
     }
     out.partitions = p as number[];
+  }
+  if (body.have !== undefined) {
+    const have = body.have;
+    if (!Array.isArray(have) || have.length > MAX_HAVE || have.some((id) => typeof id !== 'string' || id.length > 200)) {
+      throw bad(`have must be a list of at most ${MAX_HAVE} chunk ids`);
+    }
+    out.have = have as string[];
   }
   for (const key of ['minMs', 'maxMs'] as const) {
     const v = body[key];

@@ -53,7 +53,7 @@ export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
         const request = parseHeadRequest(parseJsonBody(body ?? Buffer.alloc(0)));
         let data = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
         if (request.minMs !== undefined || request.maxMs !== undefined) data = pruneHeadExport(data, request.minMs ?? -Infinity, request.maxMs ?? Infinity);
-        const parts = encodeHeadExport(data, CHUNK_ID_PREFIX);
+        const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, new Set(request.have));
         const length = encodedLength(parts);
         if (length > deps.maxBytes) {
           throw new ApiError('PAYLOAD_TOO_LARGE', `the org's heads take ${length} bytes, over the limit of ${deps.maxBytes} (SVC_HEAD_FETCH_MAX_BYTES)`, {

@@ -1,9 +1,11 @@
 import type { Signal } from '../../engine/storage/catalog.js';
-import { decodeHeadExport, type HeadExport } from '../../engine/storage/headWire.js';
+import { decodeHeadExport, type HeadExport, type KnownChunks } from '../../engine/storage/headWire.js';
+import type { SharedLogChunk } from '../../engine/storage/logChunk.js';
+import type { SharedMetricChunk } from '../../engine/storage/metricChunk.js';
 import type { PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
-import { HEAD_ROUTE, type HeadRequest } from './headRequest.js';
+import { HEAD_ROUTE, MAX_HAVE, type HeadRequest } from './headRequest.js';
 import type { PartitionOwner, PartitionOwners } from './partitionOwners.js';
 
 export interface PeerHeadClientOptions {
@@ -26,15 +28,26 @@ interface Holder {
   partitions: number[];
 }
 
+/** KEPT_ANSWERS bounds the answers (per holder, org and signal) whose chunks are kept for reuse. */
+const KEPT_ANSWERS = 256;
+
+type Chunk = SharedMetricChunk | SharedLogChunk;
+
 /**
  * PeerHeadClient fetches an org's heads from the processes that own the write log's
  * partitions, all of them at once, each within a timeout and a size limit. A holder that does
  * not answer, answers an error, or no longer holds a partition it was asked for is reported
  * as unavailable, never thrown: the query then answers from the segments and says the answer
  * is partial.
+ *
+ * Sealed chunks never change, so the chunks of each holder's last answer (per org and signal)
+ * are kept and named in the next request: the holder then sends only what is new, mostly the
+ * open tail, and a query costs the network what the heads took since the previous one.
  */
 export class PeerHeadClient implements PeerHeadSource {
   private readonly now: () => number;
+  /** kept holds, per holder, org and signal, the chunks of the last answer by id (oldest entry first, for eviction). */
+  private readonly kept = new Map<string, Map<string, Chunk>>();
 
   constructor(private readonly options: PeerHeadClientOptions) {
     this.now = options.now ?? Date.now;
@@ -51,7 +64,7 @@ export class PeerHeadClient implements PeerHeadSource {
     }
     const { holders, orphans } = this.holders(owners);
     if (orphans.length > 0) out.unavailable.push(`write-log partition(s) ${orphans.join(',')} have no live owner`);
-    const answers = await Promise.all(holders.map((h) => this.fetchOne(h, { org, signals: [signal], partitions: h.partitions })));
+    const answers = await Promise.all(holders.map((h) => this.fetchKeeping(h, org, signal)));
     for (const [i, answer] of answers.entries()) {
       const holder = holders[i];
       if (typeof answer === 'string') {
@@ -91,8 +104,33 @@ export class PeerHeadClient implements PeerHeadSource {
     return { holders: [...byUrl.values()], orphans };
   }
 
+  /** fetchKeeping asks one holder, naming the chunks kept from its last answer, and keeps the chunks of this one. */
+  private async fetchKeeping(holder: Holder, org: string, signal: Signal): Promise<HeadExport | string> {
+    const key = `${holder.baseUrl}\u0000${org}\u0000${signal}`;
+    const kept = this.kept.get(key) ?? new Map<string, Chunk>();
+    const known: KnownChunks = {
+      metric: (id) => {
+        const c = kept.get(id);
+        return c !== undefined && 'refs' in c ? c : undefined;
+      },
+      log: (id) => {
+        const c = kept.get(id);
+        return c !== undefined && 'groups' in c ? c : undefined;
+      },
+    };
+    const have = [...kept.keys()].slice(0, MAX_HAVE);
+    const answer = await this.fetchOne(holder, { org, signals: [signal], partitions: holder.partitions, ...(have.length > 0 ? { have } : {}) }, known);
+    if (typeof answer === 'string') return answer;
+    const next = new Map<string, Chunk>();
+    for (const s of [...answer.metrics, ...answer.logs]) for (const c of s.chunks) next.set(c.id, c);
+    this.kept.delete(key);
+    this.kept.set(key, next);
+    if (this.kept.size > KEPT_ANSWERS) this.kept.delete(this.kept.keys().next().value!);
+    return answer;
+  }
+
   /** fetchOne asks one holder; a failure is returned as its description. */
-  private async fetchOne(holder: Holder, request: HeadRequest): Promise<HeadExport | string> {
+  private async fetchOne(holder: Holder, request: HeadRequest, known: KnownChunks): Promise<HeadExport | string> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
     try {
@@ -108,7 +146,7 @@ export class PeerHeadClient implements PeerHeadSource {
       }
       const body = await readLimited(res, this.options.maxBytes);
       if (typeof body === 'string') return body;
-      return decodeHeadExport(body);
+      return decodeHeadExport(body, known);
     } catch (err) {
       return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : message(err);
     } finally {

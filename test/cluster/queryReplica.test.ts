@@ -145,7 +145,7 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
       [await post('{"org":"x"}', `Bearer ${KEY}`), 401, 'UNAUTHORIZED'],
       [await post('{"org":', `Bearer ${TOKEN}`), 400, 'INVALID_JSON'],
       [await post('{"org":"x","partitions":[-1]}', `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
-      [await post(JSON.stringify({ org: 'x', pad: 'y'.repeat(100_000) }), `Bearer ${TOKEN}`), 413, 'PAYLOAD_TOO_LARGE'],
+      [await post(JSON.stringify({ org: 'x', pad: 'y'.repeat(2_000_000) }), `Bearer ${TOKEN}`), 413, 'PAYLOAD_TOO_LARGE'],
     ];
     for (const [res, status, code] of cases) {
       expect(res.status).toBe(status);

@@ -149,6 +149,16 @@ describe('head wire format', () => {
       expect(metricsBack).toEqual(st.metrics(ORG).select([], -Infinity, Infinity));
       const logsBack = new SnapshotLogReader(decoded.logs[0]).select([], MIN_NS, MAX_NS);
       expect(logsBack.flatMap((s) => s.messages)).toEqual(st.logs(ORG).select([], MIN_NS, MAX_NS).flatMap((s) => s.messages));
+      // Named as kept by the receiver, chunks are not sent again and are taken from what it kept.
+      const full = Buffer.concat(encodeHeadExport(exported, 'p:'));
+      const ids = new Set([...decoded.metrics, ...decoded.logs].flatMap((s) => s.chunks.map((c) => c.id)));
+      const lean = Buffer.concat(encodeHeadExport(exported, 'p:', ids));
+      expect(lean.length).toBeLessThan(full.length / 4);
+      const byId = new Map([...decoded.metrics, ...decoded.logs].flatMap((s) => s.chunks.map((c) => [c.id, c] as const)));
+      const again = decodeHeadExport(lean, { metric: (id) => byId.get(id) as never, log: (id) => byId.get(id) as never });
+      expect(again.metrics[0].chunks[0]).toBe(decoded.metrics[0].chunks[0]);
+      expect(new SnapshotLogReader(again.logs[0]).select([], MIN_NS, MAX_NS)).toEqual(logsBack);
+      expect(() => decodeHeadExport(lean)).toThrow(/not sent and is not known/);
       const pruned = pruneHeadExport(exported, 2000, 3000);
       expect(pruned.metrics).toEqual([]);
       expect(pruned.logs).toEqual([]);
