@@ -199,7 +199,17 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => writeLog?.close());
   const peers =
     owners && config.internalToken !== undefined
-      ? new PeerHeadClient({ owners, partitions: config.writeLogPartitions, token: config.internalToken, timeoutMs: config.headFetchTimeoutMs, maxBytes: config.headFetchMaxBytes })
+      ? new PeerHeadClient({
+          owners,
+          partitions: config.writeLogPartitions,
+          token: config.internalToken,
+          timeoutMs: config.headFetchTimeoutMs,
+          maxBytes: config.headFetchMaxBytes,
+          onFetch: (outcome, bytes) => {
+            metrics.headFetches.inc({ outcome });
+            metrics.headFetchBytes.inc(bytes);
+          },
+        })
       : undefined;
   if (readOnly && peers === undefined) log.warn('no head holders configured (SVC_INGESTER_URLS): queries read stored segments only, so data not yet cut is not seen');
   const storage = await Storage.open({

@@ -19,6 +19,8 @@ export interface PeerHeadClientOptions {
   /** maxBytes bounds one holder's answer. */
   maxBytes: number;
   now?: () => number;
+  /** onFetch hears of every fetch from one holder: whether it gave heads, and the bytes received. */
+  onFetch?: (outcome: 'ok' | 'failed', bytes: number) => void;
 }
 
 /** Holder is one process asked for heads and the partitions it is asked for. */
@@ -120,7 +122,10 @@ export class PeerHeadClient implements PeerHeadSource {
     };
     const have = [...kept.keys()].slice(0, MAX_HAVE);
     const answer = await this.fetchOne(holder, { org, signals: [signal], partitions: holder.partitions, ...(have.length > 0 ? { have } : {}) }, known);
-    if (typeof answer === 'string') return answer;
+    if (typeof answer === 'string') {
+      this.options.onFetch?.('failed', 0);
+      return answer;
+    }
     const next = new Map<string, Chunk>();
     for (const s of [...answer.metrics, ...answer.logs]) for (const c of s.chunks) next.set(c.id, c);
     this.kept.delete(key);
@@ -146,7 +151,9 @@ export class PeerHeadClient implements PeerHeadSource {
       }
       const body = await readLimited(res, this.options.maxBytes);
       if (typeof body === 'string') return body;
-      return decodeHeadExport(body, known);
+      const decoded = decodeHeadExport(body, known);
+      this.options.onFetch?.('ok', body.byteLength);
+      return decoded;
     } catch (err) {
       return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : message(err);
     } finally {

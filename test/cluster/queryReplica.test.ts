@@ -6,6 +6,7 @@ import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js
 import { startChildServer, type ChildServer } from '../support/child.js';
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTestS3, type TestS3 } from '../support/s3Server.js';
+import { waitFor } from '../support/server.js';
 import { query, readSse, type SseResponse } from '../support/sse.js';
 
 const KEY = 'query-replica-test-key-0123456789abcdef012345';
@@ -97,9 +98,9 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
       await pushLines(batch, 20);
       await pushSamples(batch);
     }
-    // Some of it was cut into segments in the catalog and object storage, some is still in the heads.
-    const inSegments = await catalogRows('logs');
-    expect(inSegments).toBeGreaterThan(0);
+    // Cuts run in the background once a head is full: some of the data goes to segments (the
+    // catalog and object storage) while the rest stays in the heads.
+    await waitFor(async () => (await catalogRows('logs')) > 0, 20_000);
 
     const ackedAt = await pushLines(8, 3, 'fresh', 'fresh');
     let seen: unknown[] = [];
@@ -158,14 +159,18 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
   });
 
   it('answers from the segments, saying the answer is partial, once the holder is gone', async () => {
-    const inSegments = await catalogRows('logs');
-    expect(inSegments).toBeLessThan(linesPushed);
     holder.proc.kill('SIGKILL');
     await holder.exit;
+    // What the catalog holds now is final: the answer is exactly that, and says it is partial.
+    const inSegments = await catalogRows('logs');
+    expect(inSegments).toBeGreaterThan(0);
     const now = Date.now();
     const res = await ask(replica, 'logs', { q: 'sum(count_over_time({job="replica"}[1h]))', s: String(now), e: String(now) });
     expect(results(res)[0].value).toBe(inSegments);
     expect(done(res)).toMatchObject({ status: 'error', code: 'SERVICE_UNAVAILABLE' });
     expect(String(done(res)?.message)).toMatch(/holder\(s\) of recent data could not be read/);
+    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    expect(Number(/sluice_head_fetches_total\{outcome="ok"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(5);
+    expect(Number(/sluice_head_fetches_total\{outcome="failed"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
   }, 30_000);
 });
