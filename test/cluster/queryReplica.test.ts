@@ -117,6 +117,16 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
     const values = async (server: ChildServer) => ((await (await fetch(`${server.url}/loki/api/v1/label/app/values?start=${T0}000000`, { headers: { 'x-svc-api-key': KEY } })).json()) as { data: string[] }).data;
     expect(await values(replica)).toEqual(['even', 'fresh', 'listed', 'odd']);
     expect(await values(holder)).toEqual(['even', 'fresh', 'listed', 'odd']);
+    // So do the tool gateway's listing tools.
+    await pushLines(10, 1, 'tooled', 'tooled');
+    const { org } = (await (await fetch(`${replica.url}/api/v1/ping`, { headers: { 'x-svc-api-key': KEY } })).json()) as { org: string };
+    const call = await fetch(`${replica.url}/api/orgs/${org}/integrations/telemetry/mcp`, {
+      method: 'POST',
+      headers: { 'x-svc-api-key': KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_labels', arguments: { signal: 'logs', label: 'app' } } }),
+    });
+    expect(call.status).toBe(200);
+    expect(await call.text()).toContain('tooled');
 
     const now = Date.now();
     const bodies: Array<['logs' | 'metrics', Record<string, unknown>]> = [
