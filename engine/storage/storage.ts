@@ -494,10 +494,13 @@ export class Storage {
     const data = this.orgs.get(org);
     const generations = data ? [...data.frozen, data.active] : [];
     let partitions: Record<string, HeadPositions> | undefined;
-    if (this.feed) {
+    const log = this.options.writeLog;
+    if (this.feed && log) {
+      // This storage reads every partition of the log; positions start at 0 (nothing applied).
       partitions = {};
       const covered = this.catalog.state.logPositions ?? {};
-      for (const [p, applied] of Object.entries(this.feed.positions())) partitions[p] = { coveredThrough: covered[p] ?? -1, appliedThrough: applied };
+      const applied = this.feed.positions();
+      for (let p = 0; p < log.partitions; p++) partitions[String(p)] = { coveredThrough: covered[String(p)] ?? 0, appliedThrough: applied[String(p)] ?? 0 };
     }
     return {
       metrics: signals.metrics ? generations.filter((g) => g.metrics.seriesCount > 0).map((g) => g.metrics.snapshot()) : [],

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { decodeHeadExport } from '../../engine/storage/headWire.js';
 import { startChildServer, type ChildServer } from '../support/child.js';
+import { natsAvailable, startNatsCluster, type NatsCluster } from '../support/natsCluster.js';
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTestS3, type TestS3 } from '../support/s3Server.js';
 import { waitFor } from '../support/server.js';
@@ -13,17 +15,19 @@ const KEY = 'query-replica-test-key-0123456789abcdef012345';
 const TOKEN = 'internal-token-for-the-replica-test-9f8e7d6c5b4a';
 
 /**
- * A query process (role query) beside a process that holds the heads (role all), over one
- * PostgreSQL catalog and one S3 bucket, as a scaled-out installation runs them: the query
+ * A query process (role query) beside a process that holds the heads (role all, writes through
+ * a JetStream log of 4 partitions), over one PostgreSQL catalog and one S3 bucket, as a
+ * scaled-out installation runs them: the query
  * process reads the segments from the catalog and object storage and the un-cut data from
  * the holder's internal head endpoint (SVC_INGESTER_URLS). Writes are seen there as soon as
  * they are acknowledged, its answers equal the holder's (no sample or line counted twice
  * while heads are cut into segments under it), and with the holder killed it answers from
  * the segments and says the answer is partial.
  */
-describe.runIf(postgresAvailable('the query replica test'))('query process reading heads from their holder', () => {
+describe.runIf(postgresAvailable('the query replica test') && natsAvailable('the query replica test'))('query process reading heads from their holder', () => {
   let pg: TestPostgres;
   let s3: TestS3;
+  let nats: NatsCluster;
   let holder: ChildServer;
   let replica: ChildServer;
   let database: string;
@@ -38,7 +42,7 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
   }
 
   beforeAll(async () => {
-    [pg, s3] = await Promise.all([startTestPostgres(), startTestS3()]);
+    [pg, s3, nats] = await Promise.all([startTestPostgres(), startTestS3(), startNatsCluster()]);
     database = await pg.createDatabase('replica');
     const shared = {
       ...pg.env(database, { catalog: true }),
@@ -47,9 +51,17 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
       SVC_BOOTSTRAP_API_KEY: KEY,
       SVC_INTERNAL_TOKEN: TOKEN,
       SVC_QUERY_WORKERS: '1',
+      SVC_WRITE_LOG_PARTITIONS: '4',
     };
     // Small heads: a few writes fill one, so cuts keep happening while the test writes and reads.
-    holder = await startChildServer({ ...shared, SVC_DATA_DIR: await dir(), SVC_HEAD_MAX_BYTES: '4KiB' });
+    holder = await startChildServer({
+      ...shared,
+      SVC_DATA_DIR: await dir(),
+      SVC_HEAD_MAX_BYTES: '4KiB',
+      SVC_WRITE_LOG: 'jetstream',
+      SVC_NATS_URLS: nats.urls.join(','),
+      SVC_NATS_REPLICAS: '1',
+    });
     replica = await startChildServer({ ...shared, SVC_DATA_DIR: await dir(), SVC_ROLE: 'query', SVC_INGESTER_URLS: holder.url });
   }, 120_000);
 
@@ -59,7 +71,7 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
       if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
       await c.exit;
     }
-    await Promise.all([pg?.close(), s3?.close()]);
+    await Promise.all([pg?.close(), s3?.close(), nats?.close()]);
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
@@ -162,6 +174,18 @@ describe.runIf(postgresAvailable('the query replica test'))('query process readi
       expect(res.status).toBe(status);
       expect(await res.json()).toMatchObject({ status, code });
     }
+    // With the token, the org's heads in the wire format, and per write-log partition what the segments and the heads hold.
+    const { org } = (await (await fetch(`${holder.url}/api/v1/ping`, { headers: { 'x-svc-api-key': KEY } })).json()) as { org: string };
+    const ok = await post(JSON.stringify({ org, signals: ['logs'], partitions: [0, 1, 2, 3] }), `Bearer ${TOKEN}`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toBe('application/octet-stream');
+    const heads = decodeHeadExport(new Uint8Array(await ok.arrayBuffer()));
+    expect(heads.metrics).toEqual([]);
+    expect(heads.segmentsBefore).toBeGreaterThan(0);
+    expect(Object.keys(heads.partitions ?? {}).sort()).toEqual(['0', '1', '2', '3']);
+    const positions = Object.values(heads.partitions ?? {});
+    for (const p of positions) expect(p.appliedThrough).toBeGreaterThanOrEqual(p.coveredThrough);
+    expect(positions.some((p) => p.coveredThrough > 0)).toBe(true);
     // The query process holds no heads: the route names the roles that serve it.
     const elsewhere = await fetch(`${replica.url}/internal/v1/head`, { method: 'POST', body: '{}', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(elsewhere.status).toBe(404);
