@@ -154,6 +154,13 @@ describe.runIf(postgresAvailable('the query replica test') && natsAvailable('the
       expect(results(fromReplica), String(body.q)).toEqual(results(fromHolder));
       expect(results(fromReplica).length, String(body.q)).toBeGreaterThan(0);
     }
+    // The Prometheus API's instant range selector reads storage directly; it too merges the heads.
+    const at = (now / 1000).toFixed(3);
+    const raw = (server: ChildServer) =>
+      fetch(`${server.url}/prometheus/api/v1/query?query=${encodeURIComponent('replica_gauge[1h]')}&time=${at}`, { headers: { 'x-svc-api-key': KEY } }).then((r) => r.json() as Promise<{ data: { result: Array<{ values: unknown[] }> } }>);
+    const [rawHolder, rawReplica] = await Promise.all([raw(holder), raw(replica)]);
+    expect(rawReplica).toEqual(rawHolder);
+    expect(rawReplica.data.result.map((r) => r.values.length)).toEqual([80, 80, 80, 80]);
     const total = results(await ask(replica, 'logs', bodies[0][1]));
     expect(total[0].value).toBe(linesPushed);
     const samples = results(await ask(replica, 'metrics', bodies[3][1]));
