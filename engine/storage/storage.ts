@@ -203,6 +203,19 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return q * b > a ? q - 1n : q;
 }
 
+/**
+ * PeerRead is what a query process reads an org from: the holders' answer and the catalog it
+ * was checked against. A view keeps the pair for its whole life, so a catalog reloaded by a
+ * later query (which may hold segments merged from data these heads also hold) never mixes in.
+ */
+interface PeerRead {
+  answer: PeerHeads;
+  catalog: Catalog;
+}
+
+/** RELOADS_PER_FETCH bounds the catalog reloads one fetch may need to see the cuts its holders report. */
+const RELOADS_PER_FETCH = 3;
+
 /** NO_PEERS is the answer of a read-only storage that has no peers to ask: segments only, nothing missing. */
 const NO_PEERS: PeerHeads = { metrics: [], logs: [], segmentsBefore: undefined, unavailable: [], metadata: [] };
 
@@ -264,9 +277,9 @@ export class Storage {
   /** viewCount numbers the views made, so a view reuses only a peer fetch started after it was made. */
   private viewCount = 0;
   /** peerFetches are the peer fetches under way or done last, per signal and org, with the view count when each started. */
-  private readonly peerFetches = new Map<string, { after: number; heads: Promise<PeerHeads> }>();
+  private readonly peerFetches = new Map<string, { after: number; heads: Promise<PeerRead> }>();
   /** latestPeers is the newest answer per signal and org, for reads that do not prepare (listings). */
-  private readonly latestPeers = new Map<string, PeerHeads>();
+  private readonly latestPeers = new Map<string, PeerRead>();
 
   private constructor(
     private readonly wal: Wal | undefined,
@@ -429,16 +442,20 @@ export class Storage {
    * read again, so no cut is missed: segments cut after the heads were read are left out by
    * seq instead (see remoteSources). One fetch serves every view made before it started.
    */
-  private refreshPeers(org: string, signal: Signal, viewNumber: number): Promise<PeerHeads> {
+  private refreshPeers(org: string, signal: Signal, viewNumber: number): Promise<PeerRead> {
     const key = `${signal}\u0000${org}`;
     const running = this.peerFetches.get(key);
     if (running !== undefined && running.after >= viewNumber) return running.heads;
-    const heads = (async (): Promise<PeerHeads> => {
+    const heads = (async (): Promise<PeerRead> => {
       await this.reloadCatalog();
       const answer = this.options.peers ? await this.options.peers.fetch(org, signal) : NO_PEERS;
-      if (answer.segmentsBefore !== undefined && this.catalog.state.nextSegmentId < answer.segmentsBefore) await this.reloadCatalog();
-      this.latestPeers.set(key, answer);
-      return answer;
+      // A reload already under way may have read the catalog before the holder's cut: then read it once more.
+      for (let i = 0; i < RELOADS_PER_FETCH && answer.segmentsBefore !== undefined && this.catalog.state.nextSegmentId < answer.segmentsBefore; i++) {
+        await this.reloadCatalog();
+      }
+      const read = { answer, catalog: this.catalog };
+      this.latestPeers.set(key, read);
+      return read;
     })();
     const entry = { after: this.viewCount, heads };
     this.peerFetches.set(key, entry);
@@ -449,26 +466,27 @@ export class Storage {
   }
 
   /**
-   * remoteSources is an org's data in a read-only storage: the catalog's segments, less those
-   * cut after the peers' heads were read (their data is in those heads), and the peers' heads.
+   * remoteSources is an org's data in a read-only storage: the segments of the catalog a view
+   * pinned with its heads (else the newest read, for listings), less those cut after the heads
+   * were read (their data is in those heads), and the heads.
    */
-  private remoteSources<H>(org: string, signal: Signal, peers: PeerHeads | undefined, heads: (p: PeerHeads) => H[]): OrgSources<H> {
-    const answer = peers ?? this.latestPeers.get(`${signal}\u0000${org}`);
-    const before = answer?.segmentsBefore;
-    const all = this.catalog.segments(org, signal);
-    return { segments: before === undefined ? all : all.filter((e) => e.meta.seq < before), heads: answer ? heads(answer) : [] };
+  private remoteSources<H>(org: string, signal: Signal, pinned: PeerRead | undefined, heads: (p: PeerHeads) => H[]): OrgSources<H> {
+    const read = pinned ?? this.latestPeers.get(`${signal}\u0000${org}`);
+    const before = read?.answer.segmentsBefore;
+    const all = (read?.catalog ?? this.catalog).segments(org, signal);
+    return { segments: before === undefined ? all : all.filter((e) => e.meta.seq < before), heads: read ? heads(read.answer) : [] };
   }
 
   /** peerView wires a read-only storage's view: sources from its own peer fetch once prepared, refreshed once per view. */
-  private peerView<V>(org: string, signal: Signal, make: (sources: () => PeerHeads | undefined, refresh: () => Promise<readonly string[]>) => V): V {
+  private peerView<V>(org: string, signal: Signal, make: (sources: () => PeerRead | undefined, refresh: () => Promise<readonly string[]>) => V): V {
     const viewNumber = ++this.viewCount;
-    let fetched: PeerHeads | undefined;
-    let fetching: Promise<PeerHeads> | undefined;
+    let fetched: PeerRead | undefined;
+    let fetching: Promise<PeerRead> | undefined;
     return make(
       () => fetched,
       async () => {
         fetched = await (fetching ??= this.refreshPeers(org, signal, viewNumber));
-        return fetched.unavailable;
+        return fetched.answer.unavailable;
       },
     );
   }
@@ -744,7 +762,7 @@ export class Storage {
     // A query process knows what the catalog recorded at the last cut and what the heads' holders said since.
     const merged = new Map<string, MetricMetadataRecord>();
     for (const m of this.catalog.state.metricMetadata[org] ?? []) merged.set(m.name, m);
-    for (const m of this.latestPeers.get(`metrics\u0000${org}`)?.metadata ?? []) merged.set(m.name, m);
+    for (const m of this.latestPeers.get(`metrics\u0000${org}`)?.answer.metadata ?? []) merged.set(m.name, m);
     return merged;
   }
 

@@ -112,6 +112,20 @@ describe('read-only storage over a holder\'s heads', () => {
     expect(holder.segments().filter((s) => s.signal === 'logs')).toHaveLength(3);
   });
 
+  it('keeps a view on the catalog it read with its heads while later queries read a newer one', async () => {
+    await holder.appendLogs(ORG, lines(0, 10));
+    await holder.cut();
+    await holder.appendLogs(ORG, lines(10, 5));
+    const early = replica.logs(ORG);
+    await early.prepare([{ matchers: [], minNs: MIN_NS, maxNs: MAX_NS }]);
+    // The holder cuts what the early view holds as heads and merges it with the older segment;
+    // a later query reads that catalog, in which the merged segment carries the newer cut's seq.
+    await holder.cut();
+    expect((await holder.compact()).merged).toHaveLength(1);
+    expect(await replicaLines()).toHaveLength(15);
+    expect(early.select([], MIN_NS, MAX_NS).flatMap((s) => s.messages)).toEqual(Array.from({ length: 15 }, (_, i) => `line ${i}`));
+  });
+
   it('answers from the segments and names the holder it could not reach', async () => {
     await holder.appendLogs(ORG, lines(0, 10));
     await holder.cut();
