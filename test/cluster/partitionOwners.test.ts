@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { internalTokenProblem } from '../../src/cluster/internalToken.js';
 import { PeerHeadClient } from '../../src/cluster/peerHeadClient.js';
+import { loadConfig } from '../../src/config.js';
 import type { PartitionOwner, PartitionOwners } from '../../src/cluster/partitionOwners.js';
 import { StaticPartitionOwners } from '../../src/cluster/staticPartitionOwners.js';
 
@@ -66,5 +68,24 @@ describe('partition owners', () => {
       expect(heads.unavailable[0]).toBe('silent: no answer within 200 ms');
       expect(heads.unavailable[1]).toMatch(/^closed: /);
     });
+  });
+});
+
+describe('the cluster-internal token', () => {
+  const base = { SVC_META_STORE: 'postgres', SVC_POSTGRES_URL: 'postgres://u@localhost/db', SVC_BLOB_STORE: 's3', SVC_S3_BUCKET: 'b' };
+  const TOKEN = 'a-cluster-internal-token-of-enough-entropy-7f3e9a';
+
+  it('is required by an ingester, not by a process of role all or one trying a role alone', () => {
+    expect(internalTokenProblem(loadConfig({ ...base, SVC_ROLE: 'ingester' }))).toMatch(/needs SVC_INTERNAL_TOKEN/);
+    expect(internalTokenProblem(loadConfig({ ...base, SVC_ROLE: 'ingester', SVC_INTERNAL_TOKEN: TOKEN }))).toBeUndefined();
+    expect(internalTokenProblem(loadConfig({ ...base, SVC_ROLE: 'ingester', SVC_ROLE_EMBEDDED: 'true' }))).toBeUndefined();
+    expect(internalTokenProblem(loadConfig({ SVC_ROLE: 'all' }))).toBeUndefined();
+  });
+
+  it('goes with SVC_INGESTER_URLS and refuses placeholders', () => {
+    expect(() => loadConfig({ SVC_INGESTER_URLS: 'http://ingester-0:8080' })).toThrow(/SVC_INGESTER_URLS needs SVC_INTERNAL_TOKEN/);
+    expect(() => loadConfig({ SVC_INGESTER_URLS: 'ingester-0:8080', SVC_INTERNAL_TOKEN: TOKEN })).toThrow(/http:\/\/ or https:\/\//);
+    expect(() => loadConfig({ SVC_INTERNAL_TOKEN: 'replace-me-with-32-or-more-random-characters' })).toThrow(/SVC_INTERNAL_TOKEN/);
+    expect(loadConfig({ SVC_INGESTER_URLS: 'http://a:8080, http://b:8080/', SVC_INTERNAL_TOKEN: TOKEN }).ingesterUrls).toEqual(['http://a:8080', 'http://b:8080/']);
   });
 });
