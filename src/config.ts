@@ -120,6 +120,10 @@ export interface Config {
   advertiseUrl: string | undefined;
   partitionLeaseMs: number;
   compactorLockRetryMs: number;
+  ingesterUrls: string[];
+  internalToken: string | undefined;
+  headFetchTimeoutMs: number;
+  headFetchMaxBytes: number;
 }
 
 class ConfigError extends Error {
@@ -1007,6 +1011,39 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '5000',
     doc: 'How often a compactor that does not lead tries the leader lock (a PostgreSQL advisory lock), and how often the leader checks the connection holding it.',
     parse: (raw) => (raw === undefined ? 5000 : integer('SVC_COMPACTOR_LOCK_RETRY_MS', raw, 100, 600_000)),
+  },
+  {
+    env: 'SVC_INGESTER_URLS',
+    key: 'ingesterUrls',
+    defaultText: '(none)',
+    doc: 'Comma-separated base URLs (`http://sluice-ingester-0.sluice-ingester:8080,...`) of the processes holding heads, for a fixed layout: a query process asks the (p mod n)-th URL for the recent data of write-log partition p (SVC_WRITE_LOG_PARTITIONS), and one URL serves them all. Unset, a query process reads segments only. Needs SVC_INTERNAL_TOKEN.',
+    parse: (raw, env) => {
+      const urls = (raw ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+      for (const u of urls) if (!/^https?:\/\/[^\s,/]+(\/[^\s,]*)?$/.test(u)) throw new ConfigError(`SVC_INGESTER_URLS must list http:// or https:// URLs, got "${u}"`);
+      if (urls.length > 0 && optionalSecret(env.SVC_INTERNAL_TOKEN) === undefined) throw new ConfigError('SVC_INGESTER_URLS needs SVC_INTERNAL_TOKEN (the token the head holders accept)');
+      return urls;
+    },
+  },
+  {
+    env: 'SVC_INTERNAL_TOKEN',
+    key: 'internalToken',
+    defaultText: '(unset: internal endpoints off)',
+    doc: 'Secret shared by the processes of one installation, sent as `Authorization: Bearer` to the internal head endpoint (POST /internal/v1/head) that head holders (roles all and ingester) serve to query processes; never a user API key. 32+ characters, no placeholder. An ingester refuses to start without it; a process of role all without it answers the endpoint 403.',
+    parse: (raw) => apiKeySetting('SVC_INTERNAL_TOKEN', raw),
+  },
+  {
+    env: 'SVC_HEAD_FETCH_TIMEOUT_MS',
+    key: 'headFetchTimeoutMs',
+    defaultText: '2000',
+    doc: 'How long a query process waits for one head holder\'s answer (the whole body); past it the query answers from the segments alone and ends with a partial-result status.',
+    parse: (raw) => (raw === undefined ? 2000 : integer('SVC_HEAD_FETCH_TIMEOUT_MS', raw, 50, 60_000)),
+  },
+  {
+    env: 'SVC_HEAD_FETCH_MAX_BYTES',
+    key: 'headFetchMaxBytes',
+    defaultText: '512MiB',
+    doc: 'Largest answer of the internal head endpoint (one org\'s heads of one signal): a holder refuses a larger one with 413 and a query process stops reading past it, answering from the segments alone with a partial-result status.',
+    parse: (raw) => (raw === undefined ? 512 * 1024 * 1024 : byteSize('SVC_HEAD_FETCH_MAX_BYTES', raw)),
   },
 ];
 

@@ -28,6 +28,9 @@ export class ServiceMetrics {
   readonly queryTasks: Counter<'outcome'>;
   readonly workerAdmissions: Counter<'outcome'>;
   readonly queries: Counter<'endpoint' | 'outcome'>;
+  /** headFetches and headFetchBytes follow a query process's reads of the heads other processes hold. */
+  readonly headFetches: Counter<'outcome'>;
+  readonly headFetchBytes: Counter;
   /** buildInfo is always 1; its labels say what runs, so dashboards can count processes by role. */
   readonly buildInfo: Gauge<'version' | 'node' | 'role'>;
   readonly resultsCache: ResultsCacheMetrics;
@@ -90,6 +93,17 @@ export class ServiceMetrics {
       name: 'sluice_queries_total',
       help: 'Query requests by endpoint and outcome (ok, error, client_closed, client_stalled: cancelled after its client stopped reading, deadline, rejected).',
       labelNames: ['endpoint', 'outcome'],
+      registers: [this.registry],
+    });
+    this.headFetches = new Counter({
+      name: 'sluice_head_fetches_total',
+      help: 'Fetches of an org\'s heads from the processes holding them (query processes), by outcome: ok, or failed (no answer in time, an error, an answer too large, or partitions no longer held; the query answered from the segments as a partial result).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.headFetchBytes = new Counter({
+      name: 'sluice_head_fetch_bytes_total',
+      help: 'Bytes of head data received from the processes holding heads (chunks kept from earlier answers are not sent again).',
       registers: [this.registry],
     });
     this.buildInfo = new Gauge({

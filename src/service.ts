@@ -47,6 +47,10 @@ import { StartupError } from './startupError.js';
 import type { SharedCatalogStore } from '../engine/storage/catalogStore.js';
 import { ClusterMetrics } from './cluster/clusterMetrics.js';
 import { logPartitionsOf, needsWriteLog, newOwnerId, scaledOut, startClusterParts } from './cluster/clusterParts.js';
+import { headRoutes } from './cluster/headRoutes.js';
+import { internalTokenProblem } from './cluster/internalToken.js';
+import { openPartitionOwners } from './cluster/owners.js';
+import { PeerHeadClient } from './cluster/peerHeadClient.js';
 import { packageVersion } from './version.js';
 
 export interface StartOptions {
@@ -125,6 +129,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // A role that needs shared backends stops here, before it takes the data directory or a port.
   const roleProblem = roleBackendProblem(config);
   if (roleProblem !== undefined) throw new StartupError(roleProblem);
+  const tokenProblem = internalTokenProblem(config);
+  if (tokenProblem !== undefined) throw new StartupError(tokenProblem);
   const unlock = lockDataDir(config.dataDir);
   const metrics = new ServiceMetrics();
   metrics.buildInfo.set({ version: packageVersion(), node: process.versions.node, role: config.role }, 1);
@@ -194,9 +200,31 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   cleanups.unshift(() => orgSettings.close());
   const segmentStore = await openSegmentStore(config, storageEvents);
   cleanups.unshift(() => segmentStore?.close());
-  const writeLog = needsWriteLog(config) ? await openWriteLog(config, storageEvents) : undefined;
+  // A query process of a scaled-out installation only reads: the catalog, the segment files and
+  // the heads the partitions' owners serve it.
+  const readOnly = config.role === 'query' && !config.roleEmbedded;
+  const owners = readOnly ? openPartitionOwners(config) : undefined;
+  cleanups.unshift(() => owners?.close());
+  const writeLog = !readOnly && needsWriteLog(config) ? await openWriteLog(config, storageEvents) : undefined;
   cleanups.unshift(() => writeLog?.close());
+  const peers =
+    owners && config.internalToken !== undefined
+      ? new PeerHeadClient({
+          owners,
+          partitions: config.writeLogPartitions,
+          token: config.internalToken,
+          timeoutMs: config.headFetchTimeoutMs,
+          maxBytes: config.headFetchMaxBytes,
+          onFetch: (outcome, bytes) => {
+            metrics.headFetches.inc({ outcome });
+            metrics.headFetchBytes.inc(bytes);
+          },
+        })
+      : undefined;
+  if (readOnly && peers === undefined) log.warn('no head holders configured (SVC_INGESTER_URLS): queries read stored segments only, so data not yet cut is not seen');
   const storage = await Storage.open({
+    readOnly,
+    peers,
     writeLog,
     sharedCatalog: shared ? (stores.catalog as SharedCatalogStore) : undefined,
     logPartitions: logPartitionsOf(config),
@@ -226,12 +254,13 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   // One cache per process, made before ingest so late writes can drop what they make stale.
   const resultsCache = components.has('queryApi') && config.resultsCache
     ? new QueryResultsCache(
-        { budgetBytes: config.resultsCacheBytes, maxFreshnessMs: config.resultsCacheMaxFreshnessMs, splitMs: config.resultsCacheSplitMs },
+        { budgetBytes: config.resultsCacheBytes, maxFreshnessMs: cacheFreshnessMs(config, readOnly), splitMs: config.resultsCacheSplitMs },
         metrics.resultsCache,
       )
     : undefined;
   if (resultsCache !== undefined) cleanups.unshift(store.onChange(() => resultsCache.metadataChanged()));
   const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey, { role: config.role, components: ROLE_TABLE[config.role].components })];
+  if (components.has('heads')) routes.push(...headRoutes({ storage, token: config.internalToken, maxBytes: config.headFetchMaxBytes }));
   if (components.has('ingestApi')) {
     routes.push(
       ...ingestRoutes(new IngestService({
@@ -280,6 +309,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       await stopCluster();
       await storage.close();
       await writeLog?.close();
+      await owners?.close();
       await saveExemplarStore(config.dataDir, exemplars).catch((err: unknown) => log.warn({ err }, 'saving exemplars failed'));
       await stores.close();
       unlock();
@@ -363,6 +393,16 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     ...webAppRoutes({ dir: webDir }),
   ];
   return { pool, routes, tail: lokiTailRoute({ collector, store }) };
+}
+
+/**
+ * cacheFreshnessMs is how recent a step may be and still be cached. A query process does not
+ * see the writes that make cached steps stale (late-write invalidation runs where ingest runs),
+ * so there steps are cached only once they are older than anything the heads still hold
+ * (SVC_HEAD_MAX_AGE_MS): recent steps are always evaluated over the freshly fetched heads.
+ */
+function cacheFreshnessMs(config: Config, readOnly: boolean): number {
+  return readOnly ? Math.max(config.resultsCacheMaxFreshnessMs, config.headMaxAgeMs) : config.resultsCacheMaxFreshnessMs;
 }
 
 /** STREAM_END_GRACE_MS is how long streams told to end at shutdown get to write their last event. */

@@ -15,6 +15,12 @@ export interface CatalogStore {
   load(): Promise<CatalogState | undefined>;
   /** save replaces the stored state durably before it resolves. */
   save(state: CatalogState): Promise<void>;
+  /**
+   * version, where the store can tell cheaply, is a token that changes with every save, so a
+   * reader that only follows the catalog (a query process) reloads it only when it changed.
+   * Undefined means unknown: reload.
+   */
+  version?(): Promise<string | undefined>;
 }
 
 /** CatalogError means the stored catalog cannot be trusted; start-up stops rather than lose track of segments. */

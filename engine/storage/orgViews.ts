@@ -100,10 +100,22 @@ function openShared(segments: readonly SegmentEntry[], open: (meta: SegmentEntry
   return shared;
 }
 
-/** FailureLog collects the segments a view skipped, once each, across all its calls. */
+/**
+ * ViewRefresh brings a view's sources up to date before a query reads them (a query process
+ * reloads the catalog and fetches the heads other processes hold). It answers the sources that
+ * could not be reached, which make the answer partial.
+ */
+export type ViewRefresh = () => Promise<readonly string[]>;
+
+/** FailureLog collects the segments a view skipped, once each, across all its calls, and the head holders it could not reach. */
 class FailureLog {
   readonly list: SegmentFailure[] = [];
+  readonly unavailable: string[] = [];
   private readonly ids = new Set<number>();
+
+  addUnavailable(sources: readonly string[]): void {
+    for (const s of sources) if (!this.unavailable.includes(s)) this.unavailable.push(s);
+  }
 
   add(failure: SegmentFailure, into?: SegmentFailure[]): void {
     into?.push(failure);
@@ -134,11 +146,17 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
     private readonly sources: () => OrgSources<MetricSource>,
     private readonly readers: SegmentOpener,
     private readonly only?: SeriesPartition,
+    private readonly refresh?: ViewRefresh,
   ) {}
 
   /** failedSegments lists the segments skipped by any call on this view so far. */
   get failedSegments(): readonly SegmentFailure[] {
     return this.failures.list;
+  }
+
+  /** unavailableHeads lists the head holders `prepare` could not reach: recent data is missing from the answer. */
+  get unavailableHeads(): readonly string[] {
+    return this.failures.unavailable;
   }
 
   /**
@@ -160,8 +178,12 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
     };
   }
 
-  /** prepare reads the segments `share(ranges)` will need without blocking on I/O, where the readers can. */
+  /**
+   * prepare brings the view's sources up to date (see ViewRefresh) and reads the segments
+   * `share(ranges)` will need without blocking on I/O, where the readers can.
+   */
   async prepare(ranges: readonly MetricRange[]): Promise<void> {
+    if (this.refresh) this.failures.addUnavailable(await this.refresh());
     await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
   }
 
@@ -279,11 +301,17 @@ export class OrgLogView implements LogReader, LogTagSetReader {
     private readonly sources: () => OrgSources<LogSource>,
     private readonly readers: SegmentOpener,
     private readonly only?: SeriesPartition,
+    private readonly refresh?: ViewRefresh,
   ) {}
 
   /** failedSegments lists the segments skipped by any call on this view so far. */
   get failedSegments(): readonly SegmentFailure[] {
     return this.failures.list;
+  }
+
+  /** unavailableHeads lists the head holders `prepare` could not reach: recent data is missing from the answer. */
+  get unavailableHeads(): readonly string[] {
+    return this.failures.unavailable;
   }
 
   /** share is OrgMetricView.share for log ranges, with the heads' snapshots on demand. */
@@ -299,6 +327,7 @@ export class OrgLogView implements LogReader, LogTagSetReader {
 
   /** prepare is OrgMetricView.prepare for log ranges. */
   async prepare(ranges: readonly LogRange[]): Promise<void> {
+    if (this.refresh) this.failures.addUnavailable(await this.refresh());
     await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
   }
 

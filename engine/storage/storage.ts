@@ -12,6 +12,8 @@ import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
 import { SegmentReaders } from './segmentReaders.js';
 import type { StorageEvent } from './storageEvent.js';
 import { LogFeed } from './logFeed.js';
+import type { HeadExport, HeadPositions } from './headWire.js';
+import type { PeerHeadSource, PeerHeads } from './peerHeads.js';
 import { Wal, type WalCorruption } from './wal.js';
 import { decodeWalEntry, encodeWalEntry, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
 import type { WriteLog } from './writeLog.js';
@@ -78,6 +80,15 @@ export interface StorageOptions {
    * when `refreshCatalog` reloads them.
    */
   sharedCatalog?: SharedCatalogStore;
+  /**
+   * readOnly opens the storage as a query process of a scaled-out installation does: the
+   * catalog is read (and reloaded when the store says it changed) but never written, no blob is
+   * written or deleted, there is no WAL and no head of its own, and the un-cut data comes from
+   * `peers` for each query.
+   */
+  readOnly?: boolean;
+  /** peers fetches the heads other processes hold, for a read-only storage. */
+  peers?: PeerHeadSource;
 }
 
 /** CutResult says what a cut wrote and the WAL file replay now starts from. */
@@ -207,6 +218,22 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return q * b > a ? q - 1n : q;
 }
 
+/**
+ * PeerRead is what a query process reads an org from: the holders' answer and the catalog it
+ * was checked against. A view keeps the pair for its whole life, so a catalog reloaded by a
+ * later query (which may hold segments merged from data these heads also hold) never mixes in.
+ */
+interface PeerRead {
+  answer: PeerHeads;
+  catalog: Catalog;
+}
+
+/** RELOADS_PER_FETCH bounds the catalog reloads one fetch may need to see the cuts its holders report. */
+const RELOADS_PER_FETCH = 3;
+
+/** NO_PEERS is the answer of a read-only storage that has no peers to ask: segments only, nothing missing. */
+const NO_PEERS: PeerHeads = { metrics: [], logs: [], segmentsBefore: undefined, unavailable: [], metadata: [] };
+
 /** SEGMENT_FILE matches the names segmentFileName makes; other files in the store are left alone. */
 const SEGMENT_FILE = /^\d{12}\.(metrics|logs)\.seg$/;
 
@@ -261,6 +288,18 @@ export class Storage {
   /** ids are segment ids reserved from the shared catalog and not used yet. */
   private ids = { next: 0, end: 0 };
 
+  /** readOnly: a query process's storage (see StorageOptions.readOnly). */
+  private readonly readOnly: boolean;
+  /** catalogVersion is the catalog store's version of the state loaded last (read-only storages). */
+  private catalogVersion: string | undefined;
+  private catalogReload: Promise<void> | undefined;
+  /** viewCount numbers the views made, so a view reuses only a peer fetch started after it was made. */
+  private viewCount = 0;
+  /** peerFetches are the peer fetches under way or done last, per signal and org, with the view count when each started. */
+  private readonly peerFetches = new Map<string, { after: number; heads: Promise<PeerRead> }>();
+  /** latestPeers is the newest answer per signal and org, for reads that do not prepare (listings). */
+  private readonly latestPeers = new Map<string, PeerRead>();
+
   private constructor(
     private readonly wal: Wal | undefined,
     private readonly blobs: BlobStore,
@@ -275,12 +314,14 @@ export class Storage {
     this.readers = new SegmentReaders(blobs, options.segmentCacheBytes ?? DEFAULT_SEGMENT_CACHE_BYTES, this.emit);
     this.catalog = new Catalog(state);
     this.nextSegmentId = state.nextSegmentId;
+    this.readOnly = options.readOnly === true;
   }
 
   static async open(options: StorageOptions): Promise<Storage> {
     const emit = options.onEvent ?? (() => {});
     const blobs = options.blobStore ?? new LocalBlobStore(path.join(options.dir, 'segments'));
     const catalogStore = options.catalogStore ?? new FileCatalogStore(path.join(options.dir, 'catalog.json'));
+    if (options.readOnly) return Storage.openReadOnly(options, blobs, catalogStore);
     if (options.sharedCatalog) return Storage.openShared(options, options.sharedCatalog, blobs);
     const loaded = await catalogStore.load();
     if (options.writeLog) return Storage.openOnLog(options, options.writeLog, blobs, catalogStore, loaded);
@@ -509,6 +550,131 @@ export class Storage {
     this.ids = { next: first, end: first + block };
   }
 
+  /**
+   * openReadOnly opens a query process's storage: the catalog as stored (empty if none yet),
+   * no WAL, no reconciliation (the files belong to the processes that write them), no timers.
+   */
+  private static async openReadOnly(options: StorageOptions, blobs: BlobStore, catalogStore: CatalogStore): Promise<Storage> {
+    const version = await catalogStore.version?.();
+    const state = (await catalogStore.load()) ?? emptyCatalog();
+    const storage = new Storage(undefined, blobs, catalogStore, state, options);
+    storage.catalogVersion = version;
+    return storage;
+  }
+
+  /**
+   * reloadCatalog loads the catalog again when its store says it changed (or cannot say), one
+   * load at a time. The version is read before the state, so a save in between is seen by
+   * the next call.
+   */
+  private reloadCatalog(): Promise<void> {
+    return (this.catalogReload ??= (async () => {
+      try {
+        const version = await this.catalogStore.version?.();
+        if (version !== undefined && version === this.catalogVersion) return;
+        const state = (await this.catalogStore.load()) ?? emptyCatalog();
+        this.catalog = new Catalog(state);
+        this.catalogVersion = version;
+      } finally {
+        this.catalogReload = undefined;
+      }
+    })());
+  }
+
+  /**
+   * refreshPeers is what a read-only storage does before a query reads an org: reload the
+   * catalog if it changed, then fetch the heads. A holder that cut segments after the catalog
+   * was read tells so (its segmentsBefore is above the catalog's next id), and the catalog is
+   * read again, so no cut is missed: segments cut after the heads were read are left out by
+   * seq instead (see remoteSources). One fetch serves every view made before it started.
+   */
+  private refreshPeers(org: string, signal: Signal, viewNumber: number): Promise<PeerRead> {
+    const key = `${signal}\u0000${org}`;
+    const running = this.peerFetches.get(key);
+    if (running !== undefined && running.after >= viewNumber) return running.heads;
+    const heads = (async (): Promise<PeerRead> => {
+      await this.reloadCatalog();
+      const answer = this.options.peers ? await this.options.peers.fetch(org, signal) : NO_PEERS;
+      // A reload already under way may have read the catalog before the holder's cut: then read it once more.
+      for (let i = 0; i < RELOADS_PER_FETCH && answer.segmentsBefore !== undefined && this.catalog.state.nextSegmentId < answer.segmentsBefore; i++) {
+        await this.reloadCatalog();
+      }
+      const read = { answer, catalog: this.catalog };
+      this.latestPeers.set(key, read);
+      return read;
+    })();
+    const entry = { after: this.viewCount, heads };
+    this.peerFetches.set(key, entry);
+    heads.catch(() => {
+      if (this.peerFetches.get(key) === entry) this.peerFetches.delete(key);
+    });
+    return heads;
+  }
+
+  /**
+   * remoteSources is an org's data in a read-only storage: the segments of the catalog a view
+   * pinned with its heads (else the newest read, for listings), less those cut after the heads
+   * were read (their data is in those heads), and the heads.
+   */
+  private remoteSources<H>(org: string, signal: Signal, pinned: PeerRead | undefined, heads: (p: PeerHeads) => H[]): OrgSources<H> {
+    const read = pinned ?? this.latestPeers.get(`${signal}\u0000${org}`);
+    const before = read?.answer.segmentsBefore;
+    const all = (read?.catalog ?? this.catalog).segments(org, signal);
+    return { segments: before === undefined ? all : all.filter((e) => e.meta.seq < before), heads: read ? heads(read.answer) : [] };
+  }
+
+  /** peerView wires a read-only storage's view: sources from its own peer fetch once prepared, refreshed once per view. */
+  private peerView<V>(org: string, signal: Signal, make: (sources: () => PeerRead | undefined, refresh: () => Promise<readonly string[]>) => V): V {
+    const viewNumber = ++this.viewCount;
+    let fetched: PeerRead | undefined;
+    let fetching: Promise<PeerRead> | undefined;
+    return make(
+      () => fetched,
+      async () => {
+        fetched = await (fetching ??= this.refreshPeers(org, signal, viewNumber));
+        return fetched.answer.unavailable;
+      },
+    );
+  }
+
+  /**
+   * refreshListings brings a read-only storage up to date for listings (labels, series,
+   * metadata), which read synchronously without a prepare step: they then see the catalog and
+   * heads fetched here. Elsewhere it does nothing.
+   */
+  async refreshListings(org: string): Promise<void> {
+    if (!this.readOnly) return;
+    const viewNumber = ++this.viewCount;
+    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber)));
+  }
+
+  /**
+   * exportHeads is the org's heads as a query process reads them (the internal head endpoint):
+   * the snapshots workers read here, the bound on segments the heads already left, and per
+   * write-log partition what the segments cover and what the heads hold. It is read in one
+   * synchronous step, as a cut's commit swaps catalog and heads in one.
+   */
+  exportHeads(org: string, signals: { metrics: boolean; logs: boolean }): HeadExport {
+    const data = this.orgs.get(org);
+    const generations = data ? [...data.frozen, data.active] : [];
+    let partitions: Record<string, HeadPositions> | undefined;
+    const log = this.options.writeLog;
+    if (this.feed && log) {
+      // This storage reads every partition of the log; positions start at 0 (nothing applied).
+      partitions = {};
+      const covered = this.catalog.state.logPositions ?? {};
+      const applied = this.feed.positions();
+      for (let p = 0; p < log.partitions; p++) partitions[String(p)] = { coveredThrough: covered[String(p)] ?? 0, appliedThrough: applied[String(p)] ?? 0 };
+    }
+    return {
+      metrics: signals.metrics ? generations.filter((g) => g.metrics.seriesCount > 0).map((g) => g.metrics.snapshot()) : [],
+      logs: signals.logs ? generations.filter((g) => g.logs.rowCount > 0).map((g) => g.logs.snapshot()) : [],
+      segmentsBefore: this.catalog.state.nextSegmentId,
+      partitions,
+      metadata: data ? [...data.metadata.values()] : [],
+    };
+  }
+
   /** applyRecord puts one record read from the write log into the heads. */
   private applyRecord(record: Uint8Array): void {
     const entry = decodeWalEntry(record);
@@ -544,6 +710,7 @@ export class Storage {
   }
 
   private startTimers(): void {
+    if (this.readOnly) return;
     const cutEvery = this.options.maintenanceIntervalMs ?? DEFAULT_MAINTENANCE_INTERVAL_MS;
     const compactEvery = this.options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     if (cutEvery > 0) this.timers.push(setInterval(() => this.checkHeads(), cutEvery).unref());
@@ -670,6 +837,7 @@ export class Storage {
   }
 
   private async write(entry: WalEntry): Promise<void> {
+    if (this.readOnly) throw new Error('this storage is read-only: writes go to the processes that hold heads');
     if (this.feed) {
       if (this.closed) throw new Error('storage is closed');
       await this.feed.publish(entry);
@@ -713,11 +881,17 @@ export class Storage {
    * it non-empty after reading should report a partial result.
    */
   metrics(org: string): OrgMetricView {
+    if (this.readOnly) {
+      return this.peerView(org, 'metrics', (peers, refresh) => new OrgMetricView(() => this.remoteSources(org, 'metrics', peers(), (p) => p.metrics), this.readers, undefined, refresh));
+    }
     return new OrgMetricView(() => this.metricSources(org), this.readers);
   }
 
   /** logs returns a view of the org's log lines across segments and heads; see `metrics` for `failedSegments`. */
   logs(org: string): OrgLogView {
+    if (this.readOnly) {
+      return this.peerView(org, 'logs', (peers, refresh) => new OrgLogView(() => this.remoteSources(org, 'logs', peers(), (p) => p.logs), this.readers, undefined, refresh));
+    }
     return new OrgLogView(() => this.logSources(org), this.readers);
   }
 
@@ -732,7 +906,12 @@ export class Storage {
   }
 
   metricMetadata(org: string): ReadonlyMap<string, MetricMetadataRecord> {
-    return this.org(org).metadata;
+    if (!this.readOnly) return this.org(org).metadata;
+    // A query process knows what the catalog recorded at the last cut and what the heads' holders said since.
+    const merged = new Map<string, MetricMetadataRecord>();
+    for (const m of this.catalog.state.metricMetadata[org] ?? []) merged.set(m.name, m);
+    for (const m of this.latestPeers.get(`metrics\u0000${org}`)?.answer.metadata ?? []) merged.set(m.name, m);
+    return merged;
   }
 
   /** segments lists every registered segment (all orgs), for operators, tests and benchmarks. */
@@ -822,6 +1001,7 @@ export class Storage {
 
   private async cutNow(): Promise<CutResult> {
     if (this.closed) throw new Error('storage is closed');
+    if (this.readOnly) return { segments: [], walCheckpoint: this.catalog.state.walCheckpoint };
     if (![...this.orgs.values()].some((o) => o.active.hasData || o.frozen.length > 0)) return { segments: [], walCheckpoint: this.catalog.state.walCheckpoint };
     await this.reserveIds(2 * [...this.orgs.values()].reduce((n, o) => n + o.frozen.length + 1, 0));
     const positions = this.feed?.positions();
@@ -962,6 +1142,7 @@ export class Storage {
 
   private async compactNow(): Promise<CompactionResult> {
     if (this.closed) throw new Error('storage is closed');
+    if (this.readOnly) return { merged: [] };
     const target = this.options.segmentTargetBytes ?? DEFAULT_SEGMENT_TARGET_BYTES;
     const merged: CompactionResult['merged'] = [];
     for (const org of this.catalog.orgs()) {
@@ -1028,6 +1209,7 @@ export class Storage {
   applyRetention(nowMs: number = this.now()): Promise<SegmentMeta[]> {
     return this.exclusive(async () => {
       if (this.closed) throw new Error('storage is closed');
+      if (this.readOnly) return [];
       const fallback = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
       const expired = this.catalog.state.segments.filter((s) => {
         const retention = this.options.retentionFor?.(s.org, s.signal) ?? fallback;

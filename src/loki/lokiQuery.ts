@@ -130,6 +130,6 @@ export async function instantQuery(ctx: RequestContext, org: string, deps: LokiQ
 /** partialIsUnavailable fails an answer that would miss unreadable segments: Loki clients have no way to learn it is partial. */
 export function partialIsUnavailable(failedSegments: number): void {
   if (failedSegments > 0) {
-    throw new ApiError('SERVICE_UNAVAILABLE', `${failedSegments} stored segment(s) could not be read; retry or narrow the range`);
+    throw new ApiError('SERVICE_UNAVAILABLE', `${failedSegments} stored segment(s) or holder(s) of recent data could not be read; retry or narrow the range`);
   }
 }

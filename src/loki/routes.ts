@@ -62,27 +62,32 @@ export function lokiRoutes(deps: LokiRouteDeps): RouteSpec[] {
   return [
     ...both('/loki/api/v1/query', store, (ctx, org) => instantQuery(ctx, org, deps)),
     ...both('/loki/api/v1/query_range', store, (ctx, org) => queryRange(ctx, org, deps)),
-    ...both('/loki/api/v1/labels', store, (ctx, org) => {
+    ...both('/loki/api/v1/labels', store, async (ctx, org) => {
       const params = lokiParams(ctx);
+      await storage.refreshListings(org);
       return success(labelNames(storage, org, optionalSelector(params.get('query')), lokiRange(params)));
     }),
-    ...both('/loki/api/v1/label/:name/values', store, (ctx, org) => {
+    ...both('/loki/api/v1/label/:name/values', store, async (ctx, org) => {
       const params = lokiParams(ctx);
+      await storage.refreshListings(org);
       return success(labelValues(storage, org, ctx.params.name, optionalSelector(params.get('query')), lokiRange(params)));
     }),
-    ...both('/loki/api/v1/series', store, (ctx, org) => {
+    ...both('/loki/api/v1/series', store, async (ctx, org) => {
       const params = lokiParams(ctx);
+      await storage.refreshListings(org);
       const selectors = params.getAll('match[]').concat(params.getAll('match')).map((text) => optionalSelector(text));
       return success(seriesOf(storage, org, selectors, lokiRange(params)));
     }),
-    ...both('/loki/api/v1/index/stats', store, (ctx, org) => {
+    ...both('/loki/api/v1/index/stats', store, async (ctx, org) => {
       const params = lokiParams(ctx);
+      await storage.refreshListings(org);
       return indexStats(storage, org, optionalSelector(params.get('query')), lokiRange(params));
     }),
     ...both('/loki/api/v1/index/volume', store, (ctx, org) => volume(ctx, org, deps)),
     ...both('/loki/api/v1/index/volume_range', store, (ctx, org) => volumeRange(ctx, org, deps)),
-    ...both('/loki/api/v1/detected_labels', store, (ctx, org) => {
+    ...both('/loki/api/v1/detected_labels', store, async (ctx, org) => {
       const params = lokiParams(ctx);
+      await storage.refreshListings(org);
       return detectedLabels(storage, org, optionalSelector(params.get('query')), lokiRange(params));
     }),
     ...both('/loki/api/v1/detected_fields', store, (ctx, org) => detectedFields(ctx, org, deps)),

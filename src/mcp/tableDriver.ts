@@ -19,6 +19,8 @@ export interface TableDriverOptions {
    * refuse (the kube driver refuses calls without a cluster header this way).
    */
   guard?: (tool: string, ctx: CallContext) => void;
+  /** prepare runs before every valid tool call, for what the tools read synchronously (a query process fetches the org's heads). */
+  prepare?: (ctx: CallContext) => Promise<void>;
 }
 
 /**
@@ -58,6 +60,7 @@ export function tableDriver(options: TableDriverOptions): Driver {
           const where = first?.instancePath ? `argument ${first.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
           return errorResult(`invalid ${where}: ${first?.message ?? 'does not match the input schema'}`);
         }
+        await options.prepare?.(ctx);
         return await entry.spec.handler(input, ctx);
       } catch (err) {
         if (err instanceof ToolError) return errorResult(err.message);

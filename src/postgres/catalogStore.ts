@@ -73,6 +73,15 @@ export class PostgresCatalogStore implements SharedCatalogStore {
     }
   }
 
+  /**
+   * version is the transaction id that last wrote the catalog's row (`xmin`): every save
+   * rewrites that row, so the token changes with every save and costs one indexed read.
+   */
+  async version(): Promise<string | undefined> {
+    const result = await this.db.pool.query<{ v: string }>('SELECT xmin::text AS v FROM catalogs WHERE name = $1', [this.name]);
+    return result.rows[0]?.v ?? 'none';
+  }
+
   async save(state: CatalogState): Promise<void> {
     await inTransaction(this.db.pool, async (client) => {
       await client.query(
@@ -136,10 +145,11 @@ export class PostgresCatalogStore implements SharedCatalogStore {
         await this.insertRows(client, rows);
       }
       if (partitions.length > 0) await this.writePositions(client, change.logPositions ?? {});
-      if (change.metricMetadata !== undefined && Object.keys(change.metricMetadata).length > 0) {
-        const merged = mergeMetadata(row.rows[0].metric_metadata, change.metricMetadata);
-        await client.query('UPDATE catalogs SET metric_metadata = $2, updated_at = now() WHERE name = $1', [this.name, JSON.stringify(merged)]);
-      }
+      // The catalog's row is rewritten by every change, metadata or not: query processes reload
+      // the catalog when the row's xmin moves (version()).
+      const merged =
+        change.metricMetadata !== undefined && Object.keys(change.metricMetadata).length > 0 ? mergeMetadata(row.rows[0].metric_metadata, change.metricMetadata) : row.rows[0].metric_metadata;
+      await client.query('UPDATE catalogs SET metric_metadata = $2, updated_at = now() WHERE name = $1', [this.name, JSON.stringify(merged)]);
     });
   }
 

@@ -67,7 +67,7 @@ const INFO_PREFIX = 'PromQL info: ';
 function answerBody(dataJson: string, collected: CollectedSeries): string {
   const warnings = collected.annotations.filter((a) => !a.startsWith(INFO_PREFIX));
   const infos = collected.annotations.filter((a) => a.startsWith(INFO_PREFIX));
-  if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) could not be read; the result is partial`);
+  if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) or holder(s) of recent data could not be read; the result is partial`);
   return successBody(dataJson, warnings, infos);
 }
 
@@ -81,7 +81,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
     if (expr.type !== 'StringLiteral') throw new PromError('execution', 'only string literals evaluate to strings');
     return successBody(renderString(expr.value, timeMs));
   }
-  if (type === 'matrix') return successBody(rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
+  if (type === 'matrix') return successBody(await rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
   const collected = await evaluate(ctx, deps, org, text, expr, instantWindow(timeMs), timeoutMs);
   const data = type === 'scalar' ? renderScalar(collected.series, timeMs) : renderVector(collected.series, timeMs);
   return answerBody(data, collected);
@@ -92,7 +92,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
  * `@`): the raw samples in the left-open window (t - range, t], as Prometheus returns them.
  * Other range-vector expressions (subqueries) are not evaluated at an instant yet.
  */
-function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs: number, limits: OrgQueryLimits): string {
+async function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs: number, limits: OrgQueryLimits): Promise<string> {
   const maxSamples = limits.maxSamples;
   if (expr.type !== 'MatrixSelector') {
     throw new PromError('execution', 'only a plain range selector (metric[5m]) can be queried at an instant; wrap a subquery in a function such as max_over_time');
@@ -103,11 +103,11 @@ function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, timeMs
   // Nothing older than the org's metrics retention is returned, as by every other query path.
   const retentionMs = limits.retentionMs.metrics;
   const startMs = Math.max(endMs - expr.rangeMs, retentionMs > 0 ? Date.now() - retentionMs : -Infinity);
-  const found = storage.metrics(org).select(
-    selector.matchers.map((m) => ({ name: m.name, type: m.op, value: m.value })),
-    startMs + 1,
-    endMs,
-  );
+  const matchers = selector.matchers.map((m) => ({ name: m.name, type: m.op, value: m.value }));
+  const view = storage.metrics(org);
+  // Brings the view up to date first (on a query process: the catalog and the holders' heads).
+  await view.prepare([{ matchers, minMs: startMs + 1, maxMs: endMs }]);
+  const found = view.select(matchers, startMs + 1, endMs);
   let samples = 0;
   const series = found.map((s) => {
     const keep: number[] = [];

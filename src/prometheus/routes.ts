@@ -72,10 +72,11 @@ export function prometheusRoutes(deps: PromRoutesDeps): RouteSpec[] {
   return [
     ...routesFor(deps, '/query', BOTH, (ctx, org, params) => instantQuery(ctx, deps, storage, org, params), 'prometheus_query'),
     ...routesFor(deps, '/query_range', BOTH, (ctx, org, params) => rangeQuery(ctx, deps, org, params), 'prometheus_query_range'),
-    ...routesFor(deps, '/series', BOTH, (_ctx, org, params) => listSeries(storage, org, params)),
-    ...routesFor(deps, '/labels', BOTH, (_ctx, org, params) => listLabelNames(storage, org, params)),
-    ...routesFor(deps, '/label/:name/values', ['GET'], (ctx, org, params) => listLabelValues(storage, org, ctx.params.name, params)),
-    ...routesFor(deps, '/metadata', ['GET'], (_ctx, org, params) => listMetadata(storage, org, params)),
+    // Listings read synchronously: on a query process the org's heads are fetched first.
+    ...routesFor(deps, '/series', BOTH, async (_ctx, org, params) => (await storage.refreshListings(org), listSeries(storage, org, params))),
+    ...routesFor(deps, '/labels', BOTH, async (_ctx, org, params) => (await storage.refreshListings(org), listLabelNames(storage, org, params))),
+    ...routesFor(deps, '/label/:name/values', ['GET'], async (ctx, org, params) => (await storage.refreshListings(org), listLabelValues(storage, org, ctx.params.name, params))),
+    ...routesFor(deps, '/metadata', ['GET'], async (_ctx, org, params) => (await storage.refreshListings(org), listMetadata(storage, org, params))),
     ...routesFor(deps, '/query_exemplars', BOTH, (_ctx, org, params) => queryExemplars(deps.exemplars, org, params)),
     ...routesFor(deps, '/format_query', BOTH, (_ctx, _org, params) => success(printPromQL(parseQueryParam(params).expr))),
     ...routesFor(deps, '/status/buildinfo', ['GET'], () => success(buildInfo())),

@@ -98,7 +98,10 @@ function clipLogRanges<R extends { minNs: bigint }>(ranges: R[], oldestMs: numbe
 export interface SeriesPlan {
   slices: SliceWindow[];
   tasksFor(slice: SliceWindow): Promise<SliceTasks>;
-  /** failedSegments counts stored segments skipped as unreadable so far; any makes the answer partial. */
+  /**
+   * failedSegments counts stored segments skipped as unreadable so far, and holders of recent
+   * (head) data that could not be reached; any makes the answer partial.
+   */
   failedSegments(): number;
   /** sortedByLabels: every slice's series come sorted by labels (PromQL and LogQL range results do). */
   sortedByLabels: boolean;
@@ -120,7 +123,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   return {
     slices,
     sortedByLabels: true,
-    failedSegments: () => querier.failedSegments.length,
+    failedSegments: () => querier.failedSegments.length + querier.unavailableHeads.length,
     async tasksFor(slice) {
       const selections = clipMetricSelections(selectionsFor(expr, slice.startMs, slice.endMs, planCtx), deps.oldestMs);
       // Segment files not yet open are read off this thread first; the share below then finds them open.
@@ -158,7 +161,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
   return {
     slices,
     sortedByLabels: true,
-    failedSegments: () => reader.failedSegments.length,
+    failedSegments: () => reader.failedSegments.length + reader.unavailableHeads.length,
     async tasksFor(slice) {
       const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);
       await reader.prepare(selections);
@@ -311,5 +314,5 @@ export async function runRawLogs(
     },
     signal,
   );
-  return { failedSegments: reader.failedSegments.length };
+  return { failedSegments: reader.failedSegments.length + reader.unavailableHeads.length };
 }

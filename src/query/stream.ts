@@ -266,7 +266,7 @@ export class QueryStream {
     const failed = this.options.failedSegments?.() ?? 0;
     if (failed > 0) {
       this.ctx.log.warn({ failedSegments: failed }, 'query answered without unreadable segments');
-      this.fail(new ApiError('SERVICE_UNAVAILABLE', `${failed} stored segment(s) could not be read; the results are partial, retry or narrow the range`));
+      this.fail(new ApiError('SERVICE_UNAVAILABLE', `${failed} stored segment(s) or holder(s) of recent data could not be read; the results are partial, retry or narrow the range`));
       return;
     }
     this.ensureOpen();

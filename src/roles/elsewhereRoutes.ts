@@ -21,7 +21,7 @@ export function elsewhereRoutes(role: Role, router: Router, openApi: Buffer): Ro
   const ingestPaths = new Set<string>(Object.values(INGEST_PATHS));
   const out: RouteSpec[] = [];
   for (const { method, path } of documentedRoutes(openApi)) {
-    const component: Component = ingestPaths.has(path) ? 'ingestApi' : 'queryApi';
+    const component: Component = ingestPaths.has(path) ? 'ingestApi' : path.startsWith('/internal/') ? 'heads' : 'queryApi';
     if (running.has(component) || registered.has(`${method} ${path}`)) continue;
     out.push({ method, path, auth: 'none', handler: wrongRole(role, component) });
   }

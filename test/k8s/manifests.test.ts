@@ -183,8 +183,8 @@ describe('Kubernetes manifests', () => {
         present.add(e.name);
         if (e.value !== undefined) literal[e.name] = e.value;
         const ref = e.valueFrom?.secretKeyRef as { name: string; key: string } | undefined;
-        // The bootstrap key's placeholder is refused on purpose until an operator replaces it.
-        if (ref === undefined || e.name === 'SVC_BOOTSTRAP_API_KEY') continue;
+        // The bootstrap key's and internal token's placeholders are refused on purpose until an operator replaces them.
+        if (ref === undefined || e.name === 'SVC_BOOTSTRAP_API_KEY' || e.name === 'SVC_INTERNAL_TOKEN') continue;
         // The layout's Secrets hold example values of the right form; those go through the parsers too.
         const secret = inLayout(w.layout, 'v1/Secret').find((m) => m.obj.metadata.name === ref.name);
         const example = (secret?.obj.stringData as Record<string, string> | undefined)?.[ref.key];

@@ -15,8 +15,8 @@ import { parseSeriesSelector } from '../../catalog/selectors.js';
 const METRIC_NAME = '__name__';
 
 /** metricRoute builds one POST listing route scoped by a PromQL series selector. */
-function metricRoute(path: string, answer: (scope: HelperScope) => unknown): RouteSpec {
-  return listingRoute(path, parseSeriesSelector, answer);
+function metricRoute(storage: Storage, path: string, answer: (scope: HelperScope) => unknown): RouteSpec {
+  return listingRoute(path, parseSeriesSelector, answer, (org) => storage.refreshListings(org));
 }
 
 /** metricHelperRoutes builds the five metric listing routes over the org's series labels and metadata. */
@@ -25,19 +25,19 @@ export function metricHelperRoutes(storage: Storage): RouteSpec[] {
 
   return [
     // Label names as Prometheus' /api/v1/labels lists them, __name__ included.
-    metricRoute('/api/v1/metrics/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
+    metricRoute(storage, '/api/v1/metrics/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
     // Values of one label; key "__name__" lists metric names.
-    metricRoute('/api/v1/metrics/tagvalues', (scope) => {
+    metricRoute(storage, '/api/v1/metrics/tagvalues', (scope) => {
       const key = requireString(scope.body, 'key', 'the label whose values to list');
       return listValues(scanOf(scope), scope.matchers, key, scope.limit);
     }),
     // Label names of one metric, without __name__ since the metric is given.
-    metricRoute('/api/v1/metrics/labelkeys', (scope) => {
+    metricRoute(storage, '/api/v1/metrics/labelkeys', (scope) => {
       const metric = requireString(scope.body, 'metric', 'the metric name whose label keys to list');
       return listKeys(scanOf(scope), [{ name: METRIC_NAME, type: '=', value: metric }, ...scope.matchers], scope.limit, METRIC_NAME);
     }),
     // Metadata of the metric families with series in the window; see MetadataCollector.
-    metricRoute('/api/v1/metrics/metadata', (scope) => {
+    metricRoute(storage, '/api/v1/metrics/metadata', (scope) => {
       const metric = optionalString(scope.body, 'metric');
       const entries = new MetadataCollector(storage.metricMetadata(scope.org), scope.limit, metric);
       scanOf(scope)(scope.matchers, (labels) => {
@@ -47,7 +47,7 @@ export function metricHelperRoutes(storage: Storage): RouteSpec[] {
       return entries.listing();
     }),
     // Metrics carrying a label, optionally with one value of it.
-    metricRoute('/api/v1/metrics/discover', (scope) => {
+    metricRoute(storage, '/api/v1/metrics/discover', (scope) => {
       const key = requireString(scope.body, 'key', 'the label the metrics must carry');
       const value = optionalString(scope.body, 'value');
       const names = new DistinctStrings(scope.limit);

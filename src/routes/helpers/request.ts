@@ -111,13 +111,26 @@ export function helperScope(ctx: RequestContext, parseSelector: (text: string) =
   return { org, matchers, startMs, endMs, limit, body };
 }
 
-/** listingRoute builds one POST listing route: read the scope, answer, render the answer as JSON. */
-export function listingRoute(path: string, parseSelector: (text: string) => LabelMatcher[], answer: (scope: HelperScope) => unknown): RouteSpec {
+/**
+ * listingRoute builds one POST listing route: read the scope, bring the org's data up to date
+ * (`refresh`: a query process fetches the heads other processes hold), answer, render the
+ * answer as JSON.
+ */
+export function listingRoute(
+  path: string,
+  parseSelector: (text: string) => LabelMatcher[],
+  answer: (scope: HelperScope) => unknown,
+  refresh: (org: string) => Promise<void>,
+): RouteSpec {
   return {
     method: 'POST',
     path,
     auth: 'key',
     body: 'json',
-    handler: (ctx) => ctx.res.json(200, answer(helperScope(ctx, parseSelector))),
+    handler: async (ctx) => {
+      const scope = helperScope(ctx, parseSelector);
+      await refresh(scope.org);
+      ctx.res.json(200, answer(scope));
+    },
   };
 }

@@ -14,8 +14,9 @@ export function serviceRoutes(storage: Storage): RouteSpec[] {
       method: 'GET',
       path: '/api/v1/services',
       auth: 'key',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const org = requireOrg(ctx);
+        await storage.refreshListings(org);
         const params = ctx.query;
         const { startMs, endMs } = helperWindow({ s: params.get('s') ?? undefined, e: params.get('e') ?? undefined });
         const limit = helperLimit(params.get('limit') ?? undefined);

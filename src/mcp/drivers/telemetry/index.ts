@@ -23,6 +23,8 @@ export function telemetryDriver(access: TelemetryAccess, store: MetaStore): Driv
     enabledByDefault: true,
     tools: [...investigateTools(access), ...catalogTools(access), ...queryTools(access), ...dashboardTools(access, store), ...checkTools(access)],
     prompts: TELEMETRY_PROMPTS,
+    // Listing tools read synchronously: on a query process the org's heads are fetched first.
+    prepare: (ctx) => access.storage.refreshListings(ctx.orgId),
   });
 }
 

@@ -1,0 +1,62 @@
+import { ApiError } from '../errors.js';
+
+/** HEAD_ROUTE is the internal endpoint a head holder serves its heads on. */
+export const HEAD_ROUTE = '/internal/v1/head';
+
+/** MAX_HEAD_REQUEST_BYTES bounds the request body: an org, a few signals, at most 1024 partitions and MAX_HAVE chunk ids. */
+export const MAX_HEAD_REQUEST_BYTES = 1024 * 1024;
+
+/** MAX_HAVE bounds the chunk ids a request may say it holds (a head of several GiB is a few thousand chunks). */
+export const MAX_HAVE = 10_000;
+
+/**
+ * HeadRequest is what a query process asks a head holder for: one org's heads of some
+ * signals, optionally only chunks that reach a time range (milliseconds, inclusive), and the
+ * write-log partitions it believes the holder owns (the answer says which it holds).
+ */
+export interface HeadRequest {
+  org: string;
+  signals: Array<'metrics' | 'logs'>;
+  partitions?: number[];
+  /** have lists chunk ids the caller kept from earlier answers; those are named, not resent. */
+  have?: string[];
+  minMs?: number;
+  maxMs?: number;
+}
+
+function bad(message: string): ApiError {
+  return new ApiError('VALIDATION_FAILED', message);
+}
+
+/** parseHeadRequest checks a decoded JSON body field by field. */
+export function parseHeadRequest(value: unknown): HeadRequest {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('body must be a JSON object');
+  const body = value as Record<string, unknown>;
+  for (const key of Object.keys(body)) if (!['org', 'signals', 'partitions', 'have', 'minMs', 'maxMs'].includes(key)) throw bad(`unknown field "${key}"`);
+  if (typeof body.org !== 'string' || body.org === '' || body.org.length > 200) throw bad('org must be a non-empty string of at most 200 characters');
+  const signals = body.signals ?? ['metrics', 'logs'];
+  if (!Array.isArray(signals) || signals.length === 0 || signals.some((s) => s !== 'metrics' && s !== 'logs')) throw bad('signals must be a non-empty list of "metrics" and "logs"');
+  const out: HeadRequest = { org: body.org, signals: [...new Set(signals as Array<'metrics' | 'logs'>)] };
+  if (body.partitions !== undefined) {
+    const p = body.partitions;
+    if (!Array.isArray(p) || p.length > 1024 || p.some((n) => !Number.isInteger(n) || (n as number) < 0 || (n as number) > 1023)) {
+      throw bad('partitions must be a list of at most 1024 integers from 0 to 1023');
+    }
+    out.partitions = p as number[];
+  }
+  if (body.have !== undefined) {
+    const have = body.have;
+    if (!Array.isArray(have) || have.length > MAX_HAVE || have.some((id) => typeof id !== 'string' || id.length > 200)) {
+      throw bad(`have must be a list of at most ${MAX_HAVE} chunk ids`);
+    }
+    out.have = have as string[];
+  }
+  for (const key of ['minMs', 'maxMs'] as const) {
+    const v = body[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`${key} must be a number of milliseconds`);
+    out[key] = v;
+  }
+  if (out.minMs !== undefined && out.maxMs !== undefined && out.maxMs < out.minMs) throw bad('maxMs must not be before minMs');
+  return out;
+}

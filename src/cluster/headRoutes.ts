@@ -1,0 +1,67 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Storage } from '../../engine/index.js';
+import { encodeHeadExport, encodedLength, pruneHeadExport } from '../../engine/storage/headWire.js';
+import { ApiError } from '../errors.js';
+import { parseJsonBody } from '../http/body.js';
+import type { RouteSpec } from '../http/router.js';
+import { HEAD_ROUTE, MAX_HEAD_REQUEST_BYTES, parseHeadRequest } from './headRequest.js';
+
+export interface HeadRouteDeps {
+  storage: Storage;
+  /** token is SVC_INTERNAL_TOKEN; unset, the endpoint refuses every request. */
+  token: string | undefined;
+  /** maxBytes bounds one answer (SVC_HEAD_FETCH_MAX_BYTES). */
+  maxBytes: number;
+}
+
+/**
+ * CHUNK_ID_PREFIX names this process in the ids of the chunks it sends: chunk ids are unique
+ * only within a process, and a query process may read the heads of several holders. It stays
+ * the same for the life of the process, so a sealed chunk fetched twice keeps its id and a
+ * query worker's decoded copy of it stays valid.
+ */
+const CHUNK_ID_PREFIX = `${randomBytes(6).toString('hex')}:`;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** checkToken accepts `Authorization: Bearer <SVC_INTERNAL_TOKEN>`, compared in constant time. */
+function checkToken(header: string | undefined, token: string | undefined): void {
+  if (token === undefined) throw new ApiError('FORBIDDEN', 'the internal head endpoint is off on this process: SVC_INTERNAL_TOKEN is not set');
+  const given = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1];
+  if (given === undefined || !timingSafeEqual(digest(given), digest(token))) throw new ApiError('UNAUTHORIZED', 'missing or wrong cluster-internal token');
+}
+
+/**
+ * headRoutes is the internal endpoint a process that holds heads (roles all and ingester)
+ * serves them to query processes on: POST /internal/v1/head with a JSON HeadRequest, answered
+ * with the org's head snapshots in the head wire format (engine/storage/headWire.ts). It is
+ * authenticated by the cluster-internal token, never by users' API keys, and bounded: the
+ * request body by MAX_HEAD_REQUEST_BYTES, the answer by `maxBytes`.
+ */
+export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: HEAD_ROUTE,
+      auth: 'none',
+      body: 'json',
+      maxBodyBytes: MAX_HEAD_REQUEST_BYTES,
+      handler: ({ headers, body, res }) => {
+        checkToken(headers.authorization, deps.token);
+        const request = parseHeadRequest(parseJsonBody(body ?? Buffer.alloc(0)));
+        let data = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
+        if (request.minMs !== undefined || request.maxMs !== undefined) data = pruneHeadExport(data, request.minMs ?? -Infinity, request.maxMs ?? Infinity);
+        const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, new Set(request.have));
+        const length = encodedLength(parts);
+        if (length > deps.maxBytes) {
+          throw new ApiError('PAYLOAD_TOO_LARGE', `the org's heads take ${length} bytes, over the limit of ${deps.maxBytes} (SVC_HEAD_FETCH_MAX_BYTES)`, {
+            details: { bytes: length, limit: deps.maxBytes },
+          });
+        }
+        res.send(200, Buffer.concat(parts, length), 'application/octet-stream');
+      },
+    },
+  ];
+}

@@ -1,0 +1,195 @@
+import type { Signal } from '../../engine/storage/catalog.js';
+import { decodeHeadExport, type HeadExport, type KnownChunks } from '../../engine/storage/headWire.js';
+import type { SharedLogChunk } from '../../engine/storage/logChunk.js';
+import type { SharedMetricChunk } from '../../engine/storage/metricChunk.js';
+import type { PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
+import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
+import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
+import { HEAD_ROUTE, MAX_HAVE, type HeadRequest } from './headRequest.js';
+import type { PartitionOwner, PartitionOwners } from './partitionOwners.js';
+
+export interface PeerHeadClientOptions {
+  owners: PartitionOwners;
+  /** partitions is the write log's partition count (SVC_WRITE_LOG_PARTITIONS): each must have a live owner. */
+  partitions: number;
+  /** token authenticates this process to the holders (SVC_INTERNAL_TOKEN). */
+  token: string;
+  /** timeoutMs bounds one fetch from one holder, answer included. */
+  timeoutMs: number;
+  /** maxBytes bounds one holder's answer. */
+  maxBytes: number;
+  now?: () => number;
+  /** onFetch hears of every fetch from one holder: whether it gave heads, and the bytes received. */
+  onFetch?: (outcome: 'ok' | 'failed', bytes: number) => void;
+}
+
+/** Holder is one process asked for heads and the partitions it is asked for. */
+interface Holder {
+  ownerId: string;
+  baseUrl: string;
+  partitions: number[];
+}
+
+/** KEPT_ANSWERS bounds the answers (per holder, org and signal) whose chunks are kept for reuse. */
+const KEPT_ANSWERS = 256;
+
+type Chunk = SharedMetricChunk | SharedLogChunk;
+
+/**
+ * PeerHeadClient fetches an org's heads from the processes that own the write log's
+ * partitions, all of them at once, each within a timeout and a size limit. A holder that does
+ * not answer, answers an error, or no longer holds a partition it was asked for is reported
+ * as unavailable, never thrown: the query then answers from the segments and says the answer
+ * is partial.
+ *
+ * Sealed chunks never change, so the chunks of each holder's last answer (per org and signal)
+ * are kept and named in the next request: the holder then sends only what is new, mostly the
+ * open tail, and a query costs the network what the heads took since the previous one.
+ */
+export class PeerHeadClient implements PeerHeadSource {
+  private readonly now: () => number;
+  /** kept holds, per holder, org and signal, the chunks of the last answer by id (oldest entry first, for eviction). */
+  private readonly kept = new Map<string, Map<string, Chunk>>();
+
+  constructor(private readonly options: PeerHeadClientOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async fetch(org: string, signal: Signal): Promise<PeerHeads> {
+    const out: PeerHeads = { metrics: [], logs: [], segmentsBefore: undefined, unavailable: [], metadata: [] };
+    let owners: PartitionOwner[];
+    try {
+      owners = await this.options.owners.owners();
+    } catch (err) {
+      out.unavailable.push(`partition owners could not be read: ${message(err)}`);
+      return out;
+    }
+    const { holders, orphans } = this.holders(owners);
+    if (orphans.length > 0) out.unavailable.push(`write-log partition(s) ${orphans.join(',')} have no live owner`);
+    const answers = await Promise.all(holders.map((h) => this.fetchKeeping(h, org, signal)));
+    for (const [i, answer] of answers.entries()) {
+      const holder = holders[i];
+      if (typeof answer === 'string') {
+        out.unavailable.push(`${holder.ownerId}: ${answer}`);
+        continue;
+      }
+      if (answer.partitions !== undefined) {
+        const missing = holder.partitions.filter((p) => answer.partitions![String(p)] === undefined);
+        if (missing.length > 0) out.unavailable.push(`${holder.ownerId}: no longer holds write-log partition(s) ${missing.join(',')}`);
+      }
+      out.metrics.push(...answer.metrics.map((s) => new SnapshotMetricReader(s)));
+      out.logs.push(...answer.logs.map((s) => new SnapshotLogReader(s)));
+      out.metadata.push(...answer.metadata);
+      // With several holders the lowest bound is kept: a segment is left out only if every holder read its heads before it was cut.
+      out.segmentsBefore = out.segmentsBefore === undefined ? answer.segmentsBefore : Math.min(out.segmentsBefore, answer.segmentsBefore);
+    }
+    return out;
+  }
+
+  /** holders groups the live owners by process; partitions without one are orphans. */
+  private holders(owners: readonly PartitionOwner[]): { holders: Holder[]; orphans: number[] } {
+    const now = this.now();
+    const byPartition = new Map<number, PartitionOwner>();
+    for (const o of owners) if (o.leaseExpiresAtMs > now) byPartition.set(o.partition, o);
+    const byUrl = new Map<string, Holder>();
+    const orphans: number[] = [];
+    for (let p = 0; p < this.options.partitions; p++) {
+      const owner = byPartition.get(p);
+      if (owner === undefined) {
+        orphans.push(p);
+        continue;
+      }
+      let holder = byUrl.get(owner.baseUrl);
+      if (holder === undefined) byUrl.set(owner.baseUrl, (holder = { ownerId: owner.ownerId, baseUrl: owner.baseUrl, partitions: [] }));
+      holder.partitions.push(p);
+    }
+    return { holders: [...byUrl.values()], orphans };
+  }
+
+  /** fetchKeeping asks one holder, naming the chunks kept from its last answer, and keeps the chunks of this one. */
+  private async fetchKeeping(holder: Holder, org: string, signal: Signal): Promise<HeadExport | string> {
+    const key = `${holder.baseUrl}\u0000${org}\u0000${signal}`;
+    const kept = this.kept.get(key) ?? new Map<string, Chunk>();
+    const known: KnownChunks = {
+      metric: (id) => {
+        const c = kept.get(id);
+        return c !== undefined && 'refs' in c ? c : undefined;
+      },
+      log: (id) => {
+        const c = kept.get(id);
+        return c !== undefined && 'groups' in c ? c : undefined;
+      },
+    };
+    const have = [...kept.keys()].slice(0, MAX_HAVE);
+    const answer = await this.fetchOne(holder, { org, signals: [signal], partitions: holder.partitions, ...(have.length > 0 ? { have } : {}) }, known);
+    if (typeof answer === 'string') {
+      this.options.onFetch?.('failed', 0);
+      return answer;
+    }
+    const next = new Map<string, Chunk>();
+    for (const s of [...answer.metrics, ...answer.logs]) for (const c of s.chunks) next.set(c.id, c);
+    this.kept.delete(key);
+    this.kept.set(key, next);
+    if (this.kept.size > KEPT_ANSWERS) this.kept.delete(this.kept.keys().next().value!);
+    return answer;
+  }
+
+  /** fetchOne asks one holder; a failure is returned as its description. */
+  private async fetchOne(holder: Holder, request: HeadRequest, known: KnownChunks): Promise<HeadExport | string> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    try {
+      const res = await fetch(holder.baseUrl + HEAD_ROUTE, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.token}` },
+        body: JSON.stringify(request),
+        signal: controller.signal,
+      });
+      if (res.status !== 200) {
+        const text = await res.text().catch(() => '');
+        return `answered ${res.status}${text ? ` ${text.slice(0, 300)}` : ''}`;
+      }
+      const body = await readLimited(res, this.options.maxBytes);
+      if (typeof body === 'string') return body;
+      const decoded = decodeHeadExport(body, known);
+      this.options.onFetch?.('ok', body.byteLength);
+      return decoded;
+    } catch (err) {
+      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : message(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** readLimited reads a response body of at most `maxBytes`, or says why not. */
+async function readLimited(res: Response, maxBytes: number): Promise<Uint8Array | string> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    return `answer of ${declared} bytes is over the limit of ${maxBytes}`;
+  }
+  if (res.body === null) return new Uint8Array(0);
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return `answer is over the limit of ${maxBytes} bytes`;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, total);
+}
+
+function message(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}

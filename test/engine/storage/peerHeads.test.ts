@@ -1,0 +1,205 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SnapshotLogReader } from '../../../engine/query/snapshotLogReader.js';
+import { SnapshotMetricReader } from '../../../engine/query/snapshotMetricReader.js';
+import { LocalBlobStore } from '../../../engine/storage/blobStore.js';
+import { FileCatalogStore } from '../../../engine/storage/catalogStore.js';
+import { HeadWireError, decodeHeadExport, encodeHeadExport, pruneHeadExport } from '../../../engine/storage/headWire.js';
+import type { PeerHeadSource } from '../../../engine/storage/peerHeads.js';
+import { Storage } from '../../../engine/storage/storage.js';
+
+const MIN_NS = -(2n ** 63n);
+const MAX_NS = 2n ** 63n - 1n;
+const ORG = 'org-a';
+
+function lines(from: number, count: number) {
+  return Array.from({ length: count }, (_, i) => ({ timestampNs: BigInt(from + i) * 1_000_000n, message: `line ${from + i}`, level: 'info', tags: { job: 'x' } }));
+}
+
+function samples(from: number, count: number) {
+  const ts = Float64Array.from({ length: count }, (_, i) => from + i);
+  return [{ labels: { __name__: 'm', job: 'x' }, timestampsMs: ts, values: ts.map((t) => t * 2) }];
+}
+
+/**
+ * A read-only storage (a query process's) over the catalog and segment files another storage
+ * (the heads' holder) writes, with the holder's heads brought over in the head wire format.
+ * The transport is in-process so that cuts can be placed exactly between the moments a query
+ * process reads the catalog and the holder reads its heads.
+ */
+describe('read-only storage over a holder\'s heads', () => {
+  let dir: string;
+  let holder: Storage;
+  let replica: Storage;
+  /** around runs inside each fetch: before the holder reads its heads and after, as the race under test needs. */
+  let around: { before?: () => Promise<void>; after?: () => Promise<void> };
+  let unreachable = false;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'sluice-peers-'));
+    const blobStore = new LocalBlobStore(path.join(dir, 'segments'));
+    const catalogStore = new FileCatalogStore(path.join(dir, 'catalog.json'));
+    holder = await Storage.open({ dir: path.join(dir, 'holder'), blobStore, catalogStore, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
+    around = {};
+    unreachable = false;
+    const peers: PeerHeadSource = {
+      async fetch(org, signal) {
+        if (unreachable) return { metrics: [], logs: [], segmentsBefore: undefined, unavailable: ['holder: connection refused'], metadata: [] };
+        await around.before?.();
+        const bytes = Buffer.concat(encodeHeadExport(holder.exportHeads(org, { metrics: signal === 'metrics', logs: signal === 'logs' }), 'h1:'));
+        await around.after?.();
+        const data = decodeHeadExport(bytes);
+        return {
+          metrics: data.metrics.map((s) => new SnapshotMetricReader(s)),
+          logs: data.logs.map((s) => new SnapshotLogReader(s)),
+          segmentsBefore: data.segmentsBefore,
+          unavailable: [],
+          metadata: data.metadata,
+        };
+      },
+    };
+    replica = await Storage.open({ dir: path.join(dir, 'replica'), blobStore, catalogStore, readOnly: true, peers });
+  });
+
+  afterEach(async () => {
+    await replica.close();
+    await holder.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function replicaLines(): Promise<string[]> {
+    const view = replica.logs(ORG);
+    await view.prepare([{ matchers: [], minNs: MIN_NS, maxNs: MAX_NS }]);
+    expect(view.unavailableHeads).toEqual([]);
+    return view.select([], MIN_NS, MAX_NS).flatMap((s) => s.messages);
+  }
+
+  it('reads segments and heads as the holder does', async () => {
+    await holder.appendLogs(ORG, lines(0, 10));
+    await holder.appendMetrics(ORG, samples(0, 10), [{ name: 'm', type: 'gauge', unit: '', help: 'A gauge.' }]);
+    await holder.cut();
+    await holder.appendLogs(ORG, lines(10, 5));
+    await holder.appendMetrics(ORG, samples(10, 5));
+    expect(await replicaLines()).toEqual(holder.logs(ORG).select([], MIN_NS, MAX_NS).flatMap((s) => s.messages));
+    expect(await replicaLines()).toHaveLength(15);
+    const view = replica.metrics(ORG);
+    await view.prepare([{ matchers: [], minMs: -Infinity, maxMs: Infinity }]);
+    const [series] = view.select([], -Infinity, Infinity);
+    expect([...series.timestampsMs]).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    expect(replica.metricMetadata(ORG).get('m')).toMatchObject({ type: 'gauge' });
+  });
+
+  it('counts nothing twice and misses nothing when the holder cuts while a query reads', async () => {
+    await holder.appendLogs(ORG, lines(0, 10));
+    await holder.cut();
+    await holder.appendLogs(ORG, lines(10, 5));
+    // The query process has read the catalog; then the holder cuts (the catalog it read lacks
+    // that cut), takes writes, reads its heads for the answer, and cuts again before the
+    // answer arrives (the catalog read again now has a segment whose lines the heads also hold).
+    around = {
+      before: async () => {
+        await holder.cut();
+        await holder.appendLogs(ORG, lines(15, 3));
+      },
+      after: async () => {
+        await holder.cut();
+      },
+    };
+    const got = await replicaLines();
+    expect(got).toEqual(Array.from({ length: 18 }, (_, i) => `line ${i}`));
+    expect(holder.segments().filter((s) => s.signal === 'logs')).toHaveLength(3);
+  });
+
+  it('keeps a view on the catalog it read with its heads while later queries read a newer one', async () => {
+    await holder.appendLogs(ORG, lines(0, 10));
+    await holder.cut();
+    await holder.appendLogs(ORG, lines(10, 5));
+    const early = replica.logs(ORG);
+    await early.prepare([{ matchers: [], minNs: MIN_NS, maxNs: MAX_NS }]);
+    // The holder cuts what the early view holds as heads and merges it with the older segment;
+    // a later query reads that catalog, in which the merged segment carries the newer cut's seq.
+    await holder.cut();
+    expect((await holder.compact()).merged).toHaveLength(1);
+    expect(await replicaLines()).toHaveLength(15);
+    expect(early.select([], MIN_NS, MAX_NS).flatMap((s) => s.messages)).toEqual(Array.from({ length: 15 }, (_, i) => `line ${i}`));
+  });
+
+  it('answers from the segments and names the holder it could not reach', async () => {
+    await holder.appendLogs(ORG, lines(0, 10));
+    await holder.cut();
+    await holder.appendLogs(ORG, lines(10, 5));
+    unreachable = true;
+    const view = replica.logs(ORG);
+    await view.prepare([{ matchers: [], minNs: MIN_NS, maxNs: MAX_NS }]);
+    expect(view.unavailableHeads).toEqual(['holder: connection refused']);
+    expect(view.select([], MIN_NS, MAX_NS).flatMap((s) => s.messages)).toHaveLength(10);
+  });
+
+  it('refuses writes, cuts nothing and writes no catalog', async () => {
+    await expect(replica.appendLogs(ORG, lines(0, 1))).rejects.toThrow(/read-only/);
+    await holder.appendLogs(ORG, lines(0, 3));
+    await holder.cut();
+    expect((await replica.compact()).merged).toEqual([]);
+    expect(await replica.applyRetention(Date.now() + 1e12)).toEqual([]);
+    expect(holder.segments()).toHaveLength(1);
+  });
+});
+
+describe('head wire format', () => {
+  it('carries chunks whose readers answer as the originals, and prunes whole chunks by time', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'sluice-wire-'));
+    const st = await Storage.open({ dir, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
+    try {
+      await st.appendMetrics(ORG, samples(1000, 50));
+      await st.appendLogs(ORG, lines(1000, 50));
+      const exported = st.exportHeads(ORG, { metrics: true, logs: true });
+      const decoded = decodeHeadExport(Buffer.concat(encodeHeadExport(exported, 'p:')));
+      expect(decoded.segmentsBefore).toBe(exported.segmentsBefore);
+      expect(decoded.metrics[0].chunks[0].id).toBe(`p:${exported.metrics[0].chunks[0].id}`);
+      expect(decoded.metrics[0].chunks[0].timestampsMs.buffer).toBeInstanceOf(SharedArrayBuffer);
+      const metricsBack = new SnapshotMetricReader(decoded.metrics[0]).select([], -Infinity, Infinity);
+      expect(metricsBack).toEqual(st.metrics(ORG).select([], -Infinity, Infinity));
+      const logsBack = new SnapshotLogReader(decoded.logs[0]).select([], MIN_NS, MAX_NS);
+      expect(logsBack.flatMap((s) => s.messages)).toEqual(st.logs(ORG).select([], MIN_NS, MAX_NS).flatMap((s) => s.messages));
+      // Named as kept by the receiver, chunks are not sent again and are taken from what it kept.
+      const full = Buffer.concat(encodeHeadExport(exported, 'p:'));
+      const ids = new Set([...decoded.metrics, ...decoded.logs].flatMap((s) => s.chunks.map((c) => c.id)));
+      const lean = Buffer.concat(encodeHeadExport(exported, 'p:', ids));
+      expect(lean.length).toBeLessThan(full.length / 4);
+      const byId = new Map([...decoded.metrics, ...decoded.logs].flatMap((s) => s.chunks.map((c) => [c.id, c] as const)));
+      const again = decodeHeadExport(lean, { metric: (id) => byId.get(id) as never, log: (id) => byId.get(id) as never });
+      expect(again.metrics[0].chunks[0]).toBe(decoded.metrics[0].chunks[0]);
+      expect(new SnapshotLogReader(again.logs[0]).select([], MIN_NS, MAX_NS)).toEqual(logsBack);
+      expect(() => decodeHeadExport(lean)).toThrow(/not sent and is not known/);
+      const pruned = pruneHeadExport(exported, 2000, 3000);
+      expect(pruned.metrics).toEqual([]);
+      expect(pruned.logs).toEqual([]);
+      expect(pruneHeadExport(exported, 1049, Infinity).metrics[0].chunks).toHaveLength(1);
+    } finally {
+      await st.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses malformed input without reading outside it', () => {
+    const good = Buffer.concat(encodeHeadExport({ metrics: [], logs: [], segmentsBefore: 3, partitions: undefined, metadata: [] }, 'x:'));
+    expect(decodeHeadExport(good).segmentsBefore).toBe(3);
+    expect(() => decodeHeadExport(Buffer.from('nope'))).toThrow(HeadWireError);
+    expect(() => decodeHeadExport(good.subarray(0, good.length - 1))).toThrow(HeadWireError);
+    expect(() => decodeHeadExport(Buffer.concat([good, Buffer.from([0])]))).toThrow(HeadWireError);
+    const header = JSON.stringify({
+      segmentsBefore: 0,
+      partitions: null,
+      metadata: [],
+      metrics: [[{ id: 'c', bytes: 8, scalars: {}, fields: { refs: ['u32', 0, 100], offsets: ['u32', 0, 0], timestampsMs: ['f64', 0, 0], values: ['f64', 0, 0], labels: ['u8', 0, 0], histogramOffsets: ['u32', 0, 0], histogramBytes: ['u8', 0, 0] } }]],
+      logs: [],
+    });
+    const prefix = Buffer.alloc(9);
+    prefix.write('SLHD', 0, 'latin1');
+    prefix.writeUInt8(1, 4);
+    prefix.writeUInt32LE(Buffer.byteLength(header), 5);
+    expect(() => decodeHeadExport(Buffer.concat([prefix, Buffer.from(header), Buffer.alloc(8)]))).toThrow(/outside the chunk/);
+  });
+});
