@@ -75,6 +75,11 @@ export interface SseOptions {
    */
   stallTimeoutMs?: number;
   onStall?: () => void;
+  /**
+   * onBehind runs each time the client falls behind (a write it could not take in full), so
+   * the producer can give up what it holds only while producing (a query's evaluation slot).
+   */
+  onBehind?: () => void;
 }
 
 /**
@@ -254,6 +259,7 @@ export class SseStream {
   private waitWritable(): void {
     if (!this.writableNow) return;
     this.writableNow = false;
+    this.options.onBehind?.();
     this.armStallTimer();
     this.res.raw.onWritable(() => {
       if (this.closed) return true;
