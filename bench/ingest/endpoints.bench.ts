@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encodeExportLogsServiceRequest, type LogRecordInput } from '../../engine/index.js';
+import { cpuSeconds } from '../peers/procStats.js';
 import { runWhenDirect } from '../runDirect.js';
 import { drive, remoteWriteBatch, startBenchServer, type BatchShape } from './remoteWriteLoad.js';
 
@@ -11,7 +12,8 @@ import { drive, remoteWriteBatch, startBenchServer, type BatchShape } from './re
  * batches (2,000 lines), as collectors do. Every request is durable (WAL fsync) before it is
  * answered. Prints samples/s and lines/s against the targets of 500k and 100k.
  *
- * `BENCH_SECONDS` sets each phase's length (8), `BENCH_ONLY=metrics` skips the logs phase, and
+ * It also prints the server's CPU time per sample or line (Linux /proc), which the rest of the
+ * machine disturbs less than the rate. `BENCH_SECONDS` sets each phase's length (8), `BENCH_ONLY=metrics` skips the logs phase, and
  * `BENCH_CPU_PROF=DIR` writes the server's V8 CPU profile there when it stops.
  */
 const KEY = 'bench-ingest-key-0123456789abcdef0123456789';
@@ -46,11 +48,15 @@ export async function main(): Promise<void> {
     ] as const) {
       if (process.env.BENCH_ONLY === 'metrics' && pathName !== '/api/v1/write') continue;
       const started = performance.now();
+      const cpuBefore = cpuSeconds(server.pid);
       const until = started + SECONDS * 1000;
       const counts = await Promise.all(Array.from({ length: CLIENTS }, () => drive(server.url, KEY, bodies, pathName, type, until)));
       const seconds = (performance.now() - started) / 1000;
-      const rate = (counts.reduce((a, b) => a + b, 0) * perRequest) / seconds;
-      console.log(`${name}: ${Math.round(rate).toLocaleString('en')}/s with ${CLIENTS} clients (target ${target.toLocaleString('en')}/s, ratio ${(rate / target).toFixed(2)})`);
+      const items = counts.reduce((a, b) => a + b, 0) * perRequest;
+      const rate = items / seconds;
+      // The server's own CPU per item: steadier than the rate on a machine others load too.
+      const cpuMicros = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / items;
+      console.log(`${name}: ${Math.round(rate).toLocaleString('en')}/s with ${CLIENTS} clients (target ${target.toLocaleString('en')}/s, ratio ${(rate / target).toFixed(2)}), server CPU ${cpuMicros.toFixed(2)} µs each`);
     }
   } finally {
     await server.stop();
