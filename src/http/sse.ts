@@ -76,10 +76,12 @@ export interface SseOptions {
   stallTimeoutMs?: number;
   onStall?: () => void;
   /**
-   * onBehind runs each time the client falls behind (a write it could not take in full), so
-   * the producer can give up what it holds only while producing (a query's evaluation slot).
+   * onBehind runs each time the client falls behind (a write it could not take in full) and
+   * onCaughtUp when it has taken everything again, so the producer can give up, while the
+   * client stays behind, what it holds only while producing (a query's evaluation slot).
    */
   onBehind?: () => void;
+  onCaughtUp?: () => void;
 }
 
 /**
@@ -268,6 +270,7 @@ export class SseStream {
       // so what it holds reaches the client even if no producer writes again soon.
       this.res.raw.cork(() => {});
       this.writableNow = true;
+      this.options.onCaughtUp?.();
       clearTimeout(this.stallTimer);
       this.armHeartbeat();
       for (const w of this.drainWaiters.splice(0)) w();

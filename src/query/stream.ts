@@ -142,6 +142,15 @@ export function waitSignal(ctx: RequestContext): AbortSignal {
   return AbortSignal.any([left.signal, ctx.shutdown]);
 }
 
+/**
+ * LEND_SLOT_AFTER_MS is how long a query's client must stay behind before the query lends its
+ * evaluation slot. A client that reads at speed is behind for moments at a time (its socket
+ * buffer fills between reads); lending at each of those would let a new query in every time
+ * and, on a busy machine where every client lags a little, lift the cap altogether. A client
+ * behind for a second is a slow reader.
+ */
+export const LEND_SLOT_AFTER_MS = 1000;
+
 /** shuttingDown is how a query the server could not finish before stopping ends. */
 function shuttingDown(): ApiError {
   return new ApiError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry the query', { headers: { 'retry-after': '5' } });
@@ -194,6 +203,8 @@ export class QueryStream {
     this.controller.abort(shuttingDown());
   };
   private outcomeRecorded = false;
+  /** lendTimer lends the evaluation slot once the client has stayed behind for LEND_SLOT_AFTER_MS. */
+  private lendTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -213,7 +224,11 @@ export class QueryStream {
         this.abortReason ??= 'stalled';
         ctx.log.warn({ stallTimeoutMs: options.stallTimeoutMs, bufferedBytes: this.sse.bufferedBytes }, 'query cancelled: its client stopped reading');
       },
-      onBehind: () => options.evaluation?.pause(),
+      onBehind: () => {
+        clearTimeout(this.lendTimer);
+        if (options.evaluation !== undefined) this.lendTimer = setTimeout(() => options.evaluation?.pause(), LEND_SLOT_AFTER_MS);
+      },
+      onCaughtUp: () => clearTimeout(this.lendTimer),
     });
     this.openTimer = setTimeout(() => {
       this.ensureOpen();
@@ -355,6 +370,7 @@ export class QueryStream {
     this.ended = true;
     clearTimeout(this.openTimer);
     clearTimeout(this.deadline);
+    clearTimeout(this.lendTimer);
     this.ctx.shutdown.removeEventListener('abort', this.onShutdown);
     this.options.metrics.openStreams.dec();
     this.options.metrics.sseBuffers.delete(this.sse);

@@ -25,7 +25,10 @@ export type AdmissionCount = (outcome: AdmissionOutcome | 'refused', waitedMs: n
 export interface EvaluationSlot {
   /** done frees the slot for good; idempotent, and safe while paused. */
   done(): void;
-  /** pause lends the slot to the next waiting query while the query waits for its client. */
+  /**
+   * pause lends the slot to the next waiting query while the query waits for its client; it
+   * keeps the slot when as many slots as the cap are lent already.
+   */
   pause(): void;
   /** paused tells whether the query must `resume` before dispatching more work. */
   readonly paused: boolean;
@@ -71,6 +74,8 @@ export class WorkerAdmission {
   private readonly waiters: Waiter[] = [];
   private readonly resumers: Waiter[] = [];
   private running = 0;
+  /** lent counts queries that gave their slot up while their client is behind and have not taken one back. */
+  private lent = 0;
 
   constructor(
     private readonly load: WorkerLoad,
@@ -83,6 +88,11 @@ export class WorkerAdmission {
   /** waiting is how many queries wait for admission (paused queries waiting to resume included). */
   get waiting(): number {
     return this.waiters.length + this.resumers.length;
+  }
+
+  /** lending is how many queries lent their slot while their client is behind. */
+  get lending(): number {
+    return this.lent;
   }
 
   /** evaluating is how many admitted queries hold an evaluation slot now. */
@@ -175,12 +185,16 @@ export class WorkerAdmission {
     return {
       done: () => {
         if (state === 'held') free();
-        else if (state === 'resuming') resuming?.leave.abort(new Error('query ended'));
+        else if (state === 'paused' || state === 'resuming') this.lent--;
+        if (state === 'resuming') resuming?.leave.abort(new Error('query ended'));
         state = 'done';
       },
       pause: () => {
-        if (state !== 'held') return;
+        // At most as many slots are lent as there are: past that, a slow client holds its slot,
+        // so queries in progress stay within twice the cap even when every client lags.
+        if (state !== 'held' || this.lent >= this.limits.maxEvaluating) return;
         state = 'paused';
+        this.lent++;
         free();
       },
       get paused() {
@@ -190,6 +204,7 @@ export class WorkerAdmission {
         if (state !== 'paused') return;
         if (this.hasSlot && this.resumers.length === 0) {
           this.running++;
+          this.lent--;
           state = 'held';
           return;
         }
@@ -200,7 +215,10 @@ export class WorkerAdmission {
           await this.enqueue(this.resumers, signal === undefined ? leave.signal : AbortSignal.any([signal, leave.signal]));
           // Ended while granted in the same turn: give the slot straight back.
           if ((state as string) === 'done') free();
-          else state = 'held';
+          else {
+            this.lent--;
+            state = 'held';
+          }
         } catch (err) {
           if (state === 'resuming') state = 'paused';
           throw err;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody, type TimeSeriesInput } from '../../engine/ingest/encode/remoteWrite.js';
 import { metricValue } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { LEND_SLOT_AFTER_MS } from '../../src/query/stream.js';
 import { query, readSse, type SseResponse } from '../support/sse.js';
 
 const NOW = Math.floor(Date.now() / 1000) * 1000;
@@ -171,8 +172,8 @@ describe('the global cap on queries evaluating at once', () => {
     // the socket buffers and has to wait for it (uncompressed: node:http asks for no encoding).
     const slow = await pausedQuery(s, WIDE_QUERY);
     expect(slow.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 500));
-    // Its query is stuck behind its client, so it lent its slot: none is held.
+    await new Promise((r) => setTimeout(r, LEND_SLOT_AFTER_MS + 500));
+    // Its query has been stuck behind its client for longer than the grace, so it lent its slot: none is held.
     expect(await gauge(s, 'sluice_queries_evaluating')).toBe(0);
     const fast = await readSse(await query(s.url, '/api/v1/metrics/query', s.key, SMALL_QUERY));
     expect(fast.status).toBe(200);

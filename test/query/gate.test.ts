@@ -194,6 +194,24 @@ describe('WorkerAdmission evaluation cap', () => {
     expect(admission.evaluating).toBe(0);
   });
 
+  it('lends at most as many slots as the cap, so slow clients cannot lift it', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
+    const slow = await admission.admit(1000);
+    slow.pause();
+    const slower = await admission.admit(1000);
+    slower.pause(); // one slot lent already: this one keeps its own
+    expect(slower.paused).toBe(false);
+    expect(admission.lending).toBe(1);
+    const waiting = admission.admit(1000);
+    expect(await settled(waiting)).toBe(false);
+    slower.done();
+    expect(await settled(waiting)).toBe(true);
+    (await waiting).done();
+    await slow.resume();
+    slow.done();
+    expect([admission.evaluating, admission.lending, admission.waiting]).toEqual([0, 0, 0]);
+  });
+
   it('frees nothing twice when a query ends paused or while waiting to resume', async () => {
     const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
     const first = await admission.admit(1000);
@@ -216,6 +234,7 @@ describe('WorkerAdmission evaluation cap', () => {
     third.done();
     blocker.done();
     expect(admission.evaluating).toBe(0);
+    expect(admission.lending).toBe(0);
   });
 });
 
