@@ -55,6 +55,8 @@ export interface Config {
   maxQueuedQueriesPerOrg: number;
   queryBacklogPerWorker: number;
   maxQueriesWaitingForWorkers: number;
+  /** maxConcurrentQueries bounds the queries evaluating at once across orgs; 0 derives it from the workers (`concurrentQueryCap`). */
+  maxConcurrentQueries: number;
   defaultMaxDataPoints: number;
   maxPointsPerSeries: number;
   maxSamples: number;
@@ -484,6 +486,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '1000',
     doc: 'Queries of all orgs that wait, first come first served, while the query workers are saturated; each is let in as the backlog shrinks. A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED with Retry-After. 0: refuse at once.',
     parse: (raw) => (raw === undefined ? 1000 : integer('SVC_MAX_QUERIES_WAITING_FOR_WORKERS', raw, 0, 1_000_000)),
+  },
+  {
+    env: 'SVC_MAX_CONCURRENT_QUERIES',
+    key: 'maxConcurrentQueries',
+    defaultText: '0 (2 × SVC_QUERY_WORKERS)',
+    doc: "Queries of all orgs that evaluate at once (as Prometheus' --query.max-concurrency); more wait, first come first served, in the queue of SVC_MAX_QUERIES_WAITING_FOR_WORKERS, so overload delays the newest queries instead of slowing every one. A query holds its place until its last slice is evaluated, and lends it to the next while its client is behind. 0: twice the query workers.",
+    parse: (raw) => (raw === undefined ? 0 : integer('SVC_MAX_CONCURRENT_QUERIES', raw, 0, 1_000_000)),
   },
   {
     env: 'SVC_DEFAULT_MAX_DATA_POINTS',

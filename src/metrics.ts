@@ -11,6 +11,12 @@ export interface BufferedResponse {
  * text format. The route label is the route pattern, never the raw path, so a scan of random
  * URLs cannot blow up the series count.
  */
+/** AdmissionState is what `/metrics` reads of query admission when scraped. */
+export interface AdmissionState {
+  readonly waiting: number;
+  readonly evaluating: number;
+}
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<'route' | 'method' | 'status'>;
@@ -27,6 +33,13 @@ export class ServiceMetrics {
   readonly ingestRejected: Counter<'signal' | 'reason' | 'org'>;
   readonly queryTasks: Counter<'outcome'>;
   readonly workerAdmissions: Counter<'outcome'>;
+  /** admissionWait is how long queries waited for admission (0 for those let in at once). */
+  readonly admissionWait: Histogram;
+  /**
+   * admission is read when scraped (queries waiting, queries evaluating); the service sets it
+   * once its admission exists.
+   */
+  admission: AdmissionState | undefined;
   readonly queries: Counter<'endpoint' | 'outcome'>;
   /** headFetches and headFetchBytes follow a query process's reads of the heads other processes hold. */
   readonly headFetches: Counter<'outcome'>;
@@ -88,6 +101,29 @@ export class ServiceMetrics {
       help: 'Queries past their org slot, by how the query workers took them: immediate, queued (waited while the workers were saturated) or refused (429: the wait queue was full or the wait passed the deadline).',
       labelNames: ['outcome'],
       registers: [this.registry],
+    });
+    this.admissionWait = new Histogram({
+      name: 'sluice_query_admission_wait_seconds',
+      help: 'Time queries past their org slot waited for an evaluation slot (SVC_MAX_CONCURRENT_QUERIES) or for saturated workers, refused ones included.',
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [this.registry],
+    });
+    const admissionOf = (): AdmissionState | undefined => this.admission;
+    new Gauge({
+      name: 'sluice_query_admission_waiting',
+      help: 'Queries waiting for admission across orgs (for an evaluation slot or saturated workers), paused slow-reader queries waiting to resume included.',
+      registers: [this.registry],
+      collect() {
+        this.set(admissionOf()?.waiting ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'sluice_queries_evaluating',
+      help: 'Queries holding an evaluation slot (at most SVC_MAX_CONCURRENT_QUERIES): admitted and not yet through their last slice, and not waiting for a slow client.',
+      registers: [this.registry],
+      collect() {
+        this.set(admissionOf()?.evaluating ?? 0);
+      },
     });
     this.queries = new Counter({
       name: 'sluice_queries_total',

@@ -32,7 +32,7 @@ import { lokiRoutes } from './loki/routes.js';
 import { lokiTailRoute } from './loki/lokiTail.js';
 import { QueryPool } from './query/pool.js';
 import { OrgGate } from './query/stream.js';
-import { WorkerAdmission } from './query/workerAdmission.js';
+import { WorkerAdmission, evaluationCap } from './query/workerAdmission.js';
 import { validateRoutes } from './routes/validate.js';
 import { toolGatewayRoutes } from './mcp/index.js';
 import { QueryCollector } from './query/collect.js';
@@ -341,7 +341,16 @@ interface QueryDeps {
 function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; routes: RouteSpec[]; tail: ReturnType<typeof lokiTailRoute> } {
   const { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir, resultsCache } = deps;
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
-  const gate = new OrgGate(new WorkerAdmission(pool, config.maxQueriesWaitingForWorkers, (outcome) => metrics.workerAdmissions.inc({ outcome })));
+  const admission = new WorkerAdmission(
+    pool,
+    { maxWaiting: config.maxQueriesWaitingForWorkers, maxEvaluating: evaluationCap(config.maxConcurrentQueries, config.queryWorkers) },
+    (outcome, waitedMs) => {
+      metrics.workerAdmissions.inc({ outcome });
+      metrics.admissionWait.observe(waitedMs / 1000);
+    },
+  );
+  metrics.admission = admission;
+  const gate = new OrgGate(admission);
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
   const planLimits = {
     storage,

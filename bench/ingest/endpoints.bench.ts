@@ -1,36 +1,26 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { encodeExportLogsServiceRequest, encodeRemoteWriteBody, type LogRecordInput, type TimeSeriesInput } from '../../engine/index.js';
+import { encodeExportLogsServiceRequest, type LogRecordInput } from '../../engine/index.js';
+import { cpuSeconds } from '../peers/procStats.js';
 import { runWhenDirect } from '../runDirect.js';
+import { drive, remoteWriteBatch, startBenchServer, type BatchShape } from './remoteWriteLoad.js';
 
 /**
  * End-to-end ingest throughput: the real server in its own process, fed over loopback by
  * concurrent clients sending remote-write batches (1,000 series x 10 samples) and OTLP log
  * batches (2,000 lines), as collectors do. Every request is durable (WAL fsync) before it is
  * answered. Prints samples/s and lines/s against the targets of 500k and 100k.
+ *
+ * It also prints the server's CPU time per sample or line (Linux /proc), which the rest of the
+ * machine disturbs less than the rate. `BENCH_SECONDS` sets each phase's length (8), `BENCH_ONLY=metrics` skips the logs phase, and
+ * `BENCH_CPU_PROF=DIR` writes the server's V8 CPU profile there when it stops.
  */
 const KEY = 'bench-ingest-key-0123456789abcdef0123456789';
-const SECONDS = 8;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = 8;
-
-function remoteWriteBatch(seed: number, baseMs: number): Uint8Array {
-  const timeseries: TimeSeriesInput[] = [];
-  for (let s = 0; s < 1000; s++) {
-    timeseries.push({
-      labels: [
-        { name: '__name__', value: 'bench_requests_total' },
-        { name: 'instance', value: `host-${s % 50}` },
-        { name: 'route', value: `/r/${s % 20}` },
-        { name: 'shard', value: String(seed) },
-      ],
-      samples: Array.from({ length: 10 }, (_, i) => ({ value: s * 10 + i, timestamp: baseMs + i * 15_000 })),
-    });
-  }
-  return encodeRemoteWriteBody({ timeseries });
-}
+/** The batch: 1,000 series over 100 distinct label sets per shard (instance and route cycle together), 10 samples each. */
+const SHAPE: BatchShape = { series: 1000, samples: 10, routes: 20 };
 
 function otlpLogBatch(seed: number, baseNs: bigint): Uint8Array {
   const logRecords: LogRecordInput[] = Array.from({ length: 2000 }, (_, i) => ({
@@ -44,61 +34,29 @@ function otlpLogBatch(seed: number, baseNs: bigint): Uint8Array {
   });
 }
 
-async function drive(url: string, bodies: Uint8Array[], pathName: string, contentType: string, until: number): Promise<number> {
-  let requests = 0;
-  let i = 0;
-  while (performance.now() < until) {
-    const res = await fetch(`${url}${pathName}`, { method: 'POST', body: bodies[i++ % bodies.length], headers: { 'x-svc-api-key': KEY, 'content-type': contentType } });
-    if (res.status >= 300) throw new Error(`${pathName}: ${res.status} ${await res.text()}`);
-    await res.arrayBuffer();
-    requests++;
-  }
-  return requests;
-}
-
-async function startServer(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const proc = spawn(process.execPath, [path.join(root, 'src', 'cli', 'main.js'), 'serve'], {
-    env: { ...process.env, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_BOOTSTRAP_ORG: 'bench', SVC_BOOTSTRAP_API_KEY: KEY, SVC_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    proc.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /"port":(\d+)[^\n]*sluice listening/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', () => reject(new Error(`server exited:\n${out}`)));
-  });
-  proc.stdout.resume();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        proc.on('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
-  };
-}
-
 export async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-ingest-bench-'));
-  const server = await startServer(dataDir);
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const server = await startBenchServer(KEY, { SVC_DATA_DIR: dataDir }, profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
   try {
     const nowMs = Date.now() - 3_600_000;
-    const metricBodies = Array.from({ length: 16 }, (_, i) => remoteWriteBatch(i, nowMs + i * 150_000));
+    const metricBodies = Array.from({ length: 16 }, (_, i) => remoteWriteBatch(SHAPE, i, nowMs + i * 150_000));
     const logBodies = Array.from({ length: 16 }, (_, i) => otlpLogBatch(i, BigInt(nowMs + i * 2_000) * 1_000_000n));
     for (const [name, bodies, pathName, type, perRequest, target] of [
-      ['remote write samples', metricBodies, '/api/v1/write', 'application/x-protobuf', 10_000, 500_000],
+      ['remote write samples', metricBodies, '/api/v1/write', 'application/x-protobuf', SHAPE.series * SHAPE.samples, 500_000],
       ['OTLP log lines', logBodies, '/v1/logs', 'application/x-protobuf', 2_000, 100_000],
     ] as const) {
+      if (process.env.BENCH_ONLY === 'metrics' && pathName !== '/api/v1/write') continue;
       const started = performance.now();
+      const cpuBefore = cpuSeconds(server.pid);
       const until = started + SECONDS * 1000;
-      const counts = await Promise.all(Array.from({ length: CLIENTS }, () => drive(server.url, bodies, pathName, type, until)));
+      const counts = await Promise.all(Array.from({ length: CLIENTS }, () => drive(server.url, KEY, bodies, pathName, type, until)));
       const seconds = (performance.now() - started) / 1000;
-      const rate = (counts.reduce((a, b) => a + b, 0) * perRequest) / seconds;
-      console.log(`${name}: ${Math.round(rate).toLocaleString('en')}/s with ${CLIENTS} clients (target ${target.toLocaleString('en')}/s, ratio ${(rate / target).toFixed(2)})`);
+      const items = counts.reduce((a, b) => a + b, 0) * perRequest;
+      const rate = items / seconds;
+      // The server's own CPU per item: steadier than the rate on a machine others load too.
+      const cpuMicros = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / items;
+      console.log(`${name}: ${Math.round(rate).toLocaleString('en')}/s with ${CLIENTS} clients (target ${target.toLocaleString('en')}/s, ratio ${(rate / target).toFixed(2)}), server CPU ${cpuMicros.toFixed(2)} µs each`);
     }
   } finally {
     await server.stop();

@@ -8,7 +8,7 @@ import { loadSluiceLogs, loadSluiceMetrics } from './loadSluice.js';
 import { loadVictoria } from './loadVictoria.js';
 import { machineInfo, sluiceVersion } from './machine.js';
 import { parseOptions } from './options.js';
-import { ensurePeersInstalled, peerVersions, sluiceCompact, sluicePrometheusApi, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
+import { ensurePeersInstalled, peerVersions, sluiceCliOf, sluiceCompact, sluicePrometheusApi, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
 import { temporaryDirectory } from './processes.js';
 import { queryCases } from './queries.js';
 import { runConcurrencySuite } from './concurrencySuite.js';
@@ -32,6 +32,30 @@ function log(line: string): void {
 /** The pid is logged so that whoever runs the harness (and its test) can see every process end. */
 function logStarted(sys: RunningSystem): void {
   log(`started ${sys.name} (pid ${sys.process.pid}) on ${sys.url}`);
+}
+
+/**
+ * alternateWithBaseline runs `suite` against another checkout's build and this one's, in turns
+ * (baseline first in each round), each started afresh over `sluice`'s data directory, which
+ * stays stopped afterwards (later suites restart it).
+ */
+async function alternateWithBaseline<T>(sluice: RunningSystem, checkout: string, rounds: number, suite: (sys: RunningSystem) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  await sluice.process.stop();
+  for (let round = 1; round <= rounds; round++) {
+    for (const which of ['baseline', 'current'] as const) {
+      const started = await startSluice(sluice.dataDir, sluice.key, which === 'baseline' ? { cli: sluiceCliOf(checkout) } : {});
+      const sys: RunningSystem = which === 'baseline' ? { ...started, name: 'sluice-baseline' } : started;
+      logStarted(sys);
+      log(`baseline comparison, round ${round} of ${rounds}: ${which}`);
+      try {
+        rows.push(...(await suite(sys)));
+      } finally {
+        await sys.process.stop();
+      }
+    }
+  }
+  return rows;
 }
 
 async function main(): Promise<number> {
@@ -94,6 +118,9 @@ async function main(): Promise<number> {
           await cached.process.stop();
         }
       }
+    }
+    if (options.suites.includes('concurrency') && options.baseline !== undefined) {
+      report.concurrency.push(...(await alternateWithBaseline(sluice, options.baseline, options.baselineRounds, (sys) => runConcurrencySuite([sys], cases, options.viewers, options.concurrencySeconds, log))));
     }
     if (options.suites.includes('logs')) {
       // A restart empties Sluice's segment cache, so the first run of each log query is cold.

@@ -18,13 +18,22 @@ export interface PeerBenchOptions {
    * with its results cache on, which the main rows (and the peers) run without.
    */
   resultsCacheRows: boolean;
+  /**
+   * baseline is another checkout of Sluice, built (`npm run build`), to compare this one with
+   * under the same load: after the suite, the concurrency levels run `baselineRounds` times
+   * more, alternating the baseline's server and this one's over the same data directory, so
+   * both meet the machine in the same state. Its rows are "Sluice (baseline build)".
+   */
+  baseline?: string;
+  baselineRounds: number;
 }
 
 export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--out DIR]
-       [--suites queries,concurrency,ingest,logs] [--viewers 1,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]`;
+       [--suites queries,concurrency,ingest,logs] [--viewers 1,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]
+       [--baseline DIR [--baseline-rounds N]]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
-  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200], resultsCacheRows: false };
+  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2 };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -64,6 +73,12 @@ export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOp
       }
       case '--viewers':
         options.viewers = value().split(',').map(positiveInteger);
+        break;
+      case '--baseline':
+        options.baseline = value();
+        break;
+      case '--baseline-rounds':
+        options.baselineRounds = positiveInteger(value());
         break;
       case '--concurrency-seconds':
         options.concurrencySeconds = positiveInteger(value());

@@ -11,7 +11,7 @@ import { freePort, startProcess, temporaryDirectory, waitFor, type ManagedProces
  * takes -search.disableCache; Sluice SVC_RESULTS_CACHE=false unless asked) so repeated queries
  * measure evaluation, not a cache hit.
  */
-export type SystemName = 'sluice' | 'sluice-compact' | 'sluice-prom' | 'sluice-cache' | 'prometheus' | 'victoria';
+export type SystemName = 'sluice' | 'sluice-compact' | 'sluice-prom' | 'sluice-cache' | 'sluice-baseline' | 'prometheus' | 'victoria';
 
 /**
  * QUERY_TIMEOUT_S is every system's query deadline. The defaults differ (Sluice 60 s,
@@ -32,6 +32,11 @@ export interface RunningSystem {
 }
 
 const SLUICE_CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** sluiceCliOf is the built command-line entry of another checkout (after its `npm run build`). */
+export function sluiceCliOf(checkout: string): string {
+  return path.join(checkout, 'dist', 'src', 'cli', 'main.js');
+}
 
 export function missingPeerBinaries(): string[] {
   return PEER_BINARIES.filter((bin) => spawnSync('sh', ['-c', `command -v ${bin}`]).status !== 0);
@@ -87,6 +92,8 @@ export function sluicePrometheusApi(sluice: RunningSystem): RunningSystem {
 
 export interface SluiceOptions {
   workers?: number;
+  /** cli is the command-line entry to start (another checkout's build for `--baseline`); this checkout's by default. */
+  cli?: string;
   /**
    * resultsCache turns Sluice's results cache on. Off unless asked: the peers run without one
    * (Prometheus has none, VictoriaMetrics' is disabled) and the dashboard viewers repeat the
@@ -113,7 +120,7 @@ export async function startSluice(dataDir = temporaryDirectory('sluice-peers-'),
     SVC_RESULTS_CACHE: options.resultsCache === true ? 'true' : 'false',
   };
   if (options.workers !== undefined) env.SVC_QUERY_WORKERS = String(options.workers);
-  const proc = startProcess('sluice', process.execPath, [...(options.nodeArgs ?? []), SLUICE_CLI, 'serve'], env);
+  const proc = startProcess('sluice', process.execPath, [...(options.nodeArgs ?? []), options.cli ?? SLUICE_CLI, 'serve'], env);
   let url = '';
   await waitFor('sluice to listen', async () => {
     const m = /"port":(\d+)[^\n]*sluice listening/.exec(proc.output());

@@ -29,7 +29,7 @@ export class QueryFailed extends Error {}
 /** timedQuery asks one query and reads the answer to its end; `pauseMs` makes it a slow reader. */
 export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
   const started = performance.now();
-  const sse = sys.name === 'sluice' || sys.name === 'sluice-cache' || sys.name === 'sluice-compact';
+  const sse = sys.name === 'sluice' || sys.name === 'sluice-cache' || sys.name === 'sluice-baseline' || sys.name === 'sluice-compact';
   // Every wait races the signal: an aborted fetch does not always settle a pending body read
   // (seen with compressed bodies), which would hang the viewer that asked.
   const aborted = new Promise<never>((_, reject) => {
@@ -102,7 +102,7 @@ export function labelsKey(labels: Record<string, unknown>): string {
 /** parseAnswer turns either wire format into series points, dropping NaN and infinities as Sluice does. */
 export function parseAnswer(system: SystemName, body: Uint8Array): SeriesPoints {
   const text = Buffer.from(body).toString();
-  if (system === 'sluice' || system === 'sluice-cache') return parseSluiceSse(text);
+  if (system === 'sluice' || system === 'sluice-cache' || system === 'sluice-baseline') return parseSluiceSse(text);
   if (system === 'sluice-compact') return parseSluiceCompact(text);
   return parsePrometheusJson(text);
 }

@@ -87,6 +87,7 @@ const SYSTEM_TITLES: Readonly<Record<string, string>> = {
   'sluice-compact': 'Sluice (compact SSE)',
   'sluice-prom': 'Sluice (Prometheus API)',
   'sluice-cache': 'Sluice (results cache)',
+  'sluice-baseline': 'Sluice (baseline build)',
   prometheus: 'Prometheus',
   victoria: 'VictoriaMetrics',
 };

@@ -55,6 +55,17 @@ export interface MetricSeries {
    * allows; a later write of a timestamp replaces the earlier sample whatever either's kind.
    */
   histograms?: readonly (FloatHistogram | undefined)[];
+  /**
+   * key is the label set's canonical key (`seriesKey`) when the write path already computed it
+   * (the series limit check does), so the head does not sort and join the labels again. Held
+   * in memory only: the WAL and the write log never carry it.
+   */
+  key?: string;
+}
+
+/** seriesKey is the key a head knows a series by: its labels sorted, empty values dropped, joined. */
+export function seriesKey(labels: Record<string, string>): string {
+  return labelsKey(sortLabels(labels));
 }
 
 /** SERIES_OVERHEAD_BYTES is a series' memory beyond its samples: labels, key and map entries. */
@@ -156,10 +167,10 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
   }
 
   append(input: MetricSeries): void {
-    const labels = sortLabels(input.labels);
-    const key = labelsKey(labels);
+    const key = input.key ?? seriesKey(input.labels);
     let s = this.series.get(key);
     if (!s) {
+      const labels = sortLabels(input.labels);
       s = new HeadSeries(this.nextRef++, labels);
       this.series.set(key, s);
       const name = labels[METRIC_NAME] ?? '';
@@ -185,7 +196,12 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
 
   /** hasSeries tells whether the head already holds the series with these labels. */
   hasSeries(labels: Record<string, string>): boolean {
-    return this.series.has(labelsKey(sortLabels(labels)));
+    return this.series.has(seriesKey(labels));
+  }
+
+  /** hasKey tells whether the head holds the series of this `seriesKey`. */
+  hasKey(key: string): boolean {
+    return this.series.has(key);
   }
 
   private candidates(matchers: readonly LabelMatcher[]): Iterable<HeadSeries> {

@@ -4,9 +4,8 @@ import { Catalog, applyChange, emptyCatalog, type CatalogChange, type CatalogSta
 import { CatalogConflictError, CatalogError, FileCatalogStore, PartitionsLostError, type CatalogStore, type SharedCatalogStore } from './catalogStore.js';
 import { commonIndexedTags, mergeLogReaders, mergeMetricReaders, planCompaction } from './compaction.js';
 import { LogHead, DEFAULT_INDEXED_TAGS, type LogEntry } from './logHead.js';
-import { labelsKey, sortLabels } from './labels.js';
 import { encodeLogSegment, type EncodedLogSegment, type LogSegmentReader } from './logSegment.js';
-import { MetricHead, type MetricSeries } from './metricHead.js';
+import { MetricHead, seriesKey, type MetricSeries } from './metricHead.js';
 import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReader } from './metricSegment.js';
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
 import { SegmentReaders } from './segmentReaders.js';
@@ -818,8 +817,9 @@ export class Storage {
       const head = this.org(org).active.metrics;
       const fresh = new Set<string>();
       accepted = series.filter((s) => {
-        if (head.hasSeries(s.labels)) return true;
-        const key = labelsKey(sortLabels(s.labels));
+        // Kept with the series, so the head's append does not compute it again.
+        const key = (s.key ??= seriesKey(s.labels));
+        if (head.hasKey(key)) return true;
         if (fresh.has(key) || head.seriesCount + fresh.size < limit) {
           fresh.add(key);
           return true;

@@ -46,16 +46,29 @@ export function encodeWalEntry(entry: WalEntry): Buffer {
   return packr.pack({
     k: 'm',
     o: entry.org,
-    s: entry.series.map((s) => ({
-      l: s.labels,
-      t: bytesOf(s.timestampsMs),
-      v: bytesOf(s.values),
-      x: s.stale === undefined ? undefined : bytesOf(s.stale),
-      // Native histogram samples, when the series has any, as one histogram block.
-      h: hasHistograms(s.histograms) ? encodeHistogramBlock(s.histograms, s.timestampsMs.length) : undefined,
-    })),
+    s: entry.series.map(packSeries),
     d: entry.metadata,
   });
+}
+
+/**
+ * packSeries gives a series' record only the fields it has: an absent field written as nil
+ * would still cost its key and a byte in every series of every write.
+ */
+function packSeries(s: MetricSeries): PackedSeries {
+  const packed: PackedSeries = { l: s.labels, t: bytesOf(s.timestampsMs), v: bytesOf(s.values) };
+  if (s.stale !== undefined) packed.x = bytesOf(s.stale);
+  // Native histogram samples, when the series has any, as one histogram block.
+  if (hasHistograms(s.histograms)) packed.h = encodeHistogramBlock(s.histograms, s.timestampsMs.length);
+  return packed;
+}
+
+interface PackedSeries {
+  l: Record<string, string>;
+  t: Uint8Array;
+  v: Uint8Array;
+  x?: Uint8Array;
+  h?: Uint8Array;
 }
 
 interface PackedLogs {
@@ -70,7 +83,7 @@ interface PackedLogs {
 interface PackedMetrics {
   k: 'm';
   o: string;
-  s: Array<{ l: Record<string, string>; t: Uint8Array; v: Uint8Array; x?: Uint8Array; h?: Uint8Array }>;
+  s: PackedSeries[];
   d: MetricMetadataRecord[];
 }
 

@@ -75,6 +75,13 @@ export interface SseOptions {
    */
   stallTimeoutMs?: number;
   onStall?: () => void;
+  /**
+   * onBehind runs each time the client falls behind (a write it could not take in full) and
+   * onCaughtUp when it has taken everything again, so the producer can give up, while the
+   * client stays behind, what it holds only while producing (a query's evaluation slot).
+   */
+  onBehind?: () => void;
+  onCaughtUp?: () => void;
 }
 
 /**
@@ -264,6 +271,7 @@ export class SseStream {
   private waitWritable(): void {
     if (!this.writableNow) return;
     this.writableNow = false;
+    this.options.onBehind?.();
     this.armStallTimer();
     this.res.raw.onWritable(() => {
       if (this.closed) return true;
@@ -272,6 +280,7 @@ export class SseStream {
       // so what it holds reaches the client even if no producer writes again soon.
       this.res.raw.cork(() => {});
       this.writableNow = true;
+      this.options.onCaughtUp?.();
       clearTimeout(this.stallTimer);
       this.armHeartbeat();
       for (const w of this.drainWaiters.splice(0)) w();

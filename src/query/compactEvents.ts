@@ -1,13 +1,12 @@
 import { labelsKey, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
-import { PIECE_BYTES, type FramedEvents } from '../http/sse.js';
+import { FrameBatcher, PIECE_BYTES, type FramedEvents } from '../http/sse.js';
 import { histogramJson, type RenderedSeries, type SeriesRenderer } from './events.js';
 
 /**
  * ResultFormat is how a query's results are written: `events`, the spec's shape (one `result`
  * event per point or row, the default), or `compact`, which a client asks for with the query
  * body's `format` field: each series' tags and label once in a `series` event, then its points
- * as columns in `points` events (native histogram samples in a `histograms` column instead of
- * `values`; raw logs: `stream` events, then `rows` events). Terminal,
+ * as columns in `points` events (raw logs: `stream` events, then `rows` events). Terminal,
  * heartbeat and summary events are the same in both.
  */
 export type ResultFormat = 'events' | 'compact';
@@ -39,7 +38,7 @@ export class CompactSeriesEncoder {
    * across the stream.
    */
   *frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
-    const out = new EventText();
+    const out = new FrameBatcher();
     // Series of one slice mostly share their steps: a timestamp's text is kept by its position
     // and reused while the next series has the same timestamp there (number-to-text is the
     // costly part of a point).
@@ -58,12 +57,18 @@ export class CompactSeriesEncoder {
         const h = hs?.[p];
         const value = vs[p];
         if (h === undefined && !Number.isFinite(value)) continue;
-        if (id < 0) id = this.idOf(s.labels, out);
+        if (id < 0) {
+          const known = this.idOf(s.labels);
+          id = known.id;
+          const full = known.event === undefined ? undefined : out.add(known.event);
+          if (full) yield full;
+        }
         if (times !== '' && inHistograms !== (h !== undefined)) {
           // A series switching between floats and histograms starts a new points event.
-          out.add(pointsEvent(id, times, values, inHistograms));
+          const full = out.add(pointsEvent(id, times, values, inHistograms));
           times = '';
           values = '';
+          if (full) yield full;
         }
         inHistograms = h !== undefined;
         const cell = h === undefined ? '' + value : histogramJson(h);
@@ -82,31 +87,27 @@ export class CompactSeriesEncoder {
           values += ',' + cell;
         }
         if (times.length + values.length >= COLUMN_CHARS) {
-          out.add(pointsEvent(id, times, values, inHistograms));
+          const full = out.add(pointsEvent(id, times, values, inHistograms));
           times = '';
           values = '';
-          const full = out.takeIfFull();
           if (full) yield full;
         }
       }
-      if (times !== '') out.add(pointsEvent(id, times, values, inHistograms));
-      const full = out.takeIfFull();
+      const full = times === '' ? undefined : out.add(pointsEvent(id, times, values, inHistograms));
       if (full) yield full;
     }
     const rest = out.take();
     if (rest) yield rest;
   }
 
-  /** idOf returns the series' id, first writing its `series` event when the query meets it for the first time. */
-  private idOf(labels: Labels, out: EventText): number {
+  /** idOf returns the series' id, with its `series` event when the query meets it for the first time. */
+  private idOf(labels: Labels): { id: number; event?: string } {
     const rendered = this.renderer.of(labels);
-    let id = this.ids.get(rendered);
-    if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(rendered, id);
-      out.add(`data: {"type":"series","data":{"id":${id},"tags":${JSON.stringify(rendered.tags)},"label":${JSON.stringify(rendered.label)}}}\n\n`);
-    }
-    return id;
+    const known = this.ids.get(rendered);
+    if (known !== undefined) return { id: known };
+    const id = this.ids.size;
+    this.ids.set(rendered, id);
+    return { id, event: `data: {"type":"series","data":{"id":${id},"tags":${JSON.stringify(rendered.tags)},"label":${JSON.stringify(rendered.label)}}}\n\n` };
   }
 }
 
@@ -133,14 +134,18 @@ export class CompactRowEncoder {
 
   /** frames renders rows in `rows` events of about a stream piece, each preceded by the `stream` events it needs. */
   *frames(rows: readonly RawRow[]): Generator<FramedEvents, void, undefined> {
-    const out = new EventText();
+    const out = new FrameBatcher();
     let streams = '';
     let millis = '';
     let times = '';
     let lines = '';
     let count = 0;
     for (const row of rows) {
-      const id = this.idOf(row.tags, out);
+      const { id, event } = this.idOf(row.tags);
+      if (event !== undefined) {
+        const full = out.add(event);
+        if (full) yield full;
+      }
       const line = row.line === undefined ? 'null' : JSON.stringify(row.line);
       if (count === 0) {
         streams = '' + id;
@@ -155,9 +160,9 @@ export class CompactRowEncoder {
       }
       count++;
       if (streams.length + millis.length + times.length + lines.length >= COLUMN_CHARS) {
-        out.add(rowsEvent(streams, millis, times, lines));
+        // A rows event is a piece long by itself, so it always completes the batch.
+        const full = out.add(rowsEvent(streams, millis, times, lines)) ?? out.take();
         count = 0;
-        const full = out.take();
         if (full) yield full;
       }
     }
@@ -166,11 +171,13 @@ export class CompactRowEncoder {
     if (rest) yield rest;
   }
 
-  private idOf(tags: Labels, out: EventText): number {
+  /** idOf returns the tag set's id, with its `stream` event when the query meets the set for the first time. */
+  private idOf(tags: Labels): { id: number; event?: string } {
     const known = this.byObject.get(tags);
-    if (known !== undefined) return known;
+    if (known !== undefined) return { id: known };
     const key = labelsKey(tags);
     let id = this.byKey.get(key);
+    let event: string | undefined;
     if (id === undefined) {
       id = this.byKey.size;
       this.byKey.set(key, id);
@@ -178,36 +185,13 @@ export class CompactRowEncoder {
         .sort()
         .map((k) => `${JSON.stringify(k)}:${JSON.stringify(tags[k])}`)
         .join(',');
-      out.add(`data: {"type":"stream","data":{"id":${id},"tags":{${members}}}}\n\n`);
+      event = `data: {"type":"stream","data":{"id":${id},"tags":{${members}}}}\n\n`;
     }
     this.byObject.set(tags, id);
-    return id;
+    return { id, event };
   }
 }
 
 function rowsEvent(streams: string, millis: string, times: string, lines: string): string {
   return `data: {"type":"rows","data":{"streams":[${streams}],"timestamps":[${millis}],"timestamps_ns":[${times}],"lines":[${lines}]}}\n\n`;
-}
-
-/** EventText gathers framed events; the encoders hand it over once it is about a stream piece long. */
-class EventText {
-  private text = '';
-  private count = 0;
-
-  add(framed: string): void {
-    this.text += framed;
-    this.count++;
-  }
-
-  takeIfFull(): FramedEvents | undefined {
-    return this.text.length >= PIECE_BYTES ? this.take() : undefined;
-  }
-
-  take(): FramedEvents | undefined {
-    if (this.count === 0) return undefined;
-    const batch = { framed: this.text, count: this.count };
-    this.text = '';
-    this.count = 0;
-    return batch;
-  }
 }

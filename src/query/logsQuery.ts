@@ -128,6 +128,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
       await stream.emit(renderer instanceof CompactRowEncoder ? renderer.frames(rows) : renderer.events(rows), bytes);
     });
     rawFailed = outcome.failedSegments;
+    stream.evaluated();
     stream.stop();
     stream.finish();
   } catch (err) {

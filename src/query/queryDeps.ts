@@ -3,7 +3,7 @@ import type { QueryLimitsFor } from './orgQueryLimits.js';
 import type { PlanDeps } from './plans.js';
 import type { ResultsCacheDeps } from './metricSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
-import type { OrgGate, QueryStreamOptions } from './stream.js';
+import type { OrgGate, QuerySlot, QueryStreamOptions } from './stream.js';
 
 /**
  * What both streaming query endpoints (metrics and logs) are given by the service, and what
@@ -25,10 +25,10 @@ export interface QueryDeps extends PlanDeps, ResultsCacheDeps {
 export const QUERY_NEEDS_ORG = 'queries need an org API key; the system key has no org';
 
 /** OrgStreamOptions are the options of a query's stream that the service and the org's limits set. */
-export type OrgStreamOptions = Pick<QueryStreamOptions, 'heartbeatMs' | 'timeoutMs' | 'timeoutOrigin' | 'stallTimeoutMs' | 'memoryBytes' | 'metrics' | 'release'>;
+export type OrgStreamOptions = Pick<QueryStreamOptions, 'heartbeatMs' | 'timeoutMs' | 'timeoutOrigin' | 'stallTimeoutMs' | 'memoryBytes' | 'metrics' | 'release' | 'evaluation'>;
 
 /** orgStreamOptions gives every endpoint's stream the same deadline, stall timeout, budget and slot release. */
-export function orgStreamOptions(deps: QueryDeps, limits: OrgQueryLimits, release: () => void): OrgStreamOptions {
+export function orgStreamOptions(deps: QueryDeps, limits: OrgQueryLimits, release: QuerySlot): OrgStreamOptions {
   return {
     heartbeatMs: deps.heartbeatMs,
     timeoutMs: limits.timeoutMs,
@@ -37,5 +37,6 @@ export function orgStreamOptions(deps: QueryDeps, limits: OrgQueryLimits, releas
     memoryBytes: limits.memoryBytes,
     metrics: deps.metrics,
     release,
+    evaluation: release.evaluation,
   };
 }

@@ -63,6 +63,7 @@ export async function streamSeriesSlices(stream: QueryStream, source: SeriesSour
       if (stats) stats.add(series);
       else await stream.emit(compact ? compact.frames(series) : renderer.pointFrames(series), bytes);
     });
+    stream.evaluated();
     if (stats) await stream.emit(stats.events(renderer));
     stream.finish();
   } catch (err) {

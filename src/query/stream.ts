@@ -3,7 +3,7 @@ import { ApiError, toApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
 import { SseStream, type SseEvent, type StreamItem } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
-import type { WorkerAdmission } from './workerAdmission.js';
+import type { EvaluationSlot, WorkerAdmission } from './workerAdmission.js';
 
 /** GateLimit is how many queries an org may run at once, how many may wait, and the settings that say so. */
 export interface GateLimit {
@@ -13,6 +13,13 @@ export interface GateLimit {
   timeoutMs: number;
   originOf(field: 'maxConcurrentQueries' | 'maxQueuedQueries'): string;
 }
+
+/**
+ * QuerySlot frees a query's org slot and evaluation slot when called (idempotent); its
+ * `evaluation`, when admission bounds evaluations, lets the query give the evaluation slot up
+ * earlier: once its last slice is evaluated, and while it waits for a slow client.
+ */
+export type QuerySlot = (() => void) & { evaluation?: EvaluationSlot };
 
 /** Waiter is a query waiting for a slot of its org. */
 interface Waiter {
@@ -37,10 +44,10 @@ export class OrgGate {
   /**
    * acquire reserves a slot, waiting for one while the org's queue has room, then waits for the
    * workers' admission within what is left of the deadline, and resolves to the function that
-   * frees the slot (idempotent). A caller that leaves while waiting aborts `signal`, which takes
-   * it out of either queue.
+   * frees both (idempotent). A caller that leaves while waiting aborts `signal`, which takes it
+   * out of either queue.
    */
-  async acquire(org: string, limit: GateLimit, signal?: AbortSignal): Promise<() => void> {
+  async acquire(org: string, limit: GateLimit, signal?: AbortSignal): Promise<QuerySlot> {
     const startedMs = Date.now();
     if ((this.running.get(org) ?? 0) < limit.maxConcurrentQueries && !this.queues.has(org)) {
       this.running.set(org, (this.running.get(org) ?? 0) + 1);
@@ -49,13 +56,17 @@ export class OrgGate {
     }
     const release = this.releaser(org);
     if (this.workers === undefined) return release;
+    let evaluation: EvaluationSlot;
     try {
-      await this.workers.admit(limit.timeoutMs - (Date.now() - startedMs), signal);
+      evaluation = await this.workers.admit(limit.timeoutMs - (Date.now() - startedMs), signal);
     } catch (err) {
       release();
       throw err;
     }
-    return release;
+    return Object.assign(() => {
+      evaluation.done();
+      release();
+    }, { evaluation });
   }
 
   /** queued is how many of the org's queries wait for a slot. */
@@ -107,7 +118,6 @@ export class OrgGate {
     return () => {
       if (released) return;
       released = true;
-      this.workers?.admitNext();
       const queue = this.queues.get(org);
       const next = queue?.shift();
       if (queue !== undefined && queue.length === 0) this.queues.delete(org);
@@ -132,6 +142,15 @@ export function waitSignal(ctx: RequestContext): AbortSignal {
   return AbortSignal.any([left.signal, ctx.shutdown]);
 }
 
+/**
+ * LEND_SLOT_AFTER_MS is how long a query's client must stay behind before the query lends its
+ * evaluation slot. A client that reads at speed is behind for moments at a time (its socket
+ * buffer fills between reads); lending at each of those would let a new query in every time
+ * and, on a busy machine where every client lags a little, lift the cap altogether. A client
+ * behind for a second is a slow reader.
+ */
+export const LEND_SLOT_AFTER_MS = 1000;
+
 /** shuttingDown is how a query the server could not finish before stopping ends. */
 function shuttingDown(): ApiError {
   return new ApiError('SERVICE_UNAVAILABLE', 'the server is shutting down; retry the query', { headers: { 'retry-after': '5' } });
@@ -148,8 +167,13 @@ export interface QueryStreamOptions {
   /** memoryBytes is the query's memory budget; a single result held for the client may not pass it. */
   memoryBytes: number;
   metrics: ServiceMetrics;
-  /** release frees the org's concurrency slot when the stream ends. */
+  /** release frees the org's concurrency slot (and the evaluation slot) when the stream ends. */
   release: () => void;
+  /**
+   * evaluation is the query's evaluation slot: given up while the client is behind (taken
+   * again before the next slice is dispatched) and for good once `evaluated` is called.
+   */
+  evaluation?: EvaluationSlot;
   /** terminalErrorEvent: the summary path reports mid-stream failures with an `error` event. */
   terminalErrorEvent?: boolean;
   /**
@@ -179,6 +203,8 @@ export class QueryStream {
     this.controller.abort(shuttingDown());
   };
   private outcomeRecorded = false;
+  /** lendTimer lends the evaluation slot once the client has stayed behind for LEND_SLOT_AFTER_MS. */
+  private lendTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -198,6 +224,11 @@ export class QueryStream {
         this.abortReason ??= 'stalled';
         ctx.log.warn({ stallTimeoutMs: options.stallTimeoutMs, bufferedBytes: this.sse.bufferedBytes }, 'query cancelled: its client stopped reading');
       },
+      onBehind: () => {
+        clearTimeout(this.lendTimer);
+        if (options.evaluation !== undefined) this.lendTimer = setTimeout(() => options.evaluation?.pause(), LEND_SLOT_AFTER_MS);
+      },
+      onCaughtUp: () => clearTimeout(this.lendTimer),
     });
     this.openTimer = setTimeout(() => {
       this.ensureOpen();
@@ -255,6 +286,18 @@ export class QueryStream {
       this.sse.hold(-heldBytes);
     }
     if (this.controller.signal.aborted) throw this.controller.signal.reason;
+    // The producer dispatches its next slice once emit returns: a query that lent its slot
+    // while its client was behind takes one again first.
+    const slot = this.options.evaluation;
+    if (slot?.paused) await slot.resume(this.controller.signal);
+  }
+
+  /**
+   * evaluated says the query's last slice is evaluated: what is left is writing, which holds
+   * the org's slot until the stream ends but no evaluation slot.
+   */
+  evaluated(): void {
+    this.options.evaluation?.done();
   }
 
   /**
@@ -327,6 +370,7 @@ export class QueryStream {
     this.ended = true;
     clearTimeout(this.openTimer);
     clearTimeout(this.deadline);
+    clearTimeout(this.lendTimer);
     this.ctx.shutdown.removeEventListener('abort', this.onShutdown);
     this.options.metrics.openStreams.dec();
     this.options.metrics.sseBuffers.delete(this.sse);

@@ -85,7 +85,7 @@ describe('OrgGate', () => {
 
   it('holds queries back while the workers are saturated and lets them in, in order, as tasks end', async () => {
     const load = new Backlog();
-    const gate = new OrgGate(new WorkerAdmission(load, 10));
+    const gate = new OrgGate(new WorkerAdmission(load, { maxWaiting: 10, maxEvaluating: Infinity }));
     load.queued = 5;
     const first = gate.acquire('org-1', limitOf(10));
     const second = gate.acquire('org-2', limitOf(10));
@@ -103,7 +103,7 @@ describe('OrgGate', () => {
 
   it('answers 429 with Retry-After only when the workers\' queue is full or the wait passes the deadline, freeing the org slot', async () => {
     const load = new Backlog();
-    const admission = new WorkerAdmission(load, 1);
+    const admission = new WorkerAdmission(load, { maxWaiting: 1, maxEvaluating: Infinity });
     const gate = new OrgGate(admission);
     load.queued = 5;
     const waiting = gate.acquire('org-1', limitOf(1, 5));
@@ -123,7 +123,7 @@ describe('OrgGate', () => {
 
   it('takes a query whose client leaves out of the workers\' queue', async () => {
     const load = new Backlog();
-    const admission = new WorkerAdmission(load, 10);
+    const admission = new WorkerAdmission(load, { maxWaiting: 10, maxEvaluating: Infinity });
     const gate = new OrgGate(admission);
     load.queued = 5;
     const leaving = new AbortController();
@@ -134,6 +134,107 @@ describe('OrgGate', () => {
     expect(admission.waiting).toBe(0);
     load.queued = 0;
     await expect(gate.acquire('org-1', limitOf(1))).resolves.toBeTypeOf('function');
+  });
+});
+
+describe('WorkerAdmission evaluation cap', () => {
+  it('lets at most maxEvaluating queries evaluate and the next in, in order, as each finishes evaluating', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 2 });
+    const a = await admission.admit(1000);
+    const b = await admission.admit(1000);
+    expect(admission.evaluating).toBe(2);
+    const c = admission.admit(1000);
+    const d = admission.admit(1000);
+    expect(await settled(c)).toBe(false);
+    expect(admission.waiting).toBe(2);
+    a.done();
+    a.done(); // once only
+    expect(await settled(c)).toBe(true);
+    expect(await settled(d)).toBe(false);
+    expect(admission.evaluating).toBe(2);
+    b.done();
+    expect(await settled(d)).toBe(true);
+    (await c).done();
+    (await d).done();
+    expect(admission.evaluating).toBe(0);
+  });
+
+  it('refuses past the queue with 429 naming the cap, and a wait past the deadline', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 1, maxEvaluating: 1 });
+    const held = await admission.admit(1000);
+    const waiting = admission.admit(1000);
+    const full = (await admission.admit(1000).catch((e: unknown) => e)) as ApiError;
+    expect(full.code).toBe('RATE_LIMITED');
+    expect(full.headers['retry-after']).toBe('2');
+    expect(full.message).toMatch(/all 1 evaluation slots are busy \(SVC_MAX_CONCURRENT_QUERIES\).*SVC_MAX_QUERIES_WAITING_FOR_WORKERS/);
+    held.done();
+    const late = await admission.admit(20).catch((e: unknown) => e);
+    expect((late as ApiError).message).toMatch(/waited 20 ms for a query evaluation slot/);
+    (await waiting).done();
+  });
+
+  it('lends a paused query\'s slot to the next and gives it back before newer queries', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
+    const slow = await admission.admit(1000);
+    const next = admission.admit(1000);
+    const newer = admission.admit(1000);
+    slow.pause();
+    expect(slow.paused).toBe(true);
+    expect(await settled(next)).toBe(true);
+    const resumed = slow.resume();
+    expect(await settled(resumed)).toBe(false);
+    (await next).done();
+    // The paused query resumes ahead of the one that waited for admission.
+    expect(await settled(resumed)).toBe(true);
+    expect(slow.paused).toBe(false);
+    expect(await settled(newer)).toBe(false);
+    slow.done();
+    expect(await settled(newer)).toBe(true);
+    (await newer).done();
+    expect(admission.evaluating).toBe(0);
+  });
+
+  it('lends at most as many slots as the cap, so slow clients cannot lift it', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
+    const slow = await admission.admit(1000);
+    slow.pause();
+    const slower = await admission.admit(1000);
+    slower.pause(); // one slot lent already: this one keeps its own
+    expect(slower.paused).toBe(false);
+    expect(admission.lending).toBe(1);
+    const waiting = admission.admit(1000);
+    expect(await settled(waiting)).toBe(false);
+    slower.done();
+    expect(await settled(waiting)).toBe(true);
+    (await waiting).done();
+    await slow.resume();
+    slow.done();
+    expect([admission.evaluating, admission.lending, admission.waiting]).toEqual([0, 0, 0]);
+  });
+
+  it('frees nothing twice when a query ends paused or while waiting to resume', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
+    const first = await admission.admit(1000);
+    first.pause();
+    const other = await admission.admit(1000);
+    const resuming = first.resume();
+    first.done();
+    await expect(resuming).rejects.toThrow('query ended');
+    expect(admission.waiting).toBe(0);
+    expect(admission.evaluating).toBe(1);
+    other.done();
+    expect(admission.evaluating).toBe(0);
+    const gone = new AbortController();
+    const third = await admission.admit(1000);
+    third.pause();
+    const blocker = await admission.admit(1000);
+    const leaving = third.resume(gone.signal);
+    gone.abort(new Error('client left'));
+    await expect(leaving).rejects.toThrow('client left');
+    third.done();
+    blocker.done();
+    expect(admission.evaluating).toBe(0);
+    expect(admission.lending).toBe(0);
   });
 });
 

@@ -44,6 +44,35 @@ describe('storage', () => {
     await reopened.close();
   });
 
+  it('under a series limit, appends to the series its labels name whatever their order, and replays them from the WAL', async () => {
+    const st = await Storage.open({ dir });
+    const limits = { maxActiveSeries: 2 };
+    // Same series written with its labels in another order and an empty label: one series.
+    const first = await st.appendMetrics('org-a', [{ labels: { __name__: 'm', b: '2', a: '1' }, timestampsMs: s([1000]), values: s([1]) }], [], limits);
+    const again = await st.appendMetrics('org-a', [{ labels: { a: '1', e: '', __name__: 'm', b: '2' }, timestampsMs: s([2000]), values: s([2]) }], [], limits);
+    const more = await st.appendMetrics(
+      'org-a',
+      [
+        { labels: { __name__: 'm', a: '2' }, timestampsMs: s([1000]), values: s([3]) },
+        { labels: { __name__: 'm', a: '3' }, timestampsMs: s([1000]), values: s([4]) },
+      ],
+      [],
+      limits,
+    );
+    expect([first.refusedSeries, again.refusedSeries, more.refusedSeries]).toEqual([0, 0, 1]);
+    const check = (storage: Storage) => {
+      const got = storage.metrics('org-a').select([{ name: '__name__', type: '=', value: 'm' }], ...ALL);
+      expect(got.map((g) => g.labels)).toEqual([{ __name__: 'm', a: '1', b: '2' }, { __name__: 'm', a: '2' }]);
+      expect([...got[0].timestampsMs]).toEqual([1000, 2000]);
+      expect([...got[0].values]).toEqual([1, 2]);
+    };
+    check(st);
+    await st.close();
+    const reopened = await Storage.open({ dir });
+    check(reopened);
+    await reopened.close();
+  });
+
   it('keeps orgs apart even with identical series', async () => {
     const st = await Storage.open({ dir });
     const series = (v: number) => [{ labels: { __name__: 'm', a: '1' }, timestampsMs: s([1]), values: s([v]) }];
