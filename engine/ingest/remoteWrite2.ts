@@ -126,6 +126,8 @@ class Request2Decoder {
         case SERIES_HISTOGRAM: {
           const { sample, problem } = decodeNativeHistogram(r, r.messageEnd());
           out.histogram(sample, problem);
+          // A histogram's start timestamp is its created timestamp, as a float sample's is.
+          if (problem === undefined && sample.startTimestampMs !== 0) out.created(sample.startTimestampMs);
           break;
         }
         case SERIES_EXEMPLAR:

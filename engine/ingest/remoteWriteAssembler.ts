@@ -20,7 +20,7 @@ import { exemplarLabelRunes, MAX_EXEMPLAR_LABEL_RUNES, type Exemplar, type Serie
 import { setLabel } from './labelObject.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
 import type { Problem } from './limits.js';
-import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import { CounterResetHint, emptyHistogram, type FloatHistogram } from '../histogram/floatHistogram.js';
 import type { NativeHistogramSample } from './nativeHistogram.js';
 import type { DecodeOptions, DecodeResult, DiscardReason, IngestLimits, MetricMetadata, MetricSeries } from './types.js';
 
@@ -46,6 +46,8 @@ export interface RemoteWriteResult extends DecodeResult<MetricSeries> {
   histogramsSent: number;
   /** zero samples added at created timestamps (part of `records`, not of what the sender sent) */
   createdZeros: number;
+  /** how many of `createdZeros` are empty native histograms (also counted in `histogramSamples`) */
+  createdZeroHistograms: number;
 }
 
 export class RemoteWriteAssembler {
@@ -59,6 +61,7 @@ export class RemoteWriteAssembler {
   private exemplarsSent = 0;
   private histogramsSent = 0;
   private createdZeros = 0;
+  private createdZeroHistograms = 0;
 
   // The series being read: label scratch space reused across series, and what it carries.
   private names: string[] = [];
@@ -189,7 +192,9 @@ export class RemoteWriteAssembler {
    * addCreatedZeros puts a zero sample at each created timestamp that lies after the sample
    * before its own (in the order sent) and before its own, as Prometheus appends one only where
    * it keeps the series in order. A created timestamp is not a sample the sender asked to
-   * store, so one out of bounds is dropped silently rather than rejected.
+   * store, so one out of bounds is dropped silently rather than rejected. The zero of a native
+   * histogram sample is an empty histogram in its layout (zeroHistogramLike), not a float, so
+   * the series keeps one sample kind.
    */
   private addCreatedZeros(): void {
     const base = this.used;
@@ -199,7 +204,13 @@ export class RemoteWriteAssembler {
       const ct = this.createdAt[k + 1];
       const previous = i > 0 ? this.times[base + i - 1] : -Infinity;
       if (ct === last || !(ct < this.times[base + i] && ct > previous) || this.bounds.checkMs(ct) !== undefined) continue;
+      const own = this.hists[base + i];
+      const at = this.used + this.sampleCount;
       this.sample(ct, 0, false);
+      if (own !== undefined) {
+        this.hists[at] = zeroHistogramLike(own);
+        this.createdZeroHistograms++;
+      }
       this.createdZeros++;
       last = ct;
     }
@@ -218,6 +229,7 @@ export class RemoteWriteAssembler {
       histogramSamples: this.histogramSamples,
       histogramsSent: this.histogramsSent,
       createdZeros: this.createdZeros,
+      createdZeroHistograms: this.createdZeroHistograms,
     };
   }
 
@@ -384,3 +396,12 @@ function sortRange(times: Float64Array, values: Float64Array, stale: Uint8Array,
 /** STALE_NAN_HI/LO are the two words of Prometheus' staleness marker, 0x7ff0000000000002. */
 export const STALE_NAN_HI = 0x7ff00000;
 export const STALE_NAN_LO = 0x00000002;
+
+/**
+ * zeroHistogramLike is the zero Prometheus stores at a histogram's created timestamp: no
+ * observations, the sample's schema, zero threshold and custom bounds (so the series does not
+ * change layout for it), and a counter reset hint, since a created timestamp starts a counter.
+ */
+function zeroHistogramLike(h: FloatHistogram): FloatHistogram {
+  return { ...emptyHistogram(), schema: h.schema, zeroThreshold: h.zeroThreshold, customValues: h.customValues, counterResetHint: CounterResetHint.CounterReset };
+}

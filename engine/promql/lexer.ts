@@ -303,7 +303,12 @@ export class Lexer {
     }
     if (isAlpha(r)) {
       const keyword = this.scanDurationKeyword(r);
-      if (keyword !== null) return keyword;
+      // step(), range(), min_of() and max_of() are durations too: `x[range():step()]` is a
+      // subquery whose range is an expression, so a colon may follow them.
+      if (keyword !== null) {
+        this.gotDuration = true;
+        return keyword;
+      }
       return this.error(`unexpected character in duration expression: ${quoteGoRune(r)}`);
     }
     if (isDigit(r) || (r === 0x2e && isDigit(this.peekChar()))) {

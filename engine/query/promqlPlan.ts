@@ -129,10 +129,13 @@ export function refersToQueryWindow(expr: Expr): boolean {
  * (`@ start()`/`@ end()` move with the window; a fixed `@ t` reads data around t whatever the
  * step, which the cache's data-range bookkeeping does not follow) and the functions that read
  * the query window. Evaluation time (time(), timestamp(), the date functions) is a property of
- * the step itself and is fine; subqueries align to absolute multiples of their step.
+ * the step itself and is fine; subqueries align to absolute multiples of their step. Ranges,
+ * steps and offsets written as duration expressions are refused too: `range()` in them is the
+ * whole query's range, which differs between the pieces the cache joins, and what `step()`
+ * makes them read is not known to dataReach before the query's step is.
  */
 export function resultsCacheable(expr: Expr): boolean {
-  if (refersToQueryWindow(expr)) return false;
+  if (refersToQueryWindow(expr) || hasQueryDurations(expr)) return false;
   return !someNode(expr, (node) => {
     if (node.type === 'VectorSelector' || node.type === 'SubqueryExpr') return node.at !== null;
     if (node.type === 'MatrixSelector') return node.selector.at !== null;

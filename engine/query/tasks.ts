@@ -36,6 +36,11 @@ export interface PromQLRangeTask {
    * orders series by labels and warns that sort() is ineffective).
    */
   instant?: boolean;
+  /**
+   * queryRangeMs is the whole query's range (end - start), which `range()` in a duration
+   * expression reads; a slice's own startMs..endMs is shorter.
+   */
+  queryRangeMs?: number;
 }
 
 /** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
@@ -137,7 +142,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   // The query was accepted (feature flags included) before it was sent here.
   const expr = parseAndCheckPromQL(task.query, ALL_FEATURES_ON);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
-  const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples };
+  const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs };
   const evaluate = (e: typeof expr) =>
     task.instant === true ? promqlInstantSeries(evaluateInstant(e, querier, task.startMs, options)) : evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
   const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;

@@ -144,6 +144,8 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           data,
           shard,
           instant: window.instant,
+          // Each slice resolves range() in durations to the whole query's range, as one evaluation would.
+          queryRangeMs: window.endMs - window.startMs,
         }),
       );
     },

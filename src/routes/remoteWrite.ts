@@ -27,11 +27,17 @@ export interface WrittenCounts {
 /**
  * writtenCounts works out the counts: the float samples stored less the zeros added at created
  * timestamps (the sender did not send those), the native histogram samples stored (storage
- * keeps them among a series' samples, so they are taken out of the float count), and the
- * exemplars the store kept.
+ * keeps them among a series' samples, so they are taken out of the float count) less the empty
+ * histograms added at created timestamps, and the exemplars the store kept.
  */
 export function writtenCounts(result: RemoteWriteResult, storedSamples: number, storedExemplars: number, storedHistograms = 0): WrittenCounts {
-  return { samples: Math.max(0, storedSamples - storedHistograms - result.createdZeros), histograms: storedHistograms, exemplars: storedExemplars };
+  const zeroHistograms = result.createdZeroHistograms;
+  const zeroFloats = result.createdZeros - zeroHistograms;
+  return {
+    samples: Math.max(0, storedSamples - storedHistograms - zeroFloats),
+    histograms: Math.max(0, storedHistograms - zeroHistograms),
+    exemplars: storedExemplars,
+  };
 }
 
 /** writtenHeaders renders the counts as the specification's response headers. */

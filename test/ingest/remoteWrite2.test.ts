@@ -295,4 +295,51 @@ describe('remote write created timestamps and exemplar persistence', () => {
       await srv.stop().catch(() => undefined);
     }
   });
+
+  it('adds an empty histogram at a native histogram series\' created timestamp, and a float zero at the series-level one', async () => {
+    const srv = await startTestServer({ SVC_CREATED_TIMESTAMP_ZERO_INGESTION: 'true' });
+    try {
+      const symbols = new Symbols();
+      const ct = NOW_MS - 60_000;
+      const legacyCt = NOW_MS - 90_000;
+      const custom = (countFloat: number, timestamp: number) => ({
+        countFloat,
+        sum: countFloat / 2,
+        schema: -53,
+        positiveSpans: [{ offset: 0, length: 2 }],
+        positiveCounts: [countFloat - 1, 1],
+        customValues: [0.1],
+        timestamp: String(timestamp),
+        startTimestamp: String(ct),
+      });
+      const body = v2Body({
+        symbols: symbols.table,
+        timeseries: [
+          { labelsRefs: symbols.refs({ __name__: 'req_seconds', job: 'api' }), histograms: [custom(3, NOW_MS - 30_000), custom(5, NOW_MS - 15_000)] },
+          // 2.0's release candidates sent the created timestamp once per series (field 6).
+          { labelsRefs: symbols.refs({ __name__: 'legacy_total' }), samples: [{ value: 7, timestamp: String(NOW_MS - 45_000) }], createdTimestamp: String(legacyCt) },
+        ],
+      });
+      const res = await post(srv, srv.key, body, V2_TYPE);
+      expect(res.status).toBe(204);
+      // The zeros are stored but not counted as written, in either header.
+      expect(written(res)).toEqual({ samples: '1', histograms: '2', exemplars: '0' });
+      const metrics = srv.service.storage.metrics(srv.orgId);
+      const [hist] = metrics.select([{ name: '__name__', type: '=', value: 'req_seconds' }], -Infinity, Infinity);
+      expect([...hist.timestampsMs]).toEqual([ct, NOW_MS - 30_000, NOW_MS - 15_000]);
+      expect(hist.histograms?.map((h) => h?.count)).toEqual([0, 3, 5]);
+      // The zero keeps the samples' layout (no schema change in the series); the head sets hints as for any sample.
+      expect(hist.histograms?.[0]).toMatchObject({ schema: -53, sum: 0, zeroCount: 0 });
+      expect([...hist.histograms![0]!.customValues!]).toEqual([0.1]);
+      const [legacy] = metrics.select([{ name: '__name__', type: '=', value: 'legacy_total' }], -Infinity, Infinity);
+      expect([...legacy.timestampsMs]).toEqual([legacyCt, NOW_MS - 45_000]);
+      expect([...legacy.values]).toEqual([0, 7]);
+      // The whole rise from the created zero is seen: 5 observations since ct.
+      const url = `${srv.url}/prometheus/api/v1/query?${new URLSearchParams({ query: 'histogram_count(req_seconds)', time: String((ct + 1000) / 1000) })}`;
+      const answer = (await (await fetch(url, { headers: { 'x-svc-api-key': srv.key } })).json()) as { data: { result: Array<{ value: [number, string] }> } };
+      expect(answer.data.result.map((r) => r.value[1])).toEqual(['0']);
+    } finally {
+      await srv.stop();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAndCheckPromQL } from '../../engine/promql/index.js';
+import { ALL_FEATURES_ON, parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { dataReach, refersToQueryWindow, resultsCacheable } from '../../engine/query/promqlPlan.js';
 import { planPieces } from '../../src/query/cache/cachePlan.js';
 import { ResultsCache, type CachedPiece } from '../../src/query/cache/resultsCache.js';
@@ -22,6 +22,14 @@ describe('which queries the results cache takes', () => {
     for (const q of ['x @ 1700000000', 'x @ end()', 'rate(x[5m] @ start())', 'sum_over_time(x[10m:1m] @ 100)', 'start() + x', 'range()', 'end()']) {
       expect(resultsCacheable(parseAndCheckPromQL(q)), q).toBe(false);
     }
+  });
+
+  it('refuses ranges, steps and offsets written as duration expressions that read the query', () => {
+    for (const q of ['rate(x[range()])', 'x[range():step()]', 'sum_over_time(x[step()*10])', 'x offset step()']) {
+      expect(resultsCacheable(parseAndCheckPromQL(q, ALL_FEATURES_ON)), q).toBe(false);
+    }
+    // A duration expression made of literals is folded while parsing: nothing depends on the query.
+    expect(resultsCacheable(parseAndCheckPromQL('rate(x[5m+30s])', ALL_FEATURES_ON))).toBe(true);
   });
 
   it('keeps queries that read the window whole rather than sliced', () => {

@@ -104,7 +104,7 @@ export function evaluateRange(parsed: Expr, querier: MetricQuerier, startMs: num
   }
   if (!(stepMs > 0)) throw new EngineError('VALIDATION_FAILED', 'zero or negative query resolution step widths are not accepted');
   if (endMs < startMs) throw new EngineError('VALIDATION_FAILED', 'end timestamp must not be before start time');
-  const expr = resolveDurations(parsed, { stepMs, rangeMs: endMs - startMs });
+  const expr = resolveDurations(parsed, { stepMs, rangeMs: options.queryRangeMs ?? endMs - startMs });
   const grid = makeGrid(startMs, endMs, stepMs);
   const ctx = new EvalContext(querier, options, startMs, endMs, stepMs);
   ctx.statsOnlySelectors = statsOnlySelectors(expr);

@@ -38,6 +38,12 @@ export interface EvalOptions {
    * label_replace and friends can still read it. Off by default, as in Prometheus 3.
    */
   delayedNameRemoval?: boolean;
+  /**
+   * queryRangeMs is what `range()` stands for in duration expressions (ranges, subquery steps
+   * and offsets) when the steps evaluated are one slice of a longer range query: the whole
+   * query's end minus start, not the slice's. Unset, the evaluated window's own range is used.
+   */
+  queryRangeMs?: number;
 }
 
 /** AnnotationLevel says whether an annotation is a warning or an informational note. */

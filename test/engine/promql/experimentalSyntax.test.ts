@@ -70,6 +70,27 @@ describe('duration expressions', () => {
     expect([expr.rangeMs, expr.stepMs, expr.offsetMs]).toEqual([120_000, 10_000, -10_000]);
   });
 
+  it('reads a subquery whose range is step() or range() alone, as Prometheus 3 does', () => {
+    const durations = { stepMs: 15_000, rangeMs: 3_600_000 };
+    const sub = (text: string): SubqueryExpr => {
+      const expr = resolveDurations(parsePromQL(text, on), durations);
+      expect(expr.type).toBe('SubqueryExpr');
+      return expr as SubqueryExpr;
+    };
+    expect([sub('x[range():step()]').rangeMs, sub('x[range():step()]').stepMs]).toEqual([3_600_000, 15_000]);
+    expect(sub('x[step():]').rangeMs).toBe(15_000);
+    expect(sub('x[step():]').stepMs).toBeNull();
+    expect([sub('x[range()/2:step()*2]').rangeMs, sub('x[range()/2:step()*2]').stepMs]).toEqual([1_800_000, 30_000]);
+    expect(sub('x[(range()):step()] offset step()').offsetMs).toBe(15_000);
+    expect(printPromQL(parsePromQL('sum_over_time(x[range():step()])', on))).toBe('sum_over_time(x[range():step()])');
+    expect(printPromQL(parsePromQL('x[range():step()]', on))).toBe('x[range():step()]');
+    // A colon still needs a duration before it, and only one colon is allowed.
+    expect(failure('x[:step()]')).toContain('unexpected colon before duration');
+    expect(failure('x[range()::]')).toContain('unexpected repeated colon');
+    // Without the flag, the expression is refused, not misread.
+    expect(failure('x[range():step()]', off)).toContain('experimental duration expression');
+  });
+
   it('binds an offset to one operand, so operators after it apply to the shifted selector', () => {
     const expr = parsePromQL('x offset 100 + 2', on) as BinaryExpr;
     expect(expr.type).toBe('BinaryExpr');
