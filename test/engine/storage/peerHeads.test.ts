@@ -46,7 +46,7 @@ describe('read-only storage over a holder\'s heads', () => {
     unreachable = false;
     const peers: PeerHeadSource = {
       async fetch(org, signal) {
-        if (unreachable) return { metrics: [], logs: [], segmentsBefore: undefined, unavailable: ['holder: connection refused'], metadata: [] };
+        if (unreachable) return { metrics: [], logs: [], bounds: [], unavailable: ['holder: connection refused'], metadata: [] };
         await around.before?.();
         const bytes = Buffer.concat(encodeHeadExport(holder.exportHeads(org, { metrics: signal === 'metrics', logs: signal === 'logs' }), 'h1:'));
         await around.after?.();
@@ -54,7 +54,7 @@ describe('read-only storage over a holder\'s heads', () => {
         return {
           metrics: data.metrics.map((s) => new SnapshotMetricReader(s)),
           logs: data.logs.map((s) => new SnapshotLogReader(s)),
-          segmentsBefore: data.segmentsBefore,
+          bounds: [{ segmentsBefore: data.segmentsBefore }],
           unavailable: [],
           metadata: data.metadata,
         };
