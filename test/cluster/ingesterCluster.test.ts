@@ -66,6 +66,8 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
       SVC_QUERY_WORKERS: '1',
       SVC_PARTITION_LEASE_MS: '1500',
       SVC_COMPACTOR_LOCK_RETRY_MS: '300',
+      // Ingesters serve their heads to query processes, which needs the cluster's internal token.
+      SVC_INTERNAL_TOKEN: 'cluster-internal-token-for-tests-0123456789',
       // Small heads: ingesters cut while data arrives, so positions recorded mid-stream matter.
       SVC_HEAD_MAX_BYTES: '16KiB',
     };
