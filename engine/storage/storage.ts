@@ -496,6 +496,9 @@ export class Storage {
       const wanted = partitions.filter((p) => !reading.has(p));
       if (wanted.length === 0) return;
       const positions = await this.shared.logPositions(wanted);
+      // The head export reports these as covered: a query process whose catalog records less
+      // (read before the previous owner's last cut) then reads it again (see catalogBehind).
+      this.catalog = new Catalog({ ...this.catalog.state, logPositions: { ...this.catalog.state.logPositions, ...positions } });
       this.feed.startPartitions(positions);
       this.emit({ level: 'info', message: 'reading write log partitions', fields: { partitions: wanted, after: positions } });
     });
