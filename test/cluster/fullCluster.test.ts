@@ -19,7 +19,7 @@ const PARTITIONS = 4;
 
 /**
  * The whole scaled-out layout on loopback: two ingest processes, two ingesters and two query
- * processes over PostgreSQL, a 3-node NATS JetStream cluster and s3rver, with no
+ * processes (and a compactor) over PostgreSQL, a 3-node NATS JetStream cluster and s3rver, with no
  * SVC_INGESTER_URLS: the query processes find the ingesters through the partition leases. A
  * single-node Sluice (role all, embedded) fed the same data gives the reference answers.
  */
@@ -87,6 +87,8 @@ describe.runIf(postgresAvailable('the full cluster test') && natsAvailable('the 
     };
     ingesters = [await startIngester(), await startIngester()];
     [ingest, queries] = [[await start('ingest'), await start('ingest')], [await start('query'), await start('query')]];
+    // A compactor merges the ingesters' segments while the queries run: merged segments name it as writer.
+    await start('compactor', { SVC_COMPACTION_INTERVAL_MS: '1000', SVC_COMPACTOR_LOCK_RETRY_MS: '300' });
     single = await startChildServer({ SVC_BOOTSTRAP_ORG: 'cluster', SVC_BOOTSTRAP_API_KEY: KEY, SVC_QUERY_WORKERS: '1', SVC_DATA_DIR: await dataDir('single') });
     children.push(single);
     // Both ingesters hold half of the partitions.
@@ -209,6 +211,9 @@ describe.runIf(postgresAvailable('the full cluster test') && natsAvailable('the 
     writing = false;
     await writers;
     expect(acked.length).toBeGreaterThan(10);
+    // Merges ran under the queries: the catalog holds segments written by the compactor, with their inputs' writers.
+    const merged = await pg.query<{ n: number }>(database, `SELECT count(*)::int AS n FROM catalog_segments WHERE catalog = 'default' AND meta->'writers' IS NOT NULL`);
+    expect(merged.rows[0].n).toBeGreaterThan(0);
     const all = [...Array.from({ length: 33 }, (_, i) => `e${i}`), ...acked];
     for (const q of queries) {
       // The survivor replays the taken partitions from their recorded positions; then every record is there once.
