@@ -1025,7 +1025,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_INGESTER_URLS',
     key: 'ingesterUrls',
     defaultText: '(none)',
-    doc: 'Comma-separated base URLs (`http://sluice-ingester-0.sluice-ingester:8080,...`) of the processes holding heads, for a fixed layout: a query process asks the (p mod n)-th URL for the recent data of write-log partition p (SVC_WRITE_LOG_PARTITIONS), and one URL serves them all. Unset, a query process reads segments only. Needs SVC_INTERNAL_TOKEN.',
+    doc: 'Comma-separated base URLs (`http://sluice-ingester-0.sluice-ingester:8080,...`) of the processes holding heads, for a fixed layout: a query process asks the (p mod n)-th URL for the recent data of write-log partition p (SVC_WRITE_LOG_PARTITIONS), and one URL serves them all. Unset, a query process with SVC_META_STORE=postgres finds the holders through the ingesters\' partition leases (their SVC_ADVERTISE_URL); without PostgreSQL it reads segments only. Needs SVC_INTERNAL_TOKEN.',
     parse: (raw, env) => {
       const urls = (raw ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
       for (const u of urls) if (!/^https?:\/\/[^\s,/]+(\/[^\s,]*)?$/.test(u)) throw new ConfigError(`SVC_INGESTER_URLS must list http:// or https:// URLs, got "${u}"`);

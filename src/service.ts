@@ -203,7 +203,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   // A query process of a scaled-out installation only reads: the catalog, the segment files and
   // the heads the partitions' owners serve it.
   const readOnly = config.role === 'query' && !config.roleEmbedded;
-  const owners = readOnly ? openPartitionOwners(config) : undefined;
+  const owners = readOnly ? openPartitionOwners(config, stores.database) : undefined;
   cleanups.unshift(() => owners?.close());
   const writeLog = !readOnly && needsWriteLog(config) ? await openWriteLog(config, storageEvents) : undefined;
   cleanups.unshift(() => writeLog?.close());
@@ -221,12 +221,14 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
           },
         })
       : undefined;
-  if (readOnly && peers === undefined) log.warn('no head holders configured (SVC_INGESTER_URLS): queries read stored segments only, so data not yet cut is not seen');
+  if (readOnly && peers === undefined) log.warn('no head holders configured (SVC_INGESTER_URLS, or the partition leases with SVC_META_STORE=postgres and SVC_INTERNAL_TOKEN): queries read stored segments only, so data not yet cut is not seen');
   const storage = await Storage.open({
     readOnly,
     peers,
     writeLog,
     sharedCatalog: shared ? (stores.catalog as SharedCatalogStore) : undefined,
+    // The lease owner id is random per process, so it names this process's segments too.
+    writerId: shared ? ownerId : undefined,
     logPartitions: logPartitionsOf(config),
     dir: config.dataDir,
     blobStore: segmentStore,

@@ -38,6 +38,13 @@ export interface SegmentMeta {
   /** tagValues lists, per indexed tag, its values in a log segment ('' when a stream lacks it), or null when unknown. */
   tagValues?: Record<string, string[] | null>;
   createdMs: number;
+  /**
+   * writer names the process that wrote the segment when several share the catalog (an
+   * ingester's cut, a compactor's merge); absent when one process writes it alone.
+   */
+  writer?: string;
+  /** writers is, for a merged segment, the highest seq among its inputs per writer of those inputs. */
+  writers?: Record<string, number>;
 }
 
 /**

@@ -32,11 +32,15 @@ export interface HeadExport {
   metrics: MetricHeadSnapshot[];
   logs: LogHeadSnapshot[];
   /**
-   * segmentsBefore is the holder's catalog's next segment id when the heads were read: every
-   * segment cut before that moment has a smaller seq and its data is no longer in the heads;
-   * a segment with a seq at or above it was cut later, from data these heads still hold.
+   * segmentsBefore is the first segment id the holder had not committed when the heads were
+   * read: every segment it cut before that moment has a smaller seq and its data is no longer
+   * in the heads; one of its segments with a seq at or above it was cut later, from data these
+   * heads still hold. A sole writer gives its catalog's next id; a holder among several gives
+   * the next id of its own reserved block, and `writer`.
    */
   segmentsBefore: number;
+  /** writer is the holder's writer id (meta.writer of its segments) when several processes write the catalog. */
+  writer?: string;
   /** partitions maps each write-log partition the heads hold to its positions; undefined with the embedded WAL (no partitions). */
   partitions: Record<string, HeadPositions> | undefined;
   /** metadata is the org's metric metadata (TYPE, HELP, UNIT) as the holder knows it. */
@@ -60,6 +64,7 @@ interface ChunkHeader {
 
 interface HeadWireHeader {
   segmentsBefore: number;
+  writer?: string;
   partitions: Record<string, HeadPositions> | null;
   metadata: MetricMetadataRecord[];
   metrics: ChunkHeader[][];
@@ -152,6 +157,7 @@ export function encodeHeadExport(data: HeadExport, idPrefix: string, have: Reado
   const logs = data.logs.map((s) => s.chunks.map((c) => reuse(idPrefix + c.id) ?? encodeLogChunk(c, idPrefix)));
   const header: HeadWireHeader = {
     segmentsBefore: data.segmentsBefore,
+    ...(data.writer !== undefined ? { writer: data.writer } : {}),
     partitions: data.partitions ?? null,
     metadata: data.metadata,
     metrics: metrics.map((s) => s.map((c) => c.header)),
@@ -261,7 +267,7 @@ export function decodeHeadExport(input: Uint8Array, known: KnownChunks = NONE_KN
   } catch (err) {
     throw new HeadWireError(`head export header is not JSON: ${(err as Error).message}`);
   }
-  if (!Array.isArray(header.metrics) || !Array.isArray(header.logs) || typeof header.segmentsBefore !== 'number') throw new HeadWireError('head export header is malformed');
+  if (!Array.isArray(header.metrics) || !Array.isArray(header.logs) || typeof header.segmentsBefore !== 'number' || (header.writer !== undefined && typeof header.writer !== 'string')) throw new HeadWireError('head export header is malformed');
   let at = 9 + headerLength;
   const take = (h: ChunkHeader): SharedArrayBuffer => {
     if (!Number.isInteger(h.bytes) || h.bytes < 0 || at + h.bytes > buf.length) throw new HeadWireError(`chunk ${String(h.id)} is cut short`);
@@ -276,7 +282,7 @@ export function decodeHeadExport(input: Uint8Array, known: KnownChunks = NONE_KN
   const metrics = header.metrics.map((chunks) => ({ chunks: chunks.map((h) => (h.reused ? kept(h, known.metric(h.id)) : decodeMetricChunk(h, take(h)))) }));
   const logs = header.logs.map((chunks) => ({ chunks: chunks.map((h) => (h.reused ? kept(h, known.log(h.id)) : decodeLogChunk(h, take(h)))) }));
   if (at !== buf.length) throw new HeadWireError('head export has trailing bytes');
-  return { metrics, logs, segmentsBefore: header.segmentsBefore, partitions: header.partitions ?? undefined, metadata: Array.isArray(header.metadata) ? header.metadata : [] };
+  return { metrics, logs, segmentsBefore: header.segmentsBefore, ...(header.writer !== undefined ? { writer: header.writer } : {}), partitions: header.partitions ?? undefined, metadata: Array.isArray(header.metadata) ? header.metadata : [] };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { LocalBlobStore, type BlobStore } from './blobStore.js';
 import { Catalog, applyChange, emptyCatalog, type CatalogChange, type CatalogState, type SegmentMeta, type Signal } from './catalog.js';
@@ -12,7 +13,7 @@ import { SegmentReaders } from './segmentReaders.js';
 import type { StorageEvent } from './storageEvent.js';
 import { LogFeed } from './logFeed.js';
 import type { HeadExport, HeadPositions } from './headWire.js';
-import type { PeerHeadSource, PeerHeads } from './peerHeads.js';
+import { catalogBehind, cutAfterHeads, type PeerHeadSource, type PeerHeads } from './peerHeads.js';
 import { Wal, type WalCorruption } from './wal.js';
 import { decodeWalEntry, encodeWalEntry, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
 import type { WriteLog } from './writeLog.js';
@@ -88,6 +89,13 @@ export interface StorageOptions {
   readOnly?: boolean;
   /** peers fetches the heads other processes hold, for a read-only storage. */
   peers?: PeerHeadSource;
+  /**
+   * writerId names this process in the segments it writes to a shared catalog (meta.writer)
+   * and in its head answers, so query processes can tell its segments from other writers'.
+   * It must be unique per process lifetime (a restarted process starts with empty heads);
+   * a random one is made when a shared catalog is given without it.
+   */
+  writerId?: string;
 }
 
 /** CutResult says what a cut wrote and the WAL file replay now starts from. */
@@ -231,7 +239,7 @@ interface PeerRead {
 const RELOADS_PER_FETCH = 3;
 
 /** NO_PEERS is the answer of a read-only storage that has no peers to ask: segments only, nothing missing. */
-const NO_PEERS: PeerHeads = { metrics: [], logs: [], segmentsBefore: undefined, unavailable: [], metadata: [] };
+const NO_PEERS: PeerHeads = { metrics: [], logs: [], bounds: [], unavailable: [], metadata: [] };
 
 /** SEGMENT_FILE matches the names segmentFileName makes; other files in the store are left alone. */
 const SEGMENT_FILE = /^\d{12}\.(metrics|logs)\.seg$/;
@@ -286,6 +294,10 @@ export class Storage {
   private shared: SharedCatalogStore | undefined;
   /** ids are segment ids reserved from the shared catalog and not used yet. */
   private ids = { next: 0, end: 0 };
+  /** idsCommittedBefore: every segment id below it this process took is committed (or never will be); see exportHeads. */
+  private idsCommittedBefore = 0;
+  /** writerId is set when the catalog is shared (see StorageOptions.writerId). */
+  private readonly writerId: string | undefined;
 
   /** readOnly: a query process's storage (see StorageOptions.readOnly). */
   private readonly readOnly: boolean;
@@ -314,6 +326,7 @@ export class Storage {
     this.catalog = new Catalog(state);
     this.nextSegmentId = state.nextSegmentId;
     this.readOnly = options.readOnly === true;
+    this.writerId = options.sharedCatalog ? (options.writerId ?? randomUUID()) : undefined;
   }
 
   static async open(options: StorageOptions): Promise<Storage> {
@@ -483,6 +496,9 @@ export class Storage {
       const wanted = partitions.filter((p) => !reading.has(p));
       if (wanted.length === 0) return;
       const positions = await this.shared.logPositions(wanted);
+      // The head export reports these as covered: a query process whose catalog records less
+      // (read before the previous owner's last cut) then reads it again (see catalogBehind).
+      this.catalog = new Catalog({ ...this.catalog.state, logPositions: { ...this.catalog.state.logPositions, ...positions } });
       this.feed.startPartitions(positions);
       this.emit({ level: 'info', message: 'reading write log partitions', fields: { partitions: wanted, after: positions } });
     });
@@ -595,7 +611,7 @@ export class Storage {
       await this.reloadCatalog();
       const answer = this.options.peers ? await this.options.peers.fetch(org, signal) : NO_PEERS;
       // A reload already under way may have read the catalog before the holder's cut: then read it once more.
-      for (let i = 0; i < RELOADS_PER_FETCH && answer.segmentsBefore !== undefined && this.catalog.state.nextSegmentId < answer.segmentsBefore; i++) {
+      for (let i = 0; i < RELOADS_PER_FETCH && catalogBehind(this.catalog.state, answer.bounds); i++) {
         await this.reloadCatalog();
       }
       const read = { answer, catalog: this.catalog };
@@ -617,9 +633,9 @@ export class Storage {
    */
   private remoteSources<H>(org: string, signal: Signal, pinned: PeerRead | undefined, heads: (p: PeerHeads) => H[]): OrgSources<H> {
     const read = pinned ?? this.latestPeers.get(`${signal}\u0000${org}`);
-    const before = read?.answer.segmentsBefore;
+    const bounds = read?.answer.bounds ?? [];
     const all = (read?.catalog ?? this.catalog).segments(org, signal);
-    return { segments: before === undefined ? all : all.filter((e) => e.meta.seq < before), heads: read ? heads(read.answer) : [] };
+    return { segments: bounds.length === 0 ? all : all.filter((e) => !cutAfterHeads(e.meta, bounds)), heads: read ? heads(read.answer) : [] };
   }
 
   /** peerView wires a read-only storage's view: sources from its own peer fetch once prepared, refreshed once per view. */
@@ -668,7 +684,9 @@ export class Storage {
     return {
       metrics: signals.metrics ? generations.filter((g) => g.metrics.seriesCount > 0).map((g) => g.metrics.snapshot()) : [],
       logs: signals.logs ? generations.filter((g) => g.logs.rowCount > 0).map((g) => g.logs.snapshot()) : [],
-      segmentsBefore: this.catalog.state.nextSegmentId,
+      // A sole writer's catalog next id bounds its cuts; among several, only this process's own ids are ordered.
+      segmentsBefore: this.shared ? this.idsCommittedBefore : this.catalog.state.nextSegmentId,
+      ...(this.writerId !== undefined ? { writer: this.writerId } : {}),
       partitions,
       metadata: data ? [...data.metadata.values()] : [],
     };
@@ -1064,6 +1082,8 @@ export class Storage {
       // An ingester keeps no segment list (it serves its heads only); other processes track what they changed until the next refresh.
       const local = this.options.logPartitions === 'assigned' ? { ...change, add: [] } : change;
       this.catalog = new Catalog(applyChange(this.catalog.state, local));
+      // Cuts and merges run one at a time, so every id taken so far is now committed or abandoned.
+      this.idsCommittedBefore = this.ids.next;
       publish();
       return;
     }
@@ -1098,6 +1118,7 @@ export class Storage {
       metricNames: enc.metricNames,
       seriesCount: enc.seriesCount,
       createdMs: this.now(),
+      ...(this.writerId !== undefined ? { writer: this.writerId } : {}),
     };
     return { meta, bytes: enc.bytes };
   }
@@ -1121,6 +1142,7 @@ export class Storage {
       streamCount: enc.streamCount,
       tagValues: Object.fromEntries(indexedTags.map((t) => [t, enc.tagValues[t] ?? null])),
       createdMs: this.now(),
+      ...(this.writerId !== undefined ? { writer: this.writerId } : {}),
     };
     return { meta, bytes: enc.bytes };
   }
@@ -1162,6 +1184,7 @@ export class Storage {
 
   private async mergeGroup(org: string, signal: Signal, group: SegmentMeta[]): Promise<SegmentMeta | undefined> {
     const seq = Math.max(...group.map((s) => s.seq));
+    const writers = this.writerId !== undefined ? mergedWriters(group) : undefined;
     await this.reserveIds(1);
     // Read the inputs without blocking the thread on I/O first: from an object store that is a download.
     await this.readers.prefetch(group);
@@ -1187,6 +1210,7 @@ export class Storage {
       if (enc) pending = this.logMeta(org, enc, indexed, seq);
     }
     if (!pending) return undefined;
+    if (writers !== undefined) pending.meta.writers = writers;
     const output = await this.store(pending);
     try {
       await this.commit({ add: [output], remove: new Set(group.map((s) => s.id)) }, () => {
@@ -1234,4 +1258,17 @@ export class Storage {
     await this.feed?.stop();
     await this.wal?.close();
   }
+}
+
+/** mergedWriters is, for a merge of `group`, the highest input seq per writer of those inputs. */
+function mergedWriters(group: readonly SegmentMeta[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  const note = (writer: string, seq: number) => {
+    if ((out[writer] ?? -1) < seq) out[writer] = seq;
+  };
+  for (const s of group) {
+    if (s.writer !== undefined) note(s.writer, s.seq);
+    for (const [writer, seq] of Object.entries(s.writers ?? {})) note(writer, seq);
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import type { Signal } from '../../engine/storage/catalog.js';
 import { decodeHeadExport, type HeadExport, type KnownChunks } from '../../engine/storage/headWire.js';
 import type { SharedLogChunk } from '../../engine/storage/logChunk.js';
 import type { SharedMetricChunk } from '../../engine/storage/metricChunk.js';
-import type { PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
+import type { HeadBound, PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
 import { HEAD_ROUTE, MAX_HAVE, type HeadRequest } from './headRequest.js';
@@ -56,7 +56,7 @@ export class PeerHeadClient implements PeerHeadSource {
   }
 
   async fetch(org: string, signal: Signal): Promise<PeerHeads> {
-    const out: PeerHeads = { metrics: [], logs: [], segmentsBefore: undefined, unavailable: [], metadata: [] };
+    const out: PeerHeads = { metrics: [], logs: [], bounds: [], unavailable: [], metadata: [] };
     let owners: PartitionOwner[];
     try {
       owners = await this.options.owners.owners();
@@ -80,8 +80,8 @@ export class PeerHeadClient implements PeerHeadSource {
       out.metrics.push(...answer.metrics.map((s) => new SnapshotMetricReader(s)));
       out.logs.push(...answer.logs.map((s) => new SnapshotLogReader(s)));
       out.metadata.push(...answer.metadata);
-      // With several holders the lowest bound is kept: a segment is left out only if every holder read its heads before it was cut.
-      out.segmentsBefore = out.segmentsBefore === undefined ? answer.segmentsBefore : Math.min(out.segmentsBefore, answer.segmentsBefore);
+      // Each holder bounds its own segments (or, as a sole writer, every segment): see cutAfterHeads.
+      out.bounds.push(headBound(answer));
     }
     return out;
   }
@@ -160,6 +160,14 @@ export class PeerHeadClient implements PeerHeadSource {
       clearTimeout(timer);
     }
   }
+}
+
+/** headBound is what one holder's answer says about the segments it cut (see HeadBound). */
+function headBound(answer: HeadExport): HeadBound {
+  if (answer.writer === undefined) return { segmentsBefore: answer.segmentsBefore };
+  const covered: Record<string, number> = {};
+  for (const [p, positions] of Object.entries(answer.partitions ?? {})) covered[p] = positions.coveredThrough;
+  return { writer: answer.writer, segmentsBefore: answer.segmentsBefore, covered };
 }
 
 /** readLimited reads a response body of at most `maxBytes`, or says why not. */

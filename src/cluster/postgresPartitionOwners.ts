@@ -26,7 +26,7 @@ export class PostgresPartitionOwners implements PartitionOwners {
        ORDER BY partition`,
       [this.catalog],
     );
-    return res.rows.map((r) => ({ partition: r.partition, ownerId: r.owner_id, baseUrl: r.base_url ?? '', leaseExpiresAtMs: Math.floor(r.expires_ms) }));
+    return res.rows.map((r) => ({ partition: r.partition, ownerId: r.owner_id, baseUrl: (r.base_url ?? '').replace(/\/+$/, ''), leaseExpiresAtMs: Math.floor(r.expires_ms) }));
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,8 @@ import { SnapshotMetricReader } from '../../../engine/query/snapshotMetricReader
 import { LocalBlobStore } from '../../../engine/storage/blobStore.js';
 import { FileCatalogStore } from '../../../engine/storage/catalogStore.js';
 import { HeadWireError, decodeHeadExport, encodeHeadExport, pruneHeadExport } from '../../../engine/storage/headWire.js';
-import type { PeerHeadSource } from '../../../engine/storage/peerHeads.js';
+import { catalogBehind, cutAfterHeads, type PeerHeadSource } from '../../../engine/storage/peerHeads.js';
+import { emptyCatalog, type SegmentMeta } from '../../../engine/storage/catalog.js';
 import { Storage } from '../../../engine/storage/storage.js';
 
 const MIN_NS = -(2n ** 63n);
@@ -46,7 +47,7 @@ describe('read-only storage over a holder\'s heads', () => {
     unreachable = false;
     const peers: PeerHeadSource = {
       async fetch(org, signal) {
-        if (unreachable) return { metrics: [], logs: [], segmentsBefore: undefined, unavailable: ['holder: connection refused'], metadata: [] };
+        if (unreachable) return { metrics: [], logs: [], bounds: [], unavailable: ['holder: connection refused'], metadata: [] };
         await around.before?.();
         const bytes = Buffer.concat(encodeHeadExport(holder.exportHeads(org, { metrics: signal === 'metrics', logs: signal === 'logs' }), 'h1:'));
         await around.after?.();
@@ -54,7 +55,7 @@ describe('read-only storage over a holder\'s heads', () => {
         return {
           metrics: data.metrics.map((s) => new SnapshotMetricReader(s)),
           logs: data.logs.map((s) => new SnapshotLogReader(s)),
-          segmentsBefore: data.segmentsBefore,
+          bounds: [{ segmentsBefore: data.segmentsBefore }],
           unavailable: [],
           metadata: data.metadata,
         };
@@ -147,6 +148,39 @@ describe('read-only storage over a holder\'s heads', () => {
   });
 });
 
+describe('segment bounds of several writers', () => {
+  const seg = (seq: number, writer?: string, writers?: Record<string, number>): SegmentMeta => ({
+    id: seq, seq, org: ORG, signal: 'metrics', file: `${seq}`, formatVersion: 1, crc: 0, bytes: 1, rows: 1, minMs: 0, maxMs: 1, createdMs: 0,
+    ...(writer !== undefined ? { writer } : {}), ...(writers !== undefined ? { writers } : {}),
+  });
+
+  it('leaves out only the segments a holder cut after reading its heads, whatever other writers\' ids are', () => {
+    // Blocks from one counter: a reserved 0-63, b reserved 64-127; a has committed up to 5, b up to 70.
+    const bounds = [{ writer: 'a', segmentsBefore: 5 }, { writer: 'b', segmentsBefore: 70 }];
+    expect(cutAfterHeads(seg(4, 'a'), bounds)).toBe(false);
+    expect(cutAfterHeads(seg(5, 'a'), bounds)).toBe(true);
+    // b's old segments are above a's bound but not b's: kept (the lowest bound would leave them out).
+    expect(cutAfterHeads(seg(69, 'b'), bounds)).toBe(false);
+    expect(cutAfterHeads(seg(70, 'b'), bounds)).toBe(true);
+    // A dead ingester's segments are final: no holder bounds them.
+    expect(cutAfterHeads(seg(500, 'gone'), bounds)).toBe(false);
+    // A merge is judged by its inputs' writers; a sole writer's bound (no writer) concerns every segment.
+    expect(cutAfterHeads(seg(69, 'compactor', { a: 3, b: 69 }), bounds)).toBe(false);
+    expect(cutAfterHeads(seg(69, 'compactor', { a: 6, b: 69 }), bounds)).toBe(true);
+    expect(cutAfterHeads(seg(9), [{ segmentsBefore: 9 }])).toBe(true);
+    expect(cutAfterHeads(seg(8), [{ segmentsBefore: 9 }])).toBe(false);
+  });
+
+  it('reads the catalog again when a holder committed positions it does not record yet', () => {
+    const state = { ...emptyCatalog(), nextSegmentId: 10, logPositions: { '0': 40, '1': 12 } };
+    expect(catalogBehind(state, [{ writer: 'a', segmentsBefore: 3, covered: { '0': 40, '1': 12 } }])).toBe(false);
+    expect(catalogBehind(state, [{ writer: 'a', segmentsBefore: 3, covered: { '0': 38 } }, { writer: 'b', segmentsBefore: 80, covered: { '1': 13 } }])).toBe(true);
+    expect(catalogBehind(state, [{ writer: 'a', segmentsBefore: 3, covered: { '2': 1 } }])).toBe(true);
+    expect(catalogBehind(state, [{ segmentsBefore: 10 }])).toBe(false);
+    expect(catalogBehind(state, [{ segmentsBefore: 11 }])).toBe(true);
+  });
+});
+
 describe('head wire format', () => {
   it('carries chunks whose readers answer as the originals, and prunes whole chunks by time', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'sluice-wire-'));
@@ -186,6 +220,8 @@ describe('head wire format', () => {
   it('refuses malformed input without reading outside it', () => {
     const good = Buffer.concat(encodeHeadExport({ metrics: [], logs: [], segmentsBefore: 3, partitions: undefined, metadata: [] }, 'x:'));
     expect(decodeHeadExport(good).segmentsBefore).toBe(3);
+    expect(decodeHeadExport(good).writer).toBeUndefined();
+    expect(decodeHeadExport(Buffer.concat(encodeHeadExport({ metrics: [], logs: [], segmentsBefore: 3, writer: 'w1', partitions: undefined, metadata: [] }, 'x:'))).writer).toBe('w1');
     expect(() => decodeHeadExport(Buffer.from('nope'))).toThrow(HeadWireError);
     expect(() => decodeHeadExport(good.subarray(0, good.length - 1))).toThrow(HeadWireError);
     expect(() => decodeHeadExport(Buffer.concat([good, Buffer.from([0])]))).toThrow(HeadWireError);
