@@ -41,6 +41,9 @@ describe('raw log queries over an unchanged head', () => {
       SVC_SSE_STALL_TIMEOUT_MS: '60000',
       SVC_HEAD_MAX_BYTES: '1GiB',
       SVC_MAX_QUERIES_PER_ORG: '100',
+      // Every stalled query must get to run its tasks; the evaluation cap (2 with one worker)
+      // would hold most of them in the queue, which is its own test's business.
+      SVC_MAX_CONCURRENT_QUERIES: '32',
     });
     const filler = randomBytes(LINE_BYTES).toString('base64').slice(0, LINE_BYTES - 12);
     for (let done = 0; done < LINES; done += 1000) {
