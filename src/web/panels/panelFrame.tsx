@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { markPanelDrawn } from '../lib/marks.js';
 import type { Panel } from '../../dashboards/types.js';
 import type { RunState } from '../lib/queryRun.js';
@@ -116,7 +116,10 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
  */
 function LinkMenu({ links, onClose }: { links: InterlinkChoice[]; onClose: (refocus?: boolean) => void }) {
   const menu = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // Focus moves in the same task that shows the menu: a key pressed as soon as the menu
+  // appears (Enter right after ArrowDown) reaches the first item, not the button that would
+  // close the menu again.
+  useLayoutEffect(() => {
     menu.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
   }, []);
   const groups = new Map<string, InterlinkChoice[]>();
