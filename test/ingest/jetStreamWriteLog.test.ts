@@ -109,14 +109,24 @@ describe.runIf(natsAvailable('the JetStream write log test'))('write path on NAT
     }
   }
 
-  /** streamMessages is how many records the stream holds, read from JetStream itself. */
+  /**
+   * streamMessages is how many records the stream holds, read from JetStream itself. With a
+   * node just stopped, the cluster's JetStream API may time out while it elects a new meta
+   * leader, so the question is asked again for a while.
+   */
   async function streamMessages(stream: string): Promise<number> {
-    const nc = await connect({ servers: cluster.urls });
-    try {
-      const jsm = await jetstreamManager(nc);
-      return (await jsm.streams.info(stream)).state.messages;
-    } finally {
-      await nc.close();
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const nc = await connect({ servers: cluster.urls });
+      try {
+        const jsm = await jetstreamManager(nc);
+        return (await jsm.streams.info(stream)).state.messages;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+      } finally {
+        await nc.close();
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 
