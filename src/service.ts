@@ -1,5 +1,5 @@
 import type { DestinationStream, Logger } from 'pino';
-import { setPromQLFeatures } from '../engine/promql/features.js';
+import { delayedNameRemovalOn, setPromQLFeatures } from '../engine/promql/features.js';
 import { Storage, type ExemplarStore, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
 import { openWriteLog } from './writeLogBackend.js';
@@ -359,6 +359,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     pool,
     maxSamples: config.maxSamples,
     lookbackMs: 5 * 60_000,
+    delayedNameRemoval: delayedNameRemovalOn(config.promqlFeatures),
     shardMinSamples: config.queryShardMinSamples,
     maxSeries: config.maxSeriesPerQuery,
     rawTaskRows: config.queryRawTaskRows,

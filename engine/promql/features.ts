@@ -11,6 +11,7 @@ export const PROMQL_FEATURES = {
   'promql-duration-expr': 'arithmetic, step(), range(), min_of() and max_of() in ranges, subquery steps and offsets',
   'promql-extended-range-selectors': 'the anchored and smoothed range selector modifiers',
   'promql-binop-fill-modifiers': 'fill(), fill_left() and fill_right() on binary operators',
+  'promql-delayed-name-removal': 'keep __name__ through functions and operators that drop it, removing it only from the final result (label_replace and by (__name__) can still read it)',
 } as const;
 
 /** PromQLFeature is one flag name. */
@@ -33,6 +34,14 @@ export function parseOptionsFor(features: Iterable<PromQLFeature>): Required<Par
     extendedRangeSelectors: on.has('promql-extended-range-selectors'),
     binopFillModifiers: on.has('promql-binop-fill-modifiers'),
   };
+}
+
+/**
+ * delayedNameRemovalOn tells whether evaluation keeps `__name__` until the end. It is no parser
+ * option: it changes answers, not what parses, so it travels with each evaluation instead.
+ */
+export function delayedNameRemovalOn(features: Iterable<PromQLFeature>): boolean {
+  return new Set(features).has('promql-delayed-name-removal');
 }
 
 /** ALL_FEATURES_ON admits everything: for re-parsing queries already accepted, and for the conformance corpus. */

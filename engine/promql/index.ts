@@ -42,7 +42,7 @@ export type { AggregationDef, FunctionDef } from './functions.js';
 export { AGGREGATIONS, FUNCTIONS, argTypeAt, lookupFunction } from './functions.js';
 export type { ParseOptions } from './parser.js';
 export type { PromQLFeature } from './features.js';
-export { ALL_FEATURES_ON, DEFAULT_PROMQL_FEATURES, PROMQL_FEATURES, isPromQLFeature, parseOptionsFor, setPromQLFeatures } from './features.js';
+export { ALL_FEATURES_ON, DEFAULT_PROMQL_FEATURES, PROMQL_FEATURES, delayedNameRemovalOn, isPromQLFeature, parseOptionsFor, setPromQLFeatures } from './features.js';
 export type { DurationExpr } from './durationExpr.js';
 export { resolveDurations } from './durationExpr.js';
 export { parsePromQL, MAX_QUERY_LENGTH } from './parser.js';

@@ -41,6 +41,8 @@ export interface PromQLRangeTask {
    * expression reads; a slice's own startMs..endMs is shorter.
    */
   queryRangeMs?: number;
+  /** delayedNameRemoval keeps `__name__` until the final result (the promql-delayed-name-removal flag). */
+  delayedNameRemoval?: boolean;
 }
 
 /** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
@@ -142,7 +144,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   // The query was accepted (feature flags included) before it was sent here.
   const expr = parseAndCheckPromQL(task.query, ALL_FEATURES_ON);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
-  const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs };
+  const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs, delayedNameRemoval: task.delayedNameRemoval === true };
   const evaluate = (e: typeof expr) =>
     task.instant === true ? promqlInstantSeries(evaluateInstant(e, querier, task.startMs, options)) : evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
   const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;

@@ -54,6 +54,8 @@ export interface PlanDeps {
    * before it is never selected, whether or not the retention run has deleted it yet.
    */
   oldestMs?: number;
+  /** delayedNameRemoval: PromQL keeps `__name__` until the final result (SVC_PROMQL_FEATURES promql-delayed-name-removal). */
+  delayedNameRemoval?: boolean;
 }
 
 export interface LogPlanDeps extends PlanDeps {
@@ -146,6 +148,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           instant: window.instant,
           // Each slice resolves range() in durations to the whole query's range, as one evaluation would.
           queryRangeMs: window.endMs - window.startMs,
+          delayedNameRemoval: deps.delayedNameRemoval === true,
         }),
       );
     },
