@@ -24,7 +24,7 @@ export { levelFromLine } from './ingest/detectedLevel.js';
 
 export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
-export type { MetricQuerier, MetricSeries } from './storage/metricHead.js';
+export type { LastSampleLookup, MetricQuerier, MetricSeries } from './storage/metricHead.js';
 export type { SeriesColumns } from './storage/seriesColumns.js';
 export { renderHistogram, type RenderedHistogram } from './histogram/render.js';
 export type { FloatHistogram } from './histogram/floatHistogram.js';

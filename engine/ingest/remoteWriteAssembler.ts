@@ -22,6 +22,7 @@ import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBound
 import type { Problem } from './limits.js';
 import { CounterResetHint, emptyHistogram, type FloatHistogram } from '../histogram/floatHistogram.js';
 import type { NativeHistogramSample } from './nativeHistogram.js';
+import type { LastSampleLookup } from '../storage/metricHead.js';
 import type { DecodeOptions, DecodeResult, DiscardReason, IngestLimits, MetricMetadata, MetricSeries } from './types.js';
 
 /** RemoteWriteOptions are a decoder's options plus what only remote write reads. */
@@ -31,6 +32,14 @@ export interface RemoteWriteOptions extends DecodeOptions {
    * sample it belongs to, as Prometheus' `created-timestamp-zero-ingestion` feature does
    */
   createdTimestampZero?: boolean;
+  /**
+   * lastStoredMs answers the newest sample already stored of a series, so that a zero goes only
+   * after it, as Prometheus appends one only where it keeps the series in order. Undefined for
+   * a series means nobody here can know, and then no zero is added: a zero in the middle of a
+   * counter would read as a reset, while a missing one only loses the first increase. Without
+   * this option only the request's own samples are looked at.
+   */
+  lastStoredMs?: LastSampleLookup;
 }
 
 /** RemoteWriteResult adds exemplars and native histograms to the common result. */
@@ -54,6 +63,7 @@ export class RemoteWriteAssembler {
   readonly limits: IngestLimits;
   private readonly bounds: TimeBounds;
   private readonly createdZero: boolean;
+  private readonly lastStoredMs: LastSampleLookup | undefined;
   private readonly rejections = new Rejections();
   private readonly records: MetricSeries[] = [];
   readonly metadata: MetricMetadata[] = [];
@@ -91,6 +101,7 @@ export class RemoteWriteAssembler {
     this.limits = resolveLimits(opts.limits);
     this.bounds = new TimeBounds(opts.nowMs, this.limits);
     this.createdZero = opts.createdTimestampZero === true;
+    this.lastStoredMs = opts.lastStoredMs;
   }
 
   startSeries(): void {
@@ -183,26 +194,30 @@ export class RemoteWriteAssembler {
       this.seriesExemplars = [];
     }
     if (this.sampleCount > 0) {
-      if (this.createdZero && this.createdAt.length > 0) this.addCreatedZeros();
+      if (this.createdZero && this.createdAt.length > 0) this.addCreatedZeros(labels);
       this.finishSeries(labels, this.sampleCount, this.anyStale, this.anyHistograms);
     }
   }
 
   /**
    * addCreatedZeros puts a zero sample at each created timestamp that lies after the sample
-   * before its own (in the order sent) and before its own, as Prometheus appends one only where
-   * it keeps the series in order. A created timestamp is not a sample the sender asked to
+   * before its own (in the order sent, or the newest one already stored for the first) and
+   * before its own, as Prometheus appends one only where it keeps the series in order. A
+   * created timestamp older than what is stored (a sender repeating a counter's start) thus
+   * adds nothing; a newer one (the counter restarted since) does. A created timestamp is not a sample the sender asked to
    * store, so one out of bounds is dropped silently rather than rejected. The zero of a native
    * histogram sample is an empty histogram in its layout (zeroHistogramLike), not a float, so
    * the series keeps one sample kind.
    */
-  private addCreatedZeros(): void {
+  private addCreatedZeros(labels: Record<string, string>): void {
+    const stored = this.lastStoredMs === undefined ? -Infinity : this.lastStoredMs(labels);
+    if (stored === undefined) return;
     const base = this.used;
     let last = NaN;
     for (let k = 0; k < this.createdAt.length; k += 2) {
       const i = this.createdAt[k];
       const ct = this.createdAt[k + 1];
-      const previous = i > 0 ? this.times[base + i - 1] : -Infinity;
+      const previous = i > 0 ? Math.max(this.times[base + i - 1], stored) : stored;
       if (ct === last || !(ct < this.times[base + i] && ct > previous) || this.bounds.checkMs(ct) !== undefined) continue;
       const own = this.hists[base + i];
       const at = this.used + this.sampleCount;

@@ -63,6 +63,13 @@ export interface MetricSeries {
   key?: string;
 }
 
+/**
+ * LastSampleLookup answers the newest timestamp already stored of the series with these
+ * labels: -Infinity when none is, undefined when the process cannot know (it does not hold
+ * every write in its heads).
+ */
+export type LastSampleLookup = (labels: Record<string, string>) => number | undefined;
+
 /** seriesKey is the key a head knows a series by: its labels sorted, empty values dropped, joined. */
 export function seriesKey(labels: Record<string, string>): string {
   return labelsKey(sortLabels(labels));
@@ -78,6 +85,8 @@ class HeadSeries {
   hists: (FloatHistogram | undefined)[] | undefined;
   /** sorted is false after an out-of-order append, until the next read sorts the samples. */
   sorted = true;
+  /** lastMs is the newest timestamp appended, kept as samples come so it costs no search. */
+  lastMs = -Infinity;
 
   constructor(
     readonly ref: number,
@@ -87,6 +96,7 @@ class HeadSeries {
   append(ts: number, value: number, stale: boolean, histogram: FloatHistogram | undefined): void {
     const n = this.timestamps.length;
     if (n > 0 && ts <= this.timestamps.view()[n - 1]) this.sorted = false;
+    if (ts > this.lastMs) this.lastMs = ts;
     this.timestamps.push(ts);
     if (stale) this.values.pushBits(STALE_LO, STALE_HI);
     else this.values.push(histogram === undefined ? value : 0);
@@ -197,6 +207,14 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
   /** hasSeries tells whether the head already holds the series with these labels. */
   hasSeries(labels: Record<string, string>): boolean {
     return this.series.has(seriesKey(labels));
+  }
+
+  /**
+   * lastSampleMs is the newest timestamp the head holds for the series of this `seriesKey`, or
+   * undefined when it holds none. Created-timestamp zeros are only added after it.
+   */
+  lastSampleMs(key: string): number | undefined {
+    return this.series.get(key)?.lastMs;
   }
 
   /** hasKey tells whether the head holds the series of this `seriesKey`. */

@@ -6,7 +6,8 @@ import { CatalogConflictError, CatalogError, FileCatalogStore, PartitionsLostErr
 import { commonIndexedTags, mergeLogReaders, mergeMetricReaders, planCompaction } from './compaction.js';
 import { LogHead, DEFAULT_INDEXED_TAGS, type LogEntry } from './logHead.js';
 import { encodeLogSegment, type EncodedLogSegment, type LogSegmentReader } from './logSegment.js';
-import { MetricHead, seriesKey, type MetricSeries } from './metricHead.js';
+import { MetricHead, seriesKey, type LastSampleLookup, type MetricSeries } from './metricHead.js';
+import { METRIC_NAME } from './labels.js';
 import { encodeMetricSegment, type EncodedMetricSegment, type MetricSegmentReader } from './metricSegment.js';
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
 import { SegmentReaders } from './segmentReaders.js';
@@ -852,6 +853,41 @@ export class Storage {
     if (accepted.length === 0 && metadata.length === 0) return outcome;
     await this.write({ kind: 'metrics', org, series: accepted, metadata });
     return outcome;
+  }
+
+  /**
+   * lastMetricSamples answers, for one org, the newest timestamp already stored of a series,
+   * as created-timestamp zero ingestion needs it (a zero goes only after it). The heads know
+   * each series' newest sample; data already cut to segments is known only by the newest
+   * sample of the segments holding its metric name, a floor that errs towards adding no zero,
+   * as Prometheus refuses one older than its head can take. A process that does not read every
+   * write into its heads (ingest-only, or an ingester holding some partitions) cannot know:
+   * its lookup answers undefined for every series.
+   */
+  lastMetricSamples(org: string): LastSampleLookup {
+    const mode = this.options.logPartitions ?? 'all';
+    if (this.readOnly || (this.feed !== undefined && mode !== 'all')) return () => undefined;
+    const data = this.orgs.get(org);
+    const heads = data ? [data.active.metrics, ...data.frozen.map((g) => g.metrics)] : [];
+    const segments = this.catalog.segments(org, 'metrics');
+    const floorByName = new Map<string, number>();
+    const floorOf = (name: string): number => {
+      let floor = floorByName.get(name);
+      if (floor !== undefined) return floor;
+      floor = -Infinity;
+      for (const seg of segments) if ((seg.metricNames === undefined || seg.metricNames.has(name)) && seg.meta.maxMs > floor) floor = seg.meta.maxMs;
+      floorByName.set(name, floor);
+      return floor;
+    };
+    return (labels) => {
+      const key = seriesKey(labels);
+      let last = floorOf(labels[METRIC_NAME] ?? '');
+      for (const head of heads) {
+        const t = head.lastSampleMs(key);
+        if (t !== undefined && t > last) last = t;
+      }
+      return last;
+    };
   }
 
   private async write(entry: WalEntry): Promise<void> {

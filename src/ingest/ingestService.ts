@@ -204,10 +204,15 @@ export class IngestService {
    * remoteWrite stores a Prometheus remote write request of either version (snappy-compressed
    * by contract) and its exemplars. Zero samples added at created timestamps are not the
    * sender's, so they count in neither the request's total nor what it is told was written.
+   * A zero is added only after the series' newest stored sample (Storage.lastMetricSamples);
+   * a process that cannot know it (ingest-only) adds none.
    */
   async remoteWrite(req: IngestRequest, version: RemoteWriteVersion): Promise<RemoteWriteOutcome> {
     const limits = this.deps.limitsFor(req.org, 'metrics');
-    const options = { nowMs: Date.now(), limits, maxDecompressedBytes: this.deps.maxBodyBytes, createdTimestampZero: this.deps.createdTimestampZero };
+    const createdTimestampZero = this.deps.createdTimestampZero;
+    // Zeros go only after each series' newest stored sample, which the heads answer.
+    const lastStoredMs = createdTimestampZero ? this.deps.storage.lastMetricSamples(req.org) : undefined;
+    const options = { nowMs: Date.now(), limits, maxDecompressedBytes: this.deps.maxBodyBytes, createdTimestampZero, lastStoredMs };
     const result = decodeOrFail(() => decodeRemoteWriteVersion(version, req.body, options));
     const samples = sampleCount(result.records);
     this.admit(req.org, 'metrics', samples, () => samples, result, limits);
