@@ -581,12 +581,14 @@ export function histogramsEqual(a: FloatHistogram, b: FloatHistogram): boolean {
 /**
  * detectReset tells whether `h` follows a counter reset relative to `prev`: the count dropped,
  * a bucket lost observations, the zero bucket shrank or the schema got finer, as Prometheus
- * decides it. A histogram marked as a gauge never resets; explicit hints are trusted.
+ * decides it. Explicit reset and no-reset hints are trusted. A histogram marked as a gauge is
+ * compared like one of unknown hint, as Prometheus 3 does: a gauge histogram should never meet
+ * a counter function, but rate(), increase(), irate() and resets() still take one (with the
+ * "not a counter" warning where Prometheus gives it) and see its drops as resets.
  */
 export function detectReset(h: FloatHistogram, prev: FloatHistogram): boolean {
   if (h.counterResetHint === CounterResetHint.CounterReset) return true;
   if (h.counterResetHint === CounterResetHint.NotCounterReset) return false;
-  if (h.counterResetHint === CounterResetHint.Gauge) return false;
   if (h.count < prev.count) return true;
   if (usesCustomBuckets(h) !== usesCustomBuckets(prev)) return true;
   if (usesCustomBuckets(h)) {

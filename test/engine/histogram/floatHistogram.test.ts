@@ -79,7 +79,9 @@ describe('native histogram value', () => {
     const before = h(0, 0, [5, 5]);
     expect(detectReset(h(0, 0, [6, 6]), before)).toBe(false);
     expect(detectReset(h(0, 0, [2, 20]), before)).toBe(true);
-    expect(detectReset(h(0, 0, [6, 6], { counterResetHint: CounterResetHint.Gauge }), h(0, 0, [9, 9]))).toBe(false);
+    // A gauge histogram is compared as one of unknown hint (Prometheus 3's DetectReset).
+    expect(detectReset(h(0, 0, [6, 6], { counterResetHint: CounterResetHint.Gauge }), h(0, 0, [9, 9]))).toBe(true);
+    expect(detectReset(h(0, 0, [9, 9], { counterResetHint: CounterResetHint.Gauge }), h(0, 0, [6, 6]))).toBe(false);
   });
 
   it('gives stored samples the hints a TSDB read returns (a chunk cut by a reset starts unknown)', () => {
