@@ -624,7 +624,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_CREATED_TIMESTAMP_ZERO_INGESTION',
     key: 'createdTimestampZeroIngestion',
     defaultText: 'false',
-    doc: 'When true, a remote write sample\'s created (start) timestamp adds a zero sample there, as Prometheus\' created-timestamp-zero-ingestion feature does, so rate() sees a counter\'s first increase. When false, created timestamps are accepted and ignored.',
+    doc: 'When true, a remote write sample\'s created (start) timestamp, and the start time of an OTLP cumulative counter, histogram or summary count, adds a zero sample there when it is newer than the series\' newest stored sample and older than the sample, as Prometheus\' created-timestamp-zero-ingestion feature does, so rate() sees a counter\'s first increase. An ingest-only process cannot see stored samples and adds none. When false, created timestamps are accepted and ignored.',
     parse: (raw) => (raw === undefined ? false : boolean('SVC_CREATED_TIMESTAMP_ZERO_INGESTION', raw)),
   },
   {

@@ -30,6 +30,7 @@ import { withContext } from './errors.js';
 import { exponentialToClassic } from './expHistogram.js';
 import { exponentialToNative } from './otlpNativeHistogram.js';
 import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import type { LastSampleLookup } from '../storage/metricHead.js';
 import type { ClassicBucket } from './expHistogram.js';
 import { formatGoFloat } from '../common/goFloat.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
@@ -65,6 +66,13 @@ export interface OtlpMetricsDecodeOptions extends DecodeOptions {
   deltaAccumulator?: DeltaAccumulator;
   /** store exponential histograms as native histograms (default) or classic `_bucket` series */
   exponentialHistograms?: 'native' | 'classic';
+  /**
+   * add a zero at the start time of cumulative counters, histograms and summary counts, as
+   * Prometheus' created-timestamp-zero-ingestion does for OTLP (SVC_CREATED_TIMESTAMP_ZERO_INGESTION)
+   */
+  createdTimestampZero?: boolean;
+  /** the series' newest stored sample, after which alone a zero goes (see RemoteWriteOptions) */
+  lastStoredMs?: LastSampleLookup;
 }
 
 const SERVICE_NAME = 'service.name';
@@ -114,6 +122,8 @@ class MetricsConverter {
   private readonly bounds: TimeBounds;
   private readonly accumulator: DeltaAccumulator | undefined;
   private readonly nativeExponential: boolean;
+  private readonly createdZero: boolean;
+  private readonly lastStoredMs: LastSampleLookup | undefined;
   private readonly collector = new SeriesCollector();
   private readonly rejections = new Rejections();
   private readonly metadata = new Map<string, MetricMetadata>();
@@ -123,6 +133,8 @@ class MetricsConverter {
     this.bounds = new TimeBounds(opts.nowMs, this.limits);
     this.accumulator = opts.deltaAccumulator;
     this.nativeExponential = opts.exponentialHistograms !== 'classic';
+    this.createdZero = opts.createdTimestampZero === true;
+    this.lastStoredMs = opts.lastStoredMs;
   }
 
   addResource(resource: OtlpResourceMetrics): void {
@@ -134,8 +146,9 @@ class MetricsConverter {
   }
 
   result(): DecodeResult<MetricSeries> {
+    const zeros = this.createdZero ? { lastStoredMs: this.lastStoredMs, accepts: (t: number) => this.bounds.checkMs(t) === undefined, added: 0, histograms: 0 } : undefined;
     return {
-      records: this.collector.finish(),
+      records: this.collector.finish(zeros),
       metadata: [...this.metadata.values()],
       rejected: this.rejections.count,
       discarded: this.rejections.byReason,
@@ -192,7 +205,7 @@ class MetricsConverter {
     switch (data.kind) {
       case 'gauge':
       case 'sum':
-        for (const p of data.points) this.addNumberPoint(name, p, ctx, delta);
+        for (const p of data.points) this.addNumberPoint(name, p, ctx, delta, data.kind === 'sum' && data.monotonic);
         break;
       case 'histogram':
         for (const p of data.points) this.addHistogramPoint(name, p, ctx, delta);
@@ -248,6 +261,7 @@ class MetricsConverter {
     value: number,
     stale: boolean,
     histogram?: FloatHistogram,
+    createdMs = 0,
   ): void {
     const key = `${name}\x00${extraName}\x00${extraValue}\x00${baseKey}`;
     this.collector.add(
@@ -262,6 +276,15 @@ class MetricsConverter {
       stale,
       histogram,
     );
+    if (createdMs !== 0 && this.createdZero) this.collector.created(key, createdMs);
+  }
+
+  /**
+   * createdOf is the start time a cumulative point's zero goes at, or 0 for none: delta points
+   * (their start is the previous point, not a counter's start) and points without a value.
+   */
+  private createdOf(p: PointBase, delta: boolean, stale: boolean): number {
+    return delta || stale ? 0 : p.startTimeMs;
   }
 
   /** rejectPoint drops a point whose labels and time were fine but whose data cannot be used. */
@@ -269,7 +292,7 @@ class MetricsConverter {
     this.rejections.reject(1, 'invalid_point', `metric ${name}${describeLabels(pairsToObject(base))}: ${why}`);
   }
 
-  private addNumberPoint(name: string, p: NumberPoint, ctx: ResourceContext, delta: boolean): void {
+  private addNumberPoint(name: string, p: NumberPoint, ctx: ResourceContext, delta: boolean, counter: boolean): void {
     const base = this.pointLabels(name, p, ctx, undefined);
     if (base === undefined) return;
     const baseKey = labelPairsKey(base);
@@ -280,7 +303,7 @@ class MetricsConverter {
       if (!outcome.ok) return this.rejectPoint(name, base, outcome.reason);
       value = outcome.value;
     }
-    this.emit(name, base, baseKey, '', '', p.timeMs, value, stale);
+    this.emit(name, base, baseKey, '', '', p.timeMs, value, stale, undefined, counter ? this.createdOf(p, delta, stale) : 0);
   }
 
   private addHistogramPoint(name: string, p: HistogramPoint, ctx: ResourceContext, delta: boolean): void {
@@ -315,7 +338,7 @@ class MetricsConverter {
         buckets.push({ upperBound: p.explicitBounds[i], cumulative });
       }
     }
-    this.emitHistogram(name, base, baseKey, p.timeMs, buckets, count, sum, stale);
+    this.emitHistogram(name, base, baseKey, p.timeMs, buckets, count, sum, stale, this.createdOf(p, delta, stale));
   }
 
   private addExponentialPoint(name: string, p: ExponentialHistogramPoint, ctx: ResourceContext, delta: boolean): void {
@@ -335,10 +358,10 @@ class MetricsConverter {
     if (this.nativeExponential) {
       const h = exponentialToNative(point);
       if (typeof h === 'string') return this.rejectPoint(name, base, h);
-      this.emit(name, base, baseKey, '', '', p.timeMs, 0, stale, h);
+      this.emit(name, base, baseKey, '', '', p.timeMs, 0, stale, h, this.createdOf(p, delta, stale));
       return;
     }
-    this.emitHistogram(name, base, baseKey, p.timeMs, exponentialToClassic(point), point.count, point.sum, stale);
+    this.emitHistogram(name, base, baseKey, p.timeMs, exponentialToClassic(point), point.count, point.sum, stale, this.createdOf(p, delta, stale));
   }
 
   private emitHistogram(
@@ -350,16 +373,17 @@ class MetricsConverter {
     count: number,
     sum: number | undefined,
     stale: boolean,
+    createdMs: number,
   ): void {
     const bucketName = `${name}_bucket`;
     let last = 0;
     for (const b of buckets) {
-      this.emit(bucketName, base, baseKey, 'le', formatGoFloat(b.upperBound), timeMs, b.cumulative, stale);
+      this.emit(bucketName, base, baseKey, 'le', formatGoFloat(b.upperBound), timeMs, b.cumulative, stale, undefined, createdMs);
       last = b.cumulative;
     }
-    this.emit(bucketName, base, baseKey, 'le', '+Inf', timeMs, Math.max(count, last), stale);
-    if (sum !== undefined) this.emit(`${name}_sum`, base, baseKey, '', '', timeMs, sum, stale);
-    this.emit(`${name}_count`, base, baseKey, '', '', timeMs, count, stale);
+    this.emit(bucketName, base, baseKey, 'le', '+Inf', timeMs, Math.max(count, last), stale, undefined, createdMs);
+    if (sum !== undefined) this.emit(`${name}_sum`, base, baseKey, '', '', timeMs, sum, stale, undefined, createdMs);
+    this.emit(`${name}_count`, base, baseKey, '', '', timeMs, count, stale, undefined, createdMs);
   }
 
   private addSummaryPoint(name: string, p: SummaryPoint, ctx: ResourceContext): void {
@@ -370,8 +394,10 @@ class MetricsConverter {
     for (const q of p.quantiles) {
       this.emit(name, base, baseKey, 'quantile', formatGoFloat(q.quantile), p.timeMs, q.value, stale);
     }
-    this.emit(`${name}_sum`, base, baseKey, '', '', p.timeMs, p.sum, stale);
-    this.emit(`${name}_count`, base, baseKey, '', '', p.timeMs, p.count, stale);
+    // Quantiles are no counters: only the sum and count start from a zero.
+    const createdMs = this.createdOf(p, false, stale);
+    this.emit(`${name}_sum`, base, baseKey, '', '', p.timeMs, p.sum, stale, undefined, createdMs);
+    this.emit(`${name}_count`, base, baseKey, '', '', p.timeMs, p.count, stale, undefined, createdMs);
   }
 
   private addTargetInfo(attributes: OtlpAttribute[], ctx: ResourceContext): void {

@@ -20,7 +20,8 @@ import { exemplarLabelRunes, MAX_EXEMPLAR_LABEL_RUNES, type Exemplar, type Serie
 import { setLabel } from './labelObject.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
 import type { Problem } from './limits.js';
-import { CounterResetHint, emptyHistogram, type FloatHistogram } from '../histogram/floatHistogram.js';
+import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import { createdZeroFits, zeroHistogramLike } from './createdZero.js';
 import type { NativeHistogramSample } from './nativeHistogram.js';
 import type { LastSampleLookup } from '../storage/metricHead.js';
 import type { DecodeOptions, DecodeResult, DiscardReason, IngestLimits, MetricMetadata, MetricSeries } from './types.js';
@@ -218,7 +219,7 @@ export class RemoteWriteAssembler {
       const i = this.createdAt[k];
       const ct = this.createdAt[k + 1];
       const previous = i > 0 ? Math.max(this.times[base + i - 1], stored) : stored;
-      if (ct === last || !(ct < this.times[base + i] && ct > previous) || this.bounds.checkMs(ct) !== undefined) continue;
+      if (ct === last || !createdZeroFits(ct, previous, this.times[base + i]) || this.bounds.checkMs(ct) !== undefined) continue;
       const own = this.hists[base + i];
       const at = this.used + this.sampleCount;
       this.sample(ct, 0, false);
@@ -411,12 +412,3 @@ function sortRange(times: Float64Array, values: Float64Array, stale: Uint8Array,
 /** STALE_NAN_HI/LO are the two words of Prometheus' staleness marker, 0x7ff0000000000002. */
 export const STALE_NAN_HI = 0x7ff00000;
 export const STALE_NAN_LO = 0x00000002;
-
-/**
- * zeroHistogramLike is the zero Prometheus stores at a histogram's created timestamp: no
- * observations, the sample's schema, zero threshold and custom bounds (so the series does not
- * change layout for it), and a counter reset hint, since a created timestamp starts a counter.
- */
-function zeroHistogramLike(h: FloatHistogram): FloatHistogram {
-  return { ...emptyHistogram(), schema: h.schema, zeroThreshold: h.zeroThreshold, customValues: h.customValues, counterResetHint: CounterResetHint.CounterReset };
-}

@@ -6,6 +6,8 @@
  */
 import type { FloatHistogram } from '../histogram/floatHistogram.js';
 import { labelPairKey } from '../storage/labels.js';
+import type { LastSampleLookup } from '../storage/metricHead.js';
+import { createdZeroFits, zeroHistogramLike } from './createdZero.js';
 import { setLabel } from './labelObject.js';
 import type { MetricSeries } from './types.js';
 
@@ -19,6 +21,20 @@ interface SeriesBuffer {
   stale: number[] | null;
   /** histogram slots, once the series took a native histogram sample */
   hists: (FloatHistogram | undefined)[] | null;
+  /** [sample index, created timestamp] pairs of samples that carry one, in the order added */
+  created: number[] | null;
+}
+
+/**
+ * CreatedZeroPolicy is how finish() places zeros at created timestamps: `lastStoredMs` gives a
+ * series' newest stored sample (undefined from it: unknown, so no zero), `accepts` the time
+ * bounds a zero must meet. Zeros are counted in `added` and `histograms`.
+ */
+export interface CreatedZeroPolicy {
+  lastStoredMs: LastSampleLookup | undefined;
+  accepts(timeMs: number): boolean;
+  added: number;
+  histograms: number;
 }
 
 /** labelPairsKey renders sorted pairs as a map key that cannot collide across label sets. */
@@ -63,7 +79,7 @@ export class SeriesCollector {
   add(key: string, labels: () => LabelPairs, timeMs: number, value: number, stale: boolean, histogram?: FloatHistogram): void {
     let buf = this.series.get(key);
     if (buf === undefined) {
-      buf = { labels: labels(), times: [], values: [], stale: null, hists: null };
+      buf = { labels: labels(), times: [], values: [], stale: null, hists: null, created: null };
       this.series.set(key, buf);
     }
     if (stale && buf.stale === null) buf.stale = new Array<number>(buf.times.length).fill(0);
@@ -74,10 +90,21 @@ export class SeriesCollector {
     if (buf.stale !== null) buf.stale.push(stale ? 1 : 0);
   }
 
-  /** finish returns every series with its samples sorted by time (stable for equal times). */
-  finish(): MetricSeries[] {
+  /** created records the created (start) timestamp of the sample of `key` added last; 0 means none. */
+  created(key: string, createdMs: number): void {
+    const buf = this.series.get(key);
+    if (buf === undefined || createdMs === 0) return;
+    (buf.created ??= []).push(buf.times.length - 1, createdMs);
+  }
+
+  /**
+   * finish returns every series with its samples sorted by time (stable for equal times), with
+   * zeros at created timestamps when `zeros` is given.
+   */
+  finish(zeros?: CreatedZeroPolicy): MetricSeries[] {
     const out: MetricSeries[] = [];
     for (const buf of this.series.values()) {
+      if (zeros !== undefined && buf.created !== null) addCreatedZeros(buf, zeros);
       const n = buf.times.length;
       let order: number[] | null = null;
       for (let i = 1; i < n; i++) {
@@ -101,5 +128,32 @@ export class SeriesCollector {
       out.push(series);
     }
     return out;
+  }
+}
+
+/**
+ * addCreatedZeros appends a zero for each created timestamp that lies after the sample before
+ * its own (in the order added, or the series' newest stored sample for the first) and before
+ * its own; finish() then sorts it into place. A native histogram's zero is an empty histogram
+ * in its layout.
+ */
+function addCreatedZeros(buf: SeriesBuffer, zeros: CreatedZeroPolicy): void {
+  const created = buf.created!;
+  const stored = zeros.lastStoredMs === undefined ? -Infinity : zeros.lastStoredMs(pairsToObject(buf.labels));
+  if (stored === undefined) return;
+  let last = NaN;
+  for (let k = 0; k < created.length; k += 2) {
+    const i = created[k];
+    const ct = created[k + 1];
+    const previous = i > 0 ? Math.max(buf.times[i - 1], stored) : stored;
+    if (ct === last || !createdZeroFits(ct, previous, buf.times[i]) || !zeros.accepts(ct)) continue;
+    const own = buf.hists?.[i];
+    buf.times.push(ct);
+    buf.values.push(0);
+    buf.stale?.push(0);
+    buf.hists?.push(own === undefined ? undefined : zeroHistogramLike(own));
+    zeros.added++;
+    if (own !== undefined) zeros.histograms++;
+    last = ct;
   }
 }

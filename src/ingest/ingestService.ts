@@ -189,7 +189,10 @@ export class IngestService {
     if (limits.ingestSamplesPerSecond > 0) deltaAccumulator.begin();
     let result: DecodeResult<MetricSeries>;
     try {
-      result = decodeOrFail(() => decodeOtlpMetrics(this.unpack(req), req.contentType, { nowMs: Date.now(), limits, deltaAccumulator, exponentialHistograms: this.deps.otlpExponentialHistograms }));
+      const createdTimestampZero = this.deps.createdTimestampZero;
+      const lastStoredMs = createdTimestampZero ? this.deps.storage.lastMetricSamples(req.org) : undefined;
+      const options = { nowMs: Date.now(), limits, deltaAccumulator, exponentialHistograms: this.deps.otlpExponentialHistograms, createdTimestampZero, lastStoredMs };
+      result = decodeOrFail(() => decodeOtlpMetrics(this.unpack(req), req.contentType, options));
       const samples = sampleCount(result.records);
       this.admit(req.org, 'metrics', samples, () => samples, result, limits);
     } catch (err) {

@@ -11,7 +11,7 @@ import { LogCapture, startTestServer } from '../support/server.js';
  * (created) timestamp. A zero is added only when that timestamp is newer than the series'
  * newest stored sample and older than the sample, for float counters and native histograms
  * alike; the same holds after a restart (the heads replayed from the WAL) and after a cut
- * (the data in segments).
+ * (the data in segments). OTLP cumulative points do the same with their start time.
  */
 
 const V2_TYPE = 'application/x-protobuf;proto=io.prometheus.write.v2.Request';
@@ -132,6 +132,73 @@ describe('created timestamp zeros against stored data', () => {
     } finally {
       if (restarted) await restarted.stop();
       await srv.stop().catch(() => undefined);
+    }
+  });
+});
+
+/** OtlpPoint is one point of each OTLP metric: a monotonic sum, an exponential histogram and a non-monotonic sum. */
+interface OtlpPoint {
+  secondsAgo: number;
+  value: number;
+  startSecondsAgo: number;
+}
+
+function otlpBody(p: OtlpPoint): string {
+  const nanos = (secondsAgo: number) => String(BigInt(at(secondsAgo)) * 1_000_000n);
+  const times = { timeUnixNano: nanos(p.secondsAgo), startTimeUnixNano: nanos(p.startSecondsAgo) };
+  const metrics = [
+    { name: 'otel.jobs', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [{ ...times, asDouble: p.value }] } },
+    { name: 'otel.queue', sum: { aggregationTemporality: 2, isMonotonic: false, dataPoints: [{ ...times, asDouble: p.value }] } },
+    {
+      name: 'otel.lat',
+      unit: 's',
+      exponentialHistogram: {
+        aggregationTemporality: 2,
+        dataPoints: [{ ...times, count: String(p.value), sum: p.value, scale: 0, zeroCount: '0', positive: { offset: 0, bucketCounts: [String(p.value)] } }],
+      },
+    },
+  ];
+  return JSON.stringify({ resourceMetrics: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'batch' } }] }, scopeMetrics: [{ metrics }] }] });
+}
+
+describe('created timestamp zeros from OTLP start times', () => {
+  it('adds a zero at a cumulative counter or histogram start only after the newest stored sample, never to a gauge', async () => {
+    const srv = await startTestServer({ SVC_CREATED_TIMESTAMP_ZERO_INGESTION: 'true' });
+    try {
+      const send = async (p: OtlpPoint) => {
+        const res = await fetch(`${srv.url}/v1/metrics`, { method: 'POST', body: otlpBody(p), headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' } });
+        expect(res.status).toBe(200);
+      };
+      await send({ secondsAgo: 90, value: 5, startSecondsAgo: 120 });
+      // A start older than the newest stored point (90 s ago): nothing added.
+      await send({ secondsAgo: 60, value: 7, startSecondsAgo: 100 });
+      // The counter restarted 45 s ago.
+      await send({ secondsAgo: 30, value: 1, startSecondsAgo: 45 });
+      const metrics = srv.service.storage.metrics(srv.orgId);
+      const read = (name: string) => {
+        const [series] = metrics.select([{ name: '__name__', type: '=', value: name }], -Infinity, Infinity);
+        return [...series.timestampsMs].map((t, i) => [(NOW_MS - t) / 1000, series.histograms?.[i]?.count ?? series.values[i]]);
+      };
+      const counter = [
+        [120, 0],
+        [90, 5],
+        [60, 7],
+        [45, 0],
+        [30, 1],
+      ];
+      expect(read('otel_jobs_total')).toEqual(counter);
+      expect(read('otel_lat_seconds')).toEqual(counter);
+      // The zero of a native histogram keeps its schema.
+      const [lat] = metrics.select([{ name: '__name__', type: '=', value: 'otel_lat_seconds' }], -Infinity, Infinity);
+      expect(lat.histograms?.[3]).toMatchObject({ schema: 0, count: 0, sum: 0 });
+      // A non-monotonic sum is a gauge: its start time adds nothing.
+      expect(read('otel_queue')).toEqual([
+        [90, 5],
+        [60, 7],
+        [30, 1],
+      ]);
+    } finally {
+      await srv.stop();
     }
   });
 });
