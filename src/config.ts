@@ -491,7 +491,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_MAX_CONCURRENT_QUERIES',
     key: 'maxConcurrentQueries',
     defaultText: '0 (2 × SVC_QUERY_WORKERS)',
-    doc: "Queries of all orgs that evaluate at once (as Prometheus' --query.max-concurrency); more wait, first come first served, in the queue of SVC_MAX_QUERIES_WAITING_FOR_WORKERS, so overload delays the newest queries instead of slowing every one. A query holds its place until its last slice is evaluated, and lends it to the next while its client is behind. 0: twice the query workers.",
+    doc: "Queries of all orgs that evaluate at once (as Prometheus' --query.max-concurrency); more wait in the queue of SVC_MAX_QUERIES_WAITING_FOR_WORKERS, a freed place going to the org with the fewest queries evaluating, so overload delays the newest queries instead of slowing every one. A query holds its place until its last slice is evaluated, and gives it up while its client is behind; an org with more queries paused that way than this cap gets no new query in until one resumes. 0: twice the query workers.",
     parse: (raw) => (raw === undefined ? 0 : integer('SVC_MAX_CONCURRENT_QUERIES', raw, 0, 1_000_000)),
   },
   {
