@@ -484,7 +484,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_MAX_QUERIES_WAITING_FOR_WORKERS',
     key: 'maxQueriesWaitingForWorkers',
     defaultText: '1000',
-    doc: 'Queries of all orgs that wait, first come first served, while the query workers are saturated; each is let in as the backlog shrinks. A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED with Retry-After. 0: refuse at once.',
+    doc: 'Queries of all orgs that wait while the query workers are saturated or every evaluation place is taken; each is let in as the backlog shrinks or a place frees (to the org with the fewest queries evaluating, then first come first served). A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED with Retry-After. 0: refuse at once.',
     parse: (raw) => (raw === undefined ? 1000 : integer('SVC_MAX_QUERIES_WAITING_FOR_WORKERS', raw, 0, 1_000_000)),
   },
   {
