@@ -484,14 +484,14 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_MAX_QUERIES_WAITING_FOR_WORKERS',
     key: 'maxQueriesWaitingForWorkers',
     defaultText: '1000',
-    doc: 'Queries of all orgs that wait, first come first served, while the query workers are saturated; each is let in as the backlog shrinks. A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED with Retry-After. 0: refuse at once.',
+    doc: 'Queries of all orgs that wait while the query workers are saturated or every evaluation place is taken; each is let in as the backlog shrinks or a place frees (to the org with the fewest queries evaluating, then first come first served). A query waits at most its deadline; past the queue or the wait, 429 RATE_LIMITED with Retry-After. 0: refuse at once.',
     parse: (raw) => (raw === undefined ? 1000 : integer('SVC_MAX_QUERIES_WAITING_FOR_WORKERS', raw, 0, 1_000_000)),
   },
   {
     env: 'SVC_MAX_CONCURRENT_QUERIES',
     key: 'maxConcurrentQueries',
     defaultText: '0 (2 × SVC_QUERY_WORKERS)',
-    doc: "Queries of all orgs that evaluate at once (as Prometheus' --query.max-concurrency); more wait, first come first served, in the queue of SVC_MAX_QUERIES_WAITING_FOR_WORKERS, so overload delays the newest queries instead of slowing every one. A query holds its place until its last slice is evaluated, and lends it to the next while its client is behind. 0: twice the query workers.",
+    doc: "Queries of all orgs that evaluate at once (as Prometheus' --query.max-concurrency); more wait in the queue of SVC_MAX_QUERIES_WAITING_FOR_WORKERS, a freed place going to the org with the fewest queries evaluating, so overload delays the newest queries instead of slowing every one. A query holds its place until its last slice is evaluated, and gives it up while its client is behind; an org with more queries paused that way than this cap gets no new query in until one resumes. 0: twice the query workers.",
     parse: (raw) => (raw === undefined ? 0 : integer('SVC_MAX_CONCURRENT_QUERIES', raw, 0, 1_000_000)),
   },
   {

@@ -1,7 +1,7 @@
 import type { RunningSystem, SystemName } from './peers.js';
 import { cpuSeconds, residentBytes } from './procStats.js';
 import type { QueryCase } from './queries.js';
-import { timedQuery } from './queryClients.js';
+import { QueryFailed, timedQuery } from './queryClients.js';
 import { percentile } from './stats.js';
 
 /**
@@ -14,6 +14,11 @@ import { percentile } from './stats.js';
  * reader's long answer cannot stretch the window and hide what the fast viewers got. Slow
  * readers' latencies are reported apart from the others'. CPU and memory are read from the
  * system's own process.
+ *
+ * A refused panel (429 or 503) counts as an error, and its viewer waits the refusal's
+ * Retry-After before refreshing again, as a dashboard that is told to back off does (Grafana
+ * does not even retry until its next refresh). Refreshing at once turned every refusal into
+ * a busy loop of requests against the one system that refused, a load no dashboard makes.
  */
 export const PANELS_PER_DASHBOARD = 10;
 const SLOW_READER_EVERY = 10;
@@ -49,6 +54,7 @@ interface LevelTally {
 
 async function viewer(sys: RunningSystem, panels: QueryCase[], slow: boolean, window: AbortSignal, tally: LevelTally): Promise<void> {
   while (!window.aborted) {
+    let backOffS = 0;
     await Promise.all(
       panels.map(async (panel) => {
         // One controller per request, aborted by the window's end or the request timeout (held
@@ -64,13 +70,28 @@ async function viewer(sys: RunningSystem, panels: QueryCase[], slow: boolean, wi
         } catch (err) {
           if (window.aborted) tally.unfinished++;
           else tally.errors.push(err instanceof Error ? err.message : String(err));
+          if (err instanceof QueryFailed && err.retryAfterS !== undefined) backOffS = Math.max(backOffS, err.retryAfterS);
         } finally {
           clearTimeout(timeout);
           window.removeEventListener('abort', stop);
         }
       }),
     );
+    if (backOffS > 0 && !window.aborted) await backOff(backOffS * 1000, window);
   }
+}
+
+/** backOff waits `ms`, or less when the window closes first. */
+function backOff(ms: number, window: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      window.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    window.addEventListener('abort', done, { once: true });
+  });
 }
 
 export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[], viewers: number, seconds: number): Promise<ConcurrencyLevelResult> {

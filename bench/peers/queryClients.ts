@@ -24,7 +24,16 @@ export interface TimedAnswer {
 /** SeriesPoints maps a series' canonical labels to its points (timestamp ms → value). */
 export type SeriesPoints = Map<string, Map<number, number>>;
 
-export class QueryFailed extends Error {}
+export class QueryFailed extends Error {
+  /** retryAfterS is the refusal's Retry-After in seconds (429 and 503 answers that carry one). */
+  retryAfterS?: number;
+}
+
+/** retryAfterSeconds reads a Retry-After given in seconds; a date or nothing gives undefined. */
+function retryAfterSeconds(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
 
 /** timedQuery asks one query and reads the answer to its end; `pauseMs` makes it a slow reader. */
 export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal, pauseMs = 0): Promise<TimedAnswer> {
@@ -55,7 +64,11 @@ export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?:
   }
   const ms = performance.now() - started;
   const body = Buffer.concat(chunks);
-  if (res.status !== 200) throw new QueryFailed(`${sys.name} answered ${res.status} to ${req.expr}: ${body.toString().slice(0, 500)}`);
+  if (res.status !== 200) {
+    const failed = new QueryFailed(`${sys.name} answered ${res.status} to ${req.expr}: ${body.toString().slice(0, 500)}`);
+    failed.retryAfterS = retryAfterSeconds(res.headers.get('retry-after'));
+    throw failed;
+  }
   if (sse && !/"type":"done","data":\{"status":"ok"/.test(body.subarray(Math.max(0, body.length - 200)).toString())) {
     throw new QueryFailed(`sluice ended ${req.expr} without done ok: ${body.subarray(Math.max(0, body.length - 300)).toString()}`);
   }

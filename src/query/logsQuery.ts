@@ -4,7 +4,7 @@ import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 import { requireEventStream } from './accept.js';
-import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
+import { QUERY_NEEDS_ORG, holdingSlot, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { runRawLogs, type LogPlanDeps } from './plans.js';
 import { optionalBoolean, requireObject, requireQueryText, resultFormat } from './request.js';
@@ -110,13 +110,16 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const limits = deps.queryLimitsFor(org);
   const limit = raw ? rowLimit(body.limit, limits) : 0;
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
-  const planDeps = orgPlanDeps(deps, limits, 'logs');
-  const source = raw ? undefined : logSeriesSource(planDeps, org, q, expr, window);
   let rawFailed = 0;
-  const stream = new QueryStream(ctx, {
-    endpoint: raw ? 'logs_raw' : 'logs_aggregate',
-    ...orgStreamOptions(deps, limits, release),
-    failedSegments: () => source?.failedSegments() ?? rawFailed,
+  const { planDeps, source, stream } = holdingSlot(release, () => {
+    const planDeps = orgPlanDeps(deps, limits, 'logs');
+    const source = raw ? undefined : logSeriesSource(planDeps, org, q, expr, window);
+    const stream = new QueryStream(ctx, {
+      endpoint: raw ? 'logs_raw' : 'logs_aggregate',
+      ...orgStreamOptions(deps, limits, release),
+      failedSegments: () => source?.failedSegments() ?? rawFailed,
+    });
+    return { planDeps, source, stream };
   });
   if (source) {
     await streamSeriesSlices(stream, source, false, format);

@@ -5,7 +5,7 @@ import type { RequestContext } from '../http/router.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { requireEventStream } from './accept.js';
 import { optionalBoolean, requireObject, requireQueryText, resultFormat } from './request.js';
-import { QUERY_NEEDS_ORG, orgStreamOptions, type QueryDeps } from './queryDeps.js';
+import { QUERY_NEEDS_ORG, holdingSlot, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { metricSeriesSource } from './metricSource.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
@@ -40,12 +40,15 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
-  const source = metricSeriesSource(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
-  const stream = new QueryStream(ctx, {
-    failedSegments: () => source.failedSegments(),
-    endpoint: 'metrics',
-    ...orgStreamOptions(deps, limits, release),
-    terminalErrorEvent: summary,
+  const { source, stream } = holdingSlot(release, () => {
+    const source = metricSeriesSource(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
+    const stream = new QueryStream(ctx, {
+      failedSegments: () => source.failedSegments(),
+      endpoint: 'metrics',
+      ...orgStreamOptions(deps, limits, release),
+      terminalErrorEvent: summary,
+    });
+    return { source, stream };
   });
   await streamSeriesSlices(stream, source, summary, format);
 }

@@ -40,3 +40,18 @@ export function orgStreamOptions(deps: QueryDeps, limits: OrgQueryLimits, releas
     evaluation: release.evaluation,
   };
 }
+
+/**
+ * holdingSlot builds what will own a query's slots (its source and stream) once they are
+ * taken. Until the stream exists nothing frees them at the end of the query, so when building
+ * throws (a plan that cannot be made, a source that refuses the query) the slots are freed
+ * here; otherwise the org would lose a slot, and admission an evaluation slot, for good.
+ */
+export function holdingSlot<T>(slot: QuerySlot, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    slot();
+    throw err;
+  }
+}

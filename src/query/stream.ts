@@ -58,7 +58,7 @@ export class OrgGate {
     if (this.workers === undefined) return release;
     let evaluation: EvaluationSlot;
     try {
-      evaluation = await this.workers.admit(limit.timeoutMs - (Date.now() - startedMs), signal);
+      evaluation = await this.workers.admit(org, limit.timeoutMs - (Date.now() - startedMs), signal);
     } catch (err) {
       release();
       throw err;

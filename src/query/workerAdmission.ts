@@ -18,17 +18,15 @@ export type AdmissionCount = (outcome: AdmissionOutcome | 'refused', waitedMs: n
 /**
  * EvaluationSlot is an admitted query's place among the queries evaluating at once. A query
  * evaluates until its last slice is evaluated (`done`); what it streams after that costs no
- * slot. A query whose client is behind gives its slot up while it waits for the reader
- * (`pause`) and takes one again, ahead of queries not yet admitted, before it dispatches more
- * work (`resume`): a slow reader paces its own query without holding others back.
+ * slot. A query whose client is behind gives its slot up entirely while it waits for the
+ * reader (`pause`): it has nothing to evaluate while nothing is read, so it must not keep a
+ * query that could evaluate waiting. Once its client has caught up it takes a slot again,
+ * ahead of its org's queries not yet admitted, before it dispatches more work (`resume`).
  */
 export interface EvaluationSlot {
   /** done frees the slot for good; idempotent, and safe while paused. */
   done(): void;
-  /**
-   * pause lends the slot to the next waiting query while the query waits for its client; it
-   * keeps the slot when as many slots as the cap are lent already.
-   */
+  /** pause gives the slot up while the query waits for its client (a no-op unless it holds one). */
   pause(): void;
   /** paused tells whether the query must `resume` before dispatching more work. */
   readonly paused: boolean;
@@ -45,7 +43,13 @@ export function evaluationCap(setting: number, workers: number): number {
   return setting > 0 ? setting : 2 * workers;
 }
 
-interface Waiter {
+/** Candidate is a query waiting for a slot: new (not yet admitted) or paused and resuming. */
+interface Candidate {
+  readonly org: string;
+  /** seq orders candidates by arrival; a resuming query keeps no place from its first admission. */
+  readonly seq: number;
+  readonly resuming: boolean;
+  granted: boolean;
   grant(): void;
 }
 
@@ -64,18 +68,29 @@ export interface EvaluationLimits {
  * shares the CPU with all the others, so under overload every query is slow and none finishes
  * in time; with it, the queries evaluating finish at full speed and the newest wait.
  *
- * Waiting queries are let in first come first served across orgs, one each time a slot frees
- * or a task ends while the pool is below saturation. Only a full queue or a wait past the
- * query's deadline answers 429 RATE_LIMITED, with Retry-After. A query that arrives while
- * others wait queues behind them even if a slot just freed, so a steady stream of new queries
- * cannot overtake those already waiting; a paused query resuming goes before all of them.
+ * A freed slot goes to the waiting query of the org with the fewest queries evaluating (as
+ * Mimir's query front end serves tenants' queues in turn, so one org's burst cannot hold the
+ * others back); within an org, paused queries resuming come first, then new queries first
+ * come first served. New queries are let in one each time a slot frees or a task ends while
+ * the pool is below saturation. Only a full queue or a wait past the query's deadline answers
+ * 429 RATE_LIMITED, with Retry-After.
+ *
+ * Paused queries hold no slot but are still in progress (their buffers, their next slices):
+ * letting a new query in whenever one pauses let every query in on a loaded machine and none
+ * finished. So an org with more than `maxEvaluating` queries paused gets no new query admitted
+ * until one of them resumes or ends (its queries in progress stay within about three times the
+ * cap); the bound is per org, so one org's stalled or slow readers hold
+ * back only that org's new queries, never another org's.
  */
 export class WorkerAdmission {
-  private readonly waiters: Waiter[] = [];
-  private readonly resumers: Waiter[] = [];
+  private readonly waiters: Candidate[] = [];
+  private readonly resumers: Candidate[] = [];
   private running = 0;
-  /** lent counts queries that gave their slot up while their client is behind and have not taken one back. */
-  private lent = 0;
+  private seq = 0;
+  /** runningOf counts each org's queries holding a slot; pausedOf its queries paused while their client is behind. */
+  private readonly runningOf = new Map<string, number>();
+  private readonly pausedOf = new Map<string, number>();
+  private pausedTotal = 0;
 
   constructor(
     private readonly load: WorkerLoad,
@@ -90,9 +105,9 @@ export class WorkerAdmission {
     return this.waiters.length + this.resumers.length;
   }
 
-  /** lending is how many queries lent their slot while their client is behind. */
+  /** lending is how many queries gave their slot up while their client is behind and have not taken one back. */
   get lending(): number {
-    return this.lent;
+    return this.pausedTotal;
   }
 
   /** evaluating is how many admitted queries hold an evaluation slot now. */
@@ -100,18 +115,23 @@ export class WorkerAdmission {
     return this.running;
   }
 
+  /** pausedBound is how many paused queries an org may have and still get new queries admitted. */
+  private get pausedBound(): number {
+    return this.limits.maxEvaluating;
+  }
+
   /**
    * admit resolves to the query's evaluation slot once it may dispatch work: at once when a
-   * slot is free, the pool has room and nobody waits, else when its turn comes. It rejects with
-   * 429 when the queue is full or `waitMs` passes, and with the signal's reason when the caller
-   * leaves first.
+   * slot is free, the pool has room and no query ranked before it waits, else when its turn
+   * comes. It rejects with 429 when the queue is full or `waitMs` passes, and with the
+   * signal's reason when the caller leaves first.
    */
-  async admit(waitMs: number, signal?: AbortSignal): Promise<EvaluationSlot> {
+  async admit(org: string, waitMs: number, signal?: AbortSignal): Promise<EvaluationSlot> {
     const startedMs = Date.now();
     try {
-      const outcome = await this.queue(waitMs, signal);
+      const outcome = await this.queue(org, waitMs, signal);
       this.count(outcome, Date.now() - startedMs);
-      return this.slot();
+      return this.slot(org);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'RATE_LIMITED') this.count('refused', Date.now() - startedMs);
       throw err;
@@ -122,31 +142,47 @@ export class WorkerAdmission {
     return this.running < this.limits.maxEvaluating;
   }
 
-  private queue(waitMs: number, signal?: AbortSignal): Promise<AdmissionOutcome> {
-    if (this.hasSlot && !this.load.overloaded && this.waiting === 0) {
-      this.running++;
-      return Promise.resolve('immediate');
-    }
-    if (this.waiters.length >= this.limits.maxWaiting) {
-      return Promise.reject(
+  private queue(org: string, waitMs: number, signal?: AbortSignal): Promise<AdmissionOutcome> {
+    const queueFull = this.waiters.length >= this.limits.maxWaiting;
+    const { promise, candidate } = this.enqueue(this.waiters, org, false, signal, waitMs);
+    this.admitNext();
+    if (candidate.granted) return promise.then(() => 'immediate' as const);
+    if (queueFull) {
+      candidate.leave(
         new ApiError(
           'RATE_LIMITED',
-          `${this.hasSlot ? 'the query workers are saturated' : `all ${this.limits.maxEvaluating} evaluation slots are busy (SVC_MAX_CONCURRENT_QUERIES)`} and the wait queue is full (${this.waiters.length} waiting, limit ${this.limits.maxWaiting}: SVC_MAX_QUERIES_WAITING_FOR_WORKERS); retry shortly`,
+          `${this.refusalCause(org)} and the wait queue is full (${this.waiters.length} waiting, limit ${this.limits.maxWaiting}: SVC_MAX_QUERIES_WAITING_FOR_WORKERS); retry shortly`,
           { headers: { 'retry-after': '2' } },
         ),
       );
     }
-    return this.enqueue(this.waiters, signal, waitMs).then(() => 'queued' as const);
+    return promise.then(() => 'queued' as const);
+  }
+
+  /** refusalCause says why a query of `org` could not be let in at once. */
+  private refusalCause(org: string): string {
+    if (!this.hasSlot) return `all ${this.limits.maxEvaluating} evaluation slots are busy (SVC_MAX_CONCURRENT_QUERIES)`;
+    if (this.load.overloaded) return 'the query workers are saturated';
+    if ((this.pausedOf.get(org) ?? 0) > this.pausedBound) return `more than ${this.pausedBound} of this org's queries wait for their clients to read`;
+    return 'queries admitted earlier wait for a slot';
   }
 
   /**
-   * enqueue waits in `queue` until granted a slot (counted as running on grant), the signal
-   * aborts, or `waitMs` passes (429).
+   * enqueue puts a candidate in `queue` until granted a slot (counted as running on grant),
+   * the signal aborts, or `waitMs` passes (429). The caller runs `admitNext` to grant it.
    */
-  private enqueue(queue: Waiter[], signal: AbortSignal | undefined, waitMs?: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  private enqueue(
+    queue: Candidate[],
+    org: string,
+    resuming: boolean,
+    signal: AbortSignal | undefined,
+    waitMs?: number,
+  ): { promise: Promise<void>; candidate: Candidate & { leave(err: unknown): void } } {
+    let candidate!: Candidate & { leave(err: unknown): void };
+    const promise = new Promise<void>((resolve, reject) => {
       const leave = (err: unknown): void => {
-        const at = queue.indexOf(waiter);
+        if (candidate.granted) return;
+        const at = queue.indexOf(candidate);
         if (at >= 0) queue.splice(at, 1);
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -160,85 +196,138 @@ export class WorkerAdmission {
               () => leave(new ApiError('RATE_LIMITED', `waited ${waitMs} ms for a query evaluation slot (SVC_MAX_CONCURRENT_QUERIES) or the saturated query workers; retry shortly`, { headers: { 'retry-after': '2' } })),
               Math.max(0, waitMs),
             );
-      const waiter: Waiter = {
+      candidate = {
+        org,
+        seq: this.seq++,
+        resuming,
+        granted: false,
+        leave,
         grant: () => {
+          candidate.granted = true;
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           this.running++;
+          this.runningOf.set(org, (this.runningOf.get(org) ?? 0) + 1);
+          if (resuming) this.unpause(org);
           resolve();
         },
       };
-      queue.push(waiter);
+      queue.push(candidate);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
+    return { promise, candidate };
   }
 
-  /** slot is the handle of a query just counted as running. */
-  private slot(): EvaluationSlot {
+  /** free gives a running query's slot back and lets the next in. */
+  private free(org: string): void {
+    this.running--;
+    const left = (this.runningOf.get(org) ?? 1) - 1;
+    if (left <= 0) this.runningOf.delete(org);
+    else this.runningOf.set(org, left);
+    this.admitNext();
+  }
+
+  /** unpause counts a paused query of `org` as paused no more (resumed or ended). */
+  private unpause(org: string): void {
+    this.pausedTotal--;
+    const left = (this.pausedOf.get(org) ?? 1) - 1;
+    if (left <= 0) this.pausedOf.delete(org);
+    else this.pausedOf.set(org, left);
+  }
+
+  /** slot is the handle of a query of `org` just counted as running. */
+  private slot(org: string): EvaluationSlot {
     let state: 'held' | 'paused' | 'resuming' | 'done' = 'held';
-    let resuming: { leave: AbortController } | undefined;
-    const free = (): void => {
-      this.running--;
-      this.admitNext();
-    };
+    let leaveQueue: AbortController | undefined;
     return {
       done: () => {
-        if (state === 'held') free();
-        else if (state === 'paused' || state === 'resuming') this.lent--;
-        if (state === 'resuming') resuming?.leave.abort(new Error('query ended'));
+        const was = state;
         state = 'done';
+        if (was === 'held') this.free(org);
+        else if (was === 'paused') {
+          this.unpause(org);
+          this.admitNext();
+        } else if (was === 'resuming') leaveQueue?.abort(new Error('query ended'));
       },
       pause: () => {
-        // At most as many slots are lent as there are: past that, a slow client holds its slot,
-        // so queries in progress stay within twice the cap even when every client lags.
-        if (state !== 'held' || this.lent >= this.limits.maxEvaluating) return;
+        if (state !== 'held') return;
         state = 'paused';
-        this.lent++;
-        free();
+        this.pausedTotal++;
+        this.pausedOf.set(org, (this.pausedOf.get(org) ?? 0) + 1);
+        this.free(org);
       },
       get paused() {
         return state === 'paused' || state === 'resuming';
       },
       resume: async (signal?: AbortSignal) => {
         if (state !== 'paused') return;
-        if (this.hasSlot && this.resumers.length === 0) {
-          this.running++;
-          this.lent--;
-          state = 'held';
-          return;
-        }
         state = 'resuming';
         const leave = new AbortController();
-        resuming = { leave };
+        leaveQueue = leave;
+        const { promise } = this.enqueue(this.resumers, org, true, signal === undefined ? leave.signal : AbortSignal.any([signal, leave.signal]));
+        this.admitNext();
         try {
-          await this.enqueue(this.resumers, signal === undefined ? leave.signal : AbortSignal.any([signal, leave.signal]));
-          // Ended while granted in the same turn: give the slot straight back.
-          if ((state as string) === 'done') free();
-          else {
-            this.lent--;
-            state = 'held';
-          }
+          await promise;
         } catch (err) {
-          if (state === 'resuming') state = 'paused';
+          // Not granted: the query is still paused, or has ended, which counts it paused no more.
+          if ((state as string) === 'done') {
+            this.unpause(org);
+            this.admitNext();
+          } else state = 'paused';
           throw err;
         } finally {
-          resuming = undefined;
+          leaveQueue = undefined;
         }
+        // Ended while granted in the same turn: give the slot straight back.
+        if ((state as string) === 'done') this.free(org);
+        else state = 'held';
       },
     };
   }
 
   /**
-   * admitNext lets waiting queries in while slots are free: paused queries first, then at most
-   * one new query while the pool is below saturation (it adds its tasks only later, so letting
-   * more in on the same news could overshoot the backlog). It runs whenever a task ends or a
-   * slot frees; since every admitted query ends at some point, no waiter is left behind an idle
-   * pool.
+   * admitNext hands free slots out while candidates wait: each to the best ranked (`pick`),
+   * paused queries resuming at any time, new queries at most one per call while the pool is
+   * below saturation (a new query adds its tasks only later, so letting more in on the same
+   * news could overshoot the backlog). It runs whenever a task ends, a slot frees or a query
+   * stops being paused; since every admitted query ends at some point, no waiter is left behind
+   * an idle pool.
    */
   admitNext(): void {
-    while (this.hasSlot && this.resumers.length > 0) this.resumers.shift()!.grant();
-    if (this.waiters.length === 0 || !this.hasSlot || this.load.overloaded) return;
-    this.waiters.shift()!.grant();
+    let newLetIn = false;
+    while (this.hasSlot) {
+      const next = this.pick(!newLetIn && !this.load.overloaded);
+      if (next === undefined) return;
+      const queue = next.resuming ? this.resumers : this.waiters;
+      queue.splice(queue.indexOf(next), 1);
+      if (!next.resuming) newLetIn = true;
+      next.grant();
+    }
+  }
+
+  /**
+   * pick is the candidate the next free slot goes to: the one whose org has the fewest queries
+   * evaluating, a resuming query before a new one of the same standing, then the earliest. A
+   * new query of an org with more than `pausedBound` queries paused is passed over (`newAllowed` false:
+   * every new query is).
+   */
+  private pick(newAllowed: boolean): Candidate | undefined {
+    let best: Candidate | undefined;
+    let bestRunning = Infinity;
+    const consider = (c: Candidate): void => {
+      const running = this.runningOf.get(c.org) ?? 0;
+      if (
+        best === undefined ||
+        running < bestRunning ||
+        (running === bestRunning && (c.resuming !== best.resuming ? c.resuming : c.seq < best.seq))
+      ) {
+        best = c;
+        bestRunning = running;
+      }
+    };
+    for (const c of this.resumers) consider(c);
+    if (newAllowed) for (const c of this.waiters) if ((this.pausedOf.get(c.org) ?? 0) <= this.pausedBound) consider(c);
+    return best;
   }
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody, type TimeSeriesInput } from '../../engine/ingest/encode/remoteWrite.js';
 import { metricValue } from '../support/metrics.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, waitFor, type TestServer } from '../support/server.js';
 import { LEND_SLOT_AFTER_MS } from '../../src/query/stream.js';
 import { query, readSse, type SseResponse } from '../support/sse.js';
 
@@ -16,19 +16,19 @@ const WIDE_QUERY = { q: 'wide', s: String(NOW - HOUR_MS), e: String(NOW), step: 
 /** SMALL_QUERY is answered at once: one series, a few points. */
 const SMALL_QUERY = { q: 'busy', s: String(NOW - 60_000), e: String(NOW), step: 15 };
 
-async function remoteWrite(srv: TestServer, timeseries: TimeSeriesInput[]): Promise<void> {
+async function remoteWrite(srv: TestServer, timeseries: TimeSeriesInput[], key = srv.key): Promise<void> {
   const res = await fetch(`${srv.url}/api/v1/write`, {
     method: 'POST',
     body: encodeRemoteWriteBody({ timeseries }),
-    headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/x-protobuf' },
   });
   expect(res.status).toBe(204);
 }
 
-async function writeBusySeries(srv: TestServer): Promise<void> {
+async function writeBusySeries(srv: TestServer, key = srv.key): Promise<void> {
   const n = 2 * 3_600;
   const samples = Array.from({ length: n }, (_, i) => ({ value: Math.sin(i / 100), timestamp: NOW - (n - i) * 1000 }));
-  await remoteWrite(srv, [{ labels: [{ name: '__name__', value: 'busy' }], samples }]);
+  await remoteWrite(srv, [{ labels: [{ name: '__name__', value: 'busy' }], samples }], key);
 }
 
 async function writeWideSeries(srv: TestServer): Promise<void> {
@@ -56,11 +56,11 @@ interface PausedAnswer {
   readAll(): Promise<string>;
 }
 
-function pausedQuery(srv: TestServer, body: unknown): Promise<PausedAnswer> {
+function pausedQuery(srv: TestServer, body: unknown, key = srv.key): Promise<PausedAnswer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${srv.url}/api/v1/metrics/query`,
-      { method: 'POST', headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json', accept: 'text/event-stream' } },
+      { method: 'POST', headers: { 'x-svc-api-key': key, 'content-type': 'application/json', accept: 'text/event-stream' } },
       (res) => {
         res.pause();
         resolve({
@@ -86,6 +86,22 @@ function gauge(srv: TestServer, name: string): Promise<number> {
 }
 
 const DONE_OK = { type: 'done', data: { status: 'ok' } };
+
+/** expectWholeWideAnswer checks a raw SSE answer to WIDE_QUERY: every series, every point, in order, ending ok. */
+function expectWholeWideAnswer(raw: string): void {
+  const events = raw
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice(6)) as { type: string; data: Record<string, unknown> });
+  expect(events.at(-1)).toEqual(DONE_OK);
+  const results = events.filter((e) => e.type === 'result');
+  expect(new Set(results.map((e) => JSON.stringify(e.data.tags))).size).toBe(WIDE_SERIES);
+  expect(results.length).toBe(WIDE_SERIES * 721);
+  // wide's value is 1.25 × its sample's index, the same in every series; the last step (at e)
+  // sees the last sample, 5 s before it.
+  const wrong = results.filter((r) => r.data.value !== Math.min((Number(r.data.timestamp) - (NOW - HOUR_MS)) / 5000, 719) * 1.25);
+  expect(wrong.slice(0, 3)).toEqual([]);
+}
 
 describe('the global cap on queries evaluating at once', () => {
   let srv: TestServer | undefined;
@@ -205,4 +221,50 @@ describe('the global cap on queries evaluating at once', () => {
     expect(results.length).toBe(WIDE_SERIES * 721);
     expect(await gauge(s, 'sluice_queries_evaluating')).toBe(0);
   });
+
+  it('keeps one org\'s stalled clients from holding another org\'s query, and gives each stalled client its whole answer once it reads', async () => {
+    srv = await startTestServer({ SVC_QUERY_WORKERS: '1', SVC_MAX_CONCURRENT_QUERIES: '1', SVC_MAX_QUERIES_PER_ORG: '100', SVC_RESULTS_CACHE: 'false', SVC_SSE_STALL_TIMEOUT_MS: '120000' });
+    await writeWideSeries(srv);
+    const other = await srv.admin.createOrg('other');
+    const { key: otherKey } = await srv.admin.createKey(other.id);
+    await writeBusySeries(srv, otherKey);
+    const s = srv;
+    // Two clients of the first org take their headers and read nothing. Each query gives its
+    // slot up once its client has been behind for the grace, which lets the next one in. They
+    // stay stalled only seconds: uWS drops a client that takes nothing for about 10 s of its
+    // own accord (see SseStream), so this test needs a machine that is not starved for that long.
+    const stalled = [await pausedQuery(s, WIDE_QUERY)];
+    stalled.push(await pausedQuery(s, WIDE_QUERY));
+    for (const a of stalled) expect(a.status).toBe(200);
+    // A third query of the same org: with more paused queries than the cap (1), the org's
+    // new queries wait until one of its readers catches up.
+    const third = pausedQuery(s, WIDE_QUERY);
+    await waitFor(async () => (await gauge(s, 'sluice_query_admission_waiting')) === 1 && (await gauge(s, 'sluice_queries_evaluating')) === 0, 20_000);
+    // The other org's query is not behind any of them: it is answered in full while the
+    // stalled clients still read nothing and the first org's third query still waits.
+    const started = performance.now();
+    const fast = await readSse(await query(s.url, '/api/v1/metrics/query', otherKey, SMALL_QUERY));
+    const fastMs = performance.now() - started;
+    expect(fast.status).toBe(200);
+    expect(fast.events.at(-1)).toEqual(DONE_OK);
+    expect(fast.events.filter((e) => e.type === 'result').length).toBe(5);
+    expect(await gauge(s, 'sluice_query_admission_waiting')).toBe(1);
+    // Far within the stall timeout the old behaviour made it wait for.
+    expect(fastMs).toBeLessThan(60_000);
+    // The stalled clients read now: each answer is whole and right, and so is the third's,
+    // let in once the first org's readers took their queries back.
+    // All read at once (the third as soon as it is answered) and are checked only afterwards,
+    // so none stays stalled while another's answer is checked.
+    const reads = stalled.map((a, i) => a.readAll().catch((err: unknown) => Promise.reject(new Error(`stalled client ${i}: ${String(err)}`))));
+    let thirdStatus = 0;
+    const lateRead = third.then((late) => {
+      thirdStatus = late.status;
+      return late.readAll().catch((err: unknown) => Promise.reject(new Error(`third client: ${String(err)}`)));
+    });
+    const raws = await Promise.all([...reads, lateRead]);
+    expect(thirdStatus).toBe(200);
+    for (const raw of raws) expectWholeWideAnswer(raw);
+    expect(await gauge(s, 'sluice_queries_evaluating')).toBe(0);
+    expect(await gauge(s, 'sluice_query_admission_waiting')).toBe(0);
+  }, 240_000);
 });

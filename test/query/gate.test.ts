@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { OrgGate, type GateLimit } from '../../src/query/stream.js';
 import { WorkerAdmission, type WorkerLoad } from '../../src/query/workerAdmission.js';
+import { holdingSlot } from '../../src/query/queryDeps.js';
 
 /** limitOf is a concurrency limit and queue as an org's settings give them, with where they come from. */
 function limitOf(maxConcurrentQueries: number, maxQueuedQueries = 0, timeoutMs = 60_000, origin = 'SVC_MAX_QUERIES_PER_ORG'): GateLimit {
@@ -137,14 +138,35 @@ describe('OrgGate', () => {
   });
 });
 
+describe('holdingSlot', () => {
+  it('frees the org slot and the evaluation slot when building the query throws after taking them', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 0, maxEvaluating: 1 });
+    const gate = new OrgGate(admission);
+    const slot = await gate.acquire('org-1', limitOf(1));
+    expect(admission.evaluating).toBe(1);
+    expect(() =>
+      holdingSlot(slot, () => {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'no plan for this query');
+      }),
+    ).toThrow('no plan for this query');
+    expect(admission.evaluating).toBe(0);
+    // With one org slot, no queue and one evaluation slot, only freed slots let the next query in.
+    const next = await gate.acquire('org-1', limitOf(1));
+    expect(holdingSlot(next, () => 'built')).toBe('built');
+    expect(admission.evaluating).toBe(1);
+    next();
+    expect(admission.evaluating).toBe(0);
+  });
+});
+
 describe('WorkerAdmission evaluation cap', () => {
   it('lets at most maxEvaluating queries evaluate and the next in, in order, as each finishes evaluating', async () => {
     const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 2 });
-    const a = await admission.admit(1000);
-    const b = await admission.admit(1000);
+    const a = await admission.admit('org-1', 1000);
+    const b = await admission.admit('org-1', 1000);
     expect(admission.evaluating).toBe(2);
-    const c = admission.admit(1000);
-    const d = admission.admit(1000);
+    const c = admission.admit('org-1', 1000);
+    const d = admission.admit('org-1', 1000);
     expect(await settled(c)).toBe(false);
     expect(admission.waiting).toBe(2);
     a.done();
@@ -161,23 +183,23 @@ describe('WorkerAdmission evaluation cap', () => {
 
   it('refuses past the queue with 429 naming the cap, and a wait past the deadline', async () => {
     const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 1, maxEvaluating: 1 });
-    const held = await admission.admit(1000);
-    const waiting = admission.admit(1000);
-    const full = (await admission.admit(1000).catch((e: unknown) => e)) as ApiError;
+    const held = await admission.admit('org-1', 1000);
+    const waiting = admission.admit('org-1', 1000);
+    const full = (await admission.admit('org-1', 1000).catch((e: unknown) => e)) as ApiError;
     expect(full.code).toBe('RATE_LIMITED');
     expect(full.headers['retry-after']).toBe('2');
     expect(full.message).toMatch(/all 1 evaluation slots are busy \(SVC_MAX_CONCURRENT_QUERIES\).*SVC_MAX_QUERIES_WAITING_FOR_WORKERS/);
     held.done();
-    const late = await admission.admit(20).catch((e: unknown) => e);
+    const late = await admission.admit('org-1', 20).catch((e: unknown) => e);
     expect((late as ApiError).message).toMatch(/waited 20 ms for a query evaluation slot/);
     (await waiting).done();
   });
 
   it('lends a paused query\'s slot to the next and gives it back before newer queries', async () => {
     const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
-    const slow = await admission.admit(1000);
-    const next = admission.admit(1000);
-    const newer = admission.admit(1000);
+    const slow = await admission.admit('org-1', 1000);
+    const next = admission.admit('org-1', 1000);
+    const newer = admission.admit('org-1', 1000);
     slow.pause();
     expect(slow.paused).toBe(true);
     expect(await settled(next)).toBe(true);
@@ -194,29 +216,56 @@ describe('WorkerAdmission evaluation cap', () => {
     expect(admission.evaluating).toBe(0);
   });
 
-  it('lends at most as many slots as the cap, so slow clients cannot lift it', async () => {
+  it('gives a paused query\'s slot up entirely, and bounds paused queries per org, not across orgs', async () => {
     const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
-    const slow = await admission.admit(1000);
+    const slow = await admission.admit('org-a', 1000);
     slow.pause();
-    const slower = await admission.admit(1000);
-    slower.pause(); // one slot lent already: this one keeps its own
-    expect(slower.paused).toBe(false);
-    expect(admission.lending).toBe(1);
-    const waiting = admission.admit(1000);
-    expect(await settled(waiting)).toBe(false);
+    const slower = await admission.admit('org-a', 1000);
+    slower.pause(); // a second paused query of the same org frees its slot too
+    expect([admission.evaluating, admission.lending]).toEqual([0, 2]);
+    // org-a has as many paused queries as the cap: its new queries wait, another org's do not.
+    const aWaits = admission.admit('org-a', 1000);
+    expect(await settled(aWaits)).toBe(false);
+    const b = await admission.admit('org-b', 1000);
+    expect(admission.evaluating).toBe(1);
+    b.done();
+    expect(await settled(aWaits)).toBe(false);
+    // One of org-a's paused queries ends: its new query gets the free slot.
     slower.done();
-    expect(await settled(waiting)).toBe(true);
-    (await waiting).done();
+    expect(await settled(aWaits)).toBe(true);
+    (await aWaits).done();
     await slow.resume();
     slow.done();
     expect([admission.evaluating, admission.lending, admission.waiting]).toEqual([0, 0, 0]);
   });
 
+  it('hands a freed slot to the org with the fewest queries evaluating, resuming queries first within an org', async () => {
+    const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 2 });
+    const a1 = await admission.admit('org-a', 1000);
+    const a2 = await admission.admit('org-a', 1000);
+    const a3 = admission.admit('org-a', 1000);
+    const b1 = admission.admit('org-b', 1000);
+    a2.pause();
+    // org-b evaluates nothing, org-a one query: org-b's later query goes first.
+    expect(await settled(b1)).toBe(true);
+    expect(await settled(a3)).toBe(false);
+    const resumed = a2.resume();
+    (await b1).done();
+    // Both candidates are org-a's: the paused query resuming goes before the newer one.
+    expect(await settled(resumed)).toBe(true);
+    expect(await settled(a3)).toBe(false);
+    a1.done();
+    expect(await settled(a3)).toBe(true);
+    a2.done();
+    (await a3).done();
+    expect([admission.evaluating, admission.lending, admission.waiting]).toEqual([0, 0, 0]);
+  });
+
   it('frees nothing twice when a query ends paused or while waiting to resume', async () => {
     const admission = new WorkerAdmission(new Backlog(), { maxWaiting: 10, maxEvaluating: 1 });
-    const first = await admission.admit(1000);
+    const first = await admission.admit('org-1', 1000);
     first.pause();
-    const other = await admission.admit(1000);
+    const other = await admission.admit('org-1', 1000);
     const resuming = first.resume();
     first.done();
     await expect(resuming).rejects.toThrow('query ended');
@@ -225,9 +274,9 @@ describe('WorkerAdmission evaluation cap', () => {
     other.done();
     expect(admission.evaluating).toBe(0);
     const gone = new AbortController();
-    const third = await admission.admit(1000);
+    const third = await admission.admit('org-1', 1000);
     third.pause();
-    const blocker = await admission.admit(1000);
+    const blocker = await admission.admit('org-1', 1000);
     const leaving = third.resume(gone.signal);
     gone.abort(new Error('client left'));
     await expect(leaving).rejects.toThrow('client left');
