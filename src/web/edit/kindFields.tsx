@@ -99,9 +99,9 @@ function StatFields({ form, set }: FormProps) {
   return (
     <fieldset class="kind-fields" data-kind="stat">
       <legend>Stat</legend>
-      <SparklineFields idPrefix="stat" form={form} set={set} />
       <SelectField id="stat-calculation" label="Calculation" value={form.calculation} fallback="last" choices={REDUCERS} onValue={(v) => set('calculation', v)} />
       <FormatFields idPrefix="stat" value={form.format} onValue={(v) => set('format', v)} />
+      <SparklineFields idPrefix="stat" form={form} set={set} />
     </fieldset>
   );
 }
