@@ -55,7 +55,7 @@ export function InterlinksFields({ value, targets, onValue }: InterlinksFieldsPr
         </datalist>
       )}
       {links.map((link, i) => (
-        <fieldset class="interlink kind-fields" key={keys[i]} data-link-index={i}>
+        <fieldset class="interlink kind-fields" key={keys[i] ?? `extra-${i}`} data-link-index={i}>
           <legend>Link {i + 1}</legend>
           <TextField id={`link-label-${i}`} label="Menu label" value={link.label} placeholder="Logs of {{service_name}}" onValue={(v) => changeRequired(i, 'label', v)} />
           <label for={`link-target-${i}`}>Target dashboard id</label>

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { AlignedData } from '../lib/series.js';
-import { seriesInsertions } from './seriesGrowth.js';
+import { seriesChanges } from './seriesGrowth.js';
 
 /** ChartSeries is how one series is drawn. */
 export interface ChartSeries {
@@ -52,7 +52,7 @@ function seriesOptions(s: ChartSeries, props: TimeChartProps, bars: uPlot.Series
   };
 }
 
-/** seriesKey tells series apart for seriesInsertions: two series with equal keys draw alike. */
+/** seriesKey tells series apart for seriesChanges: two series with equal keys draw alike. */
 const seriesKey = (s: ChartSeries): string => JSON.stringify([s.label, s.color, s.fill ?? false, s.bars ?? false]);
 
 function optionsFor(props: TimeChartProps, width: number, height: number, bars: uPlot.Series.PathBuilder | undefined, bandsNow: () => Band[] | undefined): uPlot.Options {
@@ -118,9 +118,10 @@ interface Built {
 
 /**
  * TimeChart draws time series with uPlot, which keeps tens of thousands of points on a canvas
- * fast. The chart is rebuilt only when its axes change or a series it draws goes away or
- * changes; series a stream finds later are added to the same chart (uPlot's addSeries), and new
- * points are only fed to it, so a streaming panel redraws without re-creating its canvas.
+ * fast. The chart is rebuilt only when its axes change or the series it keeps change order;
+ * series a stream finds later are added to the same chart and series gone are taken out of it
+ * (uPlot's addSeries and delSeries), and new points are only fed to it, so a streaming panel
+ * redraws without re-creating its canvas.
  */
 export function TimeChart(props: TimeChartProps) {
   const host = useRef<HTMLDivElement>(null);
@@ -146,9 +147,11 @@ export function TimeChart(props: TimeChartProps) {
     const el = host.current;
     if (!el) return;
     const current = built.current;
-    const insert = current && current.shape === shape ? seriesInsertions(current.keys, keys) : undefined;
-    if (current && insert) {
-      for (const j of insert) current.u.addSeries(seriesOptions(props.series[j], props, current.bars), j + 1);
+    const changes = current && current.shape === shape ? seriesChanges(current.keys, keys) : undefined;
+    if (current && changes) {
+      // uPlot's series 0 is the time axis, so series i of the list is uPlot's i + 1.
+      for (const i of changes.removed) current.u.delSeries(i + 1);
+      for (const j of changes.inserted) current.u.addSeries(seriesOptions(props.series[j], props, current.bars), j + 1);
       current.keys = keys;
       drawn.current = { data: latest.current, bands: bandsKey };
       current.u.setData(latest.current as uPlot.AlignedData);
