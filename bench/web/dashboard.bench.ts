@@ -17,7 +17,7 @@ import { startService, type RunningService } from '../../src/service.js';
  * (`panel-drawn:<id>`, see src/web/lib/marks.ts). Cold loads use a fresh browser context (no
  * cache); warm loads reuse one whose cache holds the immutable assets. Beside the totals it
  * reports where the time goes: the script's arrival and start, the spec's arrival, long tasks
- * on the main thread, the bytes of JavaScript the page fetched, and how many chart canvases were
+ * on the main thread, the bytes of JavaScript the page fetched, and how many time charts were
  * built against how many the page shows at the end (the difference is charts rebuilt).
  *
  * SLUICE_BENCH_WEB_BASELINE names another build of the app (a dist/web directory, e.g. of the
@@ -47,7 +47,7 @@ interface Load {
   specLoaded: number;
   scriptEnd: number;
   longTaskMs: number;
-  /** chartBuilds counts the canvases created during the load; charts those on the page at the end. */
+  /** chartBuilds counts the time charts built during the load; charts those on the page at the end. */
   chartBuilds: number;
   charts: number;
   scriptBytes: number;
@@ -72,13 +72,15 @@ class Quiet extends Writable {
 
 /**
  * LONG_TASKS is injected before the app runs, so long tasks from the very start are summed. It
- * also counts the canvases put into the page: each time chart built (or rebuilt) adds one.
+ * also counts the charts built: uPlot puts its root element into the chart's host, which is on
+ * the page by then, so each build (or rebuild) is one added node of class uplot. Roots inside a
+ * larger added subtree are not counted: that subtree was put in after the chart was built.
  */
 const LONG_TASKS = `window.__longTaskMs = 0;
 new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTaskMs += e.duration; }).observe({ type: 'longtask', buffered: true });
-window.__canvasesAdded = 0;
+window.__chartsBuilt = 0;
 new MutationObserver((records) => {
-  for (const r of records) for (const n of r.addedNodes) if (n instanceof Element) window.__canvasesAdded += (n.tagName === 'CANVAS' ? 1 : 0) + n.querySelectorAll('canvas').length;
+  for (const r of records) for (const n of r.addedNodes) if (n instanceof Element && n.classList.contains('uplot')) window.__chartsBuilt++;
 }).observe(document, { childList: true, subtree: true });`;
 
 /** READ_LOAD is browser-side source: the page's marks and resources once every panel is drawn. */
@@ -96,8 +98,8 @@ const READ_LOAD = `(() => {
     specLoaded: at('dashboard-loaded'),
     scriptEnd: Math.max(0, ...scripts.map((r) => r.responseEnd)),
     longTaskMs: window.__longTaskMs ?? 0,
-    chartBuilds: window.__canvasesAdded ?? 0,
-    charts: document.querySelectorAll('canvas').length,
+    chartBuilds: window.__chartsBuilt ?? 0,
+    charts: document.querySelectorAll('.uplot').length,
     scriptBytes: scripts.reduce((n, r) => n + r.encodedBodySize, 0),
     panels: drawn.length,
     queries: queries.length,
