@@ -17,7 +17,8 @@ import { startService, type RunningService } from '../../src/service.js';
  * (`panel-drawn:<id>`, see src/web/lib/marks.ts). Cold loads use a fresh browser context (no
  * cache); warm loads reuse one whose cache holds the immutable assets. Beside the totals it
  * reports where the time goes: the script's arrival and start, the spec's arrival, long tasks
- * on the main thread, and the bytes of JavaScript the page fetched.
+ * on the main thread, the bytes of JavaScript the page fetched, and how many time charts were
+ * built against how many the page shows at the end (the difference is charts rebuilt).
  *
  * SLUICE_BENCH_WEB_BASELINE names another build of the app (a dist/web directory, e.g. of the
  * previous commit) to measure in the same run over the same data; the ratios compare against it.
@@ -46,6 +47,9 @@ interface Load {
   specLoaded: number;
   scriptEnd: number;
   longTaskMs: number;
+  /** chartBuilds counts the time charts built during the load; charts those on the page at the end. */
+  chartBuilds: number;
+  charts: number;
   scriptBytes: number;
   panels: number;
   queries: number;
@@ -66,9 +70,18 @@ class Quiet extends Writable {
   }
 }
 
-/** LONG_TASKS is injected before the app runs, so long tasks from the very start are summed. */
+/**
+ * LONG_TASKS is injected before the app runs, so long tasks from the very start are summed. It
+ * also counts the charts built: uPlot puts its root element into the chart's host, which is on
+ * the page by then, so each build (or rebuild) is one added node of class uplot. Roots inside a
+ * larger added subtree are not counted: that subtree was put in after the chart was built.
+ */
 const LONG_TASKS = `window.__longTaskMs = 0;
-new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTaskMs += e.duration; }).observe({ type: 'longtask', buffered: true });`;
+new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTaskMs += e.duration; }).observe({ type: 'longtask', buffered: true });
+window.__chartsBuilt = 0;
+new MutationObserver((records) => {
+  for (const r of records) for (const n of r.addedNodes) if (n instanceof Element && n.classList.contains('uplot')) window.__chartsBuilt++;
+}).observe(document, { childList: true, subtree: true });`;
 
 /** READ_LOAD is browser-side source: the page's marks and resources once every panel is drawn. */
 const READ_LOAD = `(() => {
@@ -85,6 +98,8 @@ const READ_LOAD = `(() => {
     specLoaded: at('dashboard-loaded'),
     scriptEnd: Math.max(0, ...scripts.map((r) => r.responseEnd)),
     longTaskMs: window.__longTaskMs ?? 0,
+    chartBuilds: window.__chartsBuilt ?? 0,
+    charts: document.querySelectorAll('.uplot').length,
     scriptBytes: scripts.reduce((n, r) => n + r.encodedBodySize, 0),
     panels: drawn.length,
     queries: queries.length,
@@ -257,6 +272,8 @@ function describe(loads: Load[]): Record<string, number> {
     appStart: median(pick((l) => l.appStart)),
     specLoaded: median(pick((l) => l.specLoaded)),
     longTaskMs: median(pick((l) => l.longTaskMs)),
+    chartBuilds: median(pick((l) => l.chartBuilds)),
+    charts: median(pick((l) => l.charts)),
     scriptKiB: median(pick((l) => l.scriptBytes)) / 1024,
     panels: median(pick((l) => l.panels)),
     queries: median(pick((l) => l.queries)),
@@ -297,11 +314,11 @@ export async function main(): Promise<void> {
     for (const [name, loads] of collected) results[name] = { cold: describe(loads.cold), warm: describe(loads.warm) };
 
     process.stdout.write(`demo dashboard, ${SPAN_MS / 3_600_000} h, navigations per kind: ${collected.get('current')!.cold.length}\n\n`);
-    process.stdout.write('| build | load | first panel (median / p90) | all panels (median / p90) | script loaded | app start | spec loaded | long tasks | JS KiB | panels | queries | first query sent | query queued / served (median) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+    process.stdout.write('| build | load | first panel (median / p90) | all panels (median / p90) | script loaded | app start | spec loaded | long tasks | JS KiB | panels | queries | first query sent | query queued / served (median) | charts built / shown |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
     for (const [name, byKind] of Object.entries(results)) {
       for (const [kind, d] of Object.entries(byKind)) {
         process.stdout.write(
-          `| ${name} | ${kind} | ${ms(d.firstMedian)} / ${ms(d.firstP90)} | ${ms(d.allMedian)} / ${ms(d.allP90)} | ${ms(d.scriptEnd)} | ${ms(d.appStart)} | ${ms(d.specLoaded)} | ${ms(d.longTaskMs)} | ${Math.round(d.scriptKiB)} | ${d.panels} | ${d.queries} | ${ms(d.firstQueryStart)} | ${ms(d.queryWaitMs)} / ${ms(d.queryServeMs)} |\n`,
+          `| ${name} | ${kind} | ${ms(d.firstMedian)} / ${ms(d.firstP90)} | ${ms(d.allMedian)} / ${ms(d.allP90)} | ${ms(d.scriptEnd)} | ${ms(d.appStart)} | ${ms(d.specLoaded)} | ${ms(d.longTaskMs)} | ${Math.round(d.scriptKiB)} | ${d.panels} | ${d.queries} | ${ms(d.firstQueryStart)} | ${ms(d.queryWaitMs)} / ${ms(d.queryServeMs)} | ${d.chartBuilds} / ${d.charts} |\n`,
         );
       }
     }
@@ -310,7 +327,7 @@ export async function main(): Promise<void> {
       for (const kind of ['cold', 'warm']) {
         const c = results.current[kind];
         const b = results.baseline[kind];
-        process.stdout.write(`  ${kind}: first panel ${(c.firstMedian / b.firstMedian).toFixed(2)}, all panels ${(c.allMedian / b.allMedian).toFixed(2)}, app start ${(c.appStart / b.appStart).toFixed(2)}, JS bytes ${(c.scriptKiB / b.scriptKiB).toFixed(2)}\n`);
+        process.stdout.write(`  ${kind}: first panel ${(c.firstMedian / b.firstMedian).toFixed(2)}, all panels ${(c.allMedian / b.allMedian).toFixed(2)}, app start ${(c.appStart / b.appStart).toFixed(2)}, charts built ${(c.chartBuilds / b.chartBuilds).toFixed(2)}, JS bytes ${(c.scriptKiB / b.scriptKiB).toFixed(2)}\n`);
       }
     }
     // Where the main thread's time goes in a warm load (self time per kind of work, median of the traced loads).

@@ -12,7 +12,8 @@ import { chromiumMissing, launchChromium } from './browser.js';
  * real server with the demo data and dashboards: a panel's query edited and saved (and there
  * after a reload), a cell moved and resized with the keyboard, a panel added from the kind
  * picker, findings shown at their JSON path, a concurrent edit answered with the conflict
- * message; pickers and the links menu operated by keyboard, and every control named.
+ * message; pickers and the links menu operated by keyboard, and every control named; the kind
+ * forms and the links form edit panels of seven kinds, each change checked in the saved spec.
  */
 
 const skip = chromiumMissing && process.env.CI !== 'true';
@@ -382,6 +383,13 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     await page.click('.edit-bar button:has-text("Add panel")');
     await page.waitForSelector('.panel-editor .cm-content');
     missing.push(...(await unnamed('panel editor')));
+    // The label cards' form with a threshold row, and a link with a variable row.
+    await page.selectOption('#panel-kind', 'label');
+    await page.click('#label-thresholds button:has-text("Add threshold")');
+    await page.click('.interlinks > button:has-text("Add link")');
+    await page.click('#link-params-0 button:has-text("Add variable")');
+    await page.waitForSelector('#link-params-0-key-0');
+    missing.push(...(await unnamed('panel editor, label cards with a threshold and a link')));
     await page.keyboard.press('Escape');
     await page.click('.edit-bar button:has-text("Settings")');
     missing.push(...(await unnamed('settings')));
@@ -396,4 +404,100 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     await page.evaluate("document.body.appendChild(document.createElement('button'))");
     expect(await unnamed('probe')).toEqual(['probe: button']);
   }, 120_000);
+
+  it('edits a gauge, a bar chart, label cards with thresholds, a service graph and a link through their forms', async () => {
+    await openDashboard('sluice-demo');
+    const before = await stored('sluice-demo');
+    await startEditing();
+    const edit = async (id: string): Promise<void> => {
+      await page.click(`.cell[data-cell="${id}"] button[aria-label="Edit ${before.spec.panels[id].title}"]`);
+      await page.waitForSelector(`.kind-fields[data-kind="${before.spec.panels[id].kind}"]`);
+    };
+    const apply = async (): Promise<void> => {
+      await page.click('.panel-editor button[type=submit]');
+      await page.waitForSelector('.panel-editor', { state: 'detached', timeout: WAIT_MS });
+    };
+
+    // Gauge: the arc's maximum, the number format and the sparkline, each by its label.
+    await edit('error-ratio');
+    await page.getByLabel('Arc maximum').fill('25');
+    await page.getByLabel('Decimal places').fill('1');
+    await page.getByLabel('Sparkline', { exact: true }).check();
+    await page.getByLabel('Sparkline color').fill('#ff7f0e');
+    await apply();
+
+    // Bar: reducer, one color and the X axis label.
+    await edit('errors-by-status');
+    await page.selectOption('#bar-reducer', 'max');
+    await page.fill('#bar-color', '#123456');
+    await page.fill('#bar-x-label', 'Time');
+    await page.fill('#bar-y-label', '');
+    await apply();
+
+    // Label cards: card order, a threshold changed, one removed and one added.
+    await edit('last-restart');
+    expect(await page.$$eval('#label-thresholds [data-threshold-index]', (rows) => rows.length)).toBe(3);
+    await page.selectOption('#label-sort', 'value-asc');
+    await page.fill('#threshold-color-0', '#aa0000');
+    await page.click('button[aria-label="Remove threshold 2"]');
+    await page.click('#label-thresholds button:has-text("Add threshold")');
+    await page.fill('#threshold-value-2', '7200');
+    await page.fill('#threshold-color-2', '#0000ff');
+    await page.getByLabel('Card color').fill('#888888');
+    await apply();
+
+    // Service graph: what the edges show and how far out.
+    await edit('dependencies');
+    await page.selectOption('#graph-metric', 'latency');
+    await page.fill('#graph-max-hops', '4');
+    await apply();
+
+    // Links: the existing link renamed, and a new one that the server refuses until it has a target.
+    await edit('traffic');
+    await page.fill('#link-label-0', 'Logs for {{service_name}}');
+    await page.click('.interlinks > button:has-text("Add link")');
+    await page.fill('#link-label-1', 'Overview of {{service_name}}');
+    await page.click('.panel-editor button[type=submit]');
+    const issue = await page.waitForSelector('.panel-editor .issue[data-path="$.panels.traffic.interlinks[1].targetDashboardId"]', { timeout: WAIT_MS });
+    expect(await issue.isVisible()).toBe(true);
+    await page.fill('#link-target-1', 'service-overview');
+    await page.fill('#link-required-1', 'service_name, route');
+    await page.click('#link-params-1 button:has-text("Add variable")');
+    await page.fill('#link-params-1-key-0', 'service');
+    await page.fill('#link-params-1-value-0', 'service_name');
+    await page.fill('#link-group-1', 'Services');
+    await page.uncheck('#link-keep-time-1');
+    await apply();
+    await saveAndWait();
+
+    const after = await stored('sluice-demo');
+    expect(after.version).toBe(before.version + 1);
+    const panels = after.spec.panels;
+    expect(panels['error-ratio']).toEqual({ ...before.spec.panels['error-ratio'], max: 25, format: { unit: '%', decimalPlaces: 1 }, sparkline: true, sparklineColor: '#ff7f0e' });
+    const { yAxisLabel: _cleared, ...barBefore } = before.spec.panels['errors-by-status'] as unknown as Record<string, unknown>;
+    expect(panels['errors-by-status']).toEqual({ ...barBefore, reducer: 'max', color: '#123456', xAxisLabel: 'Time' });
+    expect(panels['last-restart']).toEqual({
+      ...before.spec.panels['last-restart'],
+      sort: 'value-asc',
+      color: '#888888',
+      thresholds: [
+        { value: 0, color: '#aa0000' },
+        { value: 3600, color: '#2ca02c' },
+        { value: 7200, color: '#0000ff' },
+      ],
+    });
+    expect(panels.dependencies).toEqual({ ...before.spec.panels.dependencies, metric: 'latency', maxHops: 4 });
+    expect(panels.traffic.interlinks).toEqual([
+      { ...before.spec.panels.traffic.interlinks![0], label: 'Logs for {{service_name}}' },
+      { label: 'Overview of {{service_name}}', targetDashboardId: 'service-overview', requiredLabels: ['service_name', 'route'], paramMap: { service: 'service_name' }, group: 'Services', keepTimeRange: false },
+    ]);
+
+    // The saved link is in the panel's menu, filled from a series, without the time range.
+    await page.click('.panel[data-panel-id=traffic] .links-button', { timeout: WAIT_MS });
+    const link = await page.waitForSelector('.panel[data-panel-id=traffic] [role=menuitem]:has-text("Overview of")');
+    const href = new URL((await link.getAttribute('href'))!, srv.url);
+    expect(href.pathname).toBe('/dashboards/service-overview');
+    expect(href.searchParams.get('var-service')).toBeTruthy();
+    expect(href.searchParams.has('from')).toBe(false);
+  }, 180_000);
 });

@@ -103,6 +103,7 @@ export function EditBar({ org, record, draft, setDraft, dialog, setDialog, onSav
         <PanelEditor
           panel={editing ?? newPanel('timeseries')}
           check={(panel) => checkPanel(panel, dialog.section)}
+          targets={async () => (await dashboards.list(org)).items.map((d) => d.id)}
           onClose={() => setDialog(undefined)}
           onApply={(panel: Panel) => {
             setSpec(placed(panel, dialog.section).spec);

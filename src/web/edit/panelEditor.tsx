@@ -5,7 +5,7 @@ import type { DashboardIssue } from '../lib/dashboards.js';
 import { IssueList } from '../lib/issues.js';
 import { kindOptions } from './draft.js';
 import { FormDialog, JsonField, parseJsonObject } from './formDialog.js';
-import { FORM_FIELDS, KindFields, splitOptions } from './kindFields.js';
+import { KindFields, ownedFields, splitOptions } from './kindFields.js';
 
 interface PanelEditorProps {
   /** panel is the panel to edit, or a new one (empty id) from the kind picker. */
@@ -17,6 +17,8 @@ interface PanelEditorProps {
   check: (panel: Panel) => Promise<DashboardIssue[]>;
   onApply: (panel: Panel) => void;
   onClose: () => void;
+  /** targets lists the org's dashboard ids, offered as link targets. */
+  targets?: () => Promise<string[]>;
 }
 
 type Problem = { message: string; issues: DashboardIssue[] } | undefined;
@@ -25,12 +27,12 @@ const jsonText = (o: Record<string, unknown>): string => (Object.keys(o).length 
 
 /**
  * PanelEditor edits one panel: its kind, title, description, queries (each in the query
- * editor of its language, with legend name and hidden), the kind's own fields in a form where
- * the kind has one (kindFields.tsx), and whatever else the kind has as JSON. Apply asks the
+ * editor of its language, with legend name and hidden), the kind's own fields and the links
+ * menu in forms (kindFields.tsx), and whatever else the kind has as JSON. Apply asks the
  * server to check the panel first and shows its findings at their paths; a panel without
  * errors goes back to the draft.
  */
-export function PanelEditor({ panel, check, onApply, onClose }: PanelEditorProps) {
+export function PanelEditor({ panel, check, onApply, onClose, targets }: PanelEditorProps) {
   const initial = splitOptions(panel.kind, kindOptions(panel));
   const [kind, setKind] = useState<PanelKind>(panel.kind);
   const [title, setTitle] = useState(panel.title);
@@ -76,7 +78,7 @@ export function PanelEditor({ panel, check, onApply, onClose }: PanelEditorProps
       setProblem({ message: err instanceof Error ? err.message : String(err), issues: [] });
       return;
     }
-    const owned = FORM_FIELDS[kind] ?? [];
+    const owned = ownedFields(kind);
     const clash = Object.keys(others).find((k) => owned.includes(k));
     if (clash !== undefined) {
       setProblem({ message: `Set ${clash} in the form above, not in the JSON.`, issues: [] });
@@ -159,8 +161,8 @@ export function PanelEditor({ panel, check, onApply, onClose }: PanelEditorProps
           Add query
         </button>
       </fieldset>
-      <KindFields kind={kind} form={form} onChange={setForm} />
-      <JsonField id="panel-options" label={FORM_FIELDS[kind] ? `Other options of the ${kind} kind (JSON)` : `Options of the ${kind} kind (JSON)`} rows={6} value={rest} onInput={setRest} />
+      <KindFields kind={kind} form={form} onChange={setForm} targets={targets} />
+      <JsonField id="panel-options" label={`Other options of the ${kind} kind (JSON)`} rows={4} value={rest} onInput={setRest} />
     </FormDialog>
   );
 }

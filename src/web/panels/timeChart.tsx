@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { AlignedData } from '../lib/series.js';
+import { seriesChanges } from './seriesGrowth.js';
 
 /** ChartSeries is how one series is drawn. */
 export interface ChartSeries {
@@ -37,9 +38,25 @@ export interface TimeChartProps {
   formatValue?: (v: number) => string;
 }
 
-function optionsFor(props: TimeChartProps, width: number, height: number, bandsNow: () => Band[] | undefined): uPlot.Options {
+/** seriesOptions is how uPlot draws one series; `bars` is the chart's shared bar path builder. */
+function seriesOptions(s: ChartSeries, props: TimeChartProps, bars: uPlot.Series.PathBuilder | undefined): uPlot.Series {
+  return {
+    label: s.label,
+    stroke: s.color,
+    width: s.bars ? 0 : 1.5,
+    fill: s.fill || s.bars ? s.color + (s.bars ? 'cc' : '40') : undefined,
+    paths: s.bars ? bars : undefined,
+    points: { show: false },
+    spanGaps: false,
+    value: props.formatValue ? (_u, v) => (v === null ? '–' : props.formatValue!(v)) : undefined,
+  };
+}
+
+/** seriesKey tells series apart for seriesChanges: two series with equal keys draw alike. */
+const seriesKey = (s: ChartSeries): string => JSON.stringify([s.label, s.color, s.fill ?? false, s.bars ?? false]);
+
+function optionsFor(props: TimeChartProps, width: number, height: number, bars: uPlot.Series.PathBuilder | undefined, bandsNow: () => Band[] | undefined): uPlot.Options {
   const { yMin, yMax, integerYMax } = props;
-  const bars = uPlot.paths.bars?.({ size: [0.8, 64] });
   return {
     width,
     height,
@@ -67,21 +84,7 @@ function optionsFor(props: TimeChartProps, width: number, height: number, bandsN
         values: props.formatValue ? (_u, ticks) => ticks.map((t) => props.formatValue!(t)) : undefined,
       },
     ],
-    series: [
-      {},
-      ...props.series.map(
-        (s): uPlot.Series => ({
-          label: s.label,
-          stroke: s.color,
-          width: s.bars ? 0 : 1.5,
-          fill: s.fill || s.bars ? s.color + (s.bars ? 'cc' : '40') : undefined,
-          paths: s.bars ? bars : undefined,
-          points: { show: false },
-          spanGaps: false,
-          value: props.formatValue ? (_u, v) => (v === null ? '–' : props.formatValue!(v)) : undefined,
-        }),
-      ),
-    ],
+    series: [{}, ...props.series.map((s) => seriesOptions(s, props, bars))],
     hooks: {
       drawClear: [
         (u) => {
@@ -102,16 +105,31 @@ function optionsFor(props: TimeChartProps, width: number, height: number, bandsN
   };
 }
 
+/** Built is a chart on the page: the uPlot, what it was built for, and how to take it down. */
+interface Built {
+  u: uPlot;
+  /** shape is everything but the series that the chart's options were made from. */
+  shape: string;
+  /** keys are the seriesKey of each series the chart draws, in order. */
+  keys: string[];
+  bars: uPlot.Series.PathBuilder | undefined;
+  dispose: () => void;
+}
+
 /**
  * TimeChart draws time series with uPlot, which keeps tens of thousands of points on a canvas
- * fast. The chart is rebuilt when the series list changes and only fed new data otherwise, so a
- * stream adding points redraws without re-creating the canvas.
+ * fast. The chart is rebuilt only when its axes change or the series it keeps change order;
+ * series a stream finds later are added to the same chart and series gone are taken out of it
+ * (uPlot's addSeries and delSeries), and new points are only fed to it, so a streaming panel
+ * redraws without re-creating its canvas.
  */
 export function TimeChart(props: TimeChartProps) {
   const host = useRef<HTMLDivElement>(null);
-  const plot = useRef<uPlot | null>(null);
+  const built = useRef<Built | null>(null);
   const latest = useRef(props.data);
   latest.current = props.data;
+  const pick = useRef(props.onPick);
+  pick.current = props.onPick;
   // Bands are read when the chart draws, so bands that grow while the highlight query streams
   // redraw the chart instead of rebuilding it.
   const bands = useRef(props.bands);
@@ -119,23 +137,41 @@ export function TimeChart(props: TimeChartProps) {
   const bandsKey = JSON.stringify(props.bands ?? []);
   /** drawn is what the chart last drew, so a chart just built is not drawn again with the same data. */
   const drawn = useRef<{ data: AlignedData | undefined; bands: string }>({ data: undefined, bands: '' });
-  const shape = JSON.stringify([props.series, props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.legend]);
+  const shape = JSON.stringify([props.yMin, props.yMax, props.integerYMax, props.yLabel, props.xLabel, props.legend, props.syncKey, props.formatValue !== undefined]);
+  const keys = props.series.map(seriesKey);
+  const keysKey = JSON.stringify(keys);
+
+  useEffect(() => () => built.current?.dispose(), []);
 
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const current = built.current;
+    const changes = current && current.shape === shape ? seriesChanges(current.keys, keys) : undefined;
+    if (current && changes) {
+      // uPlot's series 0 is the time axis, so series i of the list is uPlot's i + 1.
+      for (const i of changes.removed) current.u.delSeries(i + 1);
+      for (const j of changes.inserted) current.u.addSeries(seriesOptions(props.series[j], props, current.bars), j + 1);
+      current.keys = keys;
+      drawn.current = { data: latest.current, bands: bandsKey };
+      current.u.setData(latest.current as uPlot.AlignedData);
+      return;
+    }
+    current?.dispose();
     const rect = el.getBoundingClientRect();
     const legendRoom = props.legend === false ? 0 : 28;
     let size = { width: Math.max(120, rect.width), height: Math.max(60, rect.height - legendRoom) };
-    const u = new uPlot(optionsFor(props, size.width, size.height, () => bands.current), latest.current as uPlot.AlignedData, el);
-    plot.current = u;
+    const bars = uPlot.paths.bars?.({ size: [0.8, 64] });
+    const u = new uPlot(optionsFor(props, size.width, size.height, bars, () => bands.current), latest.current as uPlot.AlignedData, el);
     drawn.current = { data: latest.current, bands: bandsKey };
-    if (props.onPick) {
-      u.root.querySelectorAll('.u-legend .u-series').forEach((row, i) => {
-        if (i === 0) return;
-        row.addEventListener('dblclick', () => props.onPick?.(i - 1));
-      });
-    }
+    // One listener for the whole legend, so rows of series added later pick too.
+    const onLegend = (e: Event): void => {
+      const row = (e.target as Element | null)?.closest('.u-legend .u-series');
+      if (!row || !pick.current) return;
+      const index = [...u.root.querySelectorAll('.u-legend .u-series')].indexOf(row);
+      if (index > 0) pick.current(index - 1);
+    };
+    u.root.addEventListener('dblclick', onLegend);
     // A ResizeObserver reports once as soon as it observes; redrawing only on a real change of
     // size spares every chart a second full draw when the dashboard opens.
     const resize = new ResizeObserver((entries) => {
@@ -146,23 +182,30 @@ export function TimeChart(props: TimeChartProps) {
       u.setSize(size);
     });
     resize.observe(el);
-    return () => {
-      resize.disconnect();
-      u.destroy();
-      plot.current = null;
+    built.current = {
+      u,
+      shape,
+      keys,
+      bars,
+      dispose: () => {
+        resize.disconnect();
+        u.root.removeEventListener('dblclick', onLegend);
+        u.destroy();
+        built.current = null;
+      },
     };
-  }, [shape]);
+  }, [shape, keysKey]);
 
   useEffect(() => {
     if (drawn.current.data === props.data) return;
     drawn.current.data = props.data;
-    plot.current?.setData(props.data as uPlot.AlignedData);
+    built.current?.u.setData(props.data as uPlot.AlignedData);
   }, [props.data]);
 
   useEffect(() => {
     if (drawn.current.bands === bandsKey) return;
     drawn.current.bands = bandsKey;
-    plot.current?.redraw(false);
+    built.current?.u.redraw(false);
   }, [bandsKey]);
 
   return <div class="chart" ref={host} />;
