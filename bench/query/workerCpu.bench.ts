@@ -47,7 +47,7 @@ class Sink extends Writable {
 /** serve runs in the child: loads `root`'s build, stores the data, prints where it listens, and stops when stdin closes. */
 async function serve(root: string): Promise<void> {
   const load = (p: string): Promise<Record<string, unknown>> => import(pathToFileURL(path.join(root, 'dist', p)).href) as Promise<Record<string, unknown>>;
-  /* eslint-disable @typescript-eslint/no-explicit-any -- another build's modules, typed by that build */
+  // Another build's modules: their types are that build's, so they are read untyped here.
   const { KeyAdmin } = (await load('src/auth/apiKeys.js')) as any;
   const { loadConfig } = (await load('src/config.js')) as any;
   const { startService } = (await load('src/service.js')) as any;
@@ -56,7 +56,6 @@ async function serve(root: string): Promise<void> {
   const service = await startService(config, { logDestination: new Sink(), announce: () => {} });
   const [org] = await service.store.listOrgs();
   const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');
-  /* eslint-enable @typescript-eslint/no-explicit-any */
   const endMs = Math.floor(Date.now() / STEP_MS) * STEP_MS;
   const startMs = endMs - 3_600_000;
   const n = (endMs - startMs) / STEP_MS + 1;
