@@ -237,7 +237,12 @@ export class MetricSegmentReader {
       if (end <= from) continue;
       const t = this.samples.timestamps(i);
       const v = this.samples.values(i);
-      const series: SeriesColumns = { labels: this.labels[i], timestampsMs: from === 0 && end === t.length ? t : t.subarray(from, end), values: from === 0 && end === v.length ? v : v.subarray(from, end) };
+      const series: SeriesColumns = {
+        labels: this.labels[i],
+        timestampsMs: from === 0 && end === t.length ? t : t.subarray(from, end),
+        values: from === 0 && end === v.length ? v : v.subarray(from, end),
+        staleFree: this.samples.staleFree(i),
+      };
       const h = this.histogramBlocks?.histograms(i);
       if (h !== undefined) series.histograms = from === 0 && end === h.length ? h : h.slice(from, end);
       out.push(series);

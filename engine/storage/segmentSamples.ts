@@ -1,5 +1,6 @@
 import { decodeBlockTimestamps, decodeBlockValues } from './sampleBlocks.js';
 import { SegmentFormatError } from './segmentFormat.js';
+import { hasStaleMarker } from './staleness.js';
 
 /**
  * SegmentSamples gives a metric segment reader one series' timestamps and values by series
@@ -8,6 +9,8 @@ import { SegmentFormatError } from './segmentFormat.js';
 export interface SegmentSamples {
   timestamps(series: number): Float64Array;
   values(series: number): Float64Array;
+  /** staleFree tells whether none of a series' values is a staleness marker, checked once per series and remembered. */
+  staleFree(series: number): boolean;
   /** uncached returns a series' samples without keeping them (compaction reads each series once). */
   uncached(series: number): { timestamps: Float64Array; values: Float64Array };
   /** decodedBytes is the memory held in decoded arrays, on top of the file's bytes. */
@@ -17,6 +20,7 @@ export interface SegmentSamples {
 /** ColumnSamples reads version 1 files: every series is a run of the file's plain sample columns, viewed without a copy. */
 export class ColumnSamples implements SegmentSamples {
   readonly decodedBytes = 0;
+  private readonly markers = new StaleMarkerMemo();
 
   constructor(
     private readonly first: Uint32Array,
@@ -37,6 +41,10 @@ export class ColumnSamples implements SegmentSamples {
     return this.v.subarray(this.first[series], this.first[series] + this.count[series]);
   }
 
+  staleFree(series: number): boolean {
+    return this.markers.staleFree(series, () => this.values(series));
+  }
+
   uncached(series: number): { timestamps: Float64Array; values: Float64Array } {
     return { timestamps: this.timestamps(series), values: this.values(series) };
   }
@@ -51,6 +59,7 @@ export class ColumnSamples implements SegmentSamples {
 export class BlockSamples implements SegmentSamples {
   private readonly decodedT: (Float64Array | undefined)[];
   private readonly decodedV: (Float64Array | undefined)[];
+  private readonly markers = new StaleMarkerMemo();
   decodedBytes = 0;
 
   constructor(
@@ -78,6 +87,10 @@ export class BlockSamples implements SegmentSamples {
     return this.kept(this.decodedV, series, decodeBlockValues);
   }
 
+  staleFree(series: number): boolean {
+    return this.markers.staleFree(series, () => this.values(series));
+  }
+
   /** kept returns a series' decoded column from `store`, decoding and counting it the first time. */
   private kept(store: (Float64Array | undefined)[], series: number, decode: (block: Uint32Array, count: number) => Float64Array): Float64Array {
     let column = store[series];
@@ -94,6 +107,25 @@ export class BlockSamples implements SegmentSamples {
       timestamps: this.decodedT[series] ?? decodeBlockTimestamps(block, this.count[series]),
       values: this.decodedV[series] ?? decodeBlockValues(block, this.count[series]),
     };
+  }
+}
+
+/**
+ * StaleMarkerMemo remembers, per series row, whether its values hold a staleness marker, so
+ * a reader kept across queries scans each series for markers once instead of on every read.
+ */
+class StaleMarkerMemo {
+  /** 0: not checked yet, 1: no marker, 2: has a marker. */
+  private state = new Uint8Array(0);
+
+  staleFree(series: number, values: () => Float64Array): boolean {
+    if (series >= this.state.length) {
+      const grown = new Uint8Array(Math.max(series + 1, this.state.length * 2));
+      grown.set(this.state);
+      this.state = grown;
+    }
+    if (this.state[series] === 0) this.state[series] = hasStaleMarker(values()) ? 2 : 1;
+    return this.state[series] === 1;
   }
 }
 

@@ -20,4 +20,10 @@ export interface SeriesColumns {
    * paths never look at it.
    */
   histograms?: readonly (FloatHistogram | undefined)[];
+  /**
+   * staleFree, when true, says the reader already knows no value is a staleness marker (a
+   * segment checks each series once when it decodes it), so range selectors skip their
+   * per-query scan for markers. Absent means unknown: the values must be checked.
+   */
+  staleFree?: boolean;
 }
