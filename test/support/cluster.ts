@@ -40,6 +40,13 @@ export async function stopProcess(server: ChildServer, signal: 'SIGTERM' | 'SIGK
   await server.exit;
 }
 
+/**
+ * PROCESS_START_TIMEOUT_MS bounds one process's start. A cluster test starts seven or eight at
+ * once beside three backends, and on a loaded 2-core machine one may take well over the 15 s
+ * a lone server gets.
+ */
+const PROCESS_START_TIMEOUT_MS = 60_000;
+
 /** ProcessGroup starts Sluice processes, each over a data directory of its own, and ends them all at once. */
 export class ProcessGroup {
   private readonly children: ChildServer[] = [];
@@ -56,7 +63,7 @@ export class ProcessGroup {
 
   /** start runs `sluice serve` with `env` over a fresh data directory and waits until it listens. */
   async start(label: string, env: Record<string, string>): Promise<ChildServer> {
-    const server = await startChildServer({ SVC_DATA_DIR: await this.dataDir(label), ...env });
+    const server = await startChildServer({ SVC_DATA_DIR: await this.dataDir(label), ...env }, PROCESS_START_TIMEOUT_MS);
     this.children.push(server);
     return server;
   }
