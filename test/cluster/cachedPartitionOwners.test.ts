@@ -85,8 +85,19 @@ describe.runIf(postgresAvailable('the cached partition owners test'))('partition
     expect(await a.take(1)).toEqual([1]);
     expect((await kept.owners()).map((o) => o.ownerId)).toEqual(['a', 'b']);
     kept.refresh();
-    expect((await kept.owners()).map((o) => o.ownerId)).toEqual(['a', 'a']);
+    const renewed = await kept.owners();
+    expect(renewed.map((o) => o.ownerId)).toEqual(['a', 'a']);
     expect(counted.reads).toBe(3);
+
+    // Within the maximum age, but at the first kept lease's expiry, the leases are read again.
+    now = Math.min(...renewed.map((o) => o.leaseExpiresAtMs)) - 1;
+    const kept2 = new CachedPartitionOwners(counted, 60_000, () => now);
+    await kept2.owners();
+    await kept2.owners();
+    expect(counted.reads).toBe(4);
+    now += 1;
+    await kept2.owners();
+    expect(counted.reads).toBe(5);
   });
 
   it('asks the new holder in the same head fetch when the kept read named one that no longer answers', async () => {
