@@ -126,6 +126,7 @@ export interface Config {
   internalToken: string | undefined;
   headFetchTimeoutMs: number;
   headFetchMaxBytes: number;
+  partitionOwnersCacheMs: number;
 }
 
 class ConfigError extends Error {
@@ -1053,6 +1054,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '512MiB',
     doc: 'Largest answer of the internal head endpoint (one org\'s heads of one signal): a holder refuses a larger one with 413 and a query process stops reading past it, answering from the segments alone with a partial-result status.',
     parse: (raw) => (raw === undefined ? 512 * 1024 * 1024 : byteSize('SVC_HEAD_FETCH_MAX_BYTES', raw)),
+  },
+  {
+    env: 'SVC_PARTITION_OWNERS_CACHE_MS',
+    key: 'partitionOwnersCacheMs',
+    defaultText: '1000',
+    doc: 'How long a query process keeps its read of the partition leases (who holds which partition\'s heads) before asking PostgreSQL again; 0 reads them on every head fetch. A lease counts only until its recorded expiry either way, and a failed head fetch reads them afresh at once.',
+    parse: (raw) => (raw === undefined ? 1000 : integer('SVC_PARTITION_OWNERS_CACHE_MS', raw, 0, 60_000)),
   },
 ];
 

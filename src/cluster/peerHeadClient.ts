@@ -56,12 +56,31 @@ export class PeerHeadClient implements PeerHeadSource {
   }
 
   async fetch(org: string, signal: Signal): Promise<PeerHeads> {
-    const out: PeerHeads = { metrics: [], logs: [], bounds: [], unavailable: [], metadata: [] };
-    let owners: PartitionOwner[];
+    const owners = await this.readOwners();
+    const first = await this.fetchFrom(owners, org, signal);
+    if (first.unavailable.length === 0 || this.options.owners.refresh === undefined) return first;
+    // The owners may be a read kept from a moment ago: a takeover or a rebalance since then shows
+    // as a failure. Read them afresh, and ask again only if a partition's holder changed (a
+    // holder that is simply down is not asked twice).
+    this.options.owners.refresh();
+    const fresh = await this.readOwners();
+    if (typeof fresh === 'string' || (typeof owners !== 'string' && sameLayout(this.holders(owners), this.holders(fresh)))) return first;
+    return this.fetchFrom(fresh, org, signal);
+  }
+
+  /** readOwners reads the partition owners, or says why they could not be read. */
+  private async readOwners(): Promise<PartitionOwner[] | string> {
     try {
-      owners = await this.options.owners.owners();
+      return await this.options.owners.owners();
     } catch (err) {
-      out.unavailable.push(`partition owners could not be read: ${message(err)}`);
+      return message(err);
+    }
+  }
+
+  private async fetchFrom(owners: PartitionOwner[] | string, org: string, signal: Signal): Promise<PeerHeads> {
+    const out: PeerHeads = { metrics: [], logs: [], bounds: [], unavailable: [], metadata: [] };
+    if (typeof owners === 'string') {
+      out.unavailable.push(`partition owners could not be read: ${owners}`);
       return out;
     }
     const { holders, orphans } = this.holders(owners);
@@ -160,6 +179,16 @@ export class PeerHeadClient implements PeerHeadSource {
       clearTimeout(timer);
     }
   }
+}
+
+/** sameLayout tells whether two readings of the owners send every partition to the same holder (or to none). */
+function sameLayout(a: { holders: Holder[]; orphans: number[] }, b: { holders: Holder[]; orphans: number[] }): boolean {
+  const layout = (x: { holders: Holder[]; orphans: number[] }) => {
+    const byPartition = new Map<number, string>();
+    for (const h of x.holders) for (const p of h.partitions) byPartition.set(p, `${h.ownerId}\u0000${h.baseUrl}`);
+    return JSON.stringify([...byPartition].sort((m, n) => m[0] - n[0]).concat(x.orphans.map((p) => [p, ''])));
+  };
+  return layout(a) === layout(b);
 }
 
 /** headBound is what one holder's answer says about the segments it cut (see HeadBound). */

@@ -1,14 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { PostgresPartitionOwners } from '../../src/cluster/postgresPartitionOwners.js';
-import { PostgresDatabase } from '../../src/postgres/database.js';
-import { startChildServer, type ChildServer } from '../support/child.js';
-import { natsAvailable, startNatsCluster, type NatsCluster } from '../support/natsCluster.js';
-import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startTestS3, type TestS3 } from '../support/s3Server.js';
+import type { ChildServer } from '../support/child.js';
+import { clusterBackendsAvailable, createCluster, ProcessGroup, startClusterBackends, stopProcess as stop, type ClusterBackends, type PartitionOwner, type SluiceCluster } from '../support/cluster.js';
 import { waitFor } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
 
@@ -23,79 +16,22 @@ const PARTITIONS = 8;
  * PostgreSQL catalog; a SIGKILLed ingester's partitions are taken over and every acknowledged
  * record ends up in segments exactly once; compactors elect one leader.
  */
-describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('the ingester cluster test'))('scaled out: ingesters, ingest and compactors', () => {
-  let pg: TestPostgres;
-  let nats: NatsCluster;
-  let s3: TestS3;
-  const dirs: string[] = [];
-  const children: ChildServer[] = [];
+describe.runIf(clusterBackendsAvailable('the ingester cluster test'))('scaled out: ingesters, ingest and compactors', () => {
+  let backends: ClusterBackends;
+  const processes = new ProcessGroup('cluster');
   let counter = 0;
 
   beforeAll(async () => {
-    [pg, nats, s3] = await Promise.all([startTestPostgres(), startNatsCluster(), startTestS3()]);
+    backends = await startClusterBackends();
   }, 90_000);
 
   afterAll(async () => {
-    for (const c of children) {
-      if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-      await c.exit;
-    }
-    await Promise.all([pg?.close(), nats?.close(), s3?.close()]);
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
+    await processes.killAll();
+    await backends?.close();
   });
 
-  /** Cluster is one test's shared backends: a database, a JetStream stream and an S3 prefix. */
-  interface Cluster {
-    database: string;
-    env: Record<string, string>;
-  }
-
-  async function cluster(): Promise<Cluster> {
-    const n = ++counter;
-    const database = await pg.createDatabase('cluster');
-    const env = {
-      SVC_BOOTSTRAP_ORG: 'cluster',
-      SVC_BOOTSTRAP_API_KEY: KEY,
-      ...pg.env(database, { catalog: true }),
-      SVC_WRITE_LOG: 'jetstream',
-      SVC_NATS_URLS: nats.urls.join(','),
-      SVC_NATS_STREAM: `SLUICE_C${n}_${process.pid}`,
-      SVC_NATS_REPLICAS: '3',
-      SVC_WRITE_LOG_PARTITIONS: String(PARTITIONS),
-      ...s3.env(`cluster-${n}-${process.pid}`),
-      SVC_QUERY_WORKERS: '1',
-      SVC_PARTITION_LEASE_MS: '1500',
-      SVC_COMPACTOR_LOCK_RETRY_MS: '300',
-      // Ingesters serve their heads to query processes, which needs the cluster's internal token.
-      SVC_INTERNAL_TOKEN: 'cluster-internal-token-for-tests-0123456789',
-      // Small heads: ingesters cut while data arrives, so positions recorded mid-stream matter.
-      SVC_HEAD_MAX_BYTES: '16KiB',
-    };
-    return { database, env };
-  }
-
-  async function start(c: Cluster, role: string, extra: Record<string, string> = {}): Promise<ChildServer> {
-    const dataDir = await mkdtemp(path.join(tmpdir(), `sluice-${role}-`));
-    dirs.push(dataDir);
-    const server = await startChildServer({ ...c.env, SVC_ROLE: role, SVC_DATA_DIR: dataDir, ...extra });
-    children.push(server);
-    return server;
-  }
-
-  async function stop(server: ChildServer, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
-    server.proc.kill(signal);
-    await server.exit;
-  }
-
-  async function owners(c: Cluster): Promise<Array<{ partition: number; ownerId: string; baseUrl: string }>> {
-    const db = await PostgresDatabase.open({ url: pg.url(c.database), poolSize: 1, statementTimeoutMs: 5000 });
-    const reader = new PostgresPartitionOwners(db, 'default', true);
-    try {
-      return await reader.owners();
-    } finally {
-      await reader.close();
-    }
-  }
+  /** cluster gives a test its own database, JetStream stream and S3 prefix on the shared backends. */
+  const cluster = (): Promise<SluiceCluster> => createCluster(backends, processes, { name: `c${++counter}`, apiKey: KEY, partitions: PARTITIONS });
 
   function remoteWrite(server: ChildServer, id: string): Promise<Response> {
     const now = Date.now();
@@ -129,26 +65,26 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
     return counts;
   }
 
-  async function segmentRows(c: Cluster): Promise<{ segments: number; rows: number }> {
-    const res = await pg.query<{ segments: number; rows: number }>(
+  async function segmentRows(c: SluiceCluster): Promise<{ segments: number; rows: number }> {
+    const res = await backends.pg.query<{ segments: number; rows: number }>(
       c.database,
       `SELECT count(*)::int AS segments, coalesce(sum((meta->>'rows')::int), 0)::int AS rows FROM catalog_segments WHERE catalog = 'default'`,
     );
     return res.rows[0];
   }
 
-  const shared: { cluster?: Cluster; samples: string[]; lines: string[] } = { samples: [], lines: [] };
+  const shared: { cluster?: SluiceCluster; samples: string[]; lines: string[] } = { samples: [], lines: [] };
 
   it('splits the partitions between two ingesters and cuts what an ingest process published to S3 and the catalog', async () => {
     const c = await cluster();
     shared.cluster = c;
-    const a = await start(c, 'ingester', { SVC_ADVERTISE_URL: 'http://ingester-a.test:8080' });
-    const b = await start(c, 'ingester', { SVC_ADVERTISE_URL: 'http://ingester-b.test:8080' });
-    const ingest = await start(c, 'ingest');
+    const a = await c.startRole('ingester', { SVC_ADVERTISE_URL: 'http://ingester-a.test:8080' });
+    const b = await c.startRole('ingester', { SVC_ADVERTISE_URL: 'http://ingester-b.test:8080' });
+    const ingest = await c.startRole('ingest');
     // The first ingester took every partition; once it sees the second alive it releases half.
-    let leased: Awaited<ReturnType<typeof owners>> = [];
+    let leased: PartitionOwner[] = [];
     await waitFor(async () => {
-      leased = await owners(c);
+      leased = await c.partitionOwners();
       const per = new Map<string, number>();
       for (const o of leased) per.set(o.baseUrl, (per.get(o.baseUrl) ?? 0) + 1);
       return leased.length === PARTITIONS && per.get('http://ingester-a.test:8080') === PARTITIONS / 2 && per.get('http://ingester-b.test:8080') === PARTITIONS / 2;
@@ -170,18 +106,18 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
 
     // A graceful stop hands the partitions over: the heads are cut and the positions recorded.
     await stop(a);
-    await waitFor(async () => (await owners(c)).every((o) => o.baseUrl === 'http://ingester-b.test:8080') && (await owners(c)).length === PARTITIONS, 20_000);
+    await waitFor(async () => (await c.partitionOwners()).every((o) => o.baseUrl === 'http://ingester-b.test:8080') && (await c.partitionOwners()).length === PARTITIONS, 20_000);
     await stop(b);
     expect(a.stdout() + b.stdout()).toContain('cut heads into segments');
     const { segments, rows } = await segmentRows(c);
     expect(segments).toBeGreaterThan(0);
     expect(rows).toBe(40 * 5 + 80);
-    const positions = await pg.query<{ n: number }>(c.database, `SELECT count(*)::int AS n FROM catalog_log_positions WHERE catalog = 'default'`);
+    const positions = await backends.pg.query<{ n: number }>(c.database, `SELECT count(*)::int AS n FROM catalog_log_positions WHERE catalog = 'default'`);
     expect(positions.rows[0].n).toBeGreaterThan(1);
-    expect(await owners(c)).toEqual([]);
+    expect(await c.partitionOwners()).toEqual([]);
 
     // A query process reads the segments back from S3 through the catalog.
-    const reader = await start(c, 'query');
+    const reader = await c.startRole('query');
     const counts = await sampleCounts(reader);
     expect(shared.samples.filter((id) => counts.get(id) !== 5)).toEqual([]);
     expect(counts.size).toBe(shared.samples.length);
@@ -194,10 +130,10 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
 
   it('takes over a SIGKILLed ingester\'s partitions; every acknowledged record is in segments exactly once', async () => {
     const c = await cluster();
-    const a = await start(c, 'ingester');
-    const b = await start(c, 'ingester');
-    const ingest = await start(c, 'ingest');
-    await waitFor(async () => new Set((await owners(c)).map((o) => o.ownerId)).size === 2, 20_000);
+    const a = await c.startRole('ingester');
+    const b = await c.startRole('ingester');
+    const ingest = await c.startRole('ingest');
+    await waitFor(async () => new Set((await c.partitionOwners()).map((o) => o.ownerId)).size === 2, 20_000);
     const samples: string[] = [];
     const lines: string[] = [];
     let writing = true;
@@ -212,14 +148,14 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
     };
     const writers = Promise.all([0, 1].map(writer));
     // Mid-stream: the ingesters have cut and recorded positions, so the takeover must start after them.
-    await waitFor(async () => (await pg.query<{ n: number }>(c.database, 'SELECT count(*)::int AS n FROM catalog_log_positions')).rows[0].n >= 2, 20_000);
+    await waitFor(async () => (await backends.pg.query<{ n: number }>(c.database, 'SELECT count(*)::int AS n FROM catalog_log_positions')).rows[0].n >= 2, 20_000);
     await new Promise((r) => setTimeout(r, 500));
-    const killedId = (await owners(c)).find((o) => o.baseUrl.endsWith(`:${new URL(a.url).port}`))?.ownerId;
+    const killedId = await c.ownerIdOf(a);
     expect(killedId).toBeDefined();
     await stop(a, 'SIGKILL');
     // b takes a's partitions once their leases expire, while the writes go on.
     await waitFor(async () => {
-      const now = await owners(c);
+      const now = await c.partitionOwners();
       return now.length === PARTITIONS && now.every((o) => o.ownerId !== killedId);
     }, 20_000);
     await new Promise((r) => setTimeout(r, 1000));
@@ -228,9 +164,9 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
     expect(samples.length).toBeGreaterThan(10);
     expect(b.stdout()).toContain('took partition leases');
     await stop(b);
-    expect(await owners(c)).toEqual([]);
+    expect(await c.partitionOwners()).toEqual([]);
 
-    const reader = await start(c, 'query');
+    const reader = await c.startRole('query');
     const counts = await sampleCounts(reader);
     expect(samples.filter((id) => counts.get(id) !== 5)).toEqual([]);
     expect([...counts].filter(([, n]) => n !== 5)).toEqual([]);
@@ -250,8 +186,8 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
       const m = /^sluice_compactor_leader (\d+)/m.exec(text);
       return m ? Number(m[1]) : -1;
     };
-    const first = await start(c!, 'compactor', { SVC_COMPACTION_INTERVAL_MS: '1000' });
-    const second = await start(c!, 'compactor', { SVC_COMPACTION_INTERVAL_MS: '1000' });
+    const first = await c!.startRole('compactor', { SVC_COMPACTION_INTERVAL_MS: '1000' });
+    const second = await c!.startRole('compactor', { SVC_COMPACTION_INTERVAL_MS: '1000' });
     await waitFor(async () => (await leaderOf(first)) + (await leaderOf(second)) === 1, 10_000);
     // Stays so: the follower keeps trying and keeps failing.
     await new Promise((r) => setTimeout(r, 1000));
@@ -267,7 +203,7 @@ describe.runIf(postgresAvailable('the ingester cluster test') && natsAvailable('
     expect(follower.stdout()).toContain('compactor leadership taken');
 
     // Compacted segments still answer exactly what was written.
-    const reader = await start(c!, 'query');
+    const reader = await c!.startRole('query');
     const counts = await sampleCounts(reader);
     expect(shared.samples.filter((id) => counts.get(id) !== 5)).toEqual([]);
     const lines = await lineCounts(reader);

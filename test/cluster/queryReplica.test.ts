@@ -1,13 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { decodeHeadExport } from '../../engine/storage/headWire.js';
-import { startChildServer, type ChildServer } from '../support/child.js';
-import { natsAvailable, startNatsCluster, type NatsCluster } from '../support/natsCluster.js';
-import { postgresAvailable, startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startTestS3, type TestS3 } from '../support/s3Server.js';
+import type { ChildServer } from '../support/child.js';
+import { clusterBackendsAvailable, ProcessGroup, startClusterBackends, type ClusterBackends } from '../support/cluster.js';
+import type { TestPostgres } from '../support/postgres.js';
 import { waitFor } from '../support/server.js';
 import { query, readSse, type SseResponse } from '../support/sse.js';
 
@@ -24,25 +20,20 @@ const TOKEN = 'internal-token-for-the-replica-test-9f8e7d6c5b4a';
  * while heads are cut into segments under it), and with the holder killed it answers from
  * the segments and says the answer is partial.
  */
-describe.runIf(postgresAvailable('the query replica test') && natsAvailable('the query replica test'))('query process reading heads from their holder', () => {
+describe.runIf(clusterBackendsAvailable('the query replica test'))('query process reading heads from their holder', () => {
+  let backends: ClusterBackends;
   let pg: TestPostgres;
-  let s3: TestS3;
-  let nats: NatsCluster;
+  const processes = new ProcessGroup('replica');
   let holder: ChildServer;
   let replica: ChildServer;
   let database: string;
-  const dirs: string[] = [];
   const T0 = Math.floor((Date.now() - 20 * 60_000) / 1000) * 1000;
   let linesPushed = 0;
 
-  async function dir(): Promise<string> {
-    const d = await mkdtemp(path.join(tmpdir(), 'sluice-replica-'));
-    dirs.push(d);
-    return d;
-  }
-
   beforeAll(async () => {
-    [pg, s3, nats] = await Promise.all([startTestPostgres(), startTestS3(), startNatsCluster()]);
+    backends = await startClusterBackends();
+    const { s3, nats } = backends;
+    pg = backends.pg;
     database = await pg.createDatabase('replica');
     const shared = {
       ...pg.env(database, { catalog: true }),
@@ -54,25 +45,19 @@ describe.runIf(postgresAvailable('the query replica test') && natsAvailable('the
       SVC_WRITE_LOG_PARTITIONS: '4',
     };
     // Small heads: a few writes fill one, so cuts keep happening while the test writes and reads.
-    holder = await startChildServer({
+    holder = await processes.start('holder', {
       ...shared,
-      SVC_DATA_DIR: await dir(),
       SVC_HEAD_MAX_BYTES: '4KiB',
       SVC_WRITE_LOG: 'jetstream',
       SVC_NATS_URLS: nats.urls.join(','),
       SVC_NATS_REPLICAS: '1',
     });
-    replica = await startChildServer({ ...shared, SVC_DATA_DIR: await dir(), SVC_ROLE: 'query', SVC_INGESTER_URLS: holder.url });
+    replica = await processes.start('query', { ...shared, SVC_ROLE: 'query', SVC_INGESTER_URLS: holder.url });
   }, 120_000);
 
   afterAll(async () => {
-    for (const c of [replica, holder]) {
-      if (c === undefined) continue;
-      if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-      await c.exit;
-    }
-    await Promise.all([pg?.close(), s3?.close(), nats?.close()]);
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
+    await processes.killAll();
+    await backends?.close();
   });
 
   async function pushLines(batch: number, lines: number, marker = 'line', app = batch % 2 === 0 ? 'even' : 'odd'): Promise<number> {

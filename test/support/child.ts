@@ -29,8 +29,8 @@ export interface ChildServer {
   exit: Promise<number | null>;
 }
 
-/** startChildServer runs `sluice serve` as its own process and waits until it listens. */
-export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
+/** startChildServer runs `sluice serve` as its own process and waits until it listens (at most `startTimeoutMs`). */
+export async function startChildServer(env: Record<string, string>, startTimeoutMs = 15_000): Promise<ChildServer> {
   const proc = spawn(process.execPath, [CLI, 'serve'], {
     env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,7 +40,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     const m = /"port":(\d+)[^\n]*sluice listening/.exec(out);
     if (m) return { proc, url: `http://127.0.0.1:${m[1]}`, stdout: () => out, stderr: () => err, exit };

@@ -4,12 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * A system test starts something outside its own thread: the service (test/support/server.ts),
- * a child process (test/support/child.ts, test/support/s3Server.ts, test/support/postgres.ts,
+ * a child process (test/support/child.ts, test/support/s3Server.ts, test/support/postgres.ts, test/support/cluster.ts,
  * node:child_process) or a
  * peer binary. Such a test needs dist/ built and takes seconds; the rest are unit tests that
  * take milliseconds. The kind is read from a file's imports, so it cannot drift from what the file does.
  */
-const SYSTEM_IMPORTS = [/from '[./]*support\/(server|child|s3Server|postgres|natsCluster)\.js'/, /from 'node:child_process'/];
+const SYSTEM_IMPORTS = [/from '[./]*support\/(server|child|s3Server|postgres|natsCluster|cluster)\.js'/, /from 'node:child_process'/];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
