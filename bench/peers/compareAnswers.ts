@@ -45,3 +45,8 @@ export function compareAnswers(reference: SeriesPoints, candidate: SeriesPoints)
   }
   return result;
 }
+
+/** unreadableAnswer is the agreement of an answer that could not be parsed: one mismatch, saying why. */
+export function unreadableAnswer(reason: string): Agreement {
+  return { points: 0, mismatches: 1, examples: [`answer could not be read: ${reason.slice(0, 200)}`] };
+}

@@ -112,12 +112,29 @@ export function labelsKey(labels: Record<string, unknown>): string {
   );
 }
 
-/** parseAnswer turns either wire format into series points, dropping NaN and infinities as Sluice does. */
+/**
+ * parseAnswer turns either wire format into series points, dropping NaN and infinities as Sluice does.
+ * SSE answers are read event by event straight from the bytes: a whole-day answer over many
+ * series is gigabytes of events, past the longest string V8 can make.
+ */
 export function parseAnswer(system: SystemName, body: Uint8Array): SeriesPoints {
-  const text = Buffer.from(body).toString();
-  if (system === 'sluice' || system === 'sluice-cache' || system === 'sluice-baseline') return parseSluiceSse(text);
-  if (system === 'sluice-compact') return parseSluiceCompact(text);
-  return parsePrometheusJson(text);
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (system === 'sluice' || system === 'sluice-cache' || system === 'sluice-baseline') return parseSluiceSse(bytes);
+  if (system === 'sluice-compact') return parseSluiceCompact(bytes);
+  return parsePrometheusJson(bytes.toString());
+}
+
+/** sseData yields the `data:` payload of each event of an SSE body, one event decoded at a time. */
+export function* sseData(bytes: Buffer): Generator<string> {
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf('\n\n', start);
+    if (end < 0) end = bytes.length;
+    const block = bytes.toString('utf8', start, end);
+    start = end + 2;
+    const line = block.split('\n').find((l) => l.startsWith('data: '));
+    if (line !== undefined) yield line.slice(6);
+  }
 }
 
 function add(points: SeriesPoints, key: string, ts: number, value: number): void {
@@ -130,12 +147,10 @@ function add(points: SeriesPoints, key: string, ts: number, value: number): void
   series.set(ts, value);
 }
 
-function parseSluiceSse(text: string): SeriesPoints {
+function parseSluiceSse(bytes: Buffer): SeriesPoints {
   const points: SeriesPoints = new Map();
-  for (const block of text.split('\n\n')) {
-    const line = block.split('\n').find((l) => l.startsWith('data: '));
-    if (line === undefined) continue;
-    const event = JSON.parse(line.slice(6)) as { type: string; data: { tags?: Record<string, unknown>; value?: number; timestamp?: number } };
+  for (const data of sseData(bytes)) {
+    const event = JSON.parse(data) as { type: string; data: { tags?: Record<string, unknown>; value?: number; timestamp?: number } };
     if (event.type !== 'result') continue;
     add(points, labelsKey(event.data.tags ?? {}), event.data.timestamp!, event.data.value!);
   }
@@ -143,13 +158,11 @@ function parseSluiceSse(text: string): SeriesPoints {
 }
 
 /** parseSluiceCompact reads the compact format: `series` events name an id's tags, `points` events carry its columns. */
-function parseSluiceCompact(text: string): SeriesPoints {
+function parseSluiceCompact(bytes: Buffer): SeriesPoints {
   const points: SeriesPoints = new Map();
   const keys = new Map<number, string>();
-  for (const block of text.split('\n\n')) {
-    const line = block.split('\n').find((l) => l.startsWith('data: '));
-    if (line === undefined) continue;
-    const event = JSON.parse(line.slice(6)) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[]; values?: number[] } };
+  for (const data of sseData(bytes)) {
+    const event = JSON.parse(data) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[]; values?: number[] } };
     if (event.type === 'series') keys.set(event.data.id!, labelsKey(event.data.tags ?? {}));
     else if (event.type === 'points') {
       const key = keys.get(event.data.id!);

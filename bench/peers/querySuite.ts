@@ -1,4 +1,4 @@
-import { compareAnswers, type Agreement } from './compareAnswers.js';
+import { compareAnswers, unreadableAnswer, type Agreement } from './compareAnswers.js';
 import type { RunningSystem, SystemName } from './peers.js';
 import type { QueryCase } from './queries.js';
 import { parseAnswer, timedQuery, type TimedAnswer } from './queryClients.js';
@@ -8,7 +8,9 @@ import { median, percentile } from './stats.js';
  * Runs every query case against every system, interleaved: one warm-up round, then
  * `repetitions` rounds, each round asking each case of each system once, with the order of
  * systems rotated from round to round so no system always runs right after another's load.
- * The warm-up answers are compared with Prometheus' (the reference implementation of PromQL).
+ * The warm-up answers are compared with Prometheus' (the reference implementation of PromQL)
+ * as soon as the warm-up round ends, and then let go: a wrong answer shows in minutes, not
+ * after every timed round, and a large scale's gigabyte answers are not held for the whole run.
  */
 export interface SystemTimings {
   runsMs: number[];
@@ -47,13 +49,12 @@ export interface QueryCaseResult {
 export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[], repetitions: number, log: (line: string) => void): Promise<QueryCaseResult[]> {
   const runs = new Map<string, Map<SystemName, number[]>>();
   const bytes = new Map<string, Map<SystemName, number>>();
-  const warmBodies = new Map<string, Map<SystemName, Uint8Array>>();
+  const agreements = new Map<string, Partial<Record<SystemName, Agreement>>>();
   const failures = new Map<string, Map<SystemName, string>>();
   for (const c of cases) {
     failures.set(c.id, new Map());
     runs.set(c.id, new Map(systems.map((s) => [s.name, []])));
     bytes.set(c.id, new Map());
-    warmBodies.set(c.id, new Map());
   }
   for (let round = 0; round <= repetitions; round++) {
     const t0 = performance.now();
@@ -61,6 +62,7 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
       const c = cases[i];
       const offset = (round + i) % systems.length;
       const order = [...systems.slice(offset), ...systems.slice(0, offset)];
+      const warmBodies = new Map<SystemName, Uint8Array>();
       for (const sys of order) {
         if (failures.get(c.id)!.has(sys.name)) continue;
         let answer: TimedAnswer;
@@ -73,12 +75,13 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
           continue;
         }
         if (round === 0) {
-          warmBodies.get(c.id)!.set(sys.name, answer.body);
+          warmBodies.set(sys.name, answer.body);
           bytes.get(c.id)!.set(sys.name, answer.bytes);
         } else {
           runs.get(c.id)!.get(sys.name)!.push(answer.ms);
         }
       }
+      if (round === 0) agreements.set(c.id, compareWithPrometheus(warmBodies, c.id, log));
     }
     log(`query suite: ${round === 0 ? 'warm-up' : `round ${round}/${repetitions}`} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
@@ -105,14 +108,29 @@ export async function runQuerySuite(systems: RunningSystem[], cases: QueryCase[]
       result.compactRatios = { sse: compact.medianMs / sluice.medianMs };
       for (const sys of peers) result.compactRatios[sys.name as 'prometheus' | 'victoria'] = compact.medianMs / result.systems[sys.name]!.medianMs;
     }
-    const bodies = warmBodies.get(c.id)!;
-    const reference = bodies.get('prometheus');
-    if (reference !== undefined) {
-      const refPoints = parseAnswer('prometheus', reference);
-      for (const sys of systems) {
-        if (sys.name !== 'prometheus' && bodies.has(sys.name)) result.agreement[sys.name] = compareAnswers(refPoints, parseAnswer(sys.name, bodies.get(sys.name)!));
-      }
-    }
+    result.agreement = agreements.get(c.id) ?? {};
     return result;
   });
+}
+
+/**
+ * compareWithPrometheus checks every system's warm-up answer against Prometheus'. An answer that
+ * cannot be read is recorded as a disagreement of that system rather than ending the run.
+ */
+function compareWithPrometheus(bodies: Map<SystemName, Uint8Array>, caseId: string, log: (line: string) => void): Partial<Record<SystemName, Agreement>> {
+  const agreement: Partial<Record<SystemName, Agreement>> = {};
+  const reference = bodies.get('prometheus');
+  if (reference === undefined) return agreement;
+  const refPoints = parseAnswer('prometheus', reference);
+  for (const [name, body] of bodies) {
+    if (name === 'prometheus') continue;
+    try {
+      agreement[name] = compareAnswers(refPoints, parseAnswer(name, body));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log(`query suite: could not compare ${name}'s answer to ${caseId}: ${message.slice(0, 200)}`);
+      agreement[name] = unreadableAnswer(message);
+    }
+  }
+  return agreement;
 }
