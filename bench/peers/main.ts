@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { directoryBytes, sluiceDiskUsage } from './diskUsage.js';
 import { runLogsSuite } from './logsSuite.js';
@@ -9,7 +8,7 @@ import { loadVictoria } from './loadVictoria.js';
 import { machineInfo, sluiceVersion } from './machine.js';
 import { parseOptions } from './options.js';
 import { ensurePeersInstalled, peerVersions, sluiceCliOf, sluiceCompact, sluicePrometheusApi, startPrometheus, startSluice, startVictoria, type RunningSystem } from './peers.js';
-import { temporaryDirectory } from './processes.js';
+import { emptyKeptDirectories, keptDataDirectories, keptLoad, recordKeptLoad, temporaryDataDirectories, type DataDirectories, type LoadFigures } from './keptData.js';
 import { queryCases } from './queries.js';
 import { runConcurrencySuite } from './concurrencySuite.js';
 import { runQuerySuite } from './querySuite.js';
@@ -64,30 +63,54 @@ async function main(): Promise<number> {
   const machine = machineInfo();
   if (options.install) ensurePeersInstalled(log);
   const scale = SCALES[options.scale];
-  const dataset = new Dataset(scale, datasetEndMs(Date.now()));
+  const kept = options.keepDir === undefined ? undefined : keptLoad(options.keepDir, scale.name);
+  const dataset = new Dataset(scale, kept?.endMs ?? datasetEndMs(Date.now()));
   log(`scale ${scale.name}: ${dataset.series.length} series × ${dataset.steps} scrapes = ${dataset.sampleCount} samples, ${scale.logLines} log lines`);
   const systems: RunningSystem[] = [];
   try {
-    const promDir = temporaryDirectory('prometheus-peers-');
-    const promLoad = await loadPrometheusBlocks(dataset, promDir);
-    log(`prometheus blocks written (openmetrics ${promLoad.writeSeconds.toFixed(1)} s, promtool ${promLoad.promtoolSeconds.toFixed(1)} s)`);
-    const sluice = await startSluice();
-    systems.push(sluice);
-    logStarted(sluice);
-    const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
-    log(`sluice: ${sluiceMetrics.items} samples by remote write at ${Math.round(sluiceMetrics.perSecond)}/s`);
-    const rawLogFile = path.join(temporaryDirectory('logs-raw-'), 'lines.txt');
-    const sluiceLogs = await loadSluiceLogs(sluice, dataset, rawLogFile);
-    log(`sluice: ${sluiceLogs.items} log lines by Loki push at ${Math.round(sluiceLogs.perSecond)}/s`);
-    const victoria = await startVictoria();
-    systems.push(victoria);
-    logStarted(victoria);
-    const victoriaLoad = await loadVictoria(victoria, dataset);
-    log(`victoria-metrics: ${victoriaLoad.items} samples imported at ${Math.round(victoriaLoad.perSecond)}/s`);
-    const prometheus = await startPrometheus(promDir);
+    let dirs: DataDirectories;
+    let load: LoadFigures;
+    let sluice: RunningSystem;
+    let victoria: RunningSystem;
+    if (kept !== undefined) {
+      dirs = keptDataDirectories(options.keepDir!);
+      load = kept.load;
+      log(`using the data loaded into ${options.keepDir} at ${kept.loadedAt} (load figures are that run's)`);
+      sluice = await startSluice(dirs.sluice, kept.sluiceKey);
+      systems.push(sluice);
+      logStarted(sluice);
+      victoria = await startVictoria(dirs.victoria);
+      systems.push(victoria);
+      logStarted(victoria);
+    } else {
+      dirs = options.keepDir === undefined ? temporaryDataDirectories() : emptyKeptDirectories(options.keepDir);
+      const prometheusLoad = await loadPrometheusBlocks(dataset, dirs.prometheus);
+      log(`prometheus blocks written (openmetrics ${prometheusLoad.writeSeconds.toFixed(1)} s, promtool ${prometheusLoad.promtoolSeconds.toFixed(1)} s)`);
+      sluice = await startSluice(dirs.sluice);
+      systems.push(sluice);
+      logStarted(sluice);
+      const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
+      log(`sluice: ${sluiceMetrics.items} samples by remote write at ${Math.round(sluiceMetrics.perSecond)}/s`);
+      const sluiceLogs = await loadSluiceLogs(sluice, dataset, dirs.rawLogFile);
+      log(`sluice: ${sluiceLogs.items} log lines by Loki push at ${Math.round(sluiceLogs.perSecond)}/s`);
+      victoria = await startVictoria(dirs.victoria);
+      systems.push(victoria);
+      logStarted(victoria);
+      const victoriaLoad = await loadVictoria(victoria, dataset);
+      log(`victoria-metrics: ${victoriaLoad.items} samples imported at ${Math.round(victoriaLoad.perSecond)}/s`);
+      load = { prometheus: prometheusLoad, sluiceMetrics, sluiceLogs, victoria: victoriaLoad };
+    }
+    const prometheus = await startPrometheus(dirs.prometheus);
     systems.push(prometheus);
     logStarted(prometheus);
     const sampleCounts = await waitForSameSampleCount(systems, dataset, 120_000, log);
+    if (options.keepDir !== undefined && kept === undefined) {
+      recordKeptLoad(options.keepDir, { scale: scale.name, endMs: dataset.endMs, sluiceKey: sluice.key, load, loadedAt: new Date().toISOString() });
+      log(`the loaded data stays in ${options.keepDir} for later runs with --keep`);
+    }
+    const { sluiceMetrics, sluiceLogs, victoria: victoriaLoad } = load;
+    const promDir = dirs.prometheus;
+    const rawLogFile = dirs.rawLogFile;
 
     const report: RunReport = {
       startedAt,
@@ -97,7 +120,7 @@ async function main(): Promise<number> {
       machine,
       versions: { sluice: sluiceVersion(`${repoRoot}package.json`), ...peerVersions() },
       dataset: dataset.summary(),
-      load: { prometheus: promLoad, sluiceMetrics, sluiceLogs, victoria: victoriaLoad },
+      load: kept === undefined ? { ...load } : { ...load, loadedByAnEarlierRunAt: kept.loadedAt },
       sampleCounts,
       queries: [],
       concurrency: [],

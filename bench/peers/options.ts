@@ -26,11 +26,16 @@ export interface PeerBenchOptions {
    */
   baseline?: string;
   baselineRounds: number;
+  /**
+   * keepDir keeps the loaded data there for later runs at the same scale, and uses what an
+   * earlier run kept there (see keptData.ts).
+   */
+  keepDir?: string;
 }
 
 export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--out DIR]
        [--suites queries,concurrency,ingest,logs] [--viewers 1,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]
-       [--baseline DIR [--baseline-rounds N]]`;
+       [--baseline DIR [--baseline-rounds N]] [--keep DIR]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
   const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2 };
@@ -79,6 +84,9 @@ export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOp
         break;
       case '--baseline-rounds':
         options.baselineRounds = positiveInteger(value());
+        break;
+      case '--keep':
+        options.keepDir = value();
         break;
       case '--concurrency-seconds':
         options.concurrencySeconds = positiveInteger(value());

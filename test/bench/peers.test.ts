@@ -167,3 +167,35 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers interrupted', () => {
     }
   }, 60_000);
 });
+
+describe.skipIf(missing.length > 0 && !inCi)('bench:peers with --keep', () => {
+  it('loads once, and a second run asks the same questions of the kept data', async () => {
+    const keepDir = await mkdtemp(path.join(tmpdir(), 'bench-peers-keep-'));
+    const outDir = await mkdtemp(path.join(tmpdir(), 'bench-peers-keep-out-'));
+    try {
+      const args = ['--scale', 'tiny', '--reps', '1', '--no-install', '--suites', 'queries', '--keep', keepDir];
+      const first = await runHarness([...args, '--out', path.join(outDir, 'first')]);
+      expect(first.code, first.log).toBe(0);
+      expect(first.log).toContain('prometheus blocks written');
+      expect(existsSync(path.join(keepDir, 'loaded.json'))).toBe(true);
+      const second = await runHarness([...args, '--out', path.join(outDir, 'second')]);
+      expect(second.code, second.log).toBe(0);
+      expect(second.log).toContain(`using the data loaded into ${keepDir}`);
+      expect(second.log).not.toContain('prometheus blocks written');
+      expect([...startedPids(first.log), ...startedPids(second.log)].filter(isProcessAlive)).toEqual([]);
+      const reportOf = (dir: string): RunReport => {
+        const json = readdirSync(dir).find((f) => f.endsWith('-tiny.json'))!;
+        return JSON.parse(readFileSync(path.join(dir, json), 'utf8')) as RunReport;
+      };
+      const [a, b] = [reportOf(path.join(outDir, 'first')), reportOf(path.join(outDir, 'second'))];
+      expect(b.dataset).toEqual(a.dataset);
+      expect(b.sampleCounts).toEqual(a.sampleCounts);
+      expect(b.load.loadedByAnEarlierRunAt).toBeDefined();
+      for (const q of b.queries) expect(q.agreement.sluice!.examples, q.id).toEqual([]);
+      expect(b.queries.map((q) => q.agreement.sluice!.points)).toEqual(a.queries.map((q) => q.agreement.sluice!.points));
+    } finally {
+      await rm(keepDir, { recursive: true, force: true });
+      await rm(outDir, { recursive: true, force: true });
+    }
+  }, 150_000);
+});
