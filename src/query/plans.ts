@@ -232,8 +232,8 @@ async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSign
   const result = await pool.run(task, signal);
   if ('failed' in result) throw new EngineError(result.code, result.message);
   if (!('series' in result)) throw new Error('worker answered a series task with rows');
-  const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0);
-  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), bytes, annotations: result.annotations };
+  const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0) + (result.mixed ? packedSeriesBytes(result.mixed) : 0);
+  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed), bytes, annotations: result.annotations };
 }
 
 export interface RawLogOptions {
