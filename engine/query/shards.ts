@@ -169,12 +169,13 @@ const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg'>, Combine> = {
 /**
  * mergeShards combines the shards of one slice into the answer an unsharded evaluation gives:
  * disjoint series are concatenated; partial aggregates of the same group are combined at each
- * timestamp either shard has a value for.
+ * timestamp either shard has a value for. `onMixed` is called when floats of one shard met
+ * histograms of another in a sum or average (no shard saw the mix, so none warned of it).
  */
-export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[]): SeriesColumns[] {
+export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[], onMixed: () => void = () => {}): SeriesColumns[] {
   if (merge === 'concat') return outputs.flatMap((o) => o.series);
-  if (merge === 'avg') return mergeAverages(outputs);
-  const merged = combineByGroup(outputs.map((o) => o.series), COMBINE[merge]);
+  if (merge === 'avg') return mergeAverages(outputs, onMixed);
+  const merged = combineByGroup(outputs.map((o) => o.series), COMBINE[merge], onMixed);
   return merge === 'sum' ? withoutMixedSteps(merged, outputs) : merged;
 }
 
@@ -242,7 +243,7 @@ export function mixedSumSteps(inner: readonly SeriesColumns[], grouping: readonl
 }
 
 /** combineByGroup merges series with equal labels across parts, combining values at equal timestamps. */
-function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): SeriesColumns[] {
+function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine, onMixed: () => void): SeriesColumns[] {
   const groups = new Map<string, SeriesColumns[]>();
   for (const part of parts) {
     for (const s of part) {
@@ -253,7 +254,7 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
     }
   }
   const out: SeriesColumns[] = [];
-  for (const list of groups.values()) out.push(list.reduce((a, b) => combinePair(a, b, combine)));
+  for (const list of groups.values()) out.push(list.reduce((a, b) => combinePair(a, b, combine, onMixed)));
   return out;
 }
 
@@ -262,7 +263,7 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
  * samples of a sum are added as histograms; where only one part has a sample it is kept, and
  * where a float meets a histogram the sum has no value (Prometheus leaves such a group out).
  */
-function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): SeriesColumns {
+function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine, onMixed: () => void): SeriesColumns {
   const n = a.timestampsMs.length + b.timestampsMs.length;
   const timestampsMs = new Float64Array(n);
   const values = new Float64Array(n);
@@ -281,6 +282,7 @@ function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): Seri
       const y = tb <= ta ? hb?.[j] : undefined;
       if (ta === tb && (x === undefined) !== (y === undefined) && combine === COMBINE.sum) {
         // A float sum meets a histogram sum: the group mixes kinds there and has no sum, as unsharded.
+        onMixed();
         i++;
         j++;
         continue;
@@ -311,7 +313,7 @@ interface PartialStep {
  * Floats and histograms average apart, as Prometheus' avg does; a group and timestamp where
  * they met (in one shard, marked by a NaN count, or across shards) has no value, as unsharded.
  */
-function mergeAverages(outputs: readonly ShardOutput[]): SeriesColumns[] {
+function mergeAverages(outputs: readonly ShardOutput[], onMixed: () => void): SeriesColumns[] {
   const groups = new Map<string, { labels: Labels; steps: Map<number, PartialStep> }>();
   for (const o of outputs) {
     const counts = new Map((o.counts ?? []).map((c) => [labelsKey(c.labels), c]));
@@ -340,7 +342,12 @@ function mergeAverages(outputs: readonly ShardOutput[]): SeriesColumns[] {
   for (const g of groups.values()) {
     const times = [...g.steps.keys()].sort((a, b) => a - b).filter((t) => {
       const p = g.steps.get(t)!;
-      return !p.mixed && !(p.floats && p.histograms !== undefined);
+      if (p.mixed) return false;
+      if (p.floats && p.histograms !== undefined) {
+        onMixed();
+        return false;
+      }
+      return true;
     });
     if (times.length === 0) continue;
     const values = new Float64Array(times.length);

@@ -1,7 +1,7 @@
 import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
 import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
-import type { Expr } from '../promql/ast.js';
+import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { ALL_FEATURES_ON, parseAndCheckPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import type { InstantResult } from '../logql/eval/types.js';
@@ -166,11 +166,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const steps = Math.floor((task.endMs - task.startMs) / task.stepMs) + 1;
   const partial = partialAverage(out.series, top.grouping, top.without, { startMs: task.startMs, stepMs: task.stepMs, steps });
   // The warning the unsharded avg gives where floats and histograms meet in a group.
-  if (partial.mixed) {
-    const notes = new Annotations();
-    new HistogramNotes(notes).mixedFloatsAndHistogramsInAggregation(top.expr.pos);
-    for (const a of notes.list()) annotations.push(formatAnnotation(a, task.query));
-  }
+  if (partial.mixed) annotations.push(...mixedAggregationWarning(task.query, top));
   const series = packSeries(partial.sums);
   const counts = packSeries(partial.counts);
   return { result: { series, counts, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(counts)] };
@@ -192,6 +188,17 @@ function mixedOfSum(
   if (!annotations.some((a) => a.message.endsWith(MIXED_IN_AGGREGATION))) return undefined;
   const mixed = mixedSumSteps(evaluate(top.expr).series, top.grouping, top.without);
   return mixed.length === 0 ? undefined : packSeries(mixed);
+}
+
+/**
+ * mixedAggregationWarning is the warning, worded and placed as the evaluator gives it, of an
+ * aggregation whose groups mixed floats and histograms; the merge of shards raises it too when
+ * the mix met only there.
+ */
+export function mixedAggregationWarning(query: string, top: AggregateExpr): string[] {
+  const notes = new Annotations();
+  new HistogramNotes(notes).mixedFloatsAndHistogramsInAggregation(top.expr.pos);
+  return notes.list().map((a) => formatAnnotation(a, query));
 }
 
 /** MIXED_IN_AGGREGATION ends the warning an aggregation raises where floats and histograms meet. */

@@ -403,6 +403,20 @@ describe('series shards where one shard mixes floats and histograms in a group',
       return result.mixed === undefined ? undefined : unpackSeries(result.mixed).map((s) => [s.labels, Array.from(s.timestampsMs)]);
     };
     expect(marks(q, 0)).toEqual([[{ zone: 'zm' }, [START + 300_000]]]);
+    // Late on, 3 shards split zm's floats (shards 0, 1) from its histograms (shard 2): no shard
+    // saw the mix, the merge does and says so; over 2 shards, shard 1 saw it and warned.
+    const late = { startMs: START + 3_000_000, endMs: START + 3_000_000, stepMs: STEP };
+    for (const query of [q, 'avg by (zone) (split)']) {
+      const mergedMixes = (count: number) => {
+        let calls = 0;
+        evaluateInShards(share, query, late, count, query.startsWith('sum') ? 'sum' : 'avg', () => calls++);
+        return calls;
+      };
+      expect(mergedMixes(3), query).toBeGreaterThan(0);
+      expect(shardAnnotations(share, query, late, 3, query.startsWith('sum') ? 'sum' : 'avg'), query).toEqual([]);
+      expect(mergedMixes(2), query).toBe(0);
+      expect(shardAnnotations(share, query, late, 2, query.startsWith('sum') ? 'sum' : 'avg'), query).toHaveLength(1);
+    }
     expect(marks(q, 1)).toBeUndefined();
     expect(marks('sum by (zone) (split{zone="zf"})', 0)).toBeUndefined();
   });
