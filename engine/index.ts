@@ -52,7 +52,7 @@ export {
 } from './ingest/index.js';
 export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWriteResult, RemoteWriteVersion } from './ingest/index.js';
 
-export { runTask, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
+export { runTask, mixedAggregationWarning, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
@@ -62,7 +62,7 @@ export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRows
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
-export { shardMergeFor, logShardMergeFor, mergeShards, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
+export { shardMergeFor, logShardMergeFor, mergeShards, topAggregation, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
 export { formatGoFloat } from './common/goFloat.js';

@@ -2,6 +2,7 @@ import { combine as combineHistograms, compact, divide, type FloatHistogram } fr
 import { CompensatedSum } from '../histogram/compensatedSum.js';
 import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
+import { Grouper } from '../promql/eval/grouping.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 
@@ -144,10 +145,15 @@ function mix(h: number, s: string): number {
   return h;
 }
 
-/** ShardOutput is one shard's answer: its series, and for avg the matching counts. */
+/**
+ * ShardOutput is one shard's answer: its series, for avg the matching counts, and for sum the
+ * groups and timestamps the shard left out because floats and histograms met there (absent
+ * when none did, so the common all-float answer carries nothing more).
+ */
 export interface ShardOutput {
   series: SeriesColumns[];
   counts?: SeriesColumns[];
+  mixed?: SeriesColumns[];
 }
 
 type Combine = (a: number, b: number) => number;
@@ -163,16 +169,81 @@ const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg'>, Combine> = {
 /**
  * mergeShards combines the shards of one slice into the answer an unsharded evaluation gives:
  * disjoint series are concatenated; partial aggregates of the same group are combined at each
- * timestamp either shard has a value for.
+ * timestamp either shard has a value for. `onMixed` is called when floats of one shard met
+ * histograms of another in a sum or average (no shard saw the mix, so none warned of it).
  */
-export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[]): SeriesColumns[] {
+export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[], onMixed: () => void = () => {}): SeriesColumns[] {
   if (merge === 'concat') return outputs.flatMap((o) => o.series);
-  if (merge === 'avg') return mergeAverages(outputs);
-  return combineByGroup(outputs.map((o) => o.series), COMBINE[merge]);
+  if (merge === 'avg') return mergeAverages(outputs, onMixed);
+  const merged = combineByGroup(outputs.map((o) => o.series), COMBINE[merge], onMixed);
+  return merge === 'sum' ? withoutMixedSteps(merged, outputs) : merged;
+}
+
+/**
+ * withoutMixedSteps drops the timestamps at which some shard found a group mixing floats and
+ * histograms: unsharded, that group has no sum there, whatever the other shards hold.
+ */
+function withoutMixedSteps(merged: SeriesColumns[], outputs: readonly ShardOutput[]): SeriesColumns[] {
+  const marked = new Map<string, Set<number>>();
+  for (const o of outputs) {
+    for (const m of o.mixed ?? []) {
+      const key = sortedLabelsKey(m.labels);
+      let times = marked.get(key);
+      if (times === undefined) marked.set(key, (times = new Set()));
+      for (const t of m.timestampsMs) times.add(t);
+    }
+  }
+  if (marked.size === 0) return merged;
+  const out: SeriesColumns[] = [];
+  for (const s of merged) {
+    const times = marked.get(sortedLabelsKey(s.labels));
+    if (times === undefined) {
+      out.push(s);
+      continue;
+    }
+    const keep: number[] = [];
+    for (let i = 0; i < s.timestampsMs.length; i++) if (!times.has(s.timestampsMs[i])) keep.push(i);
+    if (keep.length === 0) continue;
+    const kept: SeriesColumns = { labels: s.labels, timestampsMs: Float64Array.from(keep, (i) => s.timestampsMs[i]), values: Float64Array.from(keep, (i) => s.values[i]) };
+    const hs = s.histograms;
+    if (hs !== undefined) kept.histograms = keep.map((i) => hs[i]);
+    out.push(kept);
+  }
+  return out;
+}
+
+/** sortedLabelsKey keys a label set whatever order its names come in. */
+function sortedLabelsKey(labels: Labels): string {
+  const sorted: Record<string, string> = {};
+  for (const name of Object.keys(labels).sort()) sorted[name] = labels[name];
+  return labelsKey(sorted);
+}
+
+/**
+ * mixedSumSteps lists, for a shard of a `sum`, the groups and timestamps where the shard's
+ * series (the sum's inner expression) hold both floats and histograms: the shard's own sum
+ * left them out, and the merge must too. Groups are keyed as the evaluator's aggregation keys
+ * them, so the labels match its output series. Values are unused (zero).
+ */
+export function mixedSumSteps(inner: readonly SeriesColumns[], grouping: readonly string[], without: boolean): SeriesColumns[] {
+  const grouper = new Grouper(grouping, without);
+  const groups = new Map<string, { labels: Labels; floats: Set<number>; histograms: Set<number> }>();
+  for (const s of inner) {
+    const key = grouper.key(s.labels);
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { labels: grouper.labels(s.labels), floats: new Set(), histograms: new Set() }));
+    for (let i = 0; i < s.timestampsMs.length; i++) (s.histograms?.[i] !== undefined ? g.histograms : g.floats).add(s.timestampsMs[i]);
+  }
+  const out: SeriesColumns[] = [];
+  for (const g of groups.values()) {
+    const times = [...g.floats].filter((t) => g.histograms.has(t)).sort((a, b) => a - b);
+    if (times.length > 0) out.push({ labels: g.labels, timestampsMs: Float64Array.from(times), values: new Float64Array(times.length) });
+  }
+  return out;
 }
 
 /** combineByGroup merges series with equal labels across parts, combining values at equal timestamps. */
-function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): SeriesColumns[] {
+function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine, onMixed: () => void): SeriesColumns[] {
   const groups = new Map<string, SeriesColumns[]>();
   for (const part of parts) {
     for (const s of part) {
@@ -183,7 +254,7 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
     }
   }
   const out: SeriesColumns[] = [];
-  for (const list of groups.values()) out.push(list.reduce((a, b) => combinePair(a, b, combine)));
+  for (const list of groups.values()) out.push(list.reduce((a, b) => combinePair(a, b, combine, onMixed)));
   return out;
 }
 
@@ -192,7 +263,7 @@ function combineByGroup(parts: readonly SeriesColumns[][], combine: Combine): Se
  * samples of a sum are added as histograms; where only one part has a sample it is kept, and
  * where a float meets a histogram the sum has no value (Prometheus leaves such a group out).
  */
-function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): SeriesColumns {
+function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine, onMixed: () => void): SeriesColumns {
   const n = a.timestampsMs.length + b.timestampsMs.length;
   const timestampsMs = new Float64Array(n);
   const values = new Float64Array(n);
@@ -211,6 +282,7 @@ function combinePair(a: SeriesColumns, b: SeriesColumns, combine: Combine): Seri
       const y = tb <= ta ? hb?.[j] : undefined;
       if (ta === tb && (x === undefined) !== (y === undefined) && combine === COMBINE.sum) {
         // A float sum meets a histogram sum: the group mixes kinds there and has no sum, as unsharded.
+        onMixed();
         i++;
         j++;
         continue;
@@ -241,7 +313,7 @@ interface PartialStep {
  * Floats and histograms average apart, as Prometheus' avg does; a group and timestamp where
  * they met (in one shard, marked by a NaN count, or across shards) has no value, as unsharded.
  */
-function mergeAverages(outputs: readonly ShardOutput[]): SeriesColumns[] {
+function mergeAverages(outputs: readonly ShardOutput[], onMixed: () => void): SeriesColumns[] {
   const groups = new Map<string, { labels: Labels; steps: Map<number, PartialStep> }>();
   for (const o of outputs) {
     const counts = new Map((o.counts ?? []).map((c) => [labelsKey(c.labels), c]));
@@ -270,7 +342,12 @@ function mergeAverages(outputs: readonly ShardOutput[]): SeriesColumns[] {
   for (const g of groups.values()) {
     const times = [...g.steps.keys()].sort((a, b) => a - b).filter((t) => {
       const p = g.steps.get(t)!;
-      return !p.mixed && !(p.floats && p.histograms !== undefined);
+      if (p.mixed) return false;
+      if (p.floats && p.histograms !== undefined) {
+        onMixed();
+        return false;
+      }
+      return true;
     });
     if (times.length === 0) continue;
     const values = new Float64Array(times.length);

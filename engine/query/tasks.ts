@@ -1,6 +1,7 @@
 import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
-import { evaluateInstant, evaluateRange, formatAnnotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
+import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
+import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { ALL_FEATURES_ON, parseAndCheckPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import type { InstantResult } from '../logql/eval/types.js';
@@ -9,7 +10,7 @@ import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
-import { partialAverage, topAggregation, type SeriesShard } from './shards.js';
+import { mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
 import { Annotations } from '../promql/eval/annotations.js';
 import { HistogramNotes } from '../promql/eval/histogramNotes.js';
 import { logViewOf, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
@@ -103,6 +104,11 @@ export interface QueryTaskOutput {
   series: PackedSeries;
   /** counts accompany `series` (then sums) from a shard of an avg query. */
   counts?: PackedSeries;
+  /**
+   * mixed, from a shard of a sum, lists the groups and timestamps it left out because floats
+   * and histograms met there (shards.ts mixedSumSteps); absent when none did.
+   */
+  mixed?: PackedSeries;
   annotations: string[];
 }
 
@@ -152,21 +158,51 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
   if (!top) {
     const series = packSeries(out.series);
-    return { result: { series, annotations }, transfer: transferablesOf(series) };
+    const mixed = task.shard?.merge === 'sum' ? mixedOfSum(expr, out.annotations, evaluate) : undefined;
+    if (mixed === undefined) return { result: { series, annotations }, transfer: transferablesOf(series) };
+    return { result: { series, mixed, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(mixed)] };
   }
   // A shard of an average answers with sums and counts; only the merged shards can divide.
   const steps = Math.floor((task.endMs - task.startMs) / task.stepMs) + 1;
   const partial = partialAverage(out.series, top.grouping, top.without, { startMs: task.startMs, stepMs: task.stepMs, steps });
   // The warning the unsharded avg gives where floats and histograms meet in a group.
-  if (partial.mixed) {
-    const notes = new Annotations();
-    new HistogramNotes(notes).mixedFloatsAndHistogramsInAggregation(top.expr.pos);
-    for (const a of notes.list()) annotations.push(formatAnnotation(a, task.query));
-  }
+  if (partial.mixed) annotations.push(...mixedAggregationWarning(task.query, top));
   const series = packSeries(partial.sums);
   const counts = packSeries(partial.counts);
   return { result: { series, counts, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(counts)] };
 }
+
+/**
+ * mixedOfSum finds, for a shard of a `sum` whose evaluation warned that floats and histograms
+ * met in a group, which groups and steps it left out, so the merge leaves them out whatever
+ * the other shards hold. The sum's inner expression is evaluated again for that, but only
+ * when the warning was raised: an all-float or all-histogram shard pays nothing.
+ */
+function mixedOfSum(
+  expr: Expr,
+  annotations: readonly Annotation[],
+  evaluate: (e: Expr) => { series: readonly SeriesColumns[] },
+): PackedSeries | undefined {
+  const top = topAggregation(expr);
+  if (top === undefined || top.op !== 'sum') return undefined;
+  if (!annotations.some((a) => a.message.endsWith(MIXED_IN_AGGREGATION))) return undefined;
+  const mixed = mixedSumSteps(evaluate(top.expr).series, top.grouping, top.without);
+  return mixed.length === 0 ? undefined : packSeries(mixed);
+}
+
+/**
+ * mixedAggregationWarning is the warning, worded and placed as the evaluator gives it, of an
+ * aggregation whose groups mixed floats and histograms; the merge of shards raises it too when
+ * the mix met only there.
+ */
+export function mixedAggregationWarning(query: string, top: AggregateExpr): string[] {
+  const notes = new Annotations();
+  new HistogramNotes(notes).mixedFloatsAndHistogramsInAggregation(top.expr.pos);
+  return notes.list().map((a) => formatAnnotation(a, query));
+}
+
+/** MIXED_IN_AGGREGATION ends the warning an aggregation raises where floats and histograms meet. */
+const MIXED_IN_AGGREGATION = 'encountered a mix of histograms and floats for aggregation';
 
 function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   const expr = parseLogQL(task.query);

@@ -8,6 +8,7 @@ import {
   logTaskData,
   metricTaskData,
   mergeShards,
+  mixedAggregationWarning,
   packedRowsBytes,
   packedSeriesBytes,
   planSlices,
@@ -17,6 +18,7 @@ import {
   shareLogs,
   shareSize,
   sortByLabels,
+  topAggregation,
   unpackRows,
   unpackSeries,
   type LogQLExpr,
@@ -107,6 +109,11 @@ export interface SeriesPlan {
   failedSegments(): number;
   /** sortedByLabels: every slice's series come sorted by labels (PromQL and LogQL range results do). */
   sortedByLabels: boolean;
+  /**
+   * mixedWarning is the warning of a sum or avg whose floats of one shard met histograms of
+   * another at the merge: no shard saw that mix, so the merge raises it (once per slice).
+   */
+  mixedWarning?: string[];
 }
 
 /**
@@ -122,9 +129,11 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
+  const top = topAggregation(expr);
   return {
     slices,
     sortedByLabels: true,
+    mixedWarning: top !== undefined && (top.op === 'sum' || top.op === 'avg') ? mixedAggregationWarning(q, top) : undefined,
     failedSegments: () => querier.failedSegments.length + querier.unavailableHeads.length,
     async tasksFor(slice) {
       const selections = clipMetricSelections(selectionsFor(expr, slice.startMs, slice.endMs, planCtx), deps.oldestMs);
@@ -218,7 +227,11 @@ export async function runSeriesPlan(
       // Merged shards come in shard order. A slice evaluated whole comes sorted by labels;
       // sorted the same way, a sharded slice streams exactly as an unsharded one, and pieces of
       // an answer from the results cache line up with a fresh one.
-      const merged = mergeShards(merge, outputs);
+      let warned = false;
+      const merged = mergeShards(merge, outputs, () => {
+        if (!warned && plan.mixedWarning !== undefined) annotations.push(...plan.mixedWarning);
+        warned = true;
+      });
       return { series: plan.sortedByLabels ? sortByLabels(merged, (s) => s.labels) : merged, bytes, annotations };
     },
     async (_i, result) => {
@@ -232,8 +245,8 @@ async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSign
   const result = await pool.run(task, signal);
   if ('failed' in result) throw new EngineError(result.code, result.message);
   if (!('series' in result)) throw new Error('worker answered a series task with rows');
-  const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0);
-  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), bytes, annotations: result.annotations };
+  const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0) + (result.mixed ? packedSeriesBytes(result.mixed) : 0);
+  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed), bytes, annotations: result.annotations };
 }
 
 export interface RawLogOptions {

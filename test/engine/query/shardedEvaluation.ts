@@ -19,23 +19,23 @@ export interface StepRange {
   stepMs: number;
 }
 
-/** evaluateInShards evaluates `query` as `count` shards of `share` and merges their answers. */
-export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, merge: ShardMerge): SeriesColumns[] {
+/** evaluateInShards evaluates `query` as `count` shards of `share` and merges their answers (`onMixed` as mergeShards takes it). */
+export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, merge: ShardMerge, onMixed?: () => void): SeriesColumns[] {
   const outputs: ShardOutput[] = [];
   for (let index = 0; index < count; index++) {
     const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge } };
     const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
-    outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts) });
+    outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed) });
   }
-  return mergeShards(merge, outputs);
+  return mergeShards(merge, outputs, onMixed);
 }
 
 /** shardAnnotations evaluates `query` as `count` shards of `share` and lists every shard's annotations. */
-export function shardAnnotations(share: MetricShare, query: string, steps: StepRange, count: number): string[] {
+export function shardAnnotations(share: MetricShare, query: string, steps: StepRange, count: number, merge: ShardMerge = 'avg'): string[] {
   const out: string[] = [];
   for (let index = 0; index < count; index++) {
-    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge: 'avg' } };
+    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge } };
     const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
     out.push(...result.annotations);

@@ -9,7 +9,7 @@ import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { logShardMergeFor, mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData } from '../../../engine/query/taskData.js';
-import { runTask, taskTransferables, type LogQLRangeTask } from '../../../engine/query/tasks.js';
+import { runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
@@ -270,6 +270,155 @@ describe('series shards over native histograms', () => {
     const warnings = shardAnnotations(share, q, { startMs: t, endMs: t, stepMs: STEP }, 3);
     expect(warnings, JSON.stringify(warnings)).toContain('PromQL warning: encountered a mix of histograms and floats for aggregation (1:16)');
     expect(direct.annotations.map((a) => a.message)).toContain('PromQL warning: encountered a mix of histograms and floats for aggregation');
+  });
+});
+
+/**
+ * splitBatch writes a `split` metric whose series are placed by hand (shardOf of their labels)
+ * so that, over both 2 and 3 shards, the group zone="zm" mixes floats and histograms inside
+ * shard 0 early on (s2 histograms, s6 floats) while another shard holds only floats (s1), and
+ * late on meets histograms of s7 (in shard 1 of 2 beside s1's floats, alone in shard 2 of 3).
+ * Zones zf (floats only) and zh (histograms only) are spread over the shards.
+ */
+function splitBatch(fromMs: number, toMs: number): MetricSeries[] {
+  const out: MetricSeries[] = [];
+  const histogram = (k: number): FloatHistogram => ({ ...emptyHistogram(), schema: 2, zeroCount: k, posIndex: Int32Array.of(-1, 0, 2), posCount: Float64Array.of(k, 2 * k, 3 * k), count: 7 * k, sum: 2.5 * k });
+  const write = (labels: Record<string, string>, kind: 'float' | 'histogram', keep: (t: number) => boolean) => {
+    const ts: number[] = [];
+    for (let t = fromMs; t < toMs; t += STEP) if (keep(t)) ts.push(t);
+    if (ts.length === 0) return;
+    const k = (t: number) => (t - START) / STEP + 1;
+    out.push({
+      labels: { __name__: 'split', job: 'j', ...labels },
+      timestampsMs: Float64Array.from(ts),
+      values: kind === 'float' ? Float64Array.from(ts, (t) => k(t) * 0.5 + labels.instance.length) : new Float64Array(ts.length),
+      histograms: kind === 'histogram' ? ts.map((t) => histogram(k(t))) : undefined,
+    });
+  };
+  const always = () => true;
+  write({ zone: 'zm', instance: 's2' }, 'histogram', (t) => t < START + 600_000);
+  write({ zone: 'zm', instance: 's6' }, 'float', always);
+  write({ zone: 'zm', instance: 's1' }, 'float', always);
+  write({ zone: 'zm', instance: 's7' }, 'histogram', (t) => t >= START + 2_400_000);
+  for (let i = 0; i < 4; i++) {
+    write({ zone: 'zf', instance: `f${i}` }, 'float', always);
+    write({ zone: 'zh', instance: `h${i}` }, 'histogram', always);
+  }
+  return out;
+}
+
+/** expectSameMixedAnswer asserts both answers hold the same samples of the same kinds, floats and histogram counts close. */
+function expectSameMixedAnswer(merged: readonly SeriesColumns[], direct: { series: readonly SeriesColumns[] }, context: string): void {
+  const index = (series: readonly SeriesColumns[]) => {
+    const out = new Map<string, { value: number; histogram?: FloatHistogram }>();
+    for (const s of series) s.timestampsMs.forEach((t, i) => out.set(`${formatLabels(s.labels)}@${t}`, { value: s.values[i], histogram: s.histograms?.[i] }));
+    return out;
+  };
+  const got = index(merged);
+  const want = index(direct.series);
+  expect([...got.keys()].sort(), context).toEqual([...want.keys()].sort());
+  for (const [k, w] of want) {
+    const g = got.get(k)!;
+    expect(g.histogram === undefined, `${context} ${k} kind`).toBe(w.histogram === undefined);
+    if (w.histogram !== undefined) expect(g.histogram!.count, `${context} ${k}`).toBeCloseTo(w.histogram.count, 6);
+    else expect(g.value, `${context} ${k}`).toBeCloseTo(w.value, 6);
+  }
+}
+
+describe('series shards where one shard mixes floats and histograms in a group', () => {
+  let dir: string;
+  let storage: Storage;
+  beforeAll(async () => {
+    dir = await tempDir();
+    ({ storage } = await openStorage(dir));
+    await storage.appendMetrics(ORG, splitBatch(START, START + 1_800_000), []);
+    await storage.cut();
+    await storage.appendMetrics(ORG, splitBatch(START + 1_800_000, START + 3_600_000), []);
+  });
+  afterAll(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('places the series as the test means to', () => {
+    const at = (instance: string, count: number) => shardOf({ job: 'j', zone: 'zm', instance }, count);
+    expect([at('s2', 2), at('s6', 2), at('s1', 2), at('s7', 2)]).toEqual([0, 0, 1, 1]);
+    expect([at('s2', 3), at('s6', 3), at('s1', 3), at('s7', 3)]).toEqual([0, 0, 1, 2]);
+  });
+
+  it('leave the group out at the steps it mixes, whatever the other shards hold', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    const queries = [
+      'sum(split{zone!="zh"})',
+      'sum by (zone) (split)',
+      'sum without (instance) (split)',
+      'sum by (job, zone) (split)',
+      'sum by (zone) (rate(split[5m]))',
+      '(sum by (zone) (split * 2))',
+      'count by (zone) (split)',
+      'min by (zone) (split)',
+      'max without (instance) (split)',
+      'avg by (zone) (split)',
+      'group by (zone) (split)',
+    ];
+    for (const q of queries) {
+      for (const [startMs, endMs, stepMs] of [
+        [START + 300_000, START + 300_000, STEP],
+        [START + 3_000_000, START + 3_000_000, STEP],
+        [START + 300_000, START + 3_300_000, 300_000],
+      ]) {
+        const expr = parseAndCheckPromQL(q);
+        const merge = shardMergeFor(expr)!;
+        expect(merge, q).toBeDefined();
+        const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+        if (startMs !== endMs) expect(direct.series.length, q).toBeGreaterThan(0);
+        for (const count of [2, 3]) {
+          const context = `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`;
+          expectSameMixedAnswer(evaluateInShards(share, q, { startMs, endMs, stepMs }, count, merge), direct, context);
+        }
+      }
+    }
+    // The unsharded answer the shards must match: zm has no sum while its kinds mix, a sum between.
+    const zm = (t: number) => {
+      const direct = evaluateRange(parseAndCheckPromQL('sum by (zone) (split)'), view, t, t, STEP, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+      return direct.series.map((s) => s.labels.zone).sort();
+    };
+    expect(zm(START + 300_000)).toEqual(['zf', 'zh']);
+    expect(zm(START + 1_800_000)).toEqual(['zf', 'zh', 'zm']);
+    expect(zm(START + 3_000_000)).toEqual(['zf', 'zh']);
+  });
+
+  it('warn as the unsharded sum does, from the shard that saw the mix, and send marks only then', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    const q = 'sum by (zone) (split)';
+    const steps = { startMs: START + 300_000, endMs: START + 300_000, stepMs: STEP };
+    const warnings = shardAnnotations(share, q, steps, 2, 'sum');
+    expect(warnings).toEqual(['PromQL warning: encountered a mix of histograms and floats for aggregation (1:16)']);
+    const marks = (query: string, index: number) => {
+      const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count: 2, merge: 'sum' } };
+      const { result } = runTask(task);
+      if (!('series' in result)) throw new Error(JSON.stringify(result));
+      return result.mixed === undefined ? undefined : unpackSeries(result.mixed).map((s) => [s.labels, Array.from(s.timestampsMs)]);
+    };
+    expect(marks(q, 0)).toEqual([[{ zone: 'zm' }, [START + 300_000]]]);
+    // Late on, 3 shards split zm's floats (shards 0, 1) from its histograms (shard 2): no shard
+    // saw the mix, the merge does and says so; over 2 shards, shard 1 saw it and warned.
+    const late = { startMs: START + 3_000_000, endMs: START + 3_000_000, stepMs: STEP };
+    for (const query of [q, 'avg by (zone) (split)']) {
+      const mergedMixes = (count: number) => {
+        let calls = 0;
+        evaluateInShards(share, query, late, count, query.startsWith('sum') ? 'sum' : 'avg', () => calls++);
+        return calls;
+      };
+      expect(mergedMixes(3), query).toBeGreaterThan(0);
+      expect(shardAnnotations(share, query, late, 3, query.startsWith('sum') ? 'sum' : 'avg'), query).toEqual([]);
+      expect(mergedMixes(2), query).toBe(0);
+      expect(shardAnnotations(share, query, late, 2, query.startsWith('sum') ? 'sum' : 'avg'), query).toHaveLength(1);
+    }
+    expect(marks(q, 1)).toBeUndefined();
+    expect(marks('sum by (zone) (split{zone="zf"})', 0)).toBeUndefined();
   });
 });
 
