@@ -218,6 +218,13 @@ const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trac
 
 type AnySetting = { [K in keyof Config]: Setting<K> }[keyof Config];
 
+/**
+ * DEFAULT_SSE_STALL_TIMEOUT_MS stays under uWebSockets.js' own send timeout (10 s, checked every
+ * 4 s), so a stalled client is cancelled by the stream's timer, counted as stalled and cleaned up
+ * by the query, rather than cut by the socket layer first.
+ */
+export const DEFAULT_SSE_STALL_TIMEOUT_MS = 8_000;
+
 export const SETTINGS: AnySetting[] = [
   {
     env: 'SVC_PORT',
@@ -400,9 +407,9 @@ export const SETTINGS: AnySetting[] = [
   {
     env: 'SVC_SSE_STALL_TIMEOUT_MS',
     key: 'sseStallTimeoutMs',
-    defaultText: '30000',
-    doc: 'How long a query stream waits for a client that takes none of the data waiting for it before the query is cancelled, its connection closed (recorded as 499) and its memory freed.',
-    parse: (raw) => (raw === undefined ? 30_000 : integer('SVC_SSE_STALL_TIMEOUT_MS', raw, 100, 3_600_000)),
+    defaultText: '8000',
+    doc: 'How long a query stream waits for a client that takes none of the data waiting for it before the query is cancelled, its connection closed (recorded as 499, outcome `client_stalled`) and its memory freed. uWebSockets.js itself drops a connection that takes nothing for about 10 s after a write it could not send, so values above that have no effect.',
+    parse: (raw) => (raw === undefined ? DEFAULT_SSE_STALL_TIMEOUT_MS : integer('SVC_SSE_STALL_TIMEOUT_MS', raw, 100, 3_600_000)),
   },
   {
     env: 'SVC_QUERY_WORKERS',
