@@ -52,7 +52,7 @@ export {
 } from './ingest/index.js';
 export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWriteResult, RemoteWriteVersion } from './ingest/index.js';
 
-export { runTask, mixedAggregationWarning, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
+export { runTask, configureWorkerCaches, mixedAggregationWarning, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';

@@ -8,6 +8,7 @@ import { MIN_KEY_LENGTH, weakKeyReason } from './auth/keyStrength.js';
 import { MAX_RETENTION_DAYS } from './meta/retentionDays.js';
 import { parseUrl } from './postgres/url.js';
 import { ROLES, ROLE_TABLE, isRole, type Role } from './roles/roles.js';
+import { cacheBudgetBytes, cacheShare } from './cacheBudget.js';
 
 /**
  * Configuration comes only from environment variables with the SVC_ prefix, so a container,
@@ -48,6 +49,7 @@ export interface Config {
   queryRawTaskRows: number;
   queryMemoryBytes: number;
   resultsCache: boolean;
+  cacheMemoryBytes: number;
   resultsCacheBytes: number;
   resultsCacheMaxFreshnessMs: number;
   resultsCacheSplitMs: number;
@@ -85,6 +87,7 @@ export interface Config {
   headMaxAgeMs: number;
   segmentTargetBytes: number;
   segmentCacheBytes: number;
+  workerSegmentCacheBytes: number;
   retentionDays: number;
   compactionIntervalMs: number;
   indexedTags: string[];
@@ -447,11 +450,18 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? true : boolean('SVC_RESULTS_CACHE', raw)),
   },
   {
+    env: 'SVC_CACHE_MEMORY_BYTES',
+    key: 'cacheMemoryBytes',
+    defaultText: '30% of the memory limit',
+    doc: 'Memory for the caches that make repeated queries fast, split between segment files kept in memory (25%, SVC_SEGMENT_CACHE_BYTES), segments decoded by the query workers (60%, SVC_WORKER_SEGMENT_CACHE_BYTES) and query results (15%, SVC_RESULTS_CACHE_BYTES); each of those settings overrides its share. The memory limit is the cgroup\'s (a container\'s limit) when lower than physical memory. A query whose data is past these caches reads and decodes it again every time.',
+    parse: (raw, env) => (raw === undefined ? cacheBudgetBytes(env) : byteSize('SVC_CACHE_MEMORY_BYTES', raw)),
+  },
+  {
     env: 'SVC_RESULTS_CACHE_BYTES',
     key: 'resultsCacheBytes',
-    defaultText: '128MiB',
+    defaultText: '15% of SVC_CACHE_MEMORY_BYTES',
     doc: 'Memory the results cache may hold (16 bytes a point plus labels), shared by all orgs: past it, the least recently used piece of the org holding the most is dropped, so one org cannot push the others out.',
-    parse: (raw) => (raw === undefined ? 128 * 1024 * 1024 : byteSize('SVC_RESULTS_CACHE_BYTES', raw)),
+    parse: (raw, env) => (raw === undefined ? cacheShare(env, 'results') : byteSize('SVC_RESULTS_CACHE_BYTES', raw)),
   },
   {
     env: 'SVC_RESULTS_CACHE_MAX_FRESHNESS_MS',
@@ -703,9 +713,16 @@ export const SETTINGS: AnySetting[] = [
   {
     env: 'SVC_SEGMENT_CACHE_BYTES',
     key: 'segmentCacheBytes',
-    defaultText: '256MiB',
+    defaultText: '25% of SVC_CACHE_MEMORY_BYTES',
     doc: 'Memory for segment files kept open between queries (least recently used are dropped first).',
-    parse: (raw) => (raw === undefined ? 256 * 1024 * 1024 : byteSize('SVC_SEGMENT_CACHE_BYTES', raw)),
+    parse: (raw, env) => (raw === undefined ? cacheShare(env, 'segmentFiles') : byteSize('SVC_SEGMENT_CACHE_BYTES', raw)),
+  },
+  {
+    env: 'SVC_WORKER_SEGMENT_CACHE_BYTES',
+    key: 'workerSegmentCacheBytes',
+    defaultText: '60% of SVC_CACHE_MEMORY_BYTES',
+    doc: 'Memory for segments the query workers have decoded (series samples as arrays), for all workers together, each keeping an equal part; the least recently used segment is dropped first. Decoding is most of the cost of a query over stored data, so this cache decides how wide a window repeats fast.',
+    parse: (raw, env) => (raw === undefined ? cacheShare(env, 'decodedSegments') : byteSize('SVC_WORKER_SEGMENT_CACHE_BYTES', raw)),
   },
   {
     env: 'SVC_RETENTION_DAYS',

@@ -342,7 +342,9 @@ interface QueryDeps {
  */
 function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; routes: RouteSpec[]; tail: ReturnType<typeof lokiTailRoute> } {
   const { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir, resultsCache } = deps;
-  const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker);
+  const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker, {
+    segmentCacheBytes: Math.floor(config.workerSegmentCacheBytes / config.queryWorkers),
+  });
   const admission = new WorkerAdmission(
     pool,
     { maxWaiting: config.maxQueriesWaitingForWorkers, maxEvaluating: evaluationCap(config.maxConcurrentQueries, config.queryWorkers) },

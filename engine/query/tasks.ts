@@ -132,7 +132,15 @@ export interface TaskFailure {
 export type TaskResult = QueryTaskOutput | LogRowsOutput | TaskFailure;
 
 /** segmentReaders keeps this thread's decoded segments between tasks. */
-const segmentReaders = new SharedSegmentReaders();
+let segmentReaders = new SharedSegmentReaders();
+
+/**
+ * configureWorkerCaches sizes this thread's cache of decoded segments; the thread that starts
+ * the worker calls it once, before the first task, with the worker's part of the cache budget.
+ */
+export function configureWorkerCaches(options: { segmentCacheBytes: number }): void {
+  segmentReaders = new SharedSegmentReaders(options.segmentCacheBytes);
+}
 
 /** runTask evaluates one task; `transfer` lists the result buffers to move back to the caller. */
 export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayBuffer[] } {

@@ -14,7 +14,10 @@ export interface SharedSegment {
   bytes: Uint8Array;
 }
 
-/** WORKER_SEGMENT_CACHE_BYTES bounds the decoded segments one worker keeps between tasks. */
+/**
+ * WORKER_SEGMENT_CACHE_BYTES bounds the decoded segments one worker keeps between tasks when the
+ * service does not size it (the service gives each worker its part of SVC_WORKER_SEGMENT_CACHE_BYTES).
+ */
 export const WORKER_SEGMENT_CACHE_BYTES = 128 * 1024 * 1024;
 
 type Reader = MetricSegmentReader | LogSegmentReader;

@@ -4,6 +4,7 @@ import { Piscina } from 'piscina';
 import { taskTransferables, type QueryTask, type TaskResult } from '../../engine/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
+import type { WorkerSetup } from './worker.js';
 
 /**
  * QueryPool runs query tasks on worker threads (Piscina), one per core by default. Workers run
@@ -31,10 +32,12 @@ export class QueryPool {
     onPoolError: (err: Error) => void = () => {},
     /** backlogPerWorker is how many waiting tasks per worker count as saturated (see `overloaded`). */
     private readonly backlogPerWorker = 64,
+    /** setup goes to every worker thread (its part of the decoded-segment cache). */
+    setup: WorkerSetup = {},
   ) {
     const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
-    this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: setup });
     // The pool reports some events as 'error', notably the result of a task that was aborted
     // while its worker was already answering. Unheard, an 'error' event would be thrown as an
     // uncaught exception and stop the service; such results are simply dropped.

@@ -1,5 +1,13 @@
 import { Piscina } from 'piscina';
-import { runTask, type QueryTask } from '../../engine/index.js';
+import { configureWorkerCaches, runTask, type QueryTask } from '../../engine/index.js';
+
+/** WorkerSetup is what the pool hands every worker thread it starts (Piscina's workerData). */
+export interface WorkerSetup {
+  segmentCacheBytes?: number;
+}
+
+const setup = Piscina.workerData as WorkerSetup | undefined;
+if (setup?.segmentCacheBytes !== undefined) configureWorkerCaches({ segmentCacheBytes: setup.segmentCacheBytes });
 
 /**
  * The Piscina worker entry: evaluate one task and move the result buffers back to the main
