@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { RunningSystem, SystemName } from './peers.js';
 import { cpuSeconds, residentBytes } from './procStats.js';
 import type { QueryCase } from './queries.js';
@@ -101,6 +102,8 @@ export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[
     peakRss = Math.max(peakRss, residentBytes(sys.process.pid));
   }, 200);
   const window = new AbortController();
+  // Every open panel request of every viewer listens for the window's end: 2,000 at 200 viewers.
+  setMaxListeners(0, window.signal);
   const cpuBefore = cpuSeconds(sys.process.pid);
   const started = performance.now();
   let cpu = 0;
