@@ -374,10 +374,10 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     // Completion from the helper endpoints: a label name inside the braces, then its values.
     await page.keyboard.insertText('{');
     await page.keyboard.press('Control+Space');
-    await page.click('.cm-tooltip-autocomplete [role=option]:text-is("service_name")', { timeout: 30_000 });
+    await page.getByRole('option', { name: 'service_name', exact: true }).click({ timeout: 30_000 });
     await page.keyboard.insertText('="');
     await page.keyboard.press('Control+Space');
-    await page.click('.cm-tooltip-autocomplete [role=option]:text-is("checkout")', { timeout: 30_000 });
+    await page.getByRole('option', { name: 'checkout', exact: true }).click({ timeout: 30_000 });
     await page.keyboard.insertText('"}');
     expect(await page.textContent('.query-editor[data-language=logql] .cm-content')).toBe('{service_name="checkout"}');
     // Validate-as-you-type: the server's answer for a bad expression is drawn as a lint mark.
