@@ -500,4 +500,73 @@ describe.skipIf(skip)('dashboard editing and keyboard use in Chromium', () => {
     expect(href.searchParams.get('var-service')).toBeTruthy();
     expect(href.searchParams.has('from')).toBe(false);
   }, 180_000);
+
+  it("edits a log panel's builder state in its form, and refuses map rows without a name or with a name twice", async () => {
+    await openDashboard('logs-explorer');
+    const before = await stored('logs-explorer');
+    await startEditing();
+    await page.click('.cell[data-cell=severity] button[aria-label="Edit Severity by service"]');
+    await page.waitForSelector('.kind-fields[data-kind=log-events]');
+    // The builder state is in the form, not in the JSON of other options.
+    expect(await page.isChecked('#logs-builder')).toBe(true);
+    expect(await page.inputValue('#panel-options')).not.toContain('logqlState');
+    expect(await page.$$eval('#logs-builder-fields [data-filter-index]', (rows) => rows.length)).toBe(2);
+    expect([await page.inputValue('#builder-tag-1'), await page.inputValue('#builder-op-1'), await page.inputValue('#builder-value-1')]).toEqual(['service_name', '=~', '$service']);
+    await page.click('#logs-builder-fields button:has-text("Add filter")');
+    await page.fill('#builder-tag-2', 'level');
+    await page.selectOption('#builder-op-2', '=~');
+    await page.fill('#builder-value-2', 'error|warn');
+    await page.fill('#builder-group-by', 'level');
+    await page.fill('#builder-window', '2m');
+    await page.selectOption('#builder-aggregation', 'rate');
+    // A filter without a label is refused at its input.
+    await page.click('#logs-builder-fields button:has-text("Add filter")');
+    await page.click('.panel-editor button[type=submit]');
+    expect(await page.$eval('#builder-tag-3', (i) => (i as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
+    expect(await page.$('.panel-editor')).not.toBeNull();
+    await page.click('button[aria-label="Remove filter 4"]');
+
+    // A link variable with a value but no name is reported at its row, and Apply is refused.
+    await page.click('.interlinks > button:has-text("Add link")');
+    await page.fill('#link-label-0', 'Demo for {{service_name}}');
+    await page.fill('#link-target-0', 'sluice-demo');
+    await page.click('#link-params-0 button:has-text("Add variable")');
+    await page.fill('#link-params-0-value-0', 'service_name');
+    expect(await page.textContent('#link-params-0 .field-error')).toContain('Variable is empty');
+    expect(await page.getAttribute('#link-params-0-key-0', 'aria-invalid')).toBe('true');
+    await page.click('.panel-editor button[type=submit]');
+    expect(await page.$eval('#link-params-0-key-0', (i) => (i as unknown as { validity: { customError: boolean } }).validity.customError)).toBe(true);
+    expect(await page.$('.panel-editor')).not.toBeNull();
+    await page.fill('#link-params-0-key-0', 'service');
+    expect(await page.$('#link-params-0 .field-error')).toBeNull();
+    // The same name twice is reported too.
+    await page.click('#link-params-0 button:has-text("Add variable")');
+    await page.fill('#link-params-0-key-1', 'service');
+    await page.fill('#link-params-0-value-1', 'other_label');
+    expect(await page.textContent('#link-params-0 .field-error')).toContain('"service" is given twice');
+    await page.click('.panel-editor button[type=submit]');
+    expect(await page.$('.panel-editor')).not.toBeNull();
+    await page.click('button[aria-label="Remove variable service"] >> nth=1');
+    await page.click('.panel-editor button[type=submit]');
+    await page.waitForSelector('.panel-editor', { state: 'detached', timeout: WAIT_MS });
+    await saveAndWait();
+
+    const after = await stored('logs-explorer');
+    expect(after.version).toBe(before.version + 1);
+    const { logqlState: _old, ...unchanged } = before.spec.panels.severity as unknown as Record<string, unknown>;
+    expect(after.spec.panels.severity).toEqual({
+      ...unchanged,
+      logqlState: {
+        filters: [
+          { tag: 'k8s_namespace_name', op: '=', value: '$namespace' },
+          { tag: 'service_name', op: '=~', value: '$service' },
+          { tag: 'level', op: '=~', value: 'error|warn' },
+        ],
+        groupBy: ['level'],
+        window: '2m',
+        aggregation: 'rate',
+      },
+      interlinks: [{ label: 'Demo for {{service_name}}', targetDashboardId: 'sluice-demo', requiredLabels: [], paramMap: { service: 'service_name' } }],
+    });
+  }, 120_000);
 });

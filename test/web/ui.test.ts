@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,14 +9,20 @@ import { packageRoot } from '../../src/packageRoot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { chromiumMissing, inkOfCanvases, launchChromium, PANELS_SETTLED } from './browser.js';
 import { snappyCompress } from '../../engine/ingest/index.js';
+import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import type { DashboardSpec } from '../../src/dashboards/types.js';
 import { pbEncode, WriteRequest } from '../engine/ingest/protoTypes.js';
 
 /**
  * The web app end to end in a real browser against the real server on loopback with the demo
  * data and dashboards: sign in, every panel kind of the demo dashboard drawn, variables and
  * time range reaching the queries, Import from JSON showing an error at its path, Explore in
- * both languages, and an interlink. One server and one browser for the whole file; waits are
- * on page state, never on wall-clock sleeps. Screenshots go to docs/images for the README.
+ * both languages, and an interlink; the Dashboards page's search, create, import, export and
+ * delete; the options of the panel kinds, variables, time range, refresh and crosshair on a
+ * dashboard over data written for it; a refused query and a stream ending with `done` status
+ * error shown in their panel. One server and one browser for the whole file; waits are on page
+ * state, never on wall-clock sleeps. The screenshots the README embeds are taken every run and
+ * written to docs/images only when SLUICE_SCREENSHOTS=1, so a test run leaves the tree as it was.
  */
 
 /**
@@ -34,11 +40,132 @@ async function writeNativeHistograms(srv: TestServer, now: number): Promise<void
   expect(res.status).toBe(204);
 }
 
+/** LATE_LINE_BYTES is the old log line that ten doublings by line_format take past the 32 MiB budget. */
+const LATE_LINE_BYTES = 40_000;
+const DOUBLED_TEN_TIMES = ' | line_format "{{__line__}}{{__line__}}"'.repeat(10);
+
+/**
+ * PROBE_SPEC is a dashboard over the data of writeProbeData whose panels each show options
+ * with a known outcome: a stat's calculation and format, label cards' order, thresholds and
+ * timestamp age, a chart's legend names, hidden query, color, Y bounds and highlight band, a
+ * percent-scale chart sharing the crosshair, a query the server refuses, a log stream that
+ * ends with `done` status error after its first lines, and a panel in a collapsed section.
+ */
+const PROBE_SPEC: DashboardSpec = {
+  schemaVersion: 2,
+  duration: '30m',
+  variables: [{ name: 'k', kind: 'query', source: { signal: 'metrics', metric: 'probe_value', label: 'k' }, multi: true, includeAll: true, regex: '^[a-c]$', sort: 'alphabetical-desc', defaultValue: ['b'] }],
+  panels: {
+    stat: { id: 'stat', kind: 'stat', title: 'Probe stat', queries: [{ query: 'sum(probe_value{k=~"$k"})' }], calculation: 'max', format: { unit: ' ms', decimalPlaces: 1 } },
+    cards: {
+      id: 'cards',
+      kind: 'label',
+      title: 'Probe cards',
+      queries: [{ query: 'probe_value{k=~"a|b|c"}', name: '{{k}}' }],
+      sort: 'value-desc',
+      format: { decimalPlaces: 0 },
+      thresholds: [
+        { value: 0, color: '#00aa00' },
+        { value: 25, color: '#aa0000' },
+      ],
+    },
+    age: { id: 'age', kind: 'label', title: 'Probe age', queries: [{ query: 'probe_seen' }], timestampAge: true },
+    refused: { id: 'refused', kind: 'timeseries', title: 'Refused', queries: [{ query: 'approx_topk(1, sum by (app) (count_over_time({app="late"}[1m])))', queryKind: 'loki' }] },
+    chart: {
+      id: 'chart',
+      kind: 'timeseries',
+      title: 'Probe chart',
+      description: 'About the **probe** series.',
+      queries: [
+        { query: 'probe_value{k=~"a|b"}', name: '{{k}} probe', color: '#123456' },
+        { query: 'probe_value{k="c"}', hidden: true },
+      ],
+      yMin: 0,
+      yMax: 200,
+      highlightWhen: { query: 'probe_value{k="c"}', threshold: 40 },
+    },
+    share: { id: 'share', kind: 'timeseries', title: 'Share', variant: 'stacked-area', percentScale: true, queries: [{ query: 'probe_value{k=~"a|b"}', name: '{{k}}' }] },
+    partial: {
+      id: 'partial',
+      kind: 'log-events',
+      title: 'Partial',
+      queries: [],
+      rawLogql: `{app="late"}${DOUBLED_TEN_TIMES}`,
+      limit: 20,
+      logqlState: { filters: [{ tag: 'app', op: '=', value: 'late' }], groupBy: [], window: '1m' },
+    },
+    'hidden-pie': { id: 'hidden-pie', kind: 'pie', title: 'Hidden pie', queries: [{ query: 'sum by (k) (probe_value{k=~"a|b|c"})', name: '{{k}}' }] },
+  },
+  sections: [
+    {
+      title: 'Probe',
+      rowHeight: 40,
+      cells: [
+        { i: 'stat', x: 0, y: 0, w: 4, h: 4 },
+        { i: 'cards', x: 4, y: 0, w: 8, h: 4 },
+        { i: 'age', x: 12, y: 0, w: 6, h: 4 },
+        { i: 'refused', x: 18, y: 0, w: 6, h: 4 },
+        { i: 'chart', x: 0, y: 4, w: 12, h: 8 },
+        { i: 'share', x: 12, y: 4, w: 12, h: 8 },
+        { i: 'partial', x: 0, y: 12, w: 24, h: 8 },
+      ],
+    },
+    { title: 'Collapsed', defaultCollapsed: true, cells: [{ i: 'hidden-pie', x: 0, y: 0, w: 8, h: 6 }] },
+  ],
+};
+
+/**
+ * writeProbeData writes what PROBE_SPEC draws, a sample a minute over the last half hour:
+ * probe_value for k = a (10), b (30, then 20 for the last ten minutes), c (50) and z (1000);
+ * probe_seen, a Unix time 575 s before now; and the log stream app="late": five short lines
+ * in the last minutes and, 25 minutes ago, one line of LATE_LINE_BYTES.
+ */
+async function writeProbeData(srv: TestServer): Promise<void> {
+  const end = Math.floor(Date.now() / 60_000) * 60_000;
+  const stamps = Array.from({ length: 31 }, (_, i) => end - (30 - i) * 60_000);
+  const series = (labels: Record<string, string>, value: (t: number) => number) => ({
+    labels: Object.entries(labels).map(([name, v]) => ({ name, value: v })),
+    samples: stamps.map((timestamp) => ({ value: value(timestamp), timestamp })),
+  });
+  const seen = Math.floor(Date.now() / 1000) - 575;
+  const body = encodeRemoteWriteBody({
+    timeseries: [
+      series({ __name__: 'probe_value', k: 'a' }, () => 10),
+      series({ __name__: 'probe_value', k: 'b' }, (t) => (t < end - 10 * 60_000 ? 30 : 20)),
+      series({ __name__: 'probe_value', k: 'c' }, () => 50),
+      series({ __name__: 'probe_value', k: 'z' }, () => 1000),
+      series({ __name__: 'probe_seen' }, () => seen),
+    ],
+  });
+  const written = await fetch(`${srv.url}/api/v1/write`, { method: 'POST', body, headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' } });
+  expect(written.status).toBe(204);
+  const ns = (ms: number): string => String(BigInt(ms) * 1_000_000n);
+  const values: Array<[string, string]> = [[ns(Date.now() - 25 * 60_000), 'L'.repeat(LATE_LINE_BYTES)], ...Array.from({ length: 5 }, (_, i): [string, string] => [ns(Date.now() - (5 - i) * 60_000), `ok ${i + 1}`])];
+  const pushed = await fetch(`${srv.url}/loki/api/v1/push`, { method: 'POST', body: JSON.stringify({ streams: [{ stream: { app: 'late' }, values }] }), headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' } });
+  expect(pushed.status).toBe(204);
+}
+
 const SCREENSHOTS = path.join(packageRoot(), 'docs', 'images');
+/** WRITE_SCREENSHOTS is set to refresh the README's images: `SLUICE_SCREENSHOTS=1 npx vitest run test/web/ui.test.ts`. */
+const WRITE_SCREENSHOTS = process.env.SLUICE_SCREENSHOTS === '1';
 const PANEL_KINDS = ['timeseries', 'stat', 'gauge', 'service-gauges', 'service-memory-bars', 'bar', 'pie', 'label', 'service-graph', 'log-events'];
 /** SETTLE_MS bounds how long the page may take to finish its streams on a loaded machine. */
 const SETTLE_MS = 90_000;
 const skip = chromiumMissing && process.env.CI !== 'true';
+
+/**
+ * PROGRESS_WATCH runs in the page before the app: it notes the id of every panel seen while
+ * it streams with its progress (the result count and the bar) on show.
+ */
+const PROGRESS_WATCH = `
+  window.__progressSeen = [];
+  new MutationObserver(() => {
+    for (const p of document.querySelectorAll('.panel[data-state=running]')) {
+      const id = p.getAttribute('data-panel-id');
+      if (id && p.querySelector('.progress[role=status]') && p.querySelector('.progress-bar') && !window.__progressSeen.includes(id)) window.__progressSeen.push(id);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+`;
 
 describe.skipIf(skip)('web UI in Chromium', () => {
   let srv: TestServer;
@@ -49,7 +176,9 @@ describe.skipIf(skip)('web UI in Chromium', () => {
   const batches: number[] = [];
 
   beforeAll(async () => {
-    srv = await startTestServer();
+    // A per-query memory budget of 32 MiB (instead of 256) lets a log query pass it after its
+    // first lines without the worker first building strings of hundreds of megabytes.
+    srv = await startTestServer({ SVC_QUERY_MEMORY_BYTES: '32MiB' });
     const now = Date.now();
     await backfill(new Generator({ seed: 42 }), new Sender(srv.url, srv.key), now - 30 * 60_000, now);
     await loadExampleDashboards(srv.url, srv.key, srv.orgId);
@@ -67,13 +196,27 @@ describe.skipIf(skip)('web UI in Chromium', () => {
         for (const q of body.queries as Array<Record<string, unknown>>) queries.push({ path: `/api/v1/${String(q.kind)}/query`, body: q });
       }
     });
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    // Every panel that is ever seen streaming, with its progress shown, is noted: a dashboard
+    // settles too fast to catch that state by polling.
+    await page.addInitScript(PROGRESS_WATCH);
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await srv?.stop();
   });
+
+  /** screenshot takes a PNG of the page and, when asked to, writes it for the README. */
+  async function screenshot(name: string, fullPage: boolean): Promise<void> {
+    const png = await page.screenshot({ fullPage });
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    if (!WRITE_SCREENSHOTS) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    writeFileSync(path.join(SCREENSHOTS, name), png);
+  }
+
+  const api = (p: string, init: RequestInit = {}): Promise<Response> =>
+    fetch(`${srv.url}/api/orgs/${srv.orgId}${p}`, { ...init, headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
   /** settled waits until the dashboard has panels and none is still streaming. */
   async function settled(): Promise<void> {
@@ -124,7 +267,29 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     expect(await page.textContent('.panel[data-kind=service-graph]')).toContain('No trace data yet');
     expect(await page.$$('.panel[data-kind=service-graph] svg circle')).toHaveLength(1);
     expect((await page.$$('.panel[data-kind=log-events] .log-line')).length).toBeGreaterThan(0);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard.png'), fullPage: true });
+    // Options of the demo's panels: the stat's format and sparkline, the charts' Y ranges
+    // (percent scale, yMin, a whole-number top), the log panel's limit.
+    expect(await page.textContent('.panel[data-panel-id=request-rate] .stat-value')).toMatch(/^\d+\.\d req\/s$/);
+    expect(await page.$('.panel[data-panel-id=request-rate] svg.sparkline path')).not.toBeNull();
+    const yRange = async (id: string): Promise<number[]> => ((await page.getAttribute(`.panel[data-panel-id=${id}] .uplot`, 'data-y-range')) ?? '').split(',').map(Number);
+    expect(await yRange('status-share')).toEqual([0, 100]);
+    expect((await yRange('latency'))[0]).toBe(0);
+    const [cpuLow, cpuHigh] = await yRange('cpu');
+    expect(cpuLow).toBe(0);
+    expect(Number.isInteger(cpuHigh) && cpuHigh > 0).toBe(true);
+    expect(new Set(queries.filter((q) => q.body.limit !== undefined).map((q) => q.body.limit))).toEqual(new Set([100]));
+    expect((await page.$$('.panel[data-panel-id=logs] .log-line')).length).toBeLessThanOrEqual(100);
+    // The dashboard's duration (6h) is the window when the URL names none.
+    for (const q of queries) expect(Number(q.body.e) - Number(q.body.s)).toBe(6 * 3_600_000);
+    // Every panel showed its progress while its streams ran.
+    const progressed = (await page.evaluate('window.__progressSeen')) as string[];
+    const querying = await page.$$eval('.panel:not([data-kind=service-graph])', (ps) => ps.map((p) => p.getAttribute('data-panel-id')));
+    expect(new Set(progressed)).toEqual(new Set(querying));
+    // The Services section has rowHeight 36: each grid row is 36 px high.
+    const rows = (await page.evaluate(`[...document.querySelectorAll('.dash-section')].map((s) => [s.querySelector('h2').textContent, s.querySelector('.grid') ? getComputedStyle(s.querySelector('.grid')).gridTemplateRows : ''])`)) as Array<[string, string]>;
+    const services = rows.find(([title]) => title.includes('Services'))!;
+    expect(new Set(services[1].split(' '))).toEqual(new Set(['36px']));
+    await screenshot('dashboard.png', true);
   }, 120_000);
 
   it('sends the chosen variable value and time range with every query', async () => {
@@ -157,6 +322,18 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     expect(params.get('from')).toBe('now-30m');
     expect(params.get('var-service')).toBe('checkout');
     await page.waitForSelector('.dashboard[data-dashboard-id=logs-explorer] .panel');
+    // Its pickers are filled from log labels. $namespace has no default: it takes its first
+    // option, so the panels using it draw instead of failing for want of a value, and
+    // $level's options, limited by $namespace and a regex, follow.
+    await expect.poll(() => page.inputValue('#var-namespace'), { timeout: 30_000 }).not.toBe('');
+    await settled();
+    expect(await page.$$eval('.panel-error', (es) => es.map((e) => e.textContent))).toEqual([]);
+    await page.click('#var-level');
+    await expect.poll(() => page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.length), { timeout: 30_000 }).toBeGreaterThan(2);
+    const levels = await page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.map((l) => (l.textContent ?? '').trim()));
+    expect(levels[0]).toBe('All');
+    for (const level of levels.slice(1)) expect(['debug', 'info', 'warn', 'error', 'fatal']).toContain(level);
+    await page.keyboard.press('Escape');
   }, 120_000);
 
   it('imports nothing from a spec with an error and shows the error at its JSON path', async () => {
@@ -177,12 +354,32 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     await page.click('button:has-text("Run")');
     await page.waitForFunction("document.querySelectorAll('.explore-chart .u-legend .u-series').length > 1", null, { timeout: SETTLE_MS });
     await page.waitForSelector('.explore-result[data-state=done]', { timeout: SETTLE_MS });
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'explore.png') });
+    await screenshot('explore.png', false);
+    // The same result as a table, one row per series.
+    await page.click('[role=tab]:has-text("Table")');
+    expect((await page.$$('.explore-result .result-table tbody tr')).length).toBeGreaterThan(1);
+    // The query is in this browser's history.
+    await page.click('.history summary');
+    expect(await page.$$eval('.history li', (ls) => ls.map((l) => l.textContent))).toContain('sum by (service_name) (rate(http_requests_total[5m]))');
+    // Add to dashboard puts it on the chosen dashboard as a new time series panel.
+    await page.selectOption('#add-target', 'service-overview');
+    await page.click('.add-to-dashboard button:has-text("Add panel")');
+    await expect.poll(() => page.textContent('.add-to-dashboard [role=status]'), { timeout: 30_000 }).toContain('Added to');
+    const overview = (await (await api('/dashboards/service-overview')).json()) as { spec: DashboardSpec };
+    const added = Object.values(overview.spec.panels).filter((p) => p.id.startsWith('explore-'));
+    expect(added.map((p) => [p.kind, p.queries[0]?.query])).toEqual([['timeseries', 'sum by (service_name) (rate(http_requests_total[5m]))']]);
 
     await page.click('[role=tab]:has-text("LogQL")');
     await page.click('.query-editor[data-language=logql] .cm-content');
-    // One input event per edit keeps the test quick on a loaded machine; completion is not under test here.
-    await page.keyboard.insertText('{service_name="checkout"}');
+    // Completion from the helper endpoints: a label name inside the braces, then its values.
+    await page.keyboard.insertText('{');
+    await page.keyboard.press('Control+Space');
+    await page.getByRole('option', { name: 'service_name', exact: true }).click({ timeout: 30_000 });
+    await page.keyboard.insertText('="');
+    await page.keyboard.press('Control+Space');
+    await page.getByRole('option', { name: 'checkout', exact: true }).click({ timeout: 30_000 });
+    await page.keyboard.insertText('"}');
+    expect(await page.textContent('.query-editor[data-language=logql] .cm-content')).toBe('{service_name="checkout"}');
     // Validate-as-you-type: the server's answer for a bad expression is drawn as a lint mark.
     await page.keyboard.insertText(' |= ');
     await page.waitForSelector('.cm-lintRange-error', { timeout: 30_000 });
@@ -212,6 +409,159 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     await page.waitForSelector('.explore-result[data-state=done]', { timeout: SETTLE_MS });
     await page.waitForFunction("document.querySelectorAll('.explore-chart .u-legend .u-series').length > 1", null, { timeout: SETTLE_MS });
     expect(await page.$('.explore-result .note')).toBeNull();
+  }, 240_000);
+
+  it('searches, creates, imports under Custom without libraryRef, exports and deletes on the Dashboards page', async () => {
+    await page.goto(`${srv.url}/dashboards`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.dashboard-link');
+    const names = (): Promise<string[]> => page.$$eval('.dashboard-link', (as) => as.map((a) => a.textContent ?? ''));
+    await page.fill('#dashboard-search', 'logs');
+    await expect.poll(names).toEqual(['Logs explorer']);
+    await page.fill('#dashboard-search', '');
+    await expect.poll(async () => (await names()).length).toBeGreaterThan(3);
+
+    // New dashboard asks for a name and opens the empty dashboard.
+    page.once('dialog', (d) => void d.accept('Probe board'));
+    await page.click('button:has-text("New dashboard")');
+    await page.waitForURL(/\/dashboards\/[^/?]+$/);
+    await page.waitForFunction("document.querySelector('.dashboard h1')?.textContent === 'Probe board'");
+    const createdId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    expect((await api(`/dashboards/${createdId}`)).status).toBe(200);
+
+    // Import: a valid spec without a category, carrying libraryRef, which is dropped.
+    await page.goto(`${srv.url}/dashboards`, { waitUntil: 'domcontentloaded' });
+    await page.click('button:has-text("Import from JSON")');
+    await page.fill('#import-name', 'Imported probe');
+    const spec = { schemaVersion: 2, duration: '2h', libraryRef: 'gallery/probe', panels: {}, sections: [{ title: 'Empty', cells: [] }] };
+    await page.fill('#import-spec', JSON.stringify(spec));
+    await page.click('button:has-text("Validate and import")');
+    await page.waitForFunction("document.querySelector('.dashboard h1')?.textContent === 'Imported probe'", null, { timeout: 30_000 });
+    const importedId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    const imported = (await (await api(`/dashboards/${importedId}`)).json()) as { spec: Record<string, unknown> };
+    expect(imported.spec.libraryRef).toBeUndefined();
+    expect(imported.spec.duration).toBe('2h');
+
+    // Without a category both are listed under Custom, the last category.
+    await page.goto(`${srv.url}/dashboards`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.dashboard-link');
+    const categories = await page.$$eval('.category', (cs) => cs.map((c) => [c.querySelector('h2')?.textContent, [...c.querySelectorAll('.dashboard-link')].map((a) => a.textContent)]));
+    expect(categories.at(-1)).toEqual(['Custom', ['Imported probe', 'Probe board']]);
+
+    // Export downloads the stored spec as JSON, without libraryRef.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button[aria-label="Export Imported probe"]')]);
+    expect(download.suggestedFilename()).toBe(`${importedId}.json`);
+    expect(JSON.parse(readFileSync((await download.path())!, 'utf8'))).toEqual(imported.spec);
+
+    // Delete asks first, then the dashboard is gone from the page and the store.
+    for (const [name, id] of [['Imported probe', importedId], ['Probe board', createdId]]) {
+      page.once('dialog', (d) => void d.accept());
+      await page.click(`button[aria-label="Delete ${name}"]`);
+      await page.waitForSelector(`.dashboard-link:text-is("${name}")`, { state: 'detached' });
+      expect((await api(`/dashboards/${id}`)).status).toBe(404);
+    }
+  }, 120_000);
+
+  it("draws each kind's options, variables, time range, refresh, crosshair, a refused query and a partial stream", async () => {
+    await writeProbeData(srv);
+    const res = await api(`/dashboards?id=probe&name=Probe`, { method: 'POST', body: JSON.stringify(PROBE_SPEC) });
+    expect(res.status, await res.clone().text()).toBe(201);
+    queries.length = 0;
+    await page.goto(`${srv.url}/dashboards/probe`, { waitUntil: 'domcontentloaded' });
+    await settled();
+    const firstQueries = queries.map((q) => String(q.body.q));
+    const panel = (id: string): string => `.panel[data-panel-id="${id}"]`;
+
+    // Variable: options from the metric's label, regex (z hidden), sort (descending), default (b).
+    await page.click('#var-k');
+    await expect.poll(() => page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.map((l) => l.textContent?.trim())), { timeout: 30_000 }).toEqual(['All', 'c', 'b', 'a']);
+    expect(await page.textContent('#var-k')).toContain('b');
+    // Stat: the max (30) of a series whose last value is 20, in its format.
+    expect(await page.textContent(`${panel('stat')} .stat-value`)).toBe('30.0 ms');
+    expect(queries.find((q) => String(q.body.q).startsWith('sum(probe_value'))?.body.q).toBe('sum(probe_value{k=~"b"})');
+    // All is substituted as .+ and the stat follows: 10 + 30 + 50 + 1000 at most.
+    queries.length = 0;
+    await page.click('.picker.variable [role=listbox] label:has-text("All") input');
+    await expect.poll(() => queries.some((q) => q.body.q === 'sum(probe_value{k=~".+"})'), { timeout: 30_000 }).toBe(true);
+    await page.keyboard.press('Escape');
+    await settled();
+    expect(await page.textContent(`${panel('stat')} .stat-value`)).toBe('1090.0 ms');
+
+    // Label cards: value order, threshold colors, number format; and the age of a timestamp.
+    const cards = await page.evaluate(`[...document.querySelectorAll('${panel('cards')} .card')].map((c) => [c.querySelector('.card-name').textContent, c.querySelector('.card-value').textContent, getComputedStyle(c).borderTopColor])`);
+    expect(cards).toEqual([
+      ['c', '50', 'rgb(170, 0, 0)'],
+      ['b', '20', 'rgb(0, 170, 0)'],
+      ['a', '10', 'rgb(0, 170, 0)'],
+    ]);
+    expect(await page.textContent(`${panel('age')} .card-value`)).toBe('10m ago');
+
+    // Time series: legend names from {{k}}, the hidden query left out, the query's color,
+    // fixed Y bounds, a highlight band; percent scale on the other chart.
+    expect(await page.$$eval(`${panel('chart')} .u-legend .u-series .u-label`, (ls) => ls.slice(1).map((l) => l.textContent))).toEqual(['a probe', 'b probe']);
+    expect(await page.evaluate(`[...document.querySelectorAll('${panel('chart')} .u-legend .u-series .u-marker')].slice(1).map((m) => getComputedStyle(m).borderTopColor)`)).toEqual(['rgb(18, 52, 86)', 'rgb(18, 52, 86)']);
+    expect(await page.getAttribute(`${panel('chart')} .uplot`, 'data-y-range')).toBe('0,200');
+    expect(await page.getAttribute(`${panel('chart')} .uplot`, 'data-bands')).toBe('1');
+    expect(await page.getAttribute(`${panel('share')} .uplot`, 'data-y-range')).toBe('0,100');
+    const ink = (await page.evaluate(inkOfCanvases(`${panel('chart')} canvas, ${panel('share')} canvas`))) as number[];
+    for (const n of ink) expect(n).toBeGreaterThan(500);
+
+    // The description behind the ? button, rendered from Markdown.
+    await page.click(`${panel('chart')} button[aria-label="About Probe chart"]`);
+    expect(await page.textContent(`${panel('chart')} [role=tooltip] strong`)).toBe('probe');
+
+    // Shared crosshair: hovering one chart draws the cursor line on the other.
+    const otherCursor = `${panel('share')} .u-cursor-x`;
+    const centre = async (id: string): Promise<[number, number]> => {
+      const box = (await (await page.$(`${panel(id)} .u-over`))!.boundingBox())!;
+      return [box.x + box.width / 2, box.y + box.height / 2];
+    };
+    // In and out of the other chart first, so its cursor line is known to be off.
+    await page.mouse.move(...(await centre('share')));
+    await page.mouse.move(5, 5);
+    await expect.poll(() => page.$eval(otherCursor, (c) => c.classList.contains('u-off'))).toBe(true);
+    await page.mouse.move(...(await centre('chart')));
+    await expect.poll(() => page.$eval(otherCursor, (c) => c.classList.contains('u-off'))).toBe(false);
+    await page.mouse.move(5, 5);
+
+    // A query the server refuses shows its error in its own panel; the others draw.
+    expect(await page.textContent(`${panel('refused')} .panel-error`)).toContain('approx_topk is only supported on instant queries');
+    // A stream that ends with done status error: the lines before it stay, under a warning.
+    expect(await page.textContent(`${panel('partial')} .warning`)).toMatch(/Partial results: .*memory budget/);
+    expect(await page.$$eval(`${panel('partial')} .log-line`, (ls) => ls.length)).toBe(5);
+    expect(await page.$(`${panel('partial')} .panel-error`)).toBeNull();
+    // Its volume chart comes from the builder state (logqlState), its lines from rawLogql.
+    expect(firstQueries).toContain('sum (count_over_time({app="late"}[1m]))');
+    expect(Math.max(...((await page.evaluate(inkOfCanvases(`${panel('partial')} canvas`))) as number[]))).toBeGreaterThan(0);
+
+    // A collapsed section draws its panels once opened.
+    expect(await page.$(panel('hidden-pie'))).toBeNull();
+    await page.click('.section-toggle:has-text("Collapsed")');
+    await page.waitForSelector(`${panel('hidden-pie')} svg path`, { timeout: SETTLE_MS });
+
+    // An absolute range from the picker goes into the URL and every query's window.
+    const [fromText, toText] = (await page.evaluate(`(() => {
+      const local = (ms) => new Date(ms - new Date(ms).getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+      return [local(Date.now() - 20 * 60000), local(Date.now() - 5 * 60000)];
+    })()`)) as [string, string];
+    const [fromMs, toMs] = (await page.evaluate(`[new Date(${JSON.stringify(fromText)}).getTime(), new Date(${JSON.stringify(toText)}).getTime()]`)) as [number, number];
+    queries.length = 0;
+    await page.click('[data-testid=time-range]');
+    await page.fill('#range-from', fromText);
+    await page.fill('#range-to', toText);
+    await page.click('.absolute-range button[type=submit]');
+    await expect.poll(() => new URL(page.url()).searchParams.get('from')).toBe(String(fromMs));
+    expect(new URL(page.url()).searchParams.get('to')).toBe(String(toMs));
+    await expect.poll(() => queries.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    for (const q of queries) expect([q.body.s, q.body.e]).toEqual([String(fromMs), String(toMs)]);
+    await settled();
+
+    // Auto refresh runs the queries again without a click.
+    queries.length = 0;
+    await page.selectOption('#auto-refresh', '10s');
+    expect(new URL(page.url()).searchParams.get('refresh')).toBe('10s');
+    await expect.poll(() => queries.length, { timeout: 60_000, interval: 1000 }).toBeGreaterThan(0);
+    await page.selectOption('#auto-refresh', 'off');
+    await settled();
   }, 240_000);
 
   it('signs out: the cookie is cleared and the API refuses the browser', async () => {

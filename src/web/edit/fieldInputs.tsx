@@ -29,14 +29,16 @@ interface TextFieldProps {
   value: unknown;
   placeholder?: string;
   title?: string;
+  /** required makes the browser refuse Apply while the field is empty, pointing at it. */
+  required?: boolean;
   onValue: (value: string) => void;
 }
 
-export function TextField({ id, label, value, placeholder, title, onValue }: TextFieldProps) {
+export function TextField({ id, label, value, placeholder, title, required, onValue }: TextFieldProps) {
   return (
     <>
       <label for={id}>{label}</label>
-      <input id={id} value={text(value)} placeholder={placeholder} title={title} onInput={(e) => onValue(e.currentTarget.value)} />
+      <input id={id} value={text(value)} placeholder={placeholder} title={title} required={required} onInput={(e) => onValue(e.currentTarget.value)} />
     </>
   );
 }
@@ -147,29 +149,62 @@ interface PairsFieldProps {
 }
 
 /**
+ * rowProblem says what is wrong with row `i` of a map-like field: a value without a name (an
+ * object has no place for it) or a name given twice (only one could be kept). Entirely blank
+ * rows hold nothing and are simply left out.
+ */
+export function rowProblem(rows: ReadonlyArray<readonly [string, string]>, i: number, keyLabel: string): string | undefined {
+  const [k, v] = rows[i];
+  const name = k.trim();
+  if (name === '') return v.trim() === '' ? undefined : `${keyLabel} is empty: fill it in or remove this row.`;
+  if (rows.findIndex(([other]) => other.trim() === name) !== i) return `${keyLabel} "${name}" is given twice; keep one row.`;
+  return undefined;
+}
+
+/**
  * PairsField edits a string-to-string object as rows of two inputs. Rows are kept as typed,
- * so a row can be filled in either order; a row whose name is empty is not part of the object.
+ * so a row can be filled in either order. A row that cannot become part of the object (a
+ * value without a name, a name given twice) is reported at the row and marked invalid, so
+ * the dialog's Apply is refused until it is fixed, instead of the row quietly vanishing.
  */
 export function PairsField({ id, legend, keyLabel, valueLabel, value, addLabel, onValue }: PairsFieldProps) {
   const [rows, setRows] = useState<Array<[string, string]>>(Object.entries(value ?? {}));
   const change = (next: Array<[string, string]>): void => {
     setRows(next);
-    onValue(Object.fromEntries(next.filter(([k]) => k.trim() !== '').map(([k, v]) => [k.trim(), v])));
+    const kept = next.filter((_, i) => next[i][0].trim() !== '' && rowProblem(next, i, keyLabel) === undefined);
+    onValue(Object.fromEntries(kept.map(([k, v]) => [k.trim(), v])));
   };
   return (
     <fieldset class="pairs" id={id}>
       <legend>{legend}</legend>
-      {rows.map(([k, v], i) => (
-        <div class="pair-row" key={i}>
-          <label for={`${id}-key-${i}`}>{keyLabel}</label>
-          <input id={`${id}-key-${i}`} value={k} onInput={(e) => change(rows.map((r, j) => (j === i ? [e.currentTarget.value, r[1]] : r)))} />
-          <label for={`${id}-value-${i}`}>{valueLabel}</label>
-          <input id={`${id}-value-${i}`} value={v} onInput={(e) => change(rows.map((r, j) => (j === i ? [r[0], e.currentTarget.value] : r)))} />
-          <button type="button" class="small danger" aria-label={`Remove ${keyLabel.toLowerCase()} ${k || i + 1}`} onClick={() => change(rows.filter((_, j) => j !== i))}>
-            Remove
-          </button>
-        </div>
-      ))}
+      {rows.map(([k, v], i) => {
+        const problem = rowProblem(rows, i, keyLabel);
+        const problemId = `${id}-problem-${i}`;
+        return (
+          <div class="pair-row" key={i} data-invalid={problem !== undefined}>
+            <label for={`${id}-key-${i}`}>{keyLabel}</label>
+            <input
+              id={`${id}-key-${i}`}
+              value={k}
+              aria-invalid={problem !== undefined}
+              aria-describedby={problem ? problemId : undefined}
+              // The browser's own check refuses the form's submit and points at this input.
+              ref={(el) => el?.setCustomValidity(problem ?? '')}
+              onInput={(e) => change(rows.map((r, j) => (j === i ? [e.currentTarget.value, r[1]] : r)))}
+            />
+            <label for={`${id}-value-${i}`}>{valueLabel}</label>
+            <input id={`${id}-value-${i}`} value={v} onInput={(e) => change(rows.map((r, j) => (j === i ? [r[0], e.currentTarget.value] : r)))} />
+            <button type="button" class="small danger" aria-label={`Remove ${keyLabel.toLowerCase()} ${k || i + 1}`} onClick={() => change(rows.filter((_, j) => j !== i))}>
+              Remove
+            </button>
+            {problem && (
+              <p class="field-error" id={problemId} role="alert">
+                {problem}
+              </p>
+            )}
+          </div>
+        );
+      })}
       <button type="button" class="small" onClick={() => setRows([...rows, ['', '']])}>
         {addLabel}
       </button>

@@ -1,13 +1,14 @@
-import type { ColorStop, PanelInterlink, PanelKind } from '../../dashboards/types.js';
+import type { ColorStop, LogQueryBuilderState, PanelInterlink, PanelKind } from '../../dashboards/types.js';
 import { CheckField, FormatFields, NumberField, PairsField, SelectField, TextField, withField, type Options } from './fieldInputs.js';
 import { InterlinksFields } from './interlinksFields.js';
+import { LogBuilderField } from './logBuilderField.js';
 import { ThresholdsField } from './thresholdsField.js';
 
 /**
  * The kind-specific fields of the panel editor, each with an input of its own, for every
- * kind of the spec, and the panel's links menu. Fields without an input (a log panel's
- * builder state, deprecated fields, highlight colors) stay in the editor's JSON field, so
- * nothing of the spec is out of reach.
+ * kind of the spec, and the panel's links menu. Anything else a panel carries (fields of
+ * another kind left over from a kind change) stays in the editor's JSON field, so nothing is
+ * lost.
  */
 
 /** FORM_FIELDS are the top-level fields each kind's form edits; the JSON field holds the rest. */
@@ -21,7 +22,7 @@ export const FORM_FIELDS: Record<PanelKind, readonly string[]> = {
   pie: ['reducer'],
   label: ['reducer', 'timestampAge', 'sort', 'format', 'color', 'thresholds'],
   'service-graph': ['metric', 'serviceName', 'maxHops'],
-  'log-events': ['rawLogql', 'limit', 'distributionOnly'],
+  'log-events': ['rawLogql', 'logqlState', 'limit', 'distributionOnly', 'serviceName', 'level'],
 };
 
 /** LINK_FIELD is edited by the links form, whatever the kind. */
@@ -172,6 +173,14 @@ function LogEventsFields({ form, set }: FormProps) {
       <TextField id="logs-raw" label="LogQL (rawLogql)" value={form.rawLogql} placeholder='{service_name="checkout"} |= "error"' onValue={(v) => set('rawLogql', v)} />
       <NumberField id="logs-limit" label="Lines shown (limit)" value={form.limit} min={1} step={1} placeholder="100" onValue={(v) => set('limit', v)} />
       <CheckField label="Volume chart only (no lines)" checked={form.distributionOnly === true} onValue={(v) => set('distributionOnly', v)} />
+      <LogBuilderField value={form.logqlState as LogQueryBuilderState | undefined} onValue={(v) => set('logqlState', v)} />
+      {(form.serviceName !== undefined || form.level !== undefined) && (
+        <>
+          <p class="hint">Deprecated: express these in the LogQL or the builder instead.</p>
+          <TextField id="logs-service" label="Service (serviceName)" value={form.serviceName} onValue={(v) => set('serviceName', v.trim())} />
+          <TextField id="logs-level" label="Level (level)" value={form.level} onValue={(v) => set('level', v.trim())} />
+        </>
+      )}
     </fieldset>
   );
 }

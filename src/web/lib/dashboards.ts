@@ -67,7 +67,10 @@ export function withoutLibraryRef(spec: unknown): unknown {
   return rest;
 }
 
-/** KNOWN_CATEGORIES are where the Dashboards page lists dashboards; anything else is Custom. */
+/**
+ * CUSTOM_CATEGORY is where the Dashboards page lists a dashboard without a category. The spec
+ * fixes no list of categories, so every category a spec names is known and gets its own heading.
+ */
 export const CUSTOM_CATEGORY = 'Custom';
 
 export function emptySpec(): DashboardSpec {

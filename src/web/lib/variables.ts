@@ -65,3 +65,20 @@ export function initialSelection(variables: readonly DashboardVariable[], params
   }
   return out;
 }
+
+/**
+ * withFirstOptions gives each variable that has no value (none in the URL, no default) and no
+ * All option its first option once the options are known, as its picker then shows it (and as
+ * Grafana's pickers do); without it every query using the variable would fail for want of a
+ * value. A variable the viewer emptied stays empty. Nothing to fill returns `chosen` itself.
+ */
+export function withFirstOptions(chosen: Selection, variables: readonly DashboardVariable[], options: Readonly<Record<string, string[]>>): Selection {
+  let out = chosen;
+  for (const v of variables) {
+    const first = options[v.name]?.[0];
+    if (chosen[v.name] !== undefined || v.includeAll || first === undefined) continue;
+    if (out === chosen) out = { ...chosen };
+    out[v.name] = [first];
+  }
+  return out;
+}

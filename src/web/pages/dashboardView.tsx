@@ -9,7 +9,7 @@ import { dashboards, type DashboardRecord } from '../lib/dashboards.js';
 import { markDashboardLoaded } from '../lib/marks.js';
 import { linkClick, updateParams, type Location } from '../lib/router.js';
 import { resolveRange, type TimeRange } from '../lib/time.js';
-import { initialSelection, loadOptions, type Selection } from '../lib/variables.js';
+import { initialSelection, loadOptions, withFirstOptions, type Selection } from '../lib/variables.js';
 import { PanelEnvContext, type PanelEnv } from '../panels/context.js';
 import { PanelView } from '../panels/panelView.js';
 import { TimeRangePicker } from './timeRangePicker.js';
@@ -83,10 +83,11 @@ function LoadedDashboard({ org, record, location, onSaved, onReload }: LoadedPro
   const variables = spec.variables ?? [];
   const params = location.params;
   const range = rangeFrom(params, spec);
-  const selection: Selection = useMemo(() => initialSelection(variables, params), [params.toString(), record.id]);
+  const chosen: Selection = useMemo(() => initialSelection(variables, params), [params.toString(), record.id]);
   const refreshMs = REFRESH_CHOICES.find(([name]) => name === params.get('refresh'))?.[1] ?? 0;
   const [tick, setTick] = useState(0);
   const [options, setOptions] = useState<Record<string, string[]>>({});
+  const selection: Selection = useMemo(() => withFirstOptions(chosen, variables, options), [chosen, options]);
 
   useEffect(() => {
     if (refreshMs === 0) return;

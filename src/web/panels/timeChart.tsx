@@ -89,6 +89,10 @@ function optionsFor(props: TimeChartProps, width: number, height: number, bars: 
       drawClear: [
         (u) => {
           const bands = bandsNow();
+          // The drawn Y range and band count are on the chart's element, for tests and for
+          // anyone inspecting the page: a canvas does not say what it shows.
+          u.root.dataset.yRange = `${u.scales.y.min ?? ''},${u.scales.y.max ?? ''}`;
+          u.root.dataset.bands = String(bands?.length ?? 0);
           if (!bands || bands.length === 0) return;
           const ctx = u.ctx;
           ctx.save();
