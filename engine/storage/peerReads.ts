@@ -1,6 +1,8 @@
 import { Catalog, emptyCatalog, type Signal } from './catalog.js';
 import type { CatalogStore } from './catalogStore.js';
-import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
+import { selectorsKey } from './headFilter.js';
+import type { LabelMatcher } from './matchers.js';
+import { OrgLogView, OrgMetricView, type OrgSources, type ViewRefresh } from './orgViews.js';
 import { catalogBehind, cutAfterHeads, type PeerHeadSource, type PeerHeads } from './peerHeads.js';
 import type { SegmentReaders } from './segmentReaders.js';
 import type { MetricMetadataRecord } from './walCodec.js';
@@ -17,6 +19,40 @@ interface PeerRead {
 
 /** RELOADS_PER_FETCH bounds the catalog reloads one fetch may need to see the cuts its holders report. */
 const RELOADS_PER_FETCH = 3;
+
+/** MAX_KEPT_FETCHES bounds the peer fetches remembered for reuse by later views. */
+const MAX_KEPT_FETCHES = 64;
+
+type Selectors = ReadonlyArray<readonly LabelMatcher[]>;
+
+/** Coverage is what a fetch holds: everything, or the series of some selectors (by a key of their matchers). */
+type Coverage = 'all' | ReadonlyMap<string, readonly LabelMatcher[]>;
+
+/** coverageOf is what reading `selectors` needs; none at all (nothing to read) is taken as everything, to be safe. */
+function coverageOf(selectors: Selectors): Coverage {
+  if (selectors.length === 0) return 'all';
+  const out = new Map<string, readonly LabelMatcher[]>();
+  for (const s of selectors) out.set(JSON.stringify(s.map((m) => [m.name, m.type, m.value])), s);
+  return out;
+}
+
+function covers(have: Coverage, wanted: Coverage): boolean {
+  if (have === 'all') return true;
+  if (wanted === 'all') return false;
+  for (const key of wanted.keys()) if (!have.has(key)) return false;
+  return true;
+}
+
+function unite(a: Coverage, b: Coverage): Coverage {
+  if (a === 'all' || b === 'all') return 'all';
+  return new Map([...a, ...b]);
+}
+
+/** Fetching is a view's peer fetch: what it covers and the answer on its way. */
+interface Fetching {
+  covers: Coverage;
+  heads: Promise<PeerRead>;
+}
 
 /** NO_PEERS is the answer of a read-only storage that has no peers to ask: segments only, nothing missing. */
 const NO_PEERS: PeerHeads = { metrics: [], logs: [], bounds: [], unavailable: [], metadata: [] };
@@ -87,28 +123,33 @@ export class PeerReads {
 
   /**
    * refreshPeers is what a query does before it reads an org: reload the catalog if it
-   * changed, then fetch the heads. A holder that cut segments after the catalog was read tells
-   * so (its segmentsBefore is above the catalog's next id), and the catalog is read again, so
-   * no cut is missed: segments cut after the heads were read are left out by seq instead (see
-   * sources). One fetch serves every view made before it started.
+   * changed, then fetch the heads (only the series or streams `selectors` match, when given).
+   * A holder that cut segments after the catalog was read tells so (its segmentsBefore is
+   * above the catalog's next id), and the catalog is read again, so no cut is missed: segments
+   * cut after the heads were read are left out by seq instead (see sources). One fetch serves
+   * every view made before it started that asks for the same selectors. Only a whole fetch
+   * (no selectors) serves listings, which read without preparing.
    */
-  private refreshPeers(org: string, signal: Signal, viewNumber: number): Promise<PeerRead> {
-    const key = `${signal}\u0000${org}`;
+  private refreshPeers(org: string, signal: Signal, viewNumber: number, selectors: Selectors | undefined): Promise<PeerRead> {
+    const whole = `${signal}\u0000${org}`;
+    const key = selectors === undefined ? whole : `${whole}\u0000${selectorsKey(selectors)}`;
     const running = this.peerFetches.get(key);
     if (running !== undefined && running.after >= viewNumber) return running.heads;
     const heads = (async (): Promise<PeerRead> => {
       await this.reloadCatalog();
-      const answer = this.peers ? await this.peers.fetch(org, signal) : NO_PEERS;
+      const answer = this.peers ? await this.peers.fetch(org, signal, selectors) : NO_PEERS;
       // A reload already under way may have read the catalog before the holder's cut: then read it once more.
       for (let i = 0; i < RELOADS_PER_FETCH && catalogBehind(this.current.state, answer.bounds); i++) {
         await this.reloadCatalog();
       }
       const read = { answer, catalog: this.current };
-      this.latestPeers.set(key, read);
+      if (selectors === undefined) this.latestPeers.set(whole, read);
       return read;
     })();
     const entry = { after: this.viewCount, heads };
     this.peerFetches.set(key, entry);
+    // Narrow fetches differ per query: only the last of each is kept, up to a bound.
+    if (this.peerFetches.size > MAX_KEPT_FETCHES) this.peerFetches.delete(this.peerFetches.keys().next().value!);
     heads.catch(() => {
       if (this.peerFetches.get(key) === entry) this.peerFetches.delete(key);
     });
@@ -127,15 +168,31 @@ export class PeerReads {
     return { segments: bounds.length === 0 ? all : all.filter((e) => !cutAfterHeads(e.meta, bounds)), heads: read ? heads(read.answer) : [] };
   }
 
-  /** view wires a view: sources from its own peer fetch once prepared, refreshed once per view. */
-  private view<V>(org: string, signal: Signal, make: (sources: () => PeerRead | undefined, refresh: () => Promise<readonly string[]>) => V): V {
+  /**
+   * view wires a view: its sources come from its own peer fetch once prepared. A view fetches
+   * for the selectors of its first prepare and again only when a later prepare reads a
+   * selector that fetch did not cover (then for both), so a query whose slices all read the
+   * same selectors fetches once.
+   */
+  private view<V>(org: string, signal: Signal, make: (sources: () => PeerRead | undefined, refresh: ViewRefresh) => V): V {
     const viewNumber = ++this.viewCount;
     let fetched: PeerRead | undefined;
-    let fetching: Promise<PeerRead> | undefined;
+    let fetching: Fetching | undefined;
+    const fetchFor = (wanted: Coverage): Fetching => {
+      const covering = fetching === undefined ? wanted : unite(fetching.covers, wanted);
+      return { covers: covering, heads: this.refreshPeers(org, signal, viewNumber, covering === 'all' ? undefined : [...covering.values()]) };
+    };
     return make(
       () => fetched,
-      async () => {
-        fetched = await (fetching ??= this.refreshPeers(org, signal, viewNumber));
+      async (selectors) => {
+        const wanted = coverageOf(selectors);
+        let current = fetching !== undefined && covers(fetching.covers, wanted) ? fetching : (fetching = fetchFor(wanted));
+        fetched = await current.heads;
+        // A prepare running alongside may have started a wider fetch meanwhile: read the newest.
+        while (fetching !== undefined && fetching !== current) {
+          current = fetching;
+          fetched = await current.heads;
+        }
         return fetched.answer.unavailable;
       },
     );
@@ -155,7 +212,7 @@ export class PeerReads {
    */
   async refreshListings(org: string): Promise<void> {
     const viewNumber = ++this.viewCount;
-    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber)));
+    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber, undefined)));
   }
 
   /** metricMetadata is what the catalog recorded at the last cut and what the heads' holders said since. */
