@@ -17,6 +17,7 @@ import { seriesKey, type LastSampleLookup, type MetricHead, type MetricSeries } 
 import { encodeMetricSegment } from './metricSegment.js';
 import { OrgHeads } from './orgHeads.js';
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
+import { sweepOrphanSegments } from './orphanSweep.js';
 import { PeerReads } from './peerReads.js';
 import { reconcileBlobs } from './reconcileBlobs.js';
 import { SegmentBook } from './segmentBook.js';
@@ -535,6 +536,21 @@ export class Storage {
       if (!this.book) return [];
       const fallback = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
       return expireSegments(this.book, nowMs, (s) => this.options.retentionFor?.(s.org, s.signal) ?? fallback, this.emit);
+    });
+  }
+
+  /**
+   * sweepOrphanSegments deletes segment files of a shared catalog's store that no record names
+   * and that are older than `graceMs` (see orphanSweep.ts); the compactor leader runs it. It
+   * answers the deleted names; elsewhere, or with `graceMs` 0, it does nothing.
+   */
+  sweepOrphanSegments(graceMs: number, nowMs: number = this.now()): Promise<string[]> {
+    return this.exclusive(async () => {
+      if (this.closed) throw new Error('storage is closed');
+      const shared = this.shared;
+      if (!this.book || !shared || graceMs <= 0) return [];
+      // Loaded afresh, not this process's copy: an ingester's copy lists no segments.
+      return sweepOrphanSegments(this.book.blobs, () => shared.load(), nowMs, graceMs, this.emit);
     });
   }
 
