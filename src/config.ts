@@ -125,6 +125,7 @@ export interface Config {
   advertiseUrl: string | undefined;
   partitionLeaseMs: number;
   compactorLockRetryMs: number;
+  orphanSegmentGraceMs: number;
   ingesterUrls: string[];
   internalToken: string | undefined;
   headFetchTimeoutMs: number;
@@ -1045,6 +1046,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '5000',
     doc: 'How often a compactor that does not lead tries the leader lock (a PostgreSQL advisory lock), and how often the leader checks the connection holding it.',
     parse: (raw) => (raw === undefined ? 5000 : integer('SVC_COMPACTOR_LOCK_RETRY_MS', raw, 100, 600_000)),
+  },
+  {
+    env: 'SVC_ORPHAN_SEGMENT_GRACE_MS',
+    key: 'orphanSegmentGraceMs',
+    defaultText: '3600000 (1 h)',
+    doc: 'Scaled out, how old a segment file in the segment store must be before the compactor leader deletes it when no catalog record names it: a file left by an ingester or compactor that died between uploading it and committing its record. It must be far longer than any upload-to-commit takes; 0 turns the sweep off. The segment store\'s bucket and prefix must belong to this catalog alone.',
+    parse: (raw) => (raw === undefined ? 3_600_000 : integer('SVC_ORPHAN_SEGMENT_GRACE_MS', raw, 0, 30 * 86_400_000)),
   },
   {
     env: 'SVC_INGESTER_URLS',

@@ -44,6 +44,8 @@ export class ServiceMetrics {
   /** headFetches and headFetchBytes follow a query process's reads of the heads other processes hold. */
   readonly headFetches: Counter<'outcome'>;
   readonly headFetchBytes: Counter;
+  /** headServedBytes follows what a head holder (roles all and ingester) sent to query processes. */
+  readonly headServedBytes: Counter;
   /** buildInfo is always 1; its labels say what runs, so dashboards can count processes by role. */
   readonly buildInfo: Gauge<'version' | 'node' | 'role'>;
   readonly resultsCache: ResultsCacheMetrics;
@@ -140,6 +142,11 @@ export class ServiceMetrics {
     this.headFetchBytes = new Counter({
       name: 'sluice_head_fetch_bytes_total',
       help: 'Bytes of head data received from the processes holding heads (chunks kept from earlier answers are not sent again).',
+      registers: [this.registry],
+    });
+    this.headServedBytes = new Counter({
+      name: 'sluice_head_served_bytes_total',
+      help: 'Bytes of head data this process sent to query processes over the internal head endpoint (only the series and streams a query\'s selectors match; chunks the asker kept are named, not sent).',
       registers: [this.registry],
     });
     this.buildInfo = new Gauge({

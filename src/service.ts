@@ -262,7 +262,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     : undefined;
   if (resultsCache !== undefined) cleanups.unshift(store.onChange(() => resultsCache.metadataChanged()));
   const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey, { role: config.role, components: ROLE_TABLE[config.role].components })];
-  if (components.has('heads')) routes.push(...headRoutes({ storage, token: config.internalToken, maxBytes: config.headFetchMaxBytes }));
+  if (components.has('heads')) routes.push(...headRoutes({ storage, token: config.internalToken, maxBytes: config.headFetchMaxBytes, onServe: (bytes) => metrics.headServedBytes.inc(bytes) }));
   if (components.has('ingestApi')) {
     routes.push(
       ...ingestRoutes(new IngestService({

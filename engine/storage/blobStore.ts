@@ -24,6 +24,14 @@ export interface BlobStore {
   remove(name: string): Promise<void>;
   /** list names every stored blob. */
   list(): Promise<string[]>;
+  /** listStored is `list` with when each blob was last written, for sweeps that must spare fresh ones. */
+  listStored(): Promise<StoredBlob[]>;
+}
+
+/** StoredBlob is a blob's name and when it was last written (milliseconds since the epoch). */
+export interface StoredBlob {
+  name: string;
+  modifiedMs: number;
 }
 
 /** BlobNotFoundError tells a missing blob apart from one that cannot be read. */
@@ -113,6 +121,19 @@ export class LocalBlobStore implements BlobStore {
       else if (BLOB_NAME.test(name)) names.push(name);
     }
     return names.sort();
+  }
+
+  async listStored(): Promise<StoredBlob[]> {
+    const out: StoredBlob[] = [];
+    for (const name of await this.list()) {
+      try {
+        out.push({ name, modifiedMs: (await fs.stat(path.join(this.dir, name))).mtimeMs });
+      } catch (err) {
+        // Deleted since it was listed: nothing to sweep.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return out;
   }
 }
 

@@ -102,10 +102,11 @@ function openShared(segments: readonly SegmentEntry[], open: (meta: SegmentEntry
 
 /**
  * ViewRefresh brings a view's sources up to date before a query reads them (a query process
- * reloads the catalog and fetches the heads other processes hold). It answers the sources that
- * could not be reached, which make the answer partial.
+ * reloads the catalog and fetches the heads other processes hold). It is told the selectors'
+ * matchers the query reads, so only the series or streams they match need to travel, and
+ * answers the sources that could not be reached, which make the answer partial.
  */
-export type ViewRefresh = () => Promise<readonly string[]>;
+export type ViewRefresh = (selectors: ReadonlyArray<readonly LabelMatcher[]>) => Promise<readonly string[]>;
 
 /** FailureLog collects the segments a view skipped, once each, across all its calls, and the head holders it could not reach. */
 class FailureLog {
@@ -183,7 +184,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
    * `share(ranges)` will need without blocking on I/O, where the readers can.
    */
   async prepare(ranges: readonly MetricRange[]): Promise<void> {
-    if (this.refresh) this.failures.addUnavailable(await this.refresh());
+    if (this.refresh) this.failures.addUnavailable(await this.refresh(ranges.map((r) => r.matchers)));
     await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
   }
 
@@ -327,7 +328,7 @@ export class OrgLogView implements LogReader, LogTagSetReader {
 
   /** prepare is OrgMetricView.prepare for log ranges. */
   async prepare(ranges: readonly LogRange[]): Promise<void> {
-    if (this.refresh) this.failures.addUnavailable(await this.refresh());
+    if (this.refresh) this.failures.addUnavailable(await this.refresh(ranges.map((r) => r.matchers)));
     await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
   }
 

@@ -1,4 +1,5 @@
 import type { CatalogState, SegmentMeta, Signal } from './catalog.js';
+import type { LabelMatcher } from './matchers.js';
 import type { LogSource, MetricSource } from './orgViews.js';
 import type { MetricMetadataRecord } from './walCodec.js';
 
@@ -26,7 +27,11 @@ export interface PeerHeads {
  * process of role all). The service implements it over HTTP; the storage only asks.
  */
 export interface PeerHeadSource {
-  fetch(org: string, signal: Signal): Promise<PeerHeads>;
+  /**
+   * fetch asks for an org's heads of one signal; `selectors`, when given, narrow the answer to
+   * the series or streams matching every matcher of at least one of them (see headFilter.ts).
+   */
+  fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>): Promise<PeerHeads>;
 }
 
 /**

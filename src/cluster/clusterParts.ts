@@ -88,6 +88,7 @@ export async function startClusterParts(deps: ClusterPartsDeps): Promise<() => P
         await storage.refreshCatalog();
         await storage.compact();
         await storage.applyRetention();
+        await storage.sweepOrphanSegments(config.orphanSegmentGraceMs);
       },
     });
     leader.start();

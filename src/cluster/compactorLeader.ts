@@ -5,7 +5,7 @@ import type { PostgresDatabase } from '../postgres/database.js';
 /** COMPACTOR_LOCK_CLASS is the first key of the compactors' advisory lock ("cmpt"); the second is the catalog name's hash. */
 export const COMPACTOR_LOCK_CLASS = 0x636d7074;
 
-/** CompactionWork is one round of the leader's work: refresh the catalog, merge, apply retention. */
+/** CompactionWork is one round of the leader's work: refresh the catalog, merge, apply retention, delete orphan segment files. */
 export type CompactionWork = () => Promise<void>;
 
 export interface CompactorLeaderOptions {

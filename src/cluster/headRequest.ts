@@ -1,3 +1,4 @@
+import { compileMatchers, type LabelMatcher } from '../../engine/storage/matchers.js';
 import { ApiError } from '../errors.js';
 
 /** HEAD_ROUTE is the internal endpoint a head holder serves its heads on. */
@@ -8,6 +9,10 @@ export const MAX_HEAD_REQUEST_BYTES = 1024 * 1024;
 
 /** MAX_HAVE bounds the chunk ids a request may say it holds (a head of several GiB is a few thousand chunks). */
 export const MAX_HAVE = 10_000;
+
+/** MAX_SELECTORS and MAX_MATCHERS bound the selectors a request narrows the answer to (a query has a handful). */
+export const MAX_SELECTORS = 256;
+export const MAX_MATCHERS = 64;
 
 /**
  * HeadRequest is what a query process asks a head holder for: one org's heads of some
@@ -22,6 +27,12 @@ export interface HeadRequest {
   have?: string[];
   minMs?: number;
   maxMs?: number;
+  /**
+   * selectors, when given, narrow the answer to the series (metrics) or streams (logs) that
+   * match every matcher of at least one of them: the label matchers of a query's selectors,
+   * or a LogQL stream selector. Absent, the whole heads are sent.
+   */
+  selectors?: LabelMatcher[][];
 }
 
 function bad(message: string): ApiError {
@@ -32,7 +43,7 @@ function bad(message: string): ApiError {
 export function parseHeadRequest(value: unknown): HeadRequest {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('body must be a JSON object');
   const body = value as Record<string, unknown>;
-  for (const key of Object.keys(body)) if (!['org', 'signals', 'partitions', 'have', 'minMs', 'maxMs'].includes(key)) throw bad(`unknown field "${key}"`);
+  for (const key of Object.keys(body)) if (!['org', 'signals', 'partitions', 'have', 'minMs', 'maxMs', 'selectors'].includes(key)) throw bad(`unknown field "${key}"`);
   if (typeof body.org !== 'string' || body.org === '' || body.org.length > 200) throw bad('org must be a non-empty string of at most 200 characters');
   const signals = body.signals ?? ['metrics', 'logs'];
   if (!Array.isArray(signals) || signals.length === 0 || signals.some((s) => s !== 'metrics' && s !== 'logs')) throw bad('signals must be a non-empty list of "metrics" and "logs"');
@@ -58,5 +69,32 @@ export function parseHeadRequest(value: unknown): HeadRequest {
     out[key] = v;
   }
   if (out.minMs !== undefined && out.maxMs !== undefined && out.maxMs < out.minMs) throw bad('maxMs must not be before minMs');
+  if (body.selectors !== undefined) out.selectors = parseSelectors(body.selectors);
   return out;
+}
+
+const MATCHER_TYPES: ReadonlySet<string> = new Set(['=', '!=', '=~', '!~']);
+
+/** parseSelectors checks a non-empty list of selectors, each a list of matchers whose regular expressions compile. */
+function parseSelectors(value: unknown): LabelMatcher[][] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_SELECTORS) throw bad(`selectors must be a list of 1 to ${MAX_SELECTORS} selectors`);
+  return value.map((selector: unknown, i) => {
+    if (!Array.isArray(selector) || selector.length > MAX_MATCHERS) throw bad(`selectors[${i}] must be a list of at most ${MAX_MATCHERS} matchers`);
+    const matchers = selector.map((m: unknown, j): LabelMatcher => {
+      const where = `selectors[${i}][${j}]`;
+      if (m === null || typeof m !== 'object' || Array.isArray(m)) throw bad(`${where} must be an object with name, type and value`);
+      const { name, type, value: v, ...rest } = m as Record<string, unknown>;
+      if (Object.keys(rest).length > 0) throw bad(`${where} has unknown field "${Object.keys(rest)[0]}"`);
+      if (typeof name !== 'string' || name.length > 1024) throw bad(`${where}.name must be a string of at most 1024 characters`);
+      if (typeof type !== 'string' || !MATCHER_TYPES.has(type)) throw bad(`${where}.type must be one of =, !=, =~, !~`);
+      if (typeof v !== 'string') throw bad(`${where}.value must be a string`);
+      return { name, type: type as LabelMatcher['type'], value: v };
+    });
+    try {
+      compileMatchers(matchers);
+    } catch (err) {
+      throw bad(`selectors[${i}] has a matcher that does not compile: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return matchers;
+  });
 }

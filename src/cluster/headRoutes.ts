@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Storage } from '../../engine/index.js';
+import { filterHeadExport } from '../../engine/storage/headFilter.js';
 import { encodeHeadExport, encodedLength, pruneHeadExport } from '../../engine/storage/headWire.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
@@ -12,6 +13,8 @@ export interface HeadRouteDeps {
   token: string | undefined;
   /** maxBytes bounds one answer (SVC_HEAD_FETCH_MAX_BYTES). */
   maxBytes: number;
+  /** onServe hears of every answer sent, with its size in bytes. */
+  onServe?: (bytes: number) => void;
 }
 
 /**
@@ -36,7 +39,8 @@ function checkToken(header: string | undefined, token: string | undefined): void
 /**
  * headRoutes is the internal endpoint a process that holds heads (roles all and ingester)
  * serves them to query processes on: POST /internal/v1/head with a JSON HeadRequest, answered
- * with the org's head snapshots in the head wire format (engine/storage/headWire.ts). It is
+ * with the org's head snapshots in the head wire format (engine/storage/headWire.ts), narrowed
+ * to the series and streams of the request's selectors when it names some (headFilter.ts). It is
  * authenticated by the cluster-internal token, never by users' API keys, and bounded: the
  * request body by MAX_HEAD_REQUEST_BYTES, the answer by `maxBytes`.
  */
@@ -53,7 +57,9 @@ export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
         const request = parseHeadRequest(parseJsonBody(body ?? Buffer.alloc(0)));
         let data = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
         if (request.minMs !== undefined || request.maxMs !== undefined) data = pruneHeadExport(data, request.minMs ?? -Infinity, request.maxMs ?? Infinity);
-        const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, new Set(request.have));
+        const have = new Set(request.have);
+        if (request.selectors !== undefined) data = filterHeadExport(data, request.selectors, (id) => have.has(CHUNK_ID_PREFIX + id));
+        const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, have);
         const length = encodedLength(parts);
         if (length > deps.maxBytes) {
           throw new ApiError('PAYLOAD_TOO_LARGE', `the org's heads take ${length} bytes, over the limit of ${deps.maxBytes} (SVC_HEAD_FETCH_MAX_BYTES)`, {
@@ -61,6 +67,7 @@ export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
           });
         }
         res.send(200, Buffer.concat(parts, length), 'application/octet-stream');
+        deps.onServe?.(length);
       },
     },
   ];

@@ -1,11 +1,13 @@
 import type { Signal } from '../../engine/storage/catalog.js';
+import { selectorsKey } from '../../engine/storage/headFilter.js';
 import { decodeHeadExport, type HeadExport, type KnownChunks } from '../../engine/storage/headWire.js';
 import type { SharedLogChunk } from '../../engine/storage/logChunk.js';
+import type { LabelMatcher } from '../../engine/storage/matchers.js';
 import type { SharedMetricChunk } from '../../engine/storage/metricChunk.js';
 import type { HeadBound, PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
-import { HEAD_ROUTE, MAX_HAVE, type HeadRequest } from './headRequest.js';
+import { HEAD_ROUTE, MAX_HAVE, MAX_MATCHERS, MAX_SELECTORS, type HeadRequest } from './headRequest.js';
 import type { PartitionOwner, PartitionOwners } from './partitionOwners.js';
 
 export interface PeerHeadClientOptions {
@@ -30,6 +32,13 @@ interface Holder {
   partitions: number[];
 }
 
+/** Want is one question to the holders: an org's heads of one signal, narrowed to some selectors or whole. */
+interface Want {
+  org: string;
+  signal: Signal;
+  selectors: ReadonlyArray<readonly LabelMatcher[]> | undefined;
+}
+
 /** KEPT_ANSWERS bounds the answers (per holder, org and signal) whose chunks are kept for reuse. */
 const KEPT_ANSWERS = 256;
 
@@ -42,9 +51,12 @@ type Chunk = SharedMetricChunk | SharedLogChunk;
  * as unavailable, never thrown: the query then answers from the segments and says the answer
  * is partial.
  *
- * Sealed chunks never change, so the chunks of each holder's last answer (per org and signal)
- * are kept and named in the next request: the holder then sends only what is new, mostly the
- * open tail, and a query costs the network what the heads took since the previous one.
+ * A query names its selectors, and the holders send only the series and streams those match
+ * (see engine/storage/headFilter.ts), so a narrow query over big heads moves little.
+ *
+ * Sealed chunks never change, so the chunks of each holder's last answer (per org, signal and
+ * selectors) are kept and named in the next request: the holder then sends only what is new,
+ * mostly the open tail, and a query costs the network what the heads took since the previous one.
  */
 export class PeerHeadClient implements PeerHeadSource {
   private readonly now: () => number;
@@ -55,9 +67,12 @@ export class PeerHeadClient implements PeerHeadSource {
     this.now = options.now ?? Date.now;
   }
 
-  async fetch(org: string, signal: Signal): Promise<PeerHeads> {
+  async fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>): Promise<PeerHeads> {
+    // Selectors past the request's bounds (a query with hundreds of them) ask for the whole heads.
+    const narrow = selectors !== undefined && selectors.length > 0 && selectors.length <= MAX_SELECTORS && selectors.every((m) => m.length <= MAX_MATCHERS);
+    const want: Want = { org, signal, selectors: narrow ? selectors : undefined };
     const owners = await this.readOwners();
-    const first = await this.fetchFrom(owners, org, signal);
+    const first = await this.fetchFrom(owners, want);
     if (first.unavailable.length === 0 || this.options.owners.refresh === undefined) return first;
     // The owners may be a read kept from a moment ago: a takeover or a rebalance since then shows
     // as a failure. Read them afresh, and ask again only if a partition's holder changed (a
@@ -65,7 +80,7 @@ export class PeerHeadClient implements PeerHeadSource {
     this.options.owners.refresh();
     const fresh = await this.readOwners();
     if (typeof fresh === 'string' || (typeof owners !== 'string' && sameLayout(this.holders(owners), this.holders(fresh)))) return first;
-    return this.fetchFrom(fresh, org, signal);
+    return this.fetchFrom(fresh, want);
   }
 
   /** readOwners reads the partition owners, or says why they could not be read. */
@@ -77,7 +92,7 @@ export class PeerHeadClient implements PeerHeadSource {
     }
   }
 
-  private async fetchFrom(owners: PartitionOwner[] | string, org: string, signal: Signal): Promise<PeerHeads> {
+  private async fetchFrom(owners: PartitionOwner[] | string, want: Want): Promise<PeerHeads> {
     const out: PeerHeads = { metrics: [], logs: [], bounds: [], unavailable: [], metadata: [] };
     if (typeof owners === 'string') {
       out.unavailable.push(`partition owners could not be read: ${owners}`);
@@ -85,7 +100,7 @@ export class PeerHeadClient implements PeerHeadSource {
     }
     const { holders, orphans } = this.holders(owners);
     if (orphans.length > 0) out.unavailable.push(`write-log partition(s) ${orphans.join(',')} have no live owner`);
-    const answers = await Promise.all(holders.map((h) => this.fetchKeeping(h, org, signal)));
+    const answers = await Promise.all(holders.map((h) => this.fetchKeeping(h, want)));
     for (const [i, answer] of answers.entries()) {
       const holder = holders[i];
       if (typeof answer === 'string') {
@@ -125,9 +140,13 @@ export class PeerHeadClient implements PeerHeadSource {
     return { holders: [...byUrl.values()], orphans };
   }
 
-  /** fetchKeeping asks one holder, naming the chunks kept from its last answer, and keeps the chunks of this one. */
-  private async fetchKeeping(holder: Holder, org: string, signal: Signal): Promise<HeadExport | string> {
-    const key = `${holder.baseUrl}\u0000${org}\u0000${signal}`;
+  /**
+   * fetchKeeping asks one holder, naming the chunks kept from its last answer to the same
+   * question (org, signal and selectors), and keeps the chunks of this one.
+   */
+  private async fetchKeeping(holder: Holder, want: Want): Promise<HeadExport | string> {
+    const { org, signal, selectors } = want;
+    const key = `${holder.baseUrl}\u0000${org}\u0000${signal}\u0000${selectors === undefined ? '*' : selectorsKey(selectors)}`;
     const kept = this.kept.get(key) ?? new Map<string, Chunk>();
     const known: KnownChunks = {
       metric: (id) => {
@@ -140,7 +159,14 @@ export class PeerHeadClient implements PeerHeadSource {
       },
     };
     const have = [...kept.keys()].slice(0, MAX_HAVE);
-    const answer = await this.fetchOne(holder, { org, signals: [signal], partitions: holder.partitions, ...(have.length > 0 ? { have } : {}) }, known);
+    const request: HeadRequest = {
+      org,
+      signals: [signal],
+      partitions: holder.partitions,
+      ...(have.length > 0 ? { have } : {}),
+      ...(selectors !== undefined ? { selectors: selectors.map((s) => [...s]) } : {}),
+    };
+    const answer = await this.fetchOne(holder, request, known);
     if (typeof answer === 'string') {
       this.options.onFetch?.('failed', 0);
       return answer;

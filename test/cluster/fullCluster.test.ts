@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import type { ChildServer } from '../support/child.js';
 import { clusterBackendsAvailable, createCluster, ProcessGroup, startClusterBackends, type ClusterBackends, type SluiceCluster } from '../support/cluster.js';
 import { ClusterRecords } from '../support/clusterRecords.js';
@@ -87,6 +88,54 @@ describe.runIf(clusterBackendsAvailable('the full cluster test'))('scaled out: i
       for (const q of queries) expect(await results(q, route, body), `${JSON.stringify(body)} on ${q.url}`).toEqual(want);
     }
   }, 120_000);
+
+  /** servedBytes sums what the ingesters sent query processes over the internal head endpoint. */
+  async function servedBytes(): Promise<number> {
+    let total = 0;
+    for (const ingester of ingesters) {
+      const text = await (await fetch(`${ingester.url}/metrics`)).text();
+      total += Number(/^sluice_head_served_bytes_total (\S+)$/m.exec(text)?.[1] ?? NaN);
+    }
+    return total;
+  }
+
+  it('asks the ingesters only for the series a query selects: same answers, far fewer bytes for a narrow query', async () => {
+    // 40 series of 10 samples each in the ingesters' heads (well under their 16 KiB cut size together with what is there).
+    const timeseries = Array.from({ length: 40 }, (_, n) => ({
+      labels: [{ name: '__name__', value: 'fc_wide' }, { name: 'n', value: String(n) }],
+      samples: Array.from({ length: 10 }, (_, k) => ({ value: n * 100 + k, timestamp: base + k * 1000 })),
+    }));
+    for (const server of [ingest[0], single]) {
+      const res = await fetch(`${server.url}/api/v1/write`, { method: 'POST', body: encodeRemoteWriteBody({ timeseries }), headers: { 'x-svc-api-key': KEY, 'content-type': 'application/x-protobuf' } });
+      expect(res.status).toBe(204);
+    }
+    const window = { s: String(base), e: String(base + 60_000), step: 5 };
+    const narrow = { q: 'fc_wide{n="7"}', ...window };
+    const wide = { q: 'fc_wide', ...window };
+    // Waiting asks with other selectors: the measured queries below must not find chunks kept from it.
+    const probe = { ...wide, q: 'fc_wide{n=~".+"}' };
+    const probed = JSON.stringify(await results(single, '/api/v1/metrics/query', probe));
+    await waitFor(async () => JSON.stringify(await results(queries[0], '/api/v1/metrics/query', probe)) === probed, 10_000);
+    const before = await servedBytes();
+    const narrowAnswer = await results(queries[0], '/api/v1/metrics/query', narrow);
+    const afterNarrow = await servedBytes();
+    const wideAnswer = await results(queries[0], '/api/v1/metrics/query', wide);
+    const afterWide = await servedBytes();
+    // The answers are those of a single node fed the same data.
+    // (One result event per series and step.)
+    const seriesOf = (answer: string[]) => new Set(answer.map((r) => String((JSON.parse(r) as { tags: Record<string, unknown> }).tags.n)));
+    expect(narrowAnswer).toEqual(await results(single, '/api/v1/metrics/query', narrow));
+    expect(seriesOf(narrowAnswer)).toEqual(new Set(['7']));
+    expect(wideAnswer).toEqual(await results(single, '/api/v1/metrics/query', wide));
+    expect(seriesOf(wideAnswer).size).toBe(40);
+    // The narrow query moved a fraction of what the wide one did (one series of forty, plus the answers' headers).
+    const narrowBytes = afterNarrow - before;
+    const wideBytes = afterWide - afterNarrow;
+    expect(narrowBytes).toBeGreaterThan(0);
+    // The wide query's samples alone are 400 timestamps and values of 8 bytes each.
+    expect(wideBytes).toBeGreaterThan(400 * 16);
+    expect(narrowBytes * 4).toBeLessThan(wideBytes);
+  }, 60_000);
 
   it('counts every acknowledged record exactly once after an ingester is SIGKILLed mid-stream', async () => {
     const acked: string[] = [];

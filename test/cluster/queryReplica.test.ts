@@ -160,6 +160,9 @@ describe.runIf(clusterBackendsAvailable('the query replica test'))('query proces
       [await post('{"org":"x"}', `Bearer ${KEY}`), 401, 'UNAUTHORIZED'],
       [await post('{"org":', `Bearer ${TOKEN}`), 400, 'INVALID_JSON'],
       [await post('{"org":"x","partitions":[-1]}', `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
+      [await post(JSON.stringify({ org: 'x', selectors: [[{ name: 'a', type: '=~', value: '(' }]] }), `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
+      [await post(JSON.stringify({ org: 'x', selectors: [[{ name: 'a', type: '<', value: 'b' }]] }), `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
+      [await post(JSON.stringify({ org: 'x', selectors: [] }), `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
       [await post(JSON.stringify({ org: 'x', pad: 'y'.repeat(2_000_000) }), `Bearer ${TOKEN}`), 413, 'PAYLOAD_TOO_LARGE'],
     ];
     for (const [res, status, code] of cases) {

@@ -136,11 +136,11 @@ describe.each(ROLES)('role %s over the embedded backends', (role) => {
   });
 
   it('runs only the background loops of its components', () => {
-    // The storage is private to the service; element access reads its options and timers without widening its API.
-    const storage = srv.service.storage as unknown as { options: { maintenanceIntervalMs?: number; compactionIntervalMs?: number }; timers: unknown[] };
+    // The storage is private to the service; element access reads its options and its maintenance timers without widening its API.
+    const storage = srv.service.storage as unknown as { options: { maintenanceIntervalMs?: number; compactionIntervalMs?: number }; maintenance: { timers: unknown[] } };
     expect(storage.options.maintenanceIntervalMs === 0).toBe(!components.has('heads'));
     expect(storage.options.compactionIntervalMs === 0).toBe(!components.has('compaction'));
-    expect(storage.timers.length).toBe(Number(components.has('heads')) + Number(components.has('compaction')));
+    expect(storage.maintenance.timers.length).toBe(Number(components.has('heads')) + Number(components.has('compaction')));
   });
 
   it('keeps a plain 404 for paths no role serves, and 405 for a wrong method', async () => {

@@ -9,7 +9,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { crc32 } from 'node:zlib';
-import { checkName, isBlobName, type BlobStore } from '../blobStore.js';
+import { checkName, isBlobName, type BlobStore, type StoredBlob } from '../blobStore.js';
 import type { EventSink } from '../storageEvent.js';
 import { BlockingFetch } from './blockingFetch.js';
 import { Limiter } from './limiter.js';
@@ -220,7 +220,12 @@ export class S3BlobStore implements BlobStore {
 
   /** list names the blobs under the prefix (not in deeper "folders"), as the local store lists its directory. */
   async list(): Promise<string[]> {
-    const names: string[] = [];
+    return (await this.listStored()).map((b) => b.name);
+  }
+
+  /** listStored is `list` with each object's LastModified. */
+  async listStored(): Promise<StoredBlob[]> {
+    const out: StoredBlob[] = [];
     let token: string | undefined;
     do {
       const page = await this.request('list', () =>
@@ -228,11 +233,11 @@ export class S3BlobStore implements BlobStore {
       );
       for (const object of page.Contents ?? []) {
         const name = object.Key?.slice(this.conn.prefix.length);
-        if (name !== undefined && isBlobName(name)) names.push(name);
+        if (name !== undefined && isBlobName(name)) out.push({ name, modifiedMs: object.LastModified?.getTime() ?? Date.now() });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    return names.sort();
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** close stops the fetch thread and the client's connections; the cache stays for the next start. */

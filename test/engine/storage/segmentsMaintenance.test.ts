@@ -32,6 +32,9 @@ class CountingBlobStore implements BlobStore {
   list(): Promise<string[]> {
     return this.inner.list();
   }
+  listStored(): ReturnType<BlobStore['listStored']> {
+    return this.inner.listStored();
+  }
 }
 
 const DAY = 86_400_000;
