@@ -14,7 +14,7 @@ import { percentile } from './stats.js';
  * window only: at its end the requests still open are abandoned (not errors), so a slow
  * reader's long answer cannot stretch the window and hide what the fast viewers got. Slow
  * readers' latencies are reported apart from the others'. CPU and memory are read from the
- * system's own process.
+ * system's own process, or summed over every process of a scaled-out installation (Fleet).
  *
  * A refused panel (429 or 503) counts as an error, and its viewer waits the refusal's
  * Retry-After before refreshing again, as a dashboard that is told to back off does (Grafana
