@@ -1,7 +1,7 @@
 import { dashboardPanels, runConcurrencyLevel, type ConcurrencyLevelResult } from '../peers/concurrencySuite.js';
 import type { QueryCase } from '../peers/queries.js';
 import { timedQuery } from '../peers/queryClients.js';
-import { busyShare, machineCpuTimes } from './machineCpu.js';
+import { busyShare, harnessCpuSeconds, machineCpuTimes } from './machineCpu.js';
 import type { RoleProcess } from './fleet.js';
 
 /**
@@ -15,6 +15,8 @@ export interface DashboardLevelResult extends ConcurrencyLevelResult {
   queryReplicas: number;
   /** Cores the Sluice processes kept busy on average (CPU seconds per second). */
   sluiceCores: number;
+  /** Cores the benchmark's own viewers kept busy on average. */
+  harnessCores: number;
   /** Share of the whole machine's CPU time that was busy (Sluice, backends and the harness). */
   machineBusy: number;
   ratioToOne: number;
@@ -33,11 +35,14 @@ export async function runDashboardLevels(query: RoleProcess[], cases: QueryCase[
     const replicas = query.slice(0, n).map((p) => p.system);
     const pids = everyProcess().map((p) => p.system.process.pid);
     const machineBefore = machineCpuTimes();
+    const harnessBefore = harnessCpuSeconds();
     const r = await runConcurrencyLevel(replicas[0], panels, viewers, seconds, { replicas, pids });
     const machineBusy = busyShare(machineBefore, machineCpuTimes());
+    // The window's own length, less the few milliseconds the abandoned requests took to unwind.
+    const harnessCores = (harnessCpuSeconds() - harnessBefore) / r.seconds;
     const sluiceCores = Number.isNaN(r.cpuSecondsPerQuery) ? 0 : (r.cpuSecondsPerQuery * r.queries) / r.seconds;
-    results.push({ ...r, queryReplicas: n, sluiceCores: Number(sluiceCores.toFixed(2)), machineBusy: Number(machineBusy.toFixed(3)), ratioToOne: 1 });
-    log(`dashboards on ${n} query replica(s), ${viewers} viewers: ${r.queriesPerSecond.toFixed(1)} queries/s, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.errors} errors, Sluice ${sluiceCores.toFixed(2)} cores, machine ${(machineBusy * 100).toFixed(0)} % busy`);
+    results.push({ ...r, queryReplicas: n, sluiceCores: Number(sluiceCores.toFixed(2)), harnessCores: Number(harnessCores.toFixed(2)), machineBusy: Number(machineBusy.toFixed(3)), ratioToOne: 1 });
+    log(`dashboards on ${n} query replica(s), ${viewers} viewers: ${r.queriesPerSecond.toFixed(1)} queries/s, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.errors} errors, Sluice ${sluiceCores.toFixed(2)} cores, viewers ${harnessCores.toFixed(2)} cores, machine ${(machineBusy * 100).toFixed(0)} % busy`);
   }
   const one = results.find((r) => r.queryReplicas === 1) ?? results[0];
   for (const r of results) r.ratioToOne = Number((r.queriesPerSecond / one.queriesPerSecond).toFixed(3));

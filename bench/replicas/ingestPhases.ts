@@ -1,7 +1,7 @@
 import { encodeRemoteWriteBody, type TimeSeriesInput } from '../../engine/index.js';
 import type { Dataset } from '../peers/dataset.js';
 import { cpuSeconds } from '../peers/procStats.js';
-import { busyShare, machineCpuTimes } from './machineCpu.js';
+import { busyShare, harnessCpuSeconds, machineCpuTimes } from './machineCpu.js';
 import type { RoleProcess } from './fleet.js';
 
 /**
@@ -28,6 +28,8 @@ export interface IngestPhaseResult {
   sluiceCpuSeconds: number;
   /** Cores the Sluice processes kept busy on average (CPU seconds per second). */
   sluiceCores: number;
+  /** Cores the benchmark's own senders kept busy on average. */
+  harnessCores: number;
   /** Share of the whole machine's CPU time that was busy (Sluice, backends and the harness). */
   machineBusy: number;
   errors: number;
@@ -103,6 +105,7 @@ export async function runIngestPhases(dataset: Dataset, ingest: RoleProcess[], r
     let requests = 0;
     const cpuBefore = sumCpu(everyProcess());
     const machineBefore = machineCpuTimes();
+    const harnessBefore = harnessCpuSeconds();
     const started = performance.now();
     await Promise.all(
       phases[p].map(async (list, sender) => {
@@ -129,6 +132,7 @@ export async function runIngestPhases(dataset: Dataset, ingest: RoleProcess[], r
       samplesPerSecond: samples / seconds,
       sluiceCpuSeconds: Number(sluiceCpuSeconds.toFixed(2)),
       sluiceCores: Number((sluiceCpuSeconds / seconds).toFixed(2)),
+      harnessCores: Number(((harnessCpuSeconds() - harnessBefore) / seconds).toFixed(2)),
       machineBusy: Number(busyShare(machineBefore, machineCpuTimes()).toFixed(3)),
       errors: errors.length,
       ...(errors.length > 0 ? { firstError: errors[0] } : {}),

@@ -25,3 +25,9 @@ export function busyShare(before: CpuTimes, after: CpuTimes): number {
   const total = after.totalTicks - before.totalTicks;
   return total <= 0 ? 0 : (after.busyTicks - before.busyTicks) / total;
 }
+
+/** harnessCpuSeconds is the CPU time this process (the benchmark's own clients) has used so far. */
+export function harnessCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}

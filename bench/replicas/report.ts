@@ -36,21 +36,26 @@ function fixed(value: number, digits: number): string {
 
 export function dashboardTable(rows: readonly DashboardLevelResult[]): string {
   const lines = [
-    '| Query replicas | Queries/s | Ratio to 1 | p50 ms | p99 ms | Errors | CPU s per query (all Sluice processes) | Sluice cores busy | Machine busy |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Query replicas | Queries/s | Ratio to 1 | p50 ms | p99 ms | Errors | CPU s per query (all Sluice processes) | Sluice cores busy | Viewer cores | Machine busy |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.queryReplicas} | ${fixed(r.queriesPerSecond, 1)} | ${fixed(r.ratioToOne, 2)}× | ${fixed(r.p50Ms, 0)} | ${fixed(r.p99Ms, 0)} | ${r.errors} | ${fixed(r.cpuSecondsPerQuery, 4)} | ${fixed(r.sluiceCores, 2)} | ${fixed(r.machineBusy * 100, 0)} % |`);
+    lines.push(`| ${r.queryReplicas} | ${fixed(r.queriesPerSecond, 1)} | ${fixed(r.ratioToOne, 2)}× | ${fixed(r.p50Ms, 0)} | ${fixed(r.p99Ms, 0)} | ${r.errors} | ${fixed(r.cpuSecondsPerQuery, 4)} | ${fixed(r.sluiceCores, 2)} | ${fixed(r.harnessCores, 2)} | ${fixed(r.machineBusy * 100, 0)} % |`);
   }
   return lines.join('\n');
 }
 
 export function ingestTable(rows: readonly IngestPhaseResult[]): string {
-  const lines = ['| Ingest replicas | Samples | Samples/s | Ratio to 1 | Errors | Sluice CPU s | Sluice cores busy | Machine busy |', '|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = ['| Ingest replicas | Samples | Samples/s | Ratio to 1 | Errors | Sluice CPU s | Sluice cores busy | Sender cores | Machine busy |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
-    lines.push(`| ${r.ingestReplicas} | ${r.samples} | ${fixed(r.samplesPerSecond, 0)} | ${fixed(r.ratioToOne, 2)}× | ${r.errors} | ${fixed(r.sluiceCpuSeconds, 1)} | ${fixed(r.sluiceCores, 2)} | ${fixed(r.machineBusy * 100, 0)} % |`);
+    lines.push(`| ${r.ingestReplicas} | ${r.samples} | ${fixed(r.samplesPerSecond, 0)} | ${fixed(r.ratioToOne, 2)}× | ${r.errors} | ${fixed(r.sluiceCpuSeconds, 1)} | ${fixed(r.sluiceCores, 2)} | ${fixed(r.harnessCores, 2)} | ${fixed(r.machineBusy * 100, 0)} % |`);
   }
   return lines.join('\n');
+}
+
+/** rest is the cores neither Sluice nor the harness used: the backends and anything else on the machine. */
+function rest(cores: number, row: { machineBusy: number; sluiceCores: number; harnessCores: number }): number {
+  return Math.max(0, row.machineBusy * cores - row.sluiceCores - row.harnessCores);
 }
 
 /**
@@ -64,8 +69,8 @@ export function limitsText(cores: number, dashboards: readonly DashboardLevelRes
   if (first !== undefined && last !== undefined) {
     const saturated = first.machineBusy >= 0.9;
     parts.push(
-      `Dashboards: with ${first.queryReplicas} query replica(s) the Sluice processes kept ${fixed(first.sluiceCores, 2)} of ${cores} cores busy and the whole machine was ${fixed(first.machineBusy * 100, 0)} % busy; ` +
-        `with ${last.queryReplicas} they kept ${fixed(last.sluiceCores, 2)} cores busy (machine ${fixed(last.machineBusy * 100, 0)} %), at ${fixed(last.ratioToOne, 2)}× the queries/s of one replica and ${fixed(last.cpuSecondsPerQuery, 4)} against ${fixed(first.cpuSecondsPerQuery, 4)} CPU s per query. ` +
+      `Dashboards: with ${first.queryReplicas} query replica(s) the Sluice processes kept ${fixed(first.sluiceCores, 2)} of ${cores} cores busy, the viewers ${fixed(first.harnessCores, 2)}, everything else (PostgreSQL, NATS, s3rver, other work) ${fixed(rest(cores, first), 2)}, and the whole machine was ${fixed(first.machineBusy * 100, 0)} % busy; ` +
+        `with ${last.queryReplicas} they kept ${fixed(last.sluiceCores, 2)} cores busy, the viewers ${fixed(last.harnessCores, 2)}, everything else ${fixed(rest(cores, last), 2)} (machine ${fixed(last.machineBusy * 100, 0)} %), at ${fixed(last.ratioToOne, 2)}× the queries/s of one replica and ${fixed(last.cpuSecondsPerQuery, 4)} against ${fixed(first.cpuSecondsPerQuery, 4)} CPU s per query. ` +
         (saturated
           ? `The machine's ${cores} cores were already saturated with one replica, so more replicas share the same CPU: the limit is the total CPU of all processes (replicas, ingesters, compactor, PostgreSQL, NATS, s3rver and the viewers), not the number of replicas.`
           : `The machine still had idle CPU with one replica; the gain from more replicas stops where the machine's ${cores} cores are all busy.`),
@@ -75,7 +80,7 @@ export function limitsText(cores: number, dashboards: readonly DashboardLevelRes
   const more = ingest[ingest.length - 1];
   if (one !== undefined && more !== undefined && more !== one) {
     parts.push(
-      `Ingest: ${one.ingestReplicas} replica(s) kept ${fixed(one.sluiceCores, 2)} cores busy in Sluice (machine ${fixed(one.machineBusy * 100, 0)} %), ${more.ingestReplicas} kept ${fixed(more.sluiceCores, 2)} (machine ${fixed(more.machineBusy * 100, 0)} %), ratio ${fixed(more.ratioToOne, 2)}×; ` +
+      `Ingest: ${one.ingestReplicas} replica(s) kept ${fixed(one.sluiceCores, 2)} cores busy in Sluice, the senders ${fixed(one.harnessCores, 2)}, everything else ${fixed(rest(cores, one), 2)} (machine ${fixed(one.machineBusy * 100, 0)} %), ${more.ingestReplicas} kept ${fixed(more.sluiceCores, 2)} (machine ${fixed(more.machineBusy * 100, 0)} %), ratio ${fixed(more.ratioToOne, 2)}×; ` +
         `every acknowledged write also waits for JetStream to store it on three nodes of the same machine, and the ingesters replay the stream on the same cores.`,
     );
   }
