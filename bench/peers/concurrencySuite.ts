@@ -14,7 +14,7 @@ import { percentile } from './stats.js';
  * window only: at its end the requests still open are abandoned (not errors), so a slow
  * reader's long answer cannot stretch the window and hide what the fast viewers got. Slow
  * readers' latencies are reported apart from the others'. CPU and memory are read from the
- * system's own process, or summed over every process of a scaled-out installation (Fleet).
+ * system's own process, or summed over every process of a scaled-out installation (ReplicaFleet).
  *
  * A refused panel (429 or 503) counts as an error, and its viewer waits the refusal's
  * Retry-After before refreshing again, as a dashboard that is told to back off does (Grafana
@@ -96,11 +96,11 @@ function backOff(ms: number, window: AbortSignal): Promise<void> {
 }
 
 /**
- * Fleet spreads the viewers over several replicas of one system, round robin as a load
+ * ReplicaFleet spreads the viewers over several replicas of one system, round robin as a load
  * balancer would (viewer i asks replica i mod n), and measures CPU and memory summed over
  * every process of the installation, not only the replicas asked.
  */
-export interface Fleet {
+export interface ReplicaFleet {
   replicas: RunningSystem[];
   pids: number[];
 }
@@ -118,7 +118,7 @@ function sumOver(pids: number[], read: (pid: number) => number): number {
   return total;
 }
 
-export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[], viewers: number, seconds: number, fleet?: Fleet): Promise<ConcurrencyLevelResult> {
+export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[], viewers: number, seconds: number, fleet?: ReplicaFleet): Promise<ConcurrencyLevelResult> {
   const tally: LevelTally = { fastMs: [], slowMs: [], errors: [], unfinished: 0 };
   const replicas = fleet?.replicas ?? [sys];
   const pids = fleet?.pids ?? [sys.process.pid];
