@@ -62,7 +62,7 @@ async function main(): Promise<number> {
     const everyProcess = fleet.all;
     const ingest = await runIngestPhases(dataset, fleet.ingest, options.ingestReplicas, options.senders, everyProcess, log);
     const sampleCounts = await waitForEverySample(fleet, dataset);
-    const dashboards = await runDashboardLevels(fleet.query, queryCases(dataset), options.queryReplicas, options.viewers, options.seconds, everyProcess, log);
+    const { rows: dashboards, windows: dashboardWindows } = await runDashboardLevels(fleet.query, queryCases(dataset), options.queryReplicas, options.rounds, options.viewers, options.seconds, everyProcess, log);
     const report: ReplicaReport = {
       startedAt,
       finishedAt: new Date().toISOString(),
@@ -72,10 +72,12 @@ async function main(): Promise<number> {
       layout,
       viewers: options.viewers,
       windowSeconds: options.seconds,
+      rounds: options.rounds,
       dataset: dataset.summary(),
       sampleCounts,
       ingest,
       dashboards,
+      dashboardWindows,
       limits: limitsText(machine.cores, dashboards, ingest),
     };
     const written = writeReplicaReport(report, options.outDir);

@@ -13,15 +13,17 @@ export interface ReplicaBenchOptions {
   viewers: number;
   /** Seconds of each dashboard window. */
   seconds: number;
+  /** Rounds over the query replica counts, ascending then descending. */
+  rounds: number;
   /** Concurrent remote-write senders in every ingest phase. */
   senders: number;
 }
 
 export const USAGE = `usage: npm run bench:replicas -- [--scale tiny|small|large] [--query-replicas 1,2,4] [--ingest-replicas 1,2]
-       [--viewers N] [--seconds S] [--senders N] [--ingesters N] [--partitions N] [--out DIR]`;
+       [--viewers N] [--seconds S] [--rounds N] [--senders N] [--ingesters N] [--partitions N] [--out DIR]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): ReplicaBenchOptions {
-  const options: ReplicaBenchOptions = { scale: 'small', outDir: defaultOutDir, queryReplicas: [1, 2, 4], ingestReplicas: [1, 2], ingesters: 2, partitions: 8, viewers: 8, seconds: 30, senders: 8 };
+  const options: ReplicaBenchOptions = { scale: 'small', outDir: defaultOutDir, queryReplicas: [1, 2, 4], ingestReplicas: [1, 2], ingesters: 2, partitions: 8, viewers: 8, seconds: 30, rounds: 2, senders: 8 };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -66,6 +68,9 @@ export function parseOptions(argv: string[], defaultOutDir: string): ReplicaBenc
         break;
       case '--seconds':
         options.seconds = positiveInteger(value());
+        break;
+      case '--rounds':
+        options.rounds = positiveInteger(value());
         break;
       case '--senders':
         options.senders = positiveInteger(value());

@@ -16,11 +16,15 @@ export interface ReplicaReport {
   layout: FleetLayout;
   viewers: number;
   windowSeconds: number;
+  rounds: number;
   dataset: DatasetSummary;
   /** Samples every query replica held before the dashboard windows. */
   sampleCounts: Record<string, number>;
   ingest: IngestPhaseResult[];
+  /** One row per query replica count, its rounds combined. */
   dashboards: DashboardLevelResult[];
+  /** Every measuring window in the order it ran. */
+  dashboardWindows: DashboardLevelResult[];
   /** limits says in words what bounded scaling in this run, from the CPU figures. */
   limits: string;
 }
@@ -34,13 +38,13 @@ function fixed(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : '–';
 }
 
-export function dashboardTable(rows: readonly DashboardLevelResult[]): string {
+export function dashboardTable(rows: readonly DashboardLevelResult[], withRound = false): string {
   const lines = [
-    '| Query replicas | Queries/s | Ratio to 1 | p50 ms | p99 ms | Errors | CPU s per query (all Sluice processes) | Sluice cores busy | Viewer cores | Machine busy |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${withRound ? 'Round | ' : ''}Query replicas | Queries/s | Ratio to 1 | p50 ms | p99 ms | Errors | CPU s per query (all Sluice processes) | Sluice cores busy | Viewer cores | Machine busy |`,
+    `|${withRound ? '---:|' : ''}---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
   ];
   for (const r of rows) {
-    lines.push(`| ${r.queryReplicas} | ${fixed(r.queriesPerSecond, 1)} | ${fixed(r.ratioToOne, 2)}× | ${fixed(r.p50Ms, 0)} | ${fixed(r.p99Ms, 0)} | ${r.errors} | ${fixed(r.cpuSecondsPerQuery, 4)} | ${fixed(r.sluiceCores, 2)} | ${fixed(r.harnessCores, 2)} | ${fixed(r.machineBusy * 100, 0)} % |`);
+    lines.push(`| ${withRound ? `${r.round} | ` : ''}${r.queryReplicas} | ${fixed(r.queriesPerSecond, 1)} | ${fixed(r.ratioToOne, 2)}× | ${fixed(r.p50Ms, 0)} | ${fixed(r.p99Ms, 0)} | ${r.errors} | ${fixed(r.cpuSecondsPerQuery, 4)} | ${fixed(r.sluiceCores, 2)} | ${fixed(r.harnessCores, 2)} | ${fixed(r.machineBusy * 100, 0)} % |`);
   }
   return lines.join('\n');
 }
@@ -99,9 +103,15 @@ export function renderMarkdown(report: ReplicaReport): string {
     '',
     `Dataset: ${d.series} series × ${d.steps} scrapes = ${d.samples} samples, written by remote write through the ingest replicas; every query replica held all of them before the dashboards ran.`,
     '',
-    `## Dashboard queries (${report.viewers} viewers of a 10-panel dashboard, ${report.windowSeconds} s per row, viewers spread round robin over the replicas)`,
+    `## Dashboard queries (${report.viewers} viewers of a 10-panel dashboard, viewers spread round robin over the replicas)`,
+    '',
+    `Each count ran ${report.rounds} window(s) of ${report.windowSeconds} s, ascending in odd rounds and descending in even ones; a row combines its windows (p50 and p99 are the mean of the windows').`,
     '',
     dashboardTable(report.dashboards),
+    '',
+    'Every window, in the order it ran:',
+    '',
+    dashboardTable(report.dashboardWindows, true),
     '',
     '## Ingest (remote write, acknowledged)',
     '',

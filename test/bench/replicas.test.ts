@@ -11,7 +11,7 @@ import { isProcessAlive } from '../../src/processAlive.js';
 
 /**
  * Runs `bench:replicas` end to end at the tiny scale with one and two query and ingest
- * replicas, a few seconds each, over the real backends (PostgreSQL, NATS JetStream, s3rver),
+ * replicas, a few seconds each (two rounds), over the real backends (PostgreSQL, NATS JetStream, s3rver),
  * so the harness keeps working: every replica must hold every sample, every row must be in the
  * table with queries answered and no errors, both files must be written, and no Sluice process
  * it started may outlive it.
@@ -44,7 +44,7 @@ describe.runIf(clusterBackendsAvailable('the replica benchmark test'))('bench:re
   beforeAll(async () => {
     expect(existsSync(HARNESS), 'run `npm run build` first').toBe(true);
     outDir = await mkdtemp(path.join(tmpdir(), 'bench-replicas-test-'));
-    run = await runHarness(['--scale', 'tiny', '--query-replicas', '1,2', '--ingest-replicas', '1,2', '--ingesters', '1', '--partitions', '2', '--viewers', '2', '--seconds', '3', '--senders', '2', '--out', outDir]);
+    run = await runHarness(['--scale', 'tiny', '--query-replicas', '1,2', '--ingest-replicas', '1,2', '--ingesters', '1', '--partitions', '2', '--viewers', '2', '--seconds', '3', '--rounds', '2', '--senders', '2', '--out', outDir]);
     const json = readdirSync(outDir).find((f) => f.endsWith('-replicas.json'));
     if (json !== undefined) {
       report = JSON.parse(readFileSync(path.join(outDir, json), 'utf8')) as ReplicaReport;
@@ -90,6 +90,12 @@ describe.runIf(clusterBackendsAvailable('the replica benchmark test'))('bench:re
       expect(row.machineBusy).toBeGreaterThan(0);
     }
     expect(report.dashboards[0].ratioToOne).toBe(1);
+    // Two rounds, ascending then descending; each row sums its two windows.
+    expect(report.dashboardWindows.map((w) => [w.round, w.queryReplicas])).toEqual([[1, 1], [1, 2], [2, 2], [2, 1]]);
+    for (const row of report.dashboards) {
+      const windows = report.dashboardWindows.filter((w) => w.queryReplicas === row.queryReplicas);
+      expect(row.queries).toBe(windows[0].queries + windows[1].queries);
+    }
     expect(report.dashboards[1].ratioToOne).toBeCloseTo(report.dashboards[1].queriesPerSecond / report.dashboards[0].queriesPerSecond, 2);
   });
 
