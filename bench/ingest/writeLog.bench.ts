@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { natsAvailable, startNatsCluster } from '../../test/support/natsCluster.js';
+import { natsAvailable, startNatsCluster } from '../cluster/natsCluster.js';
 import { runWhenDirect } from '../runDirect.js';
 import { drive, driveRemoteWrite, remoteWriteBatch, startBenchServer, type BatchShape } from './remoteWriteLoad.js';
 

@@ -14,7 +14,7 @@ import { percentile } from './stats.js';
  * window only: at its end the requests still open are abandoned (not errors), so a slow
  * reader's long answer cannot stretch the window and hide what the fast viewers got. Slow
  * readers' latencies are reported apart from the others'. CPU and memory are read from the
- * system's own process.
+ * system's own process, or summed over every process of a scaled-out installation (ReplicaFleet).
  *
  * A refused panel (429 or 503) counts as an error, and its viewer waits the refusal's
  * Retry-After before refreshing again, as a dashboard that is told to back off does (Grafana
@@ -95,26 +95,53 @@ function backOff(ms: number, window: AbortSignal): Promise<void> {
   });
 }
 
-export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[], viewers: number, seconds: number): Promise<ConcurrencyLevelResult> {
+/**
+ * ReplicaFleet spreads the viewers over several replicas of one system, round robin as a load
+ * balancer would (viewer i asks replica i mod n), and measures CPU and memory summed over
+ * every process of the installation, not only the replicas asked.
+ */
+export interface ReplicaFleet {
+  replicas: RunningSystem[];
+  pids: number[];
+}
+
+/** sumOver adds a per-process figure over processes; one that has exited counts as zero. */
+function sumOver(pids: number[], read: (pid: number) => number): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += read(pid);
+    } catch {
+      // exited: nothing more to count
+    }
+  }
+  return total;
+}
+
+export async function runConcurrencyLevel(sys: RunningSystem, panels: QueryCase[], viewers: number, seconds: number, fleet?: ReplicaFleet): Promise<ConcurrencyLevelResult> {
   const tally: LevelTally = { fastMs: [], slowMs: [], errors: [], unfinished: 0 };
-  let peakRss = residentBytes(sys.process.pid);
+  const replicas = fleet?.replicas ?? [sys];
+  const pids = fleet?.pids ?? [sys.process.pid];
+  const rss = (): number => sumOver(pids, residentBytes);
+  const cpuNow = (): number => sumOver(pids, cpuSeconds);
+  let peakRss = rss();
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, residentBytes(sys.process.pid));
+    peakRss = Math.max(peakRss, rss());
   }, 200);
   const window = new AbortController();
   // Every open panel request of every viewer listens for the window's end: 2,000 at 200 viewers.
   setMaxListeners(0, window.signal);
-  const cpuBefore = cpuSeconds(sys.process.pid);
+  const cpuBefore = cpuNow();
   const started = performance.now();
   let cpu = 0;
   let elapsedS = seconds;
   const closeWindow = setTimeout(() => {
-    cpu = cpuSeconds(sys.process.pid) - cpuBefore;
+    cpu = cpuNow() - cpuBefore;
     elapsedS = (performance.now() - started) / 1000;
     window.abort(new Error('the measuring window closed'));
   }, seconds * 1000);
   try {
-    await Promise.all(Array.from({ length: viewers }, (_, i) => viewer(sys, panels, i % SLOW_READER_EVERY === SLOW_READER_EVERY - 1, window.signal, tally)));
+    await Promise.all(Array.from({ length: viewers }, (_, i) => viewer(replicas[i % replicas.length], panels, i % SLOW_READER_EVERY === SLOW_READER_EVERY - 1, window.signal, tally)));
   } finally {
     clearTimeout(closeWindow);
     clearInterval(sampler);

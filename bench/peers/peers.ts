@@ -31,7 +31,8 @@ export interface RunningSystem {
   key: string;
 }
 
-const SLUICE_CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+/** SLUICE_CLI is this checkout's built command-line entry (the replica benchmark starts its roles from it too). */
+export const SLUICE_CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 /** sluiceCliOf is the built command-line entry of another checkout (after its `npm run build`). */
 export function sluiceCliOf(checkout: string): string {

@@ -12,6 +12,7 @@ import path from 'node:path';
  */
 const children = new Set<ChildProcess>();
 const directories = new Set<string>();
+const cleanUps = new Set<() => Promise<void>>();
 let hooked = false;
 
 function isAlive(child: ChildProcess): boolean {
@@ -30,7 +31,9 @@ function removeDirectories(): void {
 async function cleanUpAndExit(): Promise<void> {
   const exits = [...children].filter(isAlive).map((child) => new Promise((resolve) => child.once('exit', resolve)));
   killChildren();
-  await Promise.race([Promise.all(exits), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  // Servers started elsewhere (bench/cluster's backends) are stopped by their own hooks.
+  const hooks = [...cleanUps].map((hook) => hook().catch(() => {}));
+  await Promise.race([Promise.all([...exits, ...hooks]), new Promise((resolve) => setTimeout(resolve, 5_000))]);
   children.clear();
   removeDirectories();
   process.exit(130);
@@ -44,6 +47,16 @@ function hookExit(): void {
     removeDirectories();
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUpAndExit());
+}
+
+/**
+ * onSignalCleanUp registers `hook` to run when SIGINT or SIGTERM ends the harness, for servers
+ * whose processes this module does not start itself; the returned function unregisters it.
+ */
+export function onSignalCleanUp(hook: () => Promise<void>): () => void {
+  hookExit();
+  cleanUps.add(hook);
+  return () => void cleanUps.delete(hook);
 }
 
 /** temporaryDirectory makes a directory that is removed when the harness ends, however it ends. */

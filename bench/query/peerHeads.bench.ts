@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeRemoteWriteBody, type TimeSeriesInput } from '../../engine/index.js';
-import { postgresAvailable, startTestPostgres } from '../../test/support/postgres.js';
-import { startTestS3 } from '../../test/support/s3Server.js';
+import { postgresAvailable, startTestPostgres } from '../cluster/postgres.js';
+import { startTestS3 } from '../cluster/s3Server.js';
 import { runWhenDirect } from '../runDirect.js';
 
 /**

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalBlobStore } from '../../engine/storage/blobStore.js';
 import { S3BlobStore } from '../../engine/storage/s3/s3BlobStore.js';
-import { startTestS3 } from '../../test/support/s3Server.js';
+import { startTestS3 } from '../cluster/s3Server.js';
 import { runWhenDirect } from '../runDirect.js';
 
 const SIZES = [256 * 1024, 4 * 1024 * 1024, 32 * 1024 * 1024];

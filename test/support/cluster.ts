@@ -4,35 +4,18 @@ import path from 'node:path';
 import { freePort } from '../../bench/peers/processes.js';
 import { PostgresPartitionOwners } from '../../src/cluster/postgresPartitionOwners.js';
 import { PostgresDatabase } from '../../src/postgres/database.js';
+import { clusterDatabase, clusterEnv, type ClusterBackends } from '../../bench/cluster/backends.js';
 import { startChildServer, type ChildServer } from './child.js';
-import { natsAvailable, startNatsCluster, type NatsCluster } from './natsCluster.js';
-import { postgresAvailable, startTestPostgres, type TestPostgres } from './postgres.js';
-import { startTestS3, type TestS3 } from './s3Server.js';
+
+export { CLUSTER_INTERNAL_TOKEN, clusterBackendsAvailable, startClusterBackends, type ClusterBackends } from '../../bench/cluster/backends.js';
 
 /**
  * A scaled-out Sluice on loopback, for the cluster tests: the three shared backends
- * (PostgreSQL, a 3-node NATS JetStream cluster, s3rver) started once per suite, and Sluice
+ * (PostgreSQL, a 3-node NATS JetStream cluster, s3rver; bench/cluster/backends.ts starts them,
+ * for the replica benchmark too) started once per suite, and Sluice
  * processes in their roles over one database, stream and S3 prefix. Every process a suite
  * starts is killed, and its data directory removed, when the suite ends.
  */
-
-/** clusterBackendsAvailable tells whether PostgreSQL and nats-server are installed (s3rver comes with npm). */
-export function clusterBackendsAvailable(suite: string): boolean {
-  return postgresAvailable(suite) && natsAvailable(suite);
-}
-
-/** ClusterBackends are the real servers a scaled-out installation runs on; each can be stopped and started again. */
-export interface ClusterBackends {
-  pg: TestPostgres;
-  nats: NatsCluster;
-  s3: TestS3;
-  close(): Promise<void>;
-}
-
-export async function startClusterBackends(): Promise<ClusterBackends> {
-  const [pg, nats, s3] = await Promise.all([startTestPostgres(), startNatsCluster(), startTestS3()]);
-  return { pg, nats, s3, close: async () => void (await Promise.all([pg.close(), nats.close(), s3.close()])) };
-}
 
 /** stopProcess ends a Sluice process (SIGTERM is its graceful path) and waits for it to exit. */
 export async function stopProcess(server: ChildServer, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
@@ -75,8 +58,6 @@ export class ProcessGroup {
   }
 }
 
-export const CLUSTER_INTERNAL_TOKEN = 'cluster-internal-token-for-tests-0123456789';
-
 export interface ClusterSettings {
   /** name tells this cluster's stream and S3 prefix apart from others on the same backends. */
   name: string;
@@ -109,22 +90,9 @@ export interface SluiceCluster {
 
 /** createCluster makes a fresh database on `backends` and the settings of processes that share it, the stream and the S3 prefix. */
 export async function createCluster(backends: ClusterBackends, processes: ProcessGroup, settings: ClusterSettings): Promise<SluiceCluster> {
-  const database = await backends.pg.createDatabase(settings.name.toLowerCase().replace(/[^a-z0-9]/g, '_'));
+  const database = await clusterDatabase(backends, settings.name);
   const env: Record<string, string> = {
-    SVC_BOOTSTRAP_ORG: 'cluster',
-    SVC_BOOTSTRAP_API_KEY: settings.apiKey,
-    ...backends.pg.env(database, { catalog: true }),
-    SVC_WRITE_LOG: 'jetstream',
-    SVC_NATS_URLS: backends.nats.urls.join(','),
-    SVC_NATS_STREAM: `SLUICE_${settings.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${process.pid}`,
-    SVC_NATS_REPLICAS: '3',
-    SVC_WRITE_LOG_PARTITIONS: String(settings.partitions),
-    ...backends.s3.env(`${settings.name}-${process.pid}`),
-    SVC_QUERY_WORKERS: '1',
-    SVC_PARTITION_LEASE_MS: '1500',
-    SVC_COMPACTOR_LOCK_RETRY_MS: '300',
-    // Ingesters serve their heads to query processes, which needs the cluster's internal token.
-    SVC_INTERNAL_TOKEN: CLUSTER_INTERNAL_TOKEN,
+    ...clusterEnv(backends, database, settings),
     // Small heads: ingesters cut while data arrives, so queries read segments and heads together.
     SVC_HEAD_MAX_BYTES: '16KiB',
     ...settings.env,
