@@ -294,6 +294,10 @@ describe('ingestion rate limits per org', () => {
         `(noisy org: ${refusedNoisy} requests refused, ${noisyStatuses['204'] ?? 0} accepted)`,
     );
     // Generous: the machine is shared, but a neighbour that costs more than this is not isolated.
-    expect(p99WithNeighbour).toBeLessThan(5 * p99Alone + 250);
+    // p90, not the maximum-like p99 of 50 rounds: one pause of the shared machine (a test file
+    // beside this one collecting garbage) would decide p99 alone, whichever org caused it.
+    const p90Alone = percentile(alone, 90);
+    const p90WithNeighbour = percentile(withNeighbour, 90);
+    expect(p90WithNeighbour, `p90 beside the noisy org ${p90WithNeighbour.toFixed(1)} ms, alone ${p90Alone.toFixed(1)} ms`).toBeLessThan(5 * p90Alone + 250);
   });
 });
