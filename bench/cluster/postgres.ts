@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../peers/processes.js';
 
 /**
  * A real PostgreSQL (Debian's postgresql package) on loopback, in a cluster of its own under
@@ -64,14 +64,6 @@ export interface TestPostgres {
 }
 
 const SUPERUSER = 'sluice';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** runAs is the uid and gid the cluster's processes use: the postgres user under root, else ourselves. */
 function runAs(): { uid: number; gid: number } | undefined {

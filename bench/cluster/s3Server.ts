@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { S3Connection } from '../../engine/storage/s3/s3Connection.js';
+import { freePort } from '../peers/processes.js';
 
 /** S3RVER_BIN is the npm package's own command line. */
 const S3RVER_BIN = path.resolve('node_modules/s3rver/bin/s3rver.js');
@@ -26,14 +27,6 @@ export interface TestS3 {
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -106,17 +106,46 @@ export function startProcess(name: string, command: string, args: string[], env:
   };
 }
 
-/** freePort asks the kernel for a free loopback port (the peers take a fixed port argument). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+/**
+ * EPHEMERAL_LOW is the first port the kernel hands out for outgoing connections. A port asked
+ * of the kernel with listen(0) comes from that same range, so between releasing it and a child
+ * binding it any outgoing connection on the machine may take it as its source port; ports below
+ * the range are only ever taken by explicit binds.
+ */
+const EPHEMERAL_LOW = ((): number => {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+})();
+const PORT_FLOOR = 10_000;
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(true)));
   });
+}
+
+/**
+ * freePort finds a loopback port nobody listens on for a child process that takes a fixed port
+ * argument: a random one below the ephemeral range (see EPHEMERAL_LOW), never the same twice in
+ * this process, so parallel suites and outgoing connections do not race the child for it.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = PORT_FLOOR + Math.floor(Math.random() * (EPHEMERAL_LOW - PORT_FLOOR));
+    if (handedOut.has(port)) continue;
+    if (await bindable(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free loopback port found in ${PORT_FLOOR}-${EPHEMERAL_LOW - 1}`);
 }
 
 /** waitFor polls `ready` until it is true, failing with the process's output after `timeoutMs`. */

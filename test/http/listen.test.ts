@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../support/child.js';
 import { startTestServer } from '../support/server.js';
+import { freePort } from '../../bench/peers/processes.js';
 
 /** serveOnce runs `sluice serve` until it exits by itself (or 90 s pass on a loaded machine). */
 async function serveOnce(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -18,15 +18,6 @@ async function serveOnce(args: string[]): Promise<{ status: number | null; stdou
   const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   clearTimeout(timer);
   return { status, stdout, stderr };
-}
-
-/** freePort asks the kernel for a port nobody listens on, then releases it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 describe('listening', () => {
