@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '../../bench/peers/processes.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -266,11 +267,7 @@ export async function startUpstreamMcp(options: UpstreamMcpOptions = {}): Promis
   return state;
 }
 
-/** freeLoopbackUrl is an MCP URL on a loopback port nothing listens on (it was just released). */
+/** freeLoopbackUrl is an MCP URL on a loopback port nothing listens on. */
 export async function freeLoopbackUrl(): Promise<string> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return `http://127.0.0.1:${port}/mcp`;
+  return `http://127.0.0.1:${await freePort()}/mcp`;
 }
