@@ -83,6 +83,16 @@ export function rawTaskBytesFor(streamBufferBytes: number, workers: number): num
 /** MIN_STEPS_PER_SLICE keeps slices big enough that task overhead stays a small fraction. */
 export const MIN_STEPS_PER_SLICE = 30;
 
+/**
+ * METRIC_MIN_STEPS_PER_SLICE is larger for PromQL: every time slice selects, windows and folds
+ * each series again (~10-15 µs per series and slice beyond the samples themselves), so a
+ * dashboard's 1-hour query over 10,000 series spent more on repeating that than on its
+ * samples when cut into eight 30-step slices. At most one slice per worker, each of at least
+ * 125 steps; a query left with fewer slices than workers is split by series instead where its
+ * shape merges exactly, which spreads the work without repeating any series.
+ */
+export const METRIC_MIN_STEPS_PER_SLICE = 125;
+
 const NS_PER_MS = 1_000_000n;
 
 /** clipMetricSelections moves each selection's start up to `oldestMs`, when set. */
@@ -124,7 +134,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const querier = deps.storage.metrics(org);
   const slices = refersToQueryWindow(expr)
     ? [{ startMs: window.startMs, endMs: window.endMs }]
-    : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
+    : planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads, METRIC_MIN_STEPS_PER_SLICE);
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.

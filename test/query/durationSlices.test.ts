@@ -13,9 +13,9 @@ import { query, readSse, type SseEventParsed } from '../support/sse.js';
 const SAMPLE_MS = 15_000;
 const STEP_MS = 30_000;
 const END_MS = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
-const START_MS = END_MS - 2 * 3_600_000;
-// Data from three hours before the query's start, so a window of the whole range is full at every step.
-const DATA_START_MS = START_MS - 3 * 3_600_000;
+const START_MS = END_MS - 4 * 3_600_000;
+// Data from five hours before the query's start, so a window of the whole range is full at every step.
+const DATA_START_MS = START_MS - 5 * 3_600_000;
 
 /** pointsOf reads the streamed points of one query as timestamp to value, failing on a second series. */
 function pointsOf(events: SseEventParsed[]): Map<number, number> {
@@ -61,9 +61,9 @@ describe('duration expressions in a sliced range query', () => {
   it('reads range() as the whole query range in every slice', async () => {
     const q = 'count_over_time(ticks[range()])';
     const { points, tasks } = await run(q);
-    // 241 steps in slices of at least 30 steps: the query really was cut.
+    // 481 steps in slices of at least 125 steps, one per worker: the query really was cut.
     expect(tasks).toBeGreaterThan(1);
-    // Samples in (t - 2h, t]: 2h / 15 s of them at every step; one slice's range would give far fewer.
+    // Samples in (t - 4h, t]: 4h / 15 s of them at every step; one slice's range would give far fewer.
     expectEveryStep(q, points, () => (END_MS - START_MS) / SAMPLE_MS);
   });
 
@@ -71,11 +71,11 @@ describe('duration expressions in a sliced range query', () => {
     const q = 'count_over_time(ticks[range():step()])';
     const { points, tasks } = await run(q);
     expect(tasks).toBeGreaterThan(1);
-    // Subquery steps at multiples of 30 s in (t - 2h, t].
+    // Subquery steps at multiples of 30 s in (t - 4h, t].
     expectEveryStep(q, points, () => (END_MS - START_MS) / STEP_MS);
     const half = 'sum_over_time(ticks[range()/4:step()*2])';
     const summed = await run(half);
-    // Subquery steps at multiples of 60 s in (t - 30m, t], each reading the sample index there.
+    // Subquery steps at multiples of 60 s in (t - 1h, t], each reading the sample index there.
     expectEveryStep(half, summed.points, (t) => {
       let sum = 0;
       const last = Math.floor(t / (2 * STEP_MS)) * 2 * STEP_MS;

@@ -19,6 +19,9 @@ interface Sliding {
 /**
  * runWindows drives a kernel over all steps: directly for windows that do not overlap the
  * previous one, through `sliding` (created on first need) while consecutive windows overlap.
+ * With `freshIsDirect`, the sliding state gives bit for bit the direct result on the first
+ * window of an overlapping run (it folds that window's samples in the same order), so that
+ * window is not also computed directly; a result that is not finite still is.
  */
 function runWindows(
   input: KernelInput,
@@ -26,6 +29,7 @@ function runWindows(
   direct: (lo: number, hi: number, step: number) => number,
   makeSliding: () => Sliding,
   accept: (lo: number, hi: number) => boolean = (lo, hi) => hi > lo,
+  freshIsDirect = false,
 ): void {
   const { lo, hi } = input;
   let sliding: Sliding | null = null;
@@ -42,15 +46,16 @@ function runWindows(
       sliding.advance(a, b);
       value = sliding.value(i);
       if (!Number.isFinite(value)) value = direct(a, b, i);
+    } else if (nextOverlaps(input, i)) {
+      sliding ??= makeSliding();
+      sliding.reset(a);
+      sliding.advance(a, b);
+      active = true;
+      value = freshIsDirect ? sliding.value(i) : direct(a, b, i);
+      if (!Number.isFinite(value)) value = direct(a, b, i);
     } else {
       value = direct(a, b, i);
       active = false;
-      if (nextOverlaps(input, i)) {
-        sliding ??= makeSliding();
-        sliding.reset(a);
-        sliding.advance(a, b);
-        active = true;
-      }
     }
     out.values[i] = value;
     out.present[i] = 1;
@@ -101,6 +106,32 @@ function directAvg(vals: Float64Array, lo: number, hi: number): number {
   return sum / count + c / count;
 }
 
+/**
+ * SUM_WINDOW is the sliding sum every sum and avg kernel call binds to its series: kernels run
+ * one at a time to completion, and allocating suffix arrays per series and slice cost more
+ * than the sums themselves on many-series queries.
+ */
+const SUM_WINDOW = new SlidingSum();
+
+const slidingSum: Sliding = {
+  reset: (p) => SUM_WINDOW.reset(p),
+  advance: (a, b) => SUM_WINDOW.advance(a, b),
+  value: () => {
+    const s = SUM_WINDOW.sum();
+    return s === Infinity || s === -Infinity ? s : s + SUM_WINDOW.compensation;
+  },
+};
+
+const slidingAvg: Sliding = {
+  reset: (p) => SUM_WINDOW.reset(p),
+  advance: (a, b) => SUM_WINDOW.advance(a, b),
+  value: () => {
+    const s = SUM_WINDOW.sum();
+    const n = SUM_WINDOW.count();
+    return s / n + SUM_WINDOW.compensation / n;
+  },
+};
+
 /** sumOverTimeKernel is each window's compensated sum. */
 export const sumOverTimeKernel: RangeKernel = (input, out) => {
   const vals = input.vals;
@@ -109,16 +140,11 @@ export const sumOverTimeKernel: RangeKernel = (input, out) => {
     out,
     (lo, hi) => directSum(vals, lo, hi),
     () => {
-      const w = new SlidingSum(vals);
-      return {
-        reset: (p) => w.reset(p),
-        advance: (a, b) => w.advance(a, b),
-        value: () => {
-          const s = w.sum();
-          return s === Infinity || s === -Infinity ? s : s + w.compensation;
-        },
-      };
+      SUM_WINDOW.bind(vals);
+      return slidingSum;
     },
+    undefined,
+    true,
   );
 };
 
@@ -130,17 +156,11 @@ export const avgOverTimeKernel: RangeKernel = (input, out) => {
     out,
     (lo, hi) => directAvg(vals, lo, hi),
     () => {
-      const w = new SlidingSum(vals);
-      return {
-        reset: (p) => w.reset(p),
-        advance: (a, b) => w.advance(a, b),
-        value: () => {
-          const s = w.sum();
-          const n = w.count();
-          return s / n + w.compensation / n;
-        },
-      };
+      SUM_WINDOW.bind(vals);
+      return slidingAvg;
     },
+    undefined,
+    true,
   );
 };
 
@@ -165,6 +185,8 @@ function directVariance(vals: Float64Array, lo: number, hi: number): number {
 
 /** varianceKernel builds stdvar_over_time and stddev_over_time. */
 function varianceKernel(finish: (variance: number) => number): RangeKernel {
+  const w = new SlidingVariance();
+  const sliding: Sliding = { reset: (p) => w.reset(p), advance: (a, b) => w.advance(a, b), value: () => finish(w.variance()) };
   return (input, out) => {
     const vals = input.vals;
     runWindows(
@@ -172,8 +194,8 @@ function varianceKernel(finish: (variance: number) => number): RangeKernel {
       out,
       (lo, hi) => finish(directVariance(vals, lo, hi)),
       () => {
-        const w = new SlidingVariance(vals);
-        return { reset: (p) => w.reset(p), advance: (a, b) => w.advance(a, b), value: () => finish(w.variance()) };
+        w.bind(vals);
+        return sliding;
       },
     );
   };
@@ -192,6 +214,7 @@ function directExtremeIndex(vals: Float64Array, lo: number, hi: number, mode: Ex
 
 /** extremeKernel builds min/max_over_time (the value) and ts_of_min/max_over_time (its time). */
 function extremeKernel(mode: ExtremeMode, timestamp: boolean): RangeKernel {
+  const w = new SlidingExtreme(new Float64Array(0), mode);
   return (input, out) => {
     const { ts, vals } = input;
     const pick = (j: number): number => (timestamp ? ts[j] / 1000 : vals[j]);
@@ -200,9 +223,11 @@ function extremeKernel(mode: ExtremeMode, timestamp: boolean): RangeKernel {
       out,
       (lo, hi) => pick(directExtremeIndex(vals, lo, hi, mode)),
       () => {
-        const w = new SlidingExtreme(vals, mode);
+        w.bind(vals);
         return { reset: (p) => w.reset(p), advance: (a, b) => w.advance(a, b), value: () => pick(w.extremeIndex()) };
       },
+      undefined,
+      true,
     );
   };
 }

@@ -10,6 +10,17 @@
  */
 import { kahanCompensation, kahanInc } from './kahan.js';
 
+/** NO_SAMPLES is the series a window starts with before it is bound to one. */
+const NO_SAMPLES = new Float64Array(0);
+
+/**
+ * grownCapacity sizes reused suffix arrays: at least `needed`, and at least double what they
+ * were, so a kernel that meets longer and longer series reallocates a logarithmic number of times.
+ */
+function grownCapacity(current: number, needed: number): number {
+  return Math.max(needed, current * 2);
+}
+
 /** SlidingWindow manages the front/back split over sample indices [lo, mid) and [mid, hi). */
 export abstract class SlidingWindow {
   protected lo = 0;
@@ -59,17 +70,27 @@ export abstract class SlidingWindow {
 
 /** SlidingSum keeps compensated sums: Kahan-Neumaier pairs (sum, compensation). */
 export class SlidingSum extends SlidingWindow {
-  private readonly sufSum: Float64Array;
-  private readonly sufComp: Float64Array;
+  private sufSum: Float64Array;
+  private sufComp: Float64Array;
   private backSum = 0;
   private backComp = 0;
   /** compensation of the last sum() call; the true total is sum + compensation. */
   compensation = 0;
 
-  constructor(private readonly vals: Float64Array) {
+  constructor(private vals: Float64Array = NO_SAMPLES) {
     super();
     this.sufSum = new Float64Array(vals.length);
     this.sufComp = new Float64Array(vals.length);
+  }
+
+  /** bind moves the window to another series, keeping the suffix arrays when they are long enough. */
+  bind(vals: Float64Array): void {
+    this.vals = vals;
+    if (this.sufSum.length < vals.length) {
+      const capacity = grownCapacity(this.sufSum.length, vals.length);
+      this.sufSum = new Float64Array(capacity);
+      this.sufComp = new Float64Array(capacity);
+    }
   }
 
   protected buildSuffix(from: number, to: number): void {
@@ -121,16 +142,26 @@ export class SlidingSum extends SlidingWindow {
  * update and combined with Chan's formula.
  */
 export class SlidingVariance extends SlidingWindow {
-  private readonly sufMean: Float64Array;
-  private readonly sufM2: Float64Array;
+  private sufMean: Float64Array;
+  private sufM2: Float64Array;
   private backN = 0;
   private backMean = 0;
   private backM2 = 0;
 
-  constructor(private readonly vals: Float64Array) {
+  constructor(private vals: Float64Array = NO_SAMPLES) {
     super();
     this.sufMean = new Float64Array(vals.length);
     this.sufM2 = new Float64Array(vals.length);
+  }
+
+  /** bind moves the window to another series, keeping the suffix arrays when they are long enough. */
+  bind(vals: Float64Array): void {
+    this.vals = vals;
+    if (this.sufMean.length < vals.length) {
+      const capacity = grownCapacity(this.sufMean.length, vals.length);
+      this.sufMean = new Float64Array(capacity);
+      this.sufM2 = new Float64Array(capacity);
+    }
   }
 
   protected buildSuffix(from: number, to: number): void {
@@ -200,15 +231,21 @@ export function better(mode: ExtremeMode, candidate: number, best: number): bool
 
 /** SlidingExtreme keeps the extreme value of each part together with its sample index. */
 export class SlidingExtreme extends SlidingWindow {
-  private readonly sufIndex: Int32Array;
+  private sufIndex: Int32Array;
   private backIndex = -1;
 
   constructor(
-    private readonly vals: Float64Array,
+    private vals: Float64Array,
     private readonly mode: ExtremeMode,
   ) {
     super();
     this.sufIndex = new Int32Array(vals.length);
+  }
+
+  /** bind moves the window to another series, keeping the suffix array when it is long enough. */
+  bind(vals: Float64Array): void {
+    this.vals = vals;
+    if (this.sufIndex.length < vals.length) this.sufIndex = new Int32Array(grownCapacity(this.sufIndex.length, vals.length));
   }
 
   protected buildSuffix(from: number, to: number): void {
