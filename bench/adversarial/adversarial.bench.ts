@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startChildServer, type ChildServer } from '../../test/support/child.js';
+import { startChildServer, type ChildServer } from '../harness/childServer.js';
 import { runWhenDirect } from '../runDirect.js';
 
 /**

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { freePort } from '../peers/processes.js';
+import { spawnServer, stopServer, waitUntilServing, type ServerProcess } from './serverProcess.js';
 
 /**
  * A real NATS JetStream cluster (Debian's nats-server) on loopback: three nodes, each with its
@@ -35,12 +35,6 @@ interface NodeSpec {
   clusterPort: number;
   monitorPort: number;
   configFile: string;
-}
-
-interface RunningNode {
-  proc: ChildProcess;
-  exited: Promise<void>;
-  output: () => string;
 }
 
 export interface NatsCluster {
@@ -102,29 +96,13 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     await mkdir(path.join(dir, spec.name), { recursive: true });
     await writeFile(spec.configFile, nodeConfig(spec, specs, dir));
   }
-  const running: Array<RunningNode | undefined> = specs.map(() => undefined);
+  const running: Array<ServerProcess | undefined> = specs.map(() => undefined);
   const urls = specs.map((s) => `nats://127.0.0.1:${s.clientPort}`);
 
-  const launch = (index: number): RunningNode => {
-    const proc = spawn(NATS_SERVER_BIN, ['-c', specs[index].configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let output = '';
-    proc.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-8000)));
-    proc.once('error', (err) => (output += `\n${err.message}`));
-    const exited = new Promise<void>((resolve) => {
-      proc.once('exit', () => resolve());
-      proc.once('error', () => resolve());
-    });
-    return { proc, exited, output: () => output };
-  };
+  const launch = (index: number): ServerProcess => spawnServer(NATS_SERVER_BIN, ['-c', specs[index].configFile]);
 
-  const waitServing = async (index: number, timeoutMs = 15_000): Promise<void> => {
-    const deadline = Date.now() + timeoutMs;
-    const node = running[index]!;
-    while (!(await httpOk(`http://127.0.0.1:${specs[index].monitorPort}/varz`))) {
-      if (node.proc.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server ${specs[index].name} did not start:\n${node.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitServing = (index: number, timeoutMs = 15_000): Promise<void> =>
+    waitUntilServing(running[index]!, `nats-server ${specs[index].name}`, () => httpOk(`http://127.0.0.1:${specs[index].monitorPort}/varz`), timeoutMs, 50);
 
   const waitForJetStream = async (timeoutMs = 30_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
@@ -155,8 +133,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     const node = running[index];
     if (!node) return;
     running[index] = undefined;
-    if (node.proc.exitCode === null) node.proc.kill(kill ? 'SIGKILL' : 'SIGTERM');
-    await node.exited;
+    await stopServer(node, kill ? 'SIGKILL' : 'SIGTERM');
   };
 
   const startNode = async (index: number): Promise<void> => {

@@ -1,10 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../peers/processes.js';
+import { spawnServer, stopServer, waitUntilServing, type ServerProcess } from './serverProcess.js';
 
 /**
  * A real PostgreSQL (Debian's postgresql package) on loopback, in a cluster of its own under
@@ -112,8 +113,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     throw new Error(`initdb failed (${init.status}): ${init.stderr || init.stdout}`);
   }
   const port = await freePort();
-  let proc: ChildProcess | undefined;
-  let log = '';
+  let server: ServerProcess | undefined;
 
   const admin = async <T>(database: string, work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database });
@@ -135,34 +135,17 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   };
 
   const start = async (): Promise<void> => {
-    const child = spawn(
-      path.join(bin, 'postgres'),
-      // Durability is not under test here; fsync off keeps eight engineers' disks quiet.
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=16MB'],
-      { ...spawnOptions, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-8000)));
-    proc = child;
-    const deadline = Date.now() + 30_000;
-    while (!(await ready())) {
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`postgres did not start: ${log}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // Durability is not under test here; fsync off keeps eight engineers' disks quiet.
+    const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=16MB'];
+    server = spawnServer(path.join(bin, 'postgres'), args, spawnOptions);
+    await waitUntilServing(server, 'postgres', ready, 30_000, 50);
   };
 
+  // SIGINT is PostgreSQL's fast shutdown (sessions are ended); SIGQUIT its immediate one.
   const stop = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
-    const child = proc;
-    proc = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    // SIGINT is PostgreSQL's fast shutdown (sessions are ended); SIGQUIT its immediate one.
-    child.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
+    const stopping = server;
+    server = undefined;
+    await stopServer(stopping, mode === 'fast' ? 'SIGINT' : 'SIGQUIT', 20_000);
   };
 
   await start();

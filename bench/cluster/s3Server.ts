@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { S3Connection } from '../../engine/storage/s3/s3Connection.js';
 import { freePort } from '../peers/processes.js';
+import { spawnServer, stopServer, waitUntilServing, type ServerProcess } from './serverProcess.js';
 
 /** S3RVER_BIN is the npm package's own command line. */
 const S3RVER_BIN = path.resolve('node_modules/s3rver/bin/s3rver.js');
@@ -43,31 +43,16 @@ function accepts(port: number): Promise<boolean> {
 export async function startTestS3(bucket = 'sluice'): Promise<TestS3> {
   const directory = await mkdtemp(path.join(tmpdir(), 'sluice-s3-'));
   const port = await freePort();
-  let proc: ChildProcess | undefined;
-  let stderr = '';
+  let server: ServerProcess | undefined;
 
   const start = async (): Promise<void> => {
-    const child = spawn(process.execPath, ['--openssl-legacy-provider', S3RVER_BIN, '-d', directory, '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', bucket], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    proc = child;
-    const deadline = Date.now() + 15_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`s3rver did not start: ${stderr}`);
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    server = spawnServer(process.execPath, ['--openssl-legacy-provider', S3RVER_BIN, '-d', directory, '-a', '127.0.0.1', '-p', String(port), '-s', '--configure-bucket', bucket]);
+    await waitUntilServing(server, 's3rver', () => accepts(port), 15_000, 25);
   };
   const stop = async (): Promise<void> => {
-    const child = proc;
-    proc = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    const stopping = server;
+    server = undefined;
+    await stopServer(stopping, 'SIGKILL');
   };
 
   await start();

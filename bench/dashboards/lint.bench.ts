@@ -9,7 +9,7 @@
  */
 import { Bench } from 'tinybench';
 import { createDashboardValidator } from '../../src/dashboards/index.js';
-import { manyPanelsSpec } from '../../test/dashboards/fixtures.js';
+import { manyPanelsSpec } from './manyPanels.js';
 import { runWhenDirect } from '../runDirect.js';
 
 const CASES = [

@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { harnessLog, REPO_ROOT, RESULTS_DIR, runHarness } from '../harness/run.js';
 import { directoryBytes, sluiceDiskUsage } from './diskUsage.js';
 import { runLogsSuite } from './logsSuite.js';
 import { Dataset, datasetEndMs } from './dataset.js';
@@ -22,11 +22,7 @@ import { SCALES } from './scales.js';
  * suites against each, and writes the JSON record and Markdown report under bench/results/.
  * Every process it starts is stopped at the end, on error and on Ctrl-C.
  */
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
-function log(line: string): void {
-  process.stderr.write(`[bench:peers ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
+const log = harnessLog('bench:peers');
 
 /** The pid is logged so that whoever runs the harness (and its test) can see every process end. */
 function logStarted(sys: RunningSystem): void {
@@ -58,7 +54,7 @@ async function alternateWithBaseline<T>(sluice: RunningSystem, checkout: string,
 }
 
 async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2), `${repoRoot}bench/results`);
+  const options = parseOptions(process.argv.slice(2), RESULTS_DIR);
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
   if (options.install) ensurePeersInstalled(log);
@@ -118,7 +114,7 @@ async function main(): Promise<number> {
       scale: scale.name,
       repetitions: options.repetitions,
       machine,
-      versions: { sluice: sluiceVersion(`${repoRoot}package.json`), ...peerVersions() },
+      versions: { sluice: sluiceVersion(`${REPO_ROOT}package.json`), ...peerVersions() },
       dataset: dataset.summary(),
       load: kept === undefined ? { ...load } : { ...load, loadedByAnEarlierRunAt: kept.loadedAt },
       sampleCounts,
@@ -190,12 +186,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exitCode = 1;
-  },
-);
+runHarness(main, log);

@@ -1,13 +1,11 @@
-import { isScaleName, type ScaleName } from './scales.js';
+import { readOptions, type HarnessOptions } from '../harness/options.js';
 
 /** The command line of `npm run bench:peers`; README lists the same options. */
 export const SUITE_NAMES = ['queries', 'concurrency', 'ingest', 'logs'] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
-export interface PeerBenchOptions {
-  scale: ScaleName;
+export interface PeerBenchOptions extends HarnessOptions {
   repetitions: number;
-  outDir: string;
   install: boolean;
   suites: SuiteName[];
   /** Seconds each concurrency level runs against each system. */
@@ -39,64 +37,40 @@ export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
   const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2 };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
-      return v;
-    };
-    const positiveInteger = (v: string): number => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} takes a positive whole number, not ${v}\n${USAGE}`);
-      return n;
-    };
-    switch (flag) {
-      case '--scale': {
-        const v = value();
-        if (!isScaleName(v)) throw new Error(`unknown scale ${v}\n${USAGE}`);
-        options.scale = v;
-        break;
-      }
+  return readOptions(argv, options, { usage: USAGE }, (arg) => {
+    switch (arg.flag) {
       case '--reps':
-        options.repetitions = positiveInteger(value());
-        break;
-      case '--out':
-        options.outDir = value();
-        break;
+        options.repetitions = arg.wholeNumber(arg.value());
+        return true;
       case '--no-install':
         options.install = false;
-        break;
+        return true;
       case '--results-cache-rows':
         options.resultsCacheRows = true;
-        break;
+        return true;
       case '--suites': {
-        const names = value().split(',');
-        for (const n of names) if (!(SUITE_NAMES as readonly string[]).includes(n)) throw new Error(`unknown suite ${n}\n${USAGE}`);
+        const names = arg.value().split(',');
+        for (const n of names) if (!(SUITE_NAMES as readonly string[]).includes(n)) arg.fail(`unknown suite ${n}`);
         options.suites = names as SuiteName[];
-        break;
+        return true;
       }
       case '--viewers':
-        options.viewers = value().split(',').map(positiveInteger);
-        break;
+        options.viewers = arg.wholeNumbers(arg.value());
+        return true;
       case '--baseline':
-        options.baseline = value();
-        break;
+        options.baseline = arg.value();
+        return true;
       case '--baseline-rounds':
-        options.baselineRounds = positiveInteger(value());
-        break;
+        options.baselineRounds = arg.wholeNumber(arg.value());
+        return true;
       case '--keep':
-        options.keepDir = value();
-        break;
+        options.keepDir = arg.value();
+        return true;
       case '--concurrency-seconds':
-        options.concurrencySeconds = positiveInteger(value());
-        break;
-      case '--help':
-      case '-h':
-        throw new Error(USAGE);
+        options.concurrencySeconds = arg.wholeNumber(arg.value());
+        return true;
       default:
-        throw new Error(`unknown option ${flag}\n${USAGE}`);
+        return false;
     }
-  }
-  return options;
+  });
 }

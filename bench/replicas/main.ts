@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { clusterBackendsAvailable, startClusterBackends, type ClusterBackends } from '../cluster/backends.js';
+import { harnessLog, REPO_ROOT, RESULTS_DIR, runHarness } from '../harness/run.js';
 import { Dataset, datasetEndMs } from '../peers/dataset.js';
 import { machineInfo, sluiceVersion } from '../peers/machine.js';
 import { onSignalCleanUp, waitFor } from '../peers/processes.js';
@@ -20,13 +20,10 @@ import { dashboardTable, ingestTable, limitsText, writeReplicaReport, type Repli
  * dashboard viewers at each query replica count, and writes bench/results/<time>-replicas.json
  * and .md. Every process it starts is stopped at the end, on error and on Ctrl-C.
  */
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const API_KEY = 'slk_bench_replicas_0123456789abcdef0123456789abcdef';
 const SAMPLE_WAIT_MS = 300_000;
 
-function log(line: string): void {
-  process.stderr.write(`[bench:replicas ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
+const log = harnessLog('bench:replicas');
 
 /** waitForEverySample waits until each query replica counts the whole dataset through its query API. */
 async function waitForEverySample(fleet: Fleet, dataset: Dataset): Promise<Record<string, number>> {
@@ -44,7 +41,7 @@ async function waitForEverySample(fleet: Fleet, dataset: Dataset): Promise<Recor
 }
 
 async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2), `${repoRoot}bench/results`);
+  const options = parseOptions(process.argv.slice(2), RESULTS_DIR);
   if (!clusterBackendsAvailable('bench:replicas')) return 1;
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
@@ -68,7 +65,7 @@ async function main(): Promise<number> {
       finishedAt: new Date().toISOString(),
       scale: scale.name,
       machine,
-      version: sluiceVersion(`${repoRoot}package.json`),
+      version: sluiceVersion(`${REPO_ROOT}package.json`),
       layout,
       viewers: options.viewers,
       windowSeconds: options.seconds,
@@ -92,12 +89,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exitCode = 1;
-  },
-);
+runHarness(main, log);
