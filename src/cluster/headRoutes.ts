@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Storage } from '../../engine/index.js';
-import { filterHeadExport } from '../../engine/storage/headFilter.js';
-import { encodeHeadExport, encodedLength, pruneHeadExport } from '../../engine/storage/headWire.js';
+import { narrowHeadExport } from '../../engine/storage/headFilter.js';
+import { encodeHeadExport, encodedLength } from '../../engine/storage/headWire.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RouteSpec } from '../http/router.js';
@@ -40,7 +40,8 @@ function checkToken(header: string | undefined, token: string | undefined): void
  * headRoutes is the internal endpoint a process that holds heads (roles all and ingester)
  * serves them to query processes on: POST /internal/v1/head with a JSON HeadRequest, answered
  * with the org's head snapshots in the head wire format (engine/storage/headWire.ts), narrowed
- * to the series and streams of the request's selectors when it names some (headFilter.ts). It is
+ * to the series and streams of the request's selectors and to its time range when it names
+ * them (headFilter.ts). It is
  * authenticated by the cluster-internal token, never by users' API keys, and bounded: the
  * request body by MAX_HEAD_REQUEST_BYTES, the answer by `maxBytes`.
  */
@@ -55,10 +56,9 @@ export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
       handler: ({ headers, body, res }) => {
         checkToken(headers.authorization, deps.token);
         const request = parseHeadRequest(parseJsonBody(body ?? Buffer.alloc(0)));
-        let data = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
-        if (request.minMs !== undefined || request.maxMs !== undefined) data = pruneHeadExport(data, request.minMs ?? -Infinity, request.maxMs ?? Infinity);
+        const whole = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
         const have = new Set(request.have);
-        if (request.selectors !== undefined) data = filterHeadExport(data, request.selectors, (id) => have.has(CHUNK_ID_PREFIX + id));
+        const data = narrowHeadExport(whole, request, (id) => have.has(CHUNK_ID_PREFIX + id));
         const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, have);
         const length = encodedLength(parts);
         if (length > deps.maxBytes) {

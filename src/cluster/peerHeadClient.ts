@@ -4,7 +4,7 @@ import { decodeHeadExport, type HeadExport, type KnownChunks } from '../../engin
 import type { SharedLogChunk } from '../../engine/storage/logChunk.js';
 import type { LabelMatcher } from '../../engine/storage/matchers.js';
 import type { SharedMetricChunk } from '../../engine/storage/metricChunk.js';
-import type { HeadBound, PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
+import type { HeadBound, PeerHeadSource, PeerHeads, TimeRange } from '../../engine/storage/peerHeads.js';
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
 import { HEAD_ROUTE, MAX_HAVE, MAX_MATCHERS, MAX_SELECTORS, type HeadRequest } from './headRequest.js';
@@ -37,6 +37,7 @@ interface Want {
   org: string;
   signal: Signal;
   selectors: ReadonlyArray<readonly LabelMatcher[]> | undefined;
+  range: TimeRange | undefined;
 }
 
 /** KEPT_ANSWERS bounds the answers (per holder, org and signal) whose chunks are kept for reuse. */
@@ -51,8 +52,9 @@ type Chunk = SharedMetricChunk | SharedLogChunk;
  * as unavailable, never thrown: the query then answers from the segments and says the answer
  * is partial.
  *
- * A query names its selectors, and the holders send only the series and streams those match
- * (see engine/storage/headFilter.ts), so a narrow query over big heads moves little.
+ * A query names its selectors and time range, and the holders send only the series and
+ * streams those match, within that range (see engine/storage/headFilter.ts), so a narrow query
+ * over big heads moves little.
  *
  * Sealed chunks never change, so the chunks of each holder's last answer (per org, signal and
  * selectors) are kept and named in the next request: the holder then sends only what is new,
@@ -67,10 +69,10 @@ export class PeerHeadClient implements PeerHeadSource {
     this.now = options.now ?? Date.now;
   }
 
-  async fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>): Promise<PeerHeads> {
+  async fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>, range?: TimeRange): Promise<PeerHeads> {
     // Selectors past the request's bounds (a query with hundreds of them) ask for the whole heads.
     const narrow = selectors !== undefined && selectors.length > 0 && selectors.length <= MAX_SELECTORS && selectors.every((m) => m.length <= MAX_MATCHERS);
-    const want: Want = { org, signal, selectors: narrow ? selectors : undefined };
+    const want: Want = { org, signal, selectors: narrow ? selectors : undefined, range: range && finiteRange(range) };
     const owners = await this.readOwners();
     const first = await this.fetchFrom(owners, want);
     if (first.unavailable.length === 0 || this.options.owners.refresh === undefined) return first;
@@ -142,10 +144,12 @@ export class PeerHeadClient implements PeerHeadSource {
 
   /**
    * fetchKeeping asks one holder, naming the chunks kept from its last answer to the same
-   * question (org, signal and selectors), and keeps the chunks of this one.
+   * question (org, signal and selectors), and keeps the chunks of this one. The time range is
+   * not part of the question: a panel's window moves with every refresh, and its sealed chunks
+   * (sent whole, see headFilter.ts) are named across those refreshes.
    */
   private async fetchKeeping(holder: Holder, want: Want): Promise<HeadExport | string> {
-    const { org, signal, selectors } = want;
+    const { org, signal, selectors, range } = want;
     const key = `${holder.baseUrl}\u0000${org}\u0000${signal}\u0000${selectors === undefined ? '*' : selectorsKey(selectors)}`;
     const kept = this.kept.get(key) ?? new Map<string, Chunk>();
     const known: KnownChunks = {
@@ -165,6 +169,7 @@ export class PeerHeadClient implements PeerHeadSource {
       partitions: holder.partitions,
       ...(have.length > 0 ? { have } : {}),
       ...(selectors !== undefined ? { selectors: selectors.map((s) => [...s]) } : {}),
+      ...(range !== undefined ? { minMs: range.minMs, maxMs: range.maxMs } : {}),
     };
     const answer = await this.fetchOne(holder, request, known);
     if (typeof answer === 'string') {
@@ -215,6 +220,16 @@ function sameLayout(a: { holders: Holder[]; orphans: number[] }, b: { holders: H
     return JSON.stringify([...byPartition].sort((m, n) => m[0] - n[0]).concat(x.orphans.map((p) => [p, ''])));
   };
   return layout(a) === layout(b);
+}
+
+/**
+ * finiteRange is the part of a range a request can carry: JSON has no infinities, and an
+ * unbounded end narrows nothing. Undefined when neither end is bounded.
+ */
+function finiteRange(range: TimeRange): TimeRange | undefined {
+  const minMs = Number.isFinite(range.minMs) ? range.minMs : -Number.MAX_VALUE;
+  const maxMs = Number.isFinite(range.maxMs) ? range.maxMs : Number.MAX_VALUE;
+  return minMs === -Number.MAX_VALUE && maxMs === Number.MAX_VALUE ? undefined : { minMs, maxMs };
 }
 
 /** headBound is what one holder's answer says about the segments it cut (see HeadBound). */
