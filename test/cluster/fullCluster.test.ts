@@ -137,6 +137,59 @@ describe.runIf(clusterBackendsAvailable('the full cluster test'))('scaled out: i
     expect(narrowBytes * 4).toBeLessThan(wideBytes);
   }, 60_000);
 
+  /** headFetches counts the head fetches a query process made (one per holder asked). */
+  async function headFetches(server: ChildServer): Promise<number> {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    return Number(/^sluice_head_fetches_total\{outcome="ok"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+  }
+
+  it('asks the ingesters only for the time a query reads: same answers, far fewer bytes for a narrow range', async () => {
+    // One series of 400 samples 5 s apart (33 min), well inside the ingesters' heads... unless a
+    // cut (16 KiB heads, cut as other data arrives) moves it to a segment between the two
+    // measured queries: then the attempt is repeated with a new series, which lands in fresh heads.
+    const SAMPLES = 400;
+    const from = base - 1_000_000;
+    const to = from + (SAMPLES - 1) * 5000;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const name = `fc_span${attempt}`;
+      const timeseries = [{ labels: [{ name: '__name__', value: name }], samples: Array.from({ length: SAMPLES }, (_, k) => ({ value: k, timestamp: from + k * 5000 })) }];
+      for (const server of [ingest[1], single]) {
+        const res = await fetch(`${server.url}/api/v1/write`, { method: 'POST', body: encodeRemoteWriteBody({ timeseries }), headers: { 'x-svc-api-key': KEY, 'content-type': 'application/x-protobuf' } });
+        expect(res.status).toBe(204);
+      }
+      // The last minute (its range selector reaches 20 s further back), and the whole 33 minutes in many slices.
+      const narrow = { q: `max_over_time(${name}[20s])`, s: String(to - 60_000), e: String(to), step: 5 };
+      const wide = { q: `max_over_time(${name}[20s])`, s: String(from), e: String(to), step: 5 };
+      // Waiting asks with other selectors: the measured queries below must not find chunks kept from it.
+      const probe = { ...wide, q: `max_over_time(${name}{x=""}[20s])` };
+      const probed = JSON.stringify(await results(single, '/api/v1/metrics/query', probe));
+      await waitFor(async () => JSON.stringify(await results(queries[1], '/api/v1/metrics/query', probe)) === probed, 10_000);
+      const before = await servedBytes();
+      const narrowAnswer = await results(queries[1], '/api/v1/metrics/query', narrow);
+      const afterNarrow = await servedBytes();
+      const fetchesBefore = await headFetches(queries[1]);
+      const wideAnswer = await results(queries[1], '/api/v1/metrics/query', wide);
+      const afterWide = await servedBytes();
+      const wideFetches = (await headFetches(queries[1])) - fetchesBefore;
+      // Both answers are a single node's over the same data.
+      expect(narrowAnswer).toEqual(await results(single, '/api/v1/metrics/query', narrow));
+      expect(narrowAnswer).toHaveLength(13);
+      expect(wideAnswer).toEqual(await results(single, '/api/v1/metrics/query', wide));
+      expect(wideAnswer).toHaveLength(SAMPLES);
+      // The wide query's many time slices share one fetch per ingester: the first slice asked for the whole query's range.
+      expect(wideFetches).toBe(ingesters.length);
+      const narrowBytes = afterNarrow - before;
+      const wideBytes = afterWide - afterNarrow;
+      // A cut took the series out of the heads before the wide query: its samples did not travel. Try again.
+      if (wideBytes < SAMPLES * 16) continue;
+      expect(narrowBytes).toBeGreaterThan(0);
+      // The narrow query reads 80 s of 33 minutes: 17 samples of 400, and the answers' headers.
+      expect(narrowBytes * 4).toBeLessThan(wideBytes);
+      return;
+    }
+    expect.unreachable('every attempt found its series cut to a segment before the wide query');
+  }, 120_000);
+
   it('counts every acknowledged record exactly once after an ingester is SIGKILLed mid-stream', async () => {
     const acked: string[] = [];
     let writing = true;
