@@ -81,7 +81,7 @@ export function parseHeadRequest(value: unknown): HeadRequest {
 const MATCHER_TYPES: ReadonlySet<string> = new Set(['=', '!=', '=~', '!~']);
 
 /** parseSelectors checks a non-empty list of selectors, each a list of matchers whose regular expressions compile. */
-function parseSelectors(value: unknown): LabelMatcher[][] {
+export function parseSelectors(value: unknown): LabelMatcher[][] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_SELECTORS) throw bad(`selectors must be a list of 1 to ${MAX_SELECTORS} selectors`);
   return value.map((selector: unknown, i) => {
     if (!Array.isArray(selector) || selector.length > MAX_MATCHERS) throw bad(`selectors[${i}] must be a list of at most ${MAX_MATCHERS} matchers`);

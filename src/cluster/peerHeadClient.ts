@@ -8,6 +8,7 @@ import type { HeadBound, PeerHeadSource, PeerHeads, TimeRange } from '../../engi
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
 import { HEAD_ROUTE, MAX_HAVE, MAX_MATCHERS, MAX_SELECTORS, type HeadRequest } from './headRequest.js';
+import { describeError, holdersOf, readLimited, sameLayout, type Holder, type HolderLayout } from './holders.js';
 import type { PartitionOwner, PartitionOwners } from './partitionOwners.js';
 
 export interface PeerHeadClientOptions {
@@ -23,13 +24,6 @@ export interface PeerHeadClientOptions {
   now?: () => number;
   /** onFetch hears of every fetch from one holder: whether it gave heads, and the bytes received. */
   onFetch?: (outcome: 'ok' | 'failed', bytes: number) => void;
-}
-
-/** Holder is one process asked for heads and the partitions it is asked for. */
-interface Holder {
-  ownerId: string;
-  baseUrl: string;
-  partitions: number[];
 }
 
 /** Want is one question to the holders: an org's heads of one signal, narrowed to some selectors or whole. */
@@ -90,7 +84,7 @@ export class PeerHeadClient implements PeerHeadSource {
     try {
       return await this.options.owners.owners();
     } catch (err) {
-      return message(err);
+      return describeError(err);
     }
   }
 
@@ -123,23 +117,8 @@ export class PeerHeadClient implements PeerHeadSource {
   }
 
   /** holders groups the live owners by process; partitions without one are orphans. */
-  private holders(owners: readonly PartitionOwner[]): { holders: Holder[]; orphans: number[] } {
-    const now = this.now();
-    const byPartition = new Map<number, PartitionOwner>();
-    for (const o of owners) if (o.leaseExpiresAtMs > now) byPartition.set(o.partition, o);
-    const byUrl = new Map<string, Holder>();
-    const orphans: number[] = [];
-    for (let p = 0; p < this.options.partitions; p++) {
-      const owner = byPartition.get(p);
-      if (owner === undefined) {
-        orphans.push(p);
-        continue;
-      }
-      let holder = byUrl.get(owner.baseUrl);
-      if (holder === undefined) byUrl.set(owner.baseUrl, (holder = { ownerId: owner.ownerId, baseUrl: owner.baseUrl, partitions: [] }));
-      holder.partitions.push(p);
-    }
-    return { holders: [...byUrl.values()], orphans };
+  private holders(owners: readonly PartitionOwner[]): HolderLayout {
+    return holdersOf(owners, this.options.partitions, this.now());
   }
 
   /**
@@ -205,21 +184,11 @@ export class PeerHeadClient implements PeerHeadSource {
       this.options.onFetch?.('ok', body.byteLength);
       return decoded;
     } catch (err) {
-      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : message(err);
+      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : describeError(err);
     } finally {
       clearTimeout(timer);
     }
   }
-}
-
-/** sameLayout tells whether two readings of the owners send every partition to the same holder (or to none). */
-function sameLayout(a: { holders: Holder[]; orphans: number[] }, b: { holders: Holder[]; orphans: number[] }): boolean {
-  const layout = (x: { holders: Holder[]; orphans: number[] }) => {
-    const byPartition = new Map<number, string>();
-    for (const h of x.holders) for (const p of h.partitions) byPartition.set(p, `${h.ownerId}\u0000${h.baseUrl}`);
-    return JSON.stringify([...byPartition].sort((m, n) => m[0] - n[0]).concat(x.orphans.map((p) => [p, ''])));
-  };
-  return layout(a) === layout(b);
 }
 
 /**
@@ -238,36 +207,4 @@ function headBound(answer: HeadExport): HeadBound {
   const covered: Record<string, number> = {};
   for (const [p, positions] of Object.entries(answer.partitions ?? {})) covered[p] = positions.coveredThrough;
   return { writer: answer.writer, segmentsBefore: answer.segmentsBefore, covered };
-}
-
-/** readLimited reads a response body of at most `maxBytes`, or says why not. */
-async function readLimited(res: Response, maxBytes: number): Promise<Uint8Array | string> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    return `answer of ${declared} bytes is over the limit of ${maxBytes}`;
-  }
-  if (res.body === null) return new Uint8Array(0);
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return `answer is over the limit of ${maxBytes} bytes`;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts, total);
-}
-
-function message(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
-  }
-  return String(err);
 }
