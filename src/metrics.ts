@@ -146,7 +146,7 @@ export class ServiceMetrics {
     });
     this.headServedBytes = new Counter({
       name: 'sluice_head_served_bytes_total',
-      help: 'Bytes of head data this process sent to query processes over the internal head endpoint (only the series and streams a query\'s selectors match; chunks the asker kept are named, not sent).',
+      help: 'Bytes of head data this process sent to query processes over the internal head endpoint (only the series and streams a query\'s selectors match, within its time range; chunks the asker kept are named, not sent).',
       registers: [this.registry],
     });
     this.buildInfo = new Gauge({

@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import { delayedNameRemovalOn, setPromQLFeatures } from '../engine/promql/features.js';
-import { Storage, type ExemplarStore, type StorageEvent } from '../engine/index.js';
+import { Storage, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
 import { openWriteLog } from './writeLogBackend.js';
 import { KeyAdmin } from './auth/apiKeys.js';
@@ -24,6 +24,9 @@ import { ingestRoutes } from './routes/ingest.js';
 import { ingestLimitsFor, serviceIngestLimits } from './ingest/limits.js';
 import { IngestService } from './ingest/ingestService.js';
 import { openExemplarStore, saveExemplarStore } from './exemplars/exemplarFile.js';
+import { localExemplars, type ExemplarReader } from './exemplars/exemplarReader.js';
+import { exemplarRoutes } from './cluster/exemplarRoutes.js';
+import { PeerExemplarClient } from './cluster/peerExemplarClient.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './ingest/rateLimiter.js';
 import { queryRoutes } from './routes/query.js';
@@ -222,9 +225,17 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         })
       : undefined;
   if (readOnly && peers === undefined) log.warn('no head holders configured (SVC_INGESTER_URLS, or the partition leases with SVC_META_STORE=postgres and SVC_INTERNAL_TOKEN): queries read stored segments only, so data not yet cut is not seen');
+  // Exemplars are kept where remote write runs with the embedded WAL, else by the ingesters (see Storage.appendExemplars).
+  const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
+  // A query process reads exemplars from the ingesters, as it reads their heads.
+  const exemplarReader: ExemplarReader =
+    owners && config.internalToken !== undefined
+      ? new PeerExemplarClient({ owners, partitions: config.writeLogPartitions, token: config.internalToken, timeoutMs: config.headFetchTimeoutMs, maxBytes: config.headFetchMaxBytes })
+      : localExemplars(exemplars);
   const storage = await Storage.open({
     readOnly,
     peers,
+    exemplars,
     writeLog,
     sharedCatalog: shared ? (stores.catalog as SharedCatalogStore) : undefined,
     // The lease owner id is random per process, so it names this process's segments too.
@@ -251,7 +262,6 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     ? await startClusterParts({ config, storage, database: stores.database!, ownerId, port, metrics: new ClusterMetrics(metrics.registry), onEvent: storageEvents })
     : async () => {};
   cleanups.unshift(stopCluster);
-  const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
   const openApi = loadOpenApiDocument();
   // One cache per process, made before ingest so late writes can drop what they make stale.
   const resultsCache = components.has('queryApi') && config.resultsCache
@@ -262,7 +272,10 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     : undefined;
   if (resultsCache !== undefined) cleanups.unshift(store.onChange(() => resultsCache.metadataChanged()));
   const routes: RouteSpec[] = [...healthRoutes(metrics, config.metricsRequireKey, { role: config.role, components: ROLE_TABLE[config.role].components })];
-  if (components.has('heads')) routes.push(...headRoutes({ storage, token: config.internalToken, maxBytes: config.headFetchMaxBytes, onServe: (bytes) => metrics.headServedBytes.inc(bytes) }));
+  if (components.has('heads')) {
+    routes.push(...headRoutes({ storage, token: config.internalToken, maxBytes: config.headFetchMaxBytes, onServe: (bytes) => metrics.headServedBytes.inc(bytes) }));
+    routes.push(...exemplarRoutes({ exemplars, token: config.internalToken, maxBytes: config.headFetchMaxBytes }));
+  }
   if (components.has('ingestApi')) {
     routes.push(
       ...ingestRoutes(new IngestService({
@@ -272,7 +285,6 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
         streamTags: new Set(config.indexedTags),
         rateLimiter: new IngestRateLimiter(),
-        exemplars,
         createdTimestampZero: config.createdTimestampZeroIngestion,
         otlpExponentialHistograms: config.otlpExponentialHistograms,
         metricsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.metricsWritten(org, minMs, maxMs)),
@@ -282,7 +294,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
   }
   let pool: QueryPool | undefined;
   if (components.has('queryApi')) {
-    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir: options.webDir, resultsCache });
+    const query = queryComponent(config, { log, metrics, store, storage, orgSettings, exemplars: exemplarReader, openApi, webDir: options.webDir, resultsCache });
     pool = query.pool;
     cleanups.unshift(() => query.pool.close());
     routes.push(...query.routes);
@@ -327,7 +339,7 @@ interface QueryDeps {
   store: MetaStore;
   storage: Storage;
   orgSettings: OrgSettingsView;
-  exemplars: ExemplarStore;
+  exemplars: ExemplarReader;
   openApi: Buffer;
   /** webDir serves another build of the web app than dist/web. */
   webDir?: string;

@@ -1,3 +1,4 @@
+import type { SeriesExemplars } from './exemplarStore.js';
 import { labelsKey, sortLabels } from './labels.js';
 import type { LogEntry } from './logHead.js';
 import type { MetricSeries } from './metricHead.js';
@@ -43,7 +44,8 @@ export interface PartitionedEntry {
 /**
  * splitByPartition cuts one write into one entry per partition it touches, keeping the order
  * of series and lines within each. Metric metadata travels with the org's first series
- * partition (or alone in the org's own partition when the write has no series).
+ * partition (or alone in the org's own partition when the write has no series). Exemplars go
+ * to their series' partition, so the ingester holding a series holds its exemplars too.
  */
 export function splitByPartition(entry: WalEntry, partitions: number, indexedTags: ReadonlySet<string>): PartitionedEntry[] {
   if (entry.kind === 'logs') {
@@ -55,6 +57,16 @@ export function splitByPartition(entry: WalEntry, partitions: number, indexedTag
       list.push(r);
     }
     return [...groups].map(([partition, records]) => ({ partition, entry: { kind: 'logs', org: entry.org, records } }));
+  }
+  if (entry.kind === 'exemplars') {
+    const groups = new Map<number, SeriesExemplars[]>();
+    for (const s of entry.series) {
+      const p = partitionOf(entry.org, labelsKey(sortLabels(s.seriesLabels)), partitions);
+      let list = groups.get(p);
+      if (!list) groups.set(p, (list = []));
+      list.push(s);
+    }
+    return [...groups].map(([partition, series]) => ({ partition, entry: { kind: 'exemplars', org: entry.org, series } }));
   }
   const groups = new Map<number, MetricSeries[]>();
   for (const s of entry.series) {
@@ -87,6 +99,7 @@ export function encodeBounded(entry: WalEntry, maxBytes: number): Buffer[] {
       ...encodeBounded({ ...entry, records: entry.records.slice(half) }, maxBytes),
     ];
   }
+  if (entry.kind === 'exemplars') return encodeExemplarsBounded(entry, bytes.length, maxBytes);
   if (entry.series.length <= 1) {
     const s = entry.series[0];
     if (!s || s.values.length <= 1) throw new Error(`a write of ${bytes.length} encoded bytes exceeds the write log's record limit of ${maxBytes}`);
@@ -108,4 +121,17 @@ export function encodeBounded(entry: WalEntry, maxBytes: number): Buffer[] {
     ...encodeBounded({ ...entry, series: entry.series.slice(0, half) }, maxBytes),
     ...encodeBounded({ ...entry, series: entry.series.slice(half), metadata: [] }, maxBytes),
   ];
+}
+
+/** encodeExemplarsBounded is encodeBounded for exemplars: halving the series, then one series' exemplars. */
+function encodeExemplarsBounded(entry: Extract<WalEntry, { kind: 'exemplars' }>, bytes: number, maxBytes: number): Buffer[] {
+  if (entry.series.length > 1) {
+    const half = entry.series.length >> 1;
+    return [...encodeBounded({ ...entry, series: entry.series.slice(0, half) }, maxBytes), ...encodeBounded({ ...entry, series: entry.series.slice(half) }, maxBytes)];
+  }
+  const s = entry.series[0];
+  if (!s || s.exemplars.length <= 1) throw new Error(`exemplars of ${bytes} encoded bytes exceed the write log's record limit of ${maxBytes}`);
+  const half = s.exemplars.length >> 1;
+  const part = (exemplars: SeriesExemplars['exemplars']): Extract<WalEntry, { kind: 'exemplars' }> => ({ ...entry, series: [{ seriesLabels: s.seriesLabels, exemplars }] });
+  return [...encodeBounded(part(s.exemplars.slice(0, half)), maxBytes), ...encodeBounded(part(s.exemplars.slice(half)), maxBytes)];
 }

@@ -3,6 +3,9 @@ import { LogHead } from './logHead.js';
 import { MetricHead } from './metricHead.js';
 import type { MetricMetadataRecord, WalEntry } from './walCodec.js';
 
+/** HeadEntry is a record the heads take: log lines or metric series (exemplars go to the exemplar store). */
+export type HeadEntry = Exclude<WalEntry, { kind: 'exemplars' }>;
+
 /** HeadGeneration is one set of heads of an org: the one taking writes, or one frozen by a cut. */
 export class HeadGeneration {
   readonly metrics = new MetricHead();
@@ -31,7 +34,7 @@ export class OrgData {
     this.active = new HeadGeneration(indexedTags);
   }
 
-  apply(entry: WalEntry): void {
+  apply(entry: HeadEntry): void {
     if (entry.kind === 'logs') {
       this.active.logs.append(entry.records);
       return;
@@ -64,7 +67,7 @@ export class OrgData {
  * own estimates; whether a series is new is not known here, so each series entry counts a
  * small overhead. Kept as a running total so the size check costs nothing per write.
  */
-function estimateBytes(entry: WalEntry): number {
+function estimateBytes(entry: HeadEntry): number {
   if (entry.kind === 'logs') {
     let n = 0;
     for (const r of entry.records) n += r.message.length + 48;
@@ -121,7 +124,7 @@ export class OrgHeads {
   }
 
   /** apply puts one decoded record into its org's active heads. */
-  apply(entry: WalEntry): void {
+  apply(entry: HeadEntry): void {
     this.org(entry.org).apply(entry);
     this.activeBytes += estimateBytes(entry);
     this.activeSinceMs ??= this.now();

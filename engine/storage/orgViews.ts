@@ -100,13 +100,32 @@ function openShared(segments: readonly SegmentEntry[], open: (meta: SegmentEntry
   return shared;
 }
 
+/** ReadScope is one selector a query reads and the milliseconds (inclusive) it reads it over. */
+export interface ReadScope {
+  matchers: readonly LabelMatcher[];
+  minMs: number;
+  maxMs: number;
+}
+
 /**
  * ViewRefresh brings a view's sources up to date before a query reads them (a query process
  * reloads the catalog and fetches the heads other processes hold). It is told the selectors'
- * matchers the query reads, so only the series or streams they match need to travel, and
- * answers the sources that could not be reached, which make the answer partial.
+ * matchers the query reads and over what time, so only the series or streams they match, in
+ * that range, need to travel, and answers the sources that could not be reached, which make
+ * the answer partial.
  */
-export type ViewRefresh = (selectors: ReadonlyArray<readonly LabelMatcher[]>) => Promise<readonly string[]>;
+export type ViewRefresh = (scopes: readonly ReadScope[]) => Promise<readonly string[]>;
+
+/** floorDiv divides rounding down, so negative nanoseconds map to the millisecond that holds them. */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n ? q - 1n : q;
+}
+
+/** logScope is a log range in milliseconds: the ones holding its first and last nanosecond. */
+function logScope(r: LogRange): ReadScope {
+  return { matchers: r.matchers, minMs: Number(floorDiv(r.minNs, 1_000_000n)), maxMs: Number(floorDiv(r.maxNs, 1_000_000n)) };
+}
 
 /** FailureLog collects the segments a view skipped, once each, across all its calls, and the head holders it could not reach. */
 class FailureLog {
@@ -181,10 +200,12 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
 
   /**
    * prepare brings the view's sources up to date (see ViewRefresh) and reads the segments
-   * `share(ranges)` will need without blocking on I/O, where the readers can.
+   * `share(ranges)` will need without blocking on I/O, where the readers can. `scope` is what
+   * the whole query will read when `ranges` are one slice of it: the first slice's refresh
+   * then fetches for every slice, and the later ones find it done.
    */
-  async prepare(ranges: readonly MetricRange[]): Promise<void> {
-    if (this.refresh) this.failures.addUnavailable(await this.refresh(ranges.map((r) => r.matchers)));
+  async prepare(ranges: readonly MetricRange[], scope: readonly MetricRange[] = []): Promise<void> {
+    if (this.refresh) this.failures.addUnavailable(await this.refresh([...scope, ...ranges]));
     await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
   }
 
@@ -327,8 +348,8 @@ export class OrgLogView implements LogReader, LogTagSetReader {
   }
 
   /** prepare is OrgMetricView.prepare for log ranges. */
-  async prepare(ranges: readonly LogRange[]): Promise<void> {
-    if (this.refresh) this.failures.addUnavailable(await this.refresh(ranges.map((r) => r.matchers)));
+  async prepare(ranges: readonly LogRange[], scope: readonly LogRange[] = []): Promise<void> {
+    if (this.refresh) this.failures.addUnavailable(await this.refresh([...scope, ...ranges].map(logScope)));
     await this.readers.prefetch?.(this.needed(this.sources().segments, ranges).map((e) => e.meta));
   }
 

@@ -29,9 +29,16 @@ export interface PeerHeads {
 export interface PeerHeadSource {
   /**
    * fetch asks for an org's heads of one signal; `selectors`, when given, narrow the answer to
-   * the series or streams matching every matcher of at least one of them (see headFilter.ts).
+   * the series or streams matching every matcher of at least one of them, and `range` to the
+   * samples and lines a query can read (see headFilter.ts).
    */
-  fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>): Promise<PeerHeads>;
+  fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>, range?: TimeRange): Promise<PeerHeads>;
+}
+
+/** TimeRange is a span of milliseconds, both ends inclusive. */
+export interface TimeRange {
+  minMs: number;
+  maxMs: number;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Catalog, emptyCatalog, type Signal } from './catalog.js';
 import type { CatalogStore } from './catalogStore.js';
 import { selectorsKey } from './headFilter.js';
 import type { LabelMatcher } from './matchers.js';
-import { OrgLogView, OrgMetricView, type OrgSources, type ViewRefresh } from './orgViews.js';
+import { OrgLogView, OrgMetricView, type OrgSources, type ReadScope, type ViewRefresh } from './orgViews.js';
 import { catalogBehind, cutAfterHeads, type PeerHeadSource, type PeerHeads } from './peerHeads.js';
 import type { SegmentReaders } from './segmentReaders.js';
 import type { MetricMetadataRecord } from './walCodec.js';
@@ -23,29 +23,47 @@ const RELOADS_PER_FETCH = 3;
 /** MAX_KEPT_FETCHES bounds the peer fetches remembered for reuse by later views. */
 const MAX_KEPT_FETCHES = 64;
 
-type Selectors = ReadonlyArray<readonly LabelMatcher[]>;
+/**
+ * Coverage is what a fetch holds: the series of some selectors (by a key of their matchers) or
+ * all of them, over a span of milliseconds (inclusive; infinite ends for the whole heads).
+ */
+interface Coverage {
+  selectors: 'all' | ReadonlyMap<string, readonly LabelMatcher[]>;
+  minMs: number;
+  maxMs: number;
+}
 
-/** Coverage is what a fetch holds: everything, or the series of some selectors (by a key of their matchers). */
-type Coverage = 'all' | ReadonlyMap<string, readonly LabelMatcher[]>;
+const EVERYTHING: Coverage = { selectors: 'all', minMs: -Infinity, maxMs: Infinity };
 
-/** coverageOf is what reading `selectors` needs; none at all (nothing to read) is taken as everything, to be safe. */
-function coverageOf(selectors: Selectors): Coverage {
-  if (selectors.length === 0) return 'all';
-  const out = new Map<string, readonly LabelMatcher[]>();
-  for (const s of selectors) out.set(JSON.stringify(s.map((m) => [m.name, m.type, m.value])), s);
-  return out;
+/** coverageOf is what reading `scopes` needs; none at all (nothing to read) is taken as everything, to be safe. */
+function coverageOf(scopes: readonly ReadScope[]): Coverage {
+  if (scopes.length === 0) return EVERYTHING;
+  const selectors = new Map<string, readonly LabelMatcher[]>();
+  let minMs = Infinity;
+  let maxMs = -Infinity;
+  for (const s of scopes) {
+    selectors.set(JSON.stringify(s.matchers.map((m) => [m.name, m.type, m.value])), s.matchers);
+    minMs = Math.min(minMs, s.minMs);
+    maxMs = Math.max(maxMs, s.maxMs);
+  }
+  return { selectors, minMs, maxMs };
 }
 
 function covers(have: Coverage, wanted: Coverage): boolean {
-  if (have === 'all') return true;
-  if (wanted === 'all') return false;
-  for (const key of wanted.keys()) if (!have.has(key)) return false;
+  if (have.minMs > wanted.minMs || have.maxMs < wanted.maxMs) return false;
+  if (have.selectors === 'all') return true;
+  if (wanted.selectors === 'all') return false;
+  for (const key of wanted.selectors.keys()) if (!have.selectors.has(key)) return false;
   return true;
 }
 
 function unite(a: Coverage, b: Coverage): Coverage {
-  if (a === 'all' || b === 'all') return 'all';
-  return new Map([...a, ...b]);
+  const selectors = a.selectors === 'all' || b.selectors === 'all' ? 'all' : new Map([...a.selectors, ...b.selectors]);
+  return { selectors, minMs: Math.min(a.minMs, b.minMs), maxMs: Math.max(a.maxMs, b.maxMs) };
+}
+
+function isEverything(c: Coverage): boolean {
+  return c.selectors === 'all' && c.minMs === -Infinity && c.maxMs === Infinity;
 }
 
 /** Fetching is a view's peer fetch: what it covers and the answer on its way. */
@@ -123,27 +141,31 @@ export class PeerReads {
 
   /**
    * refreshPeers is what a query does before it reads an org: reload the catalog if it
-   * changed, then fetch the heads (only the series or streams `selectors` match, when given).
+   * changed, then fetch the heads (only the series or streams `coverage` selects, over its time
+   * range).
    * A holder that cut segments after the catalog was read tells so (its segmentsBefore is
    * above the catalog's next id), and the catalog is read again, so no cut is missed: segments
    * cut after the heads were read are left out by seq instead (see sources). One fetch serves
-   * every view made before it started that asks for the same selectors. Only a whole fetch
-   * (no selectors) serves listings, which read without preparing.
+   * every view made before it started that asks for the same selectors and range. Only a whole
+   * fetch (every series, all time) serves listings, which read without preparing.
    */
-  private refreshPeers(org: string, signal: Signal, viewNumber: number, selectors: Selectors | undefined): Promise<PeerRead> {
+  private refreshPeers(org: string, signal: Signal, viewNumber: number, coverage: Coverage): Promise<PeerRead> {
     const whole = `${signal}\u0000${org}`;
-    const key = selectors === undefined ? whole : `${whole}\u0000${selectorsKey(selectors)}`;
+    const everything = isEverything(coverage);
+    const selectors = coverage.selectors === 'all' ? undefined : [...coverage.selectors.values()];
+    const range = Number.isFinite(coverage.minMs) || Number.isFinite(coverage.maxMs) ? { minMs: coverage.minMs, maxMs: coverage.maxMs } : undefined;
+    const key = everything ? whole : `${whole}\u0000${selectors === undefined ? '*' : selectorsKey(selectors)}\u0000${coverage.minMs}\u0000${coverage.maxMs}`;
     const running = this.peerFetches.get(key);
     if (running !== undefined && running.after >= viewNumber) return running.heads;
     const heads = (async (): Promise<PeerRead> => {
       await this.reloadCatalog();
-      const answer = this.peers ? await this.peers.fetch(org, signal, selectors) : NO_PEERS;
+      const answer = this.peers ? await this.peers.fetch(org, signal, selectors, range) : NO_PEERS;
       // A reload already under way may have read the catalog before the holder's cut: then read it once more.
       for (let i = 0; i < RELOADS_PER_FETCH && catalogBehind(this.current.state, answer.bounds); i++) {
         await this.reloadCatalog();
       }
       const read = { answer, catalog: this.current };
-      if (selectors === undefined) this.latestPeers.set(whole, read);
+      if (everything) this.latestPeers.set(whole, read);
       return read;
     })();
     const entry = { after: this.viewCount, heads };
@@ -170,9 +192,10 @@ export class PeerReads {
 
   /**
    * view wires a view: its sources come from its own peer fetch once prepared. A view fetches
-   * for the selectors of its first prepare and again only when a later prepare reads a
-   * selector that fetch did not cover (then for both), so a query whose slices all read the
-   * same selectors fetches once.
+   * for the selectors and time range of its first prepare and again only when a later prepare
+   * reads a selector or a time that fetch did not cover (then for both), so a query whose
+   * slices all read the same selectors fetches once, if its first prepare names the range of
+   * the whole query (the plans pass it as the scope of every slice's prepare).
    */
   private view<V>(org: string, signal: Signal, make: (sources: () => PeerRead | undefined, refresh: ViewRefresh) => V): V {
     const viewNumber = ++this.viewCount;
@@ -180,12 +203,12 @@ export class PeerReads {
     let fetching: Fetching | undefined;
     const fetchFor = (wanted: Coverage): Fetching => {
       const covering = fetching === undefined ? wanted : unite(fetching.covers, wanted);
-      return { covers: covering, heads: this.refreshPeers(org, signal, viewNumber, covering === 'all' ? undefined : [...covering.values()]) };
+      return { covers: covering, heads: this.refreshPeers(org, signal, viewNumber, covering) };
     };
     return make(
       () => fetched,
-      async (selectors) => {
-        const wanted = coverageOf(selectors);
+      async (scopes) => {
+        const wanted = coverageOf(scopes);
         let current = fetching !== undefined && covers(fetching.covers, wanted) ? fetching : (fetching = fetchFor(wanted));
         fetched = await current.heads;
         // A prepare running alongside may have started a wider fetch meanwhile: read the newest.
@@ -212,7 +235,7 @@ export class PeerReads {
    */
   async refreshListings(org: string): Promise<void> {
     const viewNumber = ++this.viewCount;
-    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber, undefined)));
+    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber, EVERYTHING)));
   }
 
   /** metricMetadata is what the catalog recorded at the last cut and what the heads' holders said since. */

@@ -8,6 +8,7 @@ import { LocalCatalogWriter, type CatalogWriter } from './catalogWriter.js';
 import { EmbeddedWal } from './embeddedWal.js';
 import type { HeadExport, HeadPositions } from './headWire.js';
 import { IngesterPartitions } from './ingesterPartitions.js';
+import type { SeriesExemplars } from './exemplarStore.js';
 import { METRIC_NAME } from './labels.js';
 import { LogFeed } from './logFeed.js';
 import { DEFAULT_INDEXED_TAGS, type LogEntry, type LogHead } from './logHead.js';
@@ -131,7 +132,7 @@ export class Storage {
     let replayed = 0;
     for (const payload of records) {
       try {
-        storage.heads.apply(decodeWalEntry(payload));
+        storage.applyEntry(decodeWalEntry(payload));
         replayed++;
       } catch (err) {
         emit({ level: 'error', message: 'skipping undecodable WAL record', fields: { error: String(err) } });
@@ -220,6 +221,12 @@ export class Storage {
     return storage;
   }
 
+  /** applyEntry puts one decoded record where it belongs: exemplars in the exemplar store, the rest in the heads. */
+  private applyEntry(entry: WalEntry): void {
+    if (entry.kind === 'exemplars') this.options.exemplars?.add(entry.org, entry.series);
+    else this.heads.apply(entry);
+  }
+
   /** attachFeed connects the write log: its records go into the heads, from the positions the catalog records. */
   private attachFeed(log: WriteLog, state: CatalogState, publishOnly: boolean): LogFeed {
     this.feed = new LogFeed({
@@ -228,7 +235,7 @@ export class Storage {
       start: state.logPositions ?? {},
       publishOnly,
       apply: (record) => {
-        this.heads.apply(decodeWalEntry(record));
+        this.applyEntry(decodeWalEntry(record));
         this.maintenance.afterWrite();
       },
       onEvent: this.emit,
@@ -341,6 +348,23 @@ export class Storage {
   }
 
   /**
+   * appendExemplars keeps exemplars of remote-written series and answers how many. With the
+   * embedded WAL they go straight into the exemplar store (not logged: see exemplarStore.ts),
+   * and the count leaves out those it refused or ignored. Through a write log they travel with
+   * their series' partition to the ingester holding it (whose query answers then include
+   * them); the count is what the log acknowledged, since the store that keeps them is elsewhere.
+   */
+  async appendExemplars(org: string, series: SeriesExemplars[]): Promise<number> {
+    const store = this.options.exemplars;
+    if (series.length === 0 || (store !== undefined && store.maxPerOrg <= 0)) return 0;
+    if (this.feed === undefined) return store?.add(org, series) ?? 0;
+    await this.write({ kind: 'exemplars', org, series });
+    let n = 0;
+    for (const s of series) n += s.exemplars.length;
+    return n;
+  }
+
+  /**
    * lastMetricSamples answers, for one org, the newest timestamp already stored of a series,
    * as created-timestamp zero ingestion needs it (a zero goes only after it). The heads know
    * each series' newest sample; data already cut to segments is known only by the newest
@@ -383,6 +407,7 @@ export class Storage {
       return;
     }
     if (!this.wal) throw new Error('this process takes no writes (no write log)');
+    if (entry.kind === 'exemplars') throw new Error('exemplars are not written to the embedded WAL');
     await this.wal.append(encodeWalEntry(entry), () => this.heads.apply(entry));
     this.maintenance.afterWrite();
   }

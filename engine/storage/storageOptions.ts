@@ -1,6 +1,7 @@
 import type { BlobStore } from './blobStore.js';
 import type { SegmentMeta, Signal } from './catalog.js';
 import type { CatalogStore, SharedCatalogStore } from './catalogStore.js';
+import type { ExemplarStore } from './exemplarStore.js';
 import type { PeerHeadSource } from './peerHeads.js';
 import type { StorageEvent } from './storageEvent.js';
 import type { WriteLog } from './writeLog.js';
@@ -74,6 +75,12 @@ export interface StorageOptions {
   readOnly?: boolean;
   /** peers fetches the heads other processes hold, for a read-only storage. */
   peers?: PeerHeadSource;
+  /**
+   * exemplars keeps the exemplars written through `appendExemplars`: at once with the embedded
+   * WAL (they are not logged there), or as they are read back from the write log, where they
+   * travel to the ingester holding their series' partition. Absent, exemplars are dropped.
+   */
+  exemplars?: ExemplarStore;
   /**
    * writerId names this process in the segments it writes to a shared catalog (meta.writer)
    * and in its head answers, so query processes can tell its segments from other writers'.

@@ -1,5 +1,6 @@
 import { Packr } from 'msgpackr';
 import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from './histogramCodec.js';
+import type { Exemplar, SeriesExemplars } from './exemplarStore.js';
 import type { LogEntry } from './logHead.js';
 import type { MetricSeries } from './metricHead.js';
 
@@ -11,10 +12,15 @@ export interface MetricMetadataRecord {
   help: string;
 }
 
-/** WalEntry is one acknowledged write: a batch of log lines or of metric series, for one org. */
+/**
+ * WalEntry is one acknowledged write: a batch of log lines, of metric series, or of exemplars,
+ * for one org. Exemplars travel only through a replicated write log (to the ingesters that
+ * hold their series' partitions); the embedded WAL never holds them (see exemplarStore.ts).
+ */
 export type WalEntry =
   | { kind: 'logs'; org: string; records: LogEntry[] }
-  | { kind: 'metrics'; org: string; series: MetricSeries[]; metadata: MetricMetadataRecord[] };
+  | { kind: 'metrics'; org: string; series: MetricSeries[]; metadata: MetricMetadataRecord[] }
+  | { kind: 'exemplars'; org: string; series: SeriesExemplars[] };
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
@@ -42,6 +48,10 @@ export function encodeWalEntry(entry: WalEntry): Buffer {
       l: entry.records.map((r) => r.level),
       g: entry.records.map((r) => r.tags),
     });
+  }
+  if (entry.kind === 'exemplars') {
+    const packed: PackedExemplars = { k: 'e', o: entry.org, s: entry.series.map((s) => ({ l: s.seriesLabels, e: s.exemplars.map((e) => [e.labels, e.value, e.timestampMs]) })) };
+    return packr.pack(packed);
   }
   return packr.pack({
     k: 'm',
@@ -80,6 +90,13 @@ interface PackedLogs {
   g: Array<Record<string, string>>;
 }
 
+interface PackedExemplars {
+  k: 'e';
+  o: string;
+  /** per series its labels and its exemplars as [labels, value, timestamp ms] */
+  s: Array<{ l: Record<string, string>; e: Array<[Record<string, string>, number, number]> }>;
+}
+
 interface PackedMetrics {
   k: 'm';
   o: string;
@@ -88,7 +105,7 @@ interface PackedMetrics {
 }
 
 export function decodeWalEntry(payload: Uint8Array): WalEntry {
-  const value = packr.unpack(payload) as PackedLogs | PackedMetrics;
+  const value = packr.unpack(payload) as PackedLogs | PackedMetrics | PackedExemplars;
   if (value.k === 'l') {
     const ts = new BigInt64Array(value.m.length);
     new Uint8Array(ts.buffer).set(value.t);
@@ -113,6 +130,13 @@ export function decodeWalEntry(payload: Uint8Array): WalEntry {
         return series;
       }),
       metadata: value.d,
+    };
+  }
+  if (value.k === 'e') {
+    return {
+      kind: 'exemplars',
+      org: value.o,
+      series: value.s.map((s) => ({ seriesLabels: s.l, exemplars: s.e.map(([labels, v, t]): Exemplar => ({ labels, value: v, timestampMs: t })) })),
     };
   }
   throw new Error(`unknown WAL entry kind ${String((value as { k: unknown }).k)}`);

@@ -16,7 +16,7 @@ export const MAX_MATCHERS = 64;
 
 /**
  * HeadRequest is what a query process asks a head holder for: one org's heads of some
- * signals, optionally only chunks that reach a time range (milliseconds, inclusive), and the
+ * signals, optionally narrowed to some selectors and a time range, and the
  * write-log partitions it believes the holder owns (the answer says which it holds).
  */
 export interface HeadRequest {
@@ -25,6 +25,11 @@ export interface HeadRequest {
   partitions?: number[];
   /** have lists chunk ids the caller kept from earlier answers; those are named, not resent. */
   have?: string[];
+  /**
+   * minMs and maxMs (milliseconds, inclusive) bound the samples and lines the asker reads: the
+   * query's range widened by its lookback and range selectors. Chunks wholly outside are left
+   * out, and one reaching across an edge is cut to the range when most of it lies outside.
+   */
   minMs?: number;
   maxMs?: number;
   /**
@@ -76,7 +81,7 @@ export function parseHeadRequest(value: unknown): HeadRequest {
 const MATCHER_TYPES: ReadonlySet<string> = new Set(['=', '!=', '=~', '!~']);
 
 /** parseSelectors checks a non-empty list of selectors, each a list of matchers whose regular expressions compile. */
-function parseSelectors(value: unknown): LabelMatcher[][] {
+export function parseSelectors(value: unknown): LabelMatcher[][] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_SELECTORS) throw bad(`selectors must be a list of 1 to ${MAX_SELECTORS} selectors`);
   return value.map((selector: unknown, i) => {
     if (!Array.isArray(selector) || selector.length > MAX_MATCHERS) throw bad(`selectors[${i}] must be a list of at most ${MAX_MATCHERS} matchers`);

@@ -1,11 +1,12 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Storage } from '../../engine/index.js';
-import { filterHeadExport } from '../../engine/storage/headFilter.js';
-import { encodeHeadExport, encodedLength, pruneHeadExport } from '../../engine/storage/headWire.js';
+import { narrowHeadExport } from '../../engine/storage/headFilter.js';
+import { encodeHeadExport, encodedLength } from '../../engine/storage/headWire.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RouteSpec } from '../http/router.js';
 import { HEAD_ROUTE, MAX_HEAD_REQUEST_BYTES, parseHeadRequest } from './headRequest.js';
+import { checkInternalToken } from './internalToken.js';
 
 export interface HeadRouteDeps {
   storage: Storage;
@@ -25,22 +26,12 @@ export interface HeadRouteDeps {
  */
 const CHUNK_ID_PREFIX = `${randomBytes(6).toString('hex')}:`;
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** checkToken accepts `Authorization: Bearer <SVC_INTERNAL_TOKEN>`, compared in constant time. */
-function checkToken(header: string | undefined, token: string | undefined): void {
-  if (token === undefined) throw new ApiError('FORBIDDEN', 'the internal head endpoint is off on this process: SVC_INTERNAL_TOKEN is not set');
-  const given = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1];
-  if (given === undefined || !timingSafeEqual(digest(given), digest(token))) throw new ApiError('UNAUTHORIZED', 'missing or wrong cluster-internal token');
-}
-
 /**
  * headRoutes is the internal endpoint a process that holds heads (roles all and ingester)
  * serves them to query processes on: POST /internal/v1/head with a JSON HeadRequest, answered
  * with the org's head snapshots in the head wire format (engine/storage/headWire.ts), narrowed
- * to the series and streams of the request's selectors when it names some (headFilter.ts). It is
+ * to the series and streams of the request's selectors and to its time range when it names
+ * them (headFilter.ts). It is
  * authenticated by the cluster-internal token, never by users' API keys, and bounded: the
  * request body by MAX_HEAD_REQUEST_BYTES, the answer by `maxBytes`.
  */
@@ -53,12 +44,11 @@ export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
       body: 'json',
       maxBodyBytes: MAX_HEAD_REQUEST_BYTES,
       handler: ({ headers, body, res }) => {
-        checkToken(headers.authorization, deps.token);
+        checkInternalToken(headers.authorization, deps.token);
         const request = parseHeadRequest(parseJsonBody(body ?? Buffer.alloc(0)));
-        let data = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
-        if (request.minMs !== undefined || request.maxMs !== undefined) data = pruneHeadExport(data, request.minMs ?? -Infinity, request.maxMs ?? Infinity);
+        const whole = deps.storage.exportHeads(request.org, { metrics: request.signals.includes('metrics'), logs: request.signals.includes('logs') });
         const have = new Set(request.have);
-        if (request.selectors !== undefined) data = filterHeadExport(data, request.selectors, (id) => have.has(CHUNK_ID_PREFIX + id));
+        const data = narrowHeadExport(whole, request, (id) => have.has(CHUNK_ID_PREFIX + id));
         const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, have);
         const length = encodedLength(parts);
         if (length > deps.maxBytes) {

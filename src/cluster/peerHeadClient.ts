@@ -4,10 +4,11 @@ import { decodeHeadExport, type HeadExport, type KnownChunks } from '../../engin
 import type { SharedLogChunk } from '../../engine/storage/logChunk.js';
 import type { LabelMatcher } from '../../engine/storage/matchers.js';
 import type { SharedMetricChunk } from '../../engine/storage/metricChunk.js';
-import type { HeadBound, PeerHeadSource, PeerHeads } from '../../engine/storage/peerHeads.js';
+import type { HeadBound, PeerHeadSource, PeerHeads, TimeRange } from '../../engine/storage/peerHeads.js';
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
 import { HEAD_ROUTE, MAX_HAVE, MAX_MATCHERS, MAX_SELECTORS, type HeadRequest } from './headRequest.js';
+import { describeError, holdersOf, readLimited, sameLayout, type Holder, type HolderLayout } from './holders.js';
 import type { PartitionOwner, PartitionOwners } from './partitionOwners.js';
 
 export interface PeerHeadClientOptions {
@@ -25,18 +26,12 @@ export interface PeerHeadClientOptions {
   onFetch?: (outcome: 'ok' | 'failed', bytes: number) => void;
 }
 
-/** Holder is one process asked for heads and the partitions it is asked for. */
-interface Holder {
-  ownerId: string;
-  baseUrl: string;
-  partitions: number[];
-}
-
 /** Want is one question to the holders: an org's heads of one signal, narrowed to some selectors or whole. */
 interface Want {
   org: string;
   signal: Signal;
   selectors: ReadonlyArray<readonly LabelMatcher[]> | undefined;
+  range: TimeRange | undefined;
 }
 
 /** KEPT_ANSWERS bounds the answers (per holder, org and signal) whose chunks are kept for reuse. */
@@ -51,8 +46,9 @@ type Chunk = SharedMetricChunk | SharedLogChunk;
  * as unavailable, never thrown: the query then answers from the segments and says the answer
  * is partial.
  *
- * A query names its selectors, and the holders send only the series and streams those match
- * (see engine/storage/headFilter.ts), so a narrow query over big heads moves little.
+ * A query names its selectors and time range, and the holders send only the series and
+ * streams those match, within that range (see engine/storage/headFilter.ts), so a narrow query
+ * over big heads moves little.
  *
  * Sealed chunks never change, so the chunks of each holder's last answer (per org, signal and
  * selectors) are kept and named in the next request: the holder then sends only what is new,
@@ -67,10 +63,10 @@ export class PeerHeadClient implements PeerHeadSource {
     this.now = options.now ?? Date.now;
   }
 
-  async fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>): Promise<PeerHeads> {
+  async fetch(org: string, signal: Signal, selectors?: ReadonlyArray<readonly LabelMatcher[]>, range?: TimeRange): Promise<PeerHeads> {
     // Selectors past the request's bounds (a query with hundreds of them) ask for the whole heads.
     const narrow = selectors !== undefined && selectors.length > 0 && selectors.length <= MAX_SELECTORS && selectors.every((m) => m.length <= MAX_MATCHERS);
-    const want: Want = { org, signal, selectors: narrow ? selectors : undefined };
+    const want: Want = { org, signal, selectors: narrow ? selectors : undefined, range: range && finiteRange(range) };
     const owners = await this.readOwners();
     const first = await this.fetchFrom(owners, want);
     if (first.unavailable.length === 0 || this.options.owners.refresh === undefined) return first;
@@ -88,7 +84,7 @@ export class PeerHeadClient implements PeerHeadSource {
     try {
       return await this.options.owners.owners();
     } catch (err) {
-      return message(err);
+      return describeError(err);
     }
   }
 
@@ -121,31 +117,18 @@ export class PeerHeadClient implements PeerHeadSource {
   }
 
   /** holders groups the live owners by process; partitions without one are orphans. */
-  private holders(owners: readonly PartitionOwner[]): { holders: Holder[]; orphans: number[] } {
-    const now = this.now();
-    const byPartition = new Map<number, PartitionOwner>();
-    for (const o of owners) if (o.leaseExpiresAtMs > now) byPartition.set(o.partition, o);
-    const byUrl = new Map<string, Holder>();
-    const orphans: number[] = [];
-    for (let p = 0; p < this.options.partitions; p++) {
-      const owner = byPartition.get(p);
-      if (owner === undefined) {
-        orphans.push(p);
-        continue;
-      }
-      let holder = byUrl.get(owner.baseUrl);
-      if (holder === undefined) byUrl.set(owner.baseUrl, (holder = { ownerId: owner.ownerId, baseUrl: owner.baseUrl, partitions: [] }));
-      holder.partitions.push(p);
-    }
-    return { holders: [...byUrl.values()], orphans };
+  private holders(owners: readonly PartitionOwner[]): HolderLayout {
+    return holdersOf(owners, this.options.partitions, this.now());
   }
 
   /**
    * fetchKeeping asks one holder, naming the chunks kept from its last answer to the same
-   * question (org, signal and selectors), and keeps the chunks of this one.
+   * question (org, signal and selectors), and keeps the chunks of this one. The time range is
+   * not part of the question: a panel's window moves with every refresh, and its sealed chunks
+   * (sent whole, see headFilter.ts) are named across those refreshes.
    */
   private async fetchKeeping(holder: Holder, want: Want): Promise<HeadExport | string> {
-    const { org, signal, selectors } = want;
+    const { org, signal, selectors, range } = want;
     const key = `${holder.baseUrl}\u0000${org}\u0000${signal}\u0000${selectors === undefined ? '*' : selectorsKey(selectors)}`;
     const kept = this.kept.get(key) ?? new Map<string, Chunk>();
     const known: KnownChunks = {
@@ -165,6 +148,7 @@ export class PeerHeadClient implements PeerHeadSource {
       partitions: holder.partitions,
       ...(have.length > 0 ? { have } : {}),
       ...(selectors !== undefined ? { selectors: selectors.map((s) => [...s]) } : {}),
+      ...(range !== undefined ? { minMs: range.minMs, maxMs: range.maxMs } : {}),
     };
     const answer = await this.fetchOne(holder, request, known);
     if (typeof answer === 'string') {
@@ -200,21 +184,21 @@ export class PeerHeadClient implements PeerHeadSource {
       this.options.onFetch?.('ok', body.byteLength);
       return decoded;
     } catch (err) {
-      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : message(err);
+      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : describeError(err);
     } finally {
       clearTimeout(timer);
     }
   }
 }
 
-/** sameLayout tells whether two readings of the owners send every partition to the same holder (or to none). */
-function sameLayout(a: { holders: Holder[]; orphans: number[] }, b: { holders: Holder[]; orphans: number[] }): boolean {
-  const layout = (x: { holders: Holder[]; orphans: number[] }) => {
-    const byPartition = new Map<number, string>();
-    for (const h of x.holders) for (const p of h.partitions) byPartition.set(p, `${h.ownerId}\u0000${h.baseUrl}`);
-    return JSON.stringify([...byPartition].sort((m, n) => m[0] - n[0]).concat(x.orphans.map((p) => [p, ''])));
-  };
-  return layout(a) === layout(b);
+/**
+ * finiteRange is the part of a range a request can carry: JSON has no infinities, and an
+ * unbounded end narrows nothing. Undefined when neither end is bounded.
+ */
+function finiteRange(range: TimeRange): TimeRange | undefined {
+  const minMs = Number.isFinite(range.minMs) ? range.minMs : -Number.MAX_VALUE;
+  const maxMs = Number.isFinite(range.maxMs) ? range.maxMs : Number.MAX_VALUE;
+  return minMs === -Number.MAX_VALUE && maxMs === Number.MAX_VALUE ? undefined : { minMs, maxMs };
 }
 
 /** headBound is what one holder's answer says about the segments it cut (see HeadBound). */
@@ -223,36 +207,4 @@ function headBound(answer: HeadExport): HeadBound {
   const covered: Record<string, number> = {};
   for (const [p, positions] of Object.entries(answer.partitions ?? {})) covered[p] = positions.coveredThrough;
   return { writer: answer.writer, segmentsBefore: answer.segmentsBefore, covered };
-}
-
-/** readLimited reads a response body of at most `maxBytes`, or says why not. */
-async function readLimited(res: Response, maxBytes: number): Promise<Uint8Array | string> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    return `answer of ${declared} bytes is over the limit of ${maxBytes}`;
-  }
-  if (res.body === null) return new Uint8Array(0);
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return `answer is over the limit of ${maxBytes} bytes`;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts, total);
-}
-
-function message(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
-  }
-  return String(err);
 }

@@ -10,7 +10,6 @@ import {
   describeLabels,
   type DecodeResult,
   type DiscardReason,
-  type ExemplarStore,
   type IngestLimits,
   type LogEntry,
   type MetricSeries,
@@ -46,8 +45,6 @@ export interface IngestServiceDeps {
   streamTags: ReadonlySet<string>;
   /** the per-org ingestion rate buckets; one per service */
   rateLimiter: IngestRateLimiter;
-  /** where remote write's exemplars are kept */
-  exemplars: ExemplarStore;
   /** add a zero sample at remote write's created timestamps (SVC_CREATED_TIMESTAMP_ZERO_INGESTION) */
   createdTimestampZero: boolean;
   /** store OTLP exponential histograms as native histograms or classic buckets (SVC_OTLP_EXPONENTIAL_HISTOGRAMS) */
@@ -220,7 +217,8 @@ export class IngestService {
     const samples = sampleCount(result.records);
     this.admit(req.org, 'metrics', samples, () => samples, result, limits);
     const outcome = await this.storeMetrics(req, result, limits);
-    const exemplarsStored = this.deps.exemplars.add(req.org, result.exemplars);
+    // Kept where the series' samples go: here with the embedded WAL, else by the ingester holding the series.
+    const exemplarsStored = await this.deps.storage.appendExemplars(req.org, result.exemplars);
     return { ...outcome, result, total: outcome.total - result.createdZeros, exemplarsStored };
   }
 

@@ -1,4 +1,5 @@
-import { formatGoFloat, walkPromQL, type ExemplarStore, type LabelMatcher, type SeriesExemplars } from '../../engine/index.js';
+import { formatGoFloat, walkPromQL, type LabelMatcher, type SeriesExemplars } from '../../engine/index.js';
+import type { ExemplarReader } from '../exemplars/exemplarReader.js';
 import { parseQueryParam } from './instantQuery.js';
 import { invalidParam } from './promError.js';
 import { MAX_TIME_MS, MIN_TIME_MS, type PromParams } from './params.js';
@@ -7,7 +8,9 @@ import { renderLabels } from './render.js';
 /**
  * /query_exemplars: the exemplars of the series every selector of `query` matches, within
  * [start, end], in Prometheus' shape: one entry per series with its labels and its exemplars
- * (labels, value as a string, timestamp in Unix seconds), oldest first.
+ * (labels, value as a string, timestamp in Unix seconds), oldest first. On a query process the
+ * exemplars come from the ingesters; those that could not be asked are named in `warnings`, as
+ * Prometheus reports a partial answer.
  */
 
 /** selectorsOf collects the matchers of every series selector in a PromQL expression. */
@@ -26,10 +29,11 @@ function renderSeries(s: SeriesExemplars): string {
 }
 
 /** queryExemplars answers /query_exemplars for one org. */
-export function queryExemplars(store: ExemplarStore, org: string, params: PromParams): string {
+export async function queryExemplars(reader: ExemplarReader, org: string, params: PromParams): Promise<string> {
   const startMs = params.time('start', MIN_TIME_MS);
   const endMs = params.time('end', MAX_TIME_MS);
   if (endMs < startMs) throw invalidParam('end', 'end timestamp must not be before start time');
-  const found = store.select(org, selectorsOf(params), startMs, endMs);
-  return `{"status":"success","data":[${found.map(renderSeries).join(',')}]}`;
+  const found = await reader.select(org, selectorsOf(params), startMs, endMs);
+  const warnings = found.unavailable.length > 0 ? `,"warnings":${JSON.stringify(found.unavailable.map((u) => `exemplars not read from ${u}`))}` : '';
+  return `{"status":"success","data":[${found.series.map(renderSeries).join(',')}]${warnings}}`;
 }

@@ -1,4 +1,5 @@
-import { printPromQL, type ExemplarStore, type Storage } from '../../engine/index.js';
+import { printPromQL, type Storage } from '../../engine/index.js';
+import type { ExemplarReader } from '../exemplars/exemplarReader.js';
 import type { HttpMethod, RequestContext, RouteSpec } from '../http/router.js';
 import type { MetaStore } from '../meta/types.js';
 import type { ServiceMetrics } from '../metrics.js';
@@ -21,7 +22,7 @@ export interface PromRoutesDeps extends PromQueryDeps {
   storage: Storage;
   store: MetaStore;
   metrics: ServiceMetrics;
-  exemplars: ExemplarStore;
+  exemplars: ExemplarReader;
 }
 
 const PREFIX = '/prometheus/api/v1';

@@ -139,6 +139,8 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
+  // What the whole query reads: the first slice's prepare fetches recent data for every slice.
+  const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
   const top = topAggregation(expr);
   return {
     slices,
@@ -148,7 +150,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
     async tasksFor(slice) {
       const selections = clipMetricSelections(selectionsFor(expr, slice.startMs, slice.endMs, planCtx), deps.oldestMs);
       // Segment files not yet open are read off this thread first; the share below then finds them open.
-      await querier.prepare(selections);
+      await querier.prepare(selections, scope);
       const share = gatherMetricShare(querier, selections);
       return sliceTasks(
         sharding,
@@ -182,13 +184,14 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
   const reader = deps.storage.logs(org);
   const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
+  const scope = clipLogRanges(logSelectionsFor(expr, window.startMs, window.endMs), deps.oldestMs);
   return {
     slices,
     sortedByLabels: true,
     failedSegments: () => reader.failedSegments.length + reader.unavailableHeads.length,
     async tasksFor(slice) {
       const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);
-      await reader.prepare(selections);
+      await reader.prepare(selections, scope);
       const share = gatherLogShare(reader, selections);
       return sliceTasks(
         sharding,
@@ -299,6 +302,8 @@ export async function runRawLogs(
   const slices = rawSlices(window, deps.pool.threads * 4, options.reverse);
   const selection = logSelectionsFor(expr, window.startMs, window.endMs)[0];
   const direction = options.reverse ? 'backward' : 'forward';
+  const whole = { startNs: slices.reduce((m, s) => (s.startNs < m ? s.startNs : m), slices[0].startNs), endNs: slices.reduce((m, s) => (s.endNs > m ? s.endNs : m), slices[0].endNs) };
+  const scope = clipLogRanges([{ matchers: selection.matchers, minNs: whole.startNs, maxNs: whole.endNs }], deps.oldestMs);
   let emitted = 0;
   await runOrderedQueue(
     slices,
@@ -308,7 +313,7 @@ export async function runRawLogs(
       // The task's data is taken once the pool has a place for it, so it reads the newest head;
       // the head itself is a shared snapshot, the same for every task until the next append.
       const result = await deps.pool.runRaw(async () => {
-        await reader.prepare(ranges);
+        await reader.prepare(ranges, scope);
         const data = shareLogs(reader, ranges);
         return {
           kind: 'logql-raw',

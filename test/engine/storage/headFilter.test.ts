@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotLogReader } from '../../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../../engine/query/snapshotMetricReader.js';
-import { filterHeadExport, selectorsKey } from '../../../engine/storage/headFilter.js';
+import { filterHeadExport, narrowHeadExport, selectorsKey } from '../../../engine/storage/headFilter.js';
 import { decodeHeadExport, encodeHeadExport, encodedLength, type HeadExport, type KnownChunks } from '../../../engine/storage/headWire.js';
 import type { LabelMatcher } from '../../../engine/storage/matchers.js';
 import { Storage } from '../../../engine/storage/storage.js';
@@ -28,12 +28,12 @@ function metricReaders(data: HeadExport): SnapshotMetricReader[] {
   return data.metrics.map((s) => new SnapshotMetricReader(s));
 }
 
-function selectMetrics(data: HeadExport, matchers: LabelMatcher[]) {
-  return metricReaders(data).flatMap((r) => r.select(matchers, -Infinity, Infinity)).map((s) => ({ labels: s.labels, t: [...s.timestampsMs], v: [...s.values] }));
+function selectMetrics(data: HeadExport, matchers: LabelMatcher[], minMs = -Infinity, maxMs = Infinity) {
+  return metricReaders(data).flatMap((r) => r.select(matchers, minMs, maxMs)).map((s) => ({ labels: s.labels, t: [...s.timestampsMs], v: [...s.values] }));
 }
 
-function selectLogs(data: HeadExport, matchers: LabelMatcher[]) {
-  return data.logs.flatMap((s) => new SnapshotLogReader(s).select(matchers, MIN_NS, MAX_NS)).map((s) => ({ tags: s.tags, t: [...s.timestampsNs], m: s.messages }));
+function selectLogs(data: HeadExport, matchers: LabelMatcher[], minNs = MIN_NS, maxNs = MAX_NS) {
+  return data.logs.flatMap((s) => new SnapshotLogReader(s).select(matchers, minNs, maxNs)).map((s) => ({ tags: s.tags, t: [...s.timestampsNs], m: s.messages }));
 }
 
 const chunkIds = (data: HeadExport) => [...data.metrics, ...data.logs].flatMap((s) => s.chunks.map((c) => c.id));
@@ -125,6 +125,51 @@ describe('head export narrowed to selectors', () => {
     expect(repeat.bytes * 10).toBeLessThan(received.bytes);
     expect(selectMetrics(repeat.data, selectors[0])).toEqual(selectMetrics(received.data, selectors[0]));
     expect(selectMetrics(repeat.data, selectors[0])).toHaveLength(SERIES / 2);
+  });
+
+  it('cuts chunks to a narrow time range: the same answer over that range for a small part of the bytes', () => {
+    const selectors: LabelMatcher[][] = [[{ name: '__name__', type: '=', value: 'even' }]];
+    const wide = wire(filterHeadExport(whole, selectors, () => false));
+    const narrow = wire(narrowHeadExport(whole, { selectors, minMs: 7500, maxMs: 8000 }, () => false));
+    const want = selectMetrics(wide.data, selectors[0], 7500, 8000);
+    expect(want).toHaveLength(SERIES / 2);
+    expect(want[0].t).toHaveLength(50);
+    expect(selectMetrics(narrow.data, selectors[0], 7500, 8000)).toEqual(want);
+    // Nothing outside the range travels: 50 of 700 samples per series.
+    expect(selectMetrics(narrow.data, selectors[0]).every((s) => s.t.every((t) => t >= 7500 && t <= 8000))).toBe(true);
+    expect(narrow.bytes * 5).toBeLessThan(wide.bytes);
+
+    // Logs: the lines of one stream in the last half second of 6 s.
+    const stream: LabelMatcher[] = [{ name: 'app', type: '=', value: 'c' }];
+    const [minNs, maxNs] = [6500n * 1_000_000n, 7000n * 1_000_000n + 999_999n];
+    const logsWide = wire(filterHeadExport(whole, [stream], () => false));
+    const logsNarrow = wire(narrowHeadExport(whole, { selectors: [stream], minMs: 6500, maxMs: 7000 }, () => false));
+    const lines = selectLogs(logsWide.data, stream, minNs, maxNs);
+    expect(lines[0].m).toHaveLength(500);
+    expect(selectLogs(logsNarrow.data, stream, minNs, maxNs)).toEqual(lines);
+    expect(selectLogs(logsNarrow.data, stream)).toEqual(lines);
+    expect(logsNarrow.bytes * 5).toBeLessThan(logsWide.bytes);
+  });
+
+  it('gives a cut chunk an id of its range, and sends a chunk mostly inside the range whole under its reusable id', () => {
+    const selectors: LabelMatcher[][] = [[{ name: '__name__', type: '=', value: 'even' }]];
+    const [sealed] = whole.metrics[0].chunks;
+    const selectedId = `${sealed.id}~${selectorsKey(selectors)}`;
+    const cut = (minMs: number, maxMs: number, known: (id: string) => boolean = () => false) => narrowHeadExport(whole, { selectors, minMs, maxMs }, known).metrics[0].chunks[0];
+    // Mostly inside: the same chunk the selectors alone give, whatever the range.
+    expect(cut(1500, 9000).id).toBe(selectedId);
+    expect(cut(1200, 20_000).id).toBe(selectedId);
+    // Cut: the id names the range, the same for the same range, another for another.
+    expect(cut(7500, 8000).id).not.toBe(selectedId);
+    expect(cut(7500, 8000).id).toBe(cut(7500, 8000).id);
+    expect(cut(7510, 8000).id).not.toBe(cut(7500, 8000).id);
+    // An asker holding the chunk narrowed to the selectors is named that, not sent a cut.
+    expect(cut(7500, 8000, (id) => id === selectedId).id).toBe(selectedId);
+    // Wholly outside: left out; without selectors, a range alone cuts every series.
+    expect(narrowHeadExport(whole, { selectors, minMs: 20_000, maxMs: 30_000 }, () => false).metrics).toEqual([]);
+    const all = wire(narrowHeadExport(whole, { minMs: 7900, maxMs: 8000 }, () => false));
+    expect(selectMetrics(all.data, [])).toHaveLength(SERIES);
+    expect(selectMetrics(all.data, []).every((s) => s.t.length === 10)).toBe(true);
   });
 
   it('names a set of selectors independently of their order', () => {

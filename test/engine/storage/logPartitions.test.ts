@@ -69,4 +69,33 @@ describe('write log partitioning', () => {
     const huge = { kind: 'logs', org: 'o', records: [{ timestampNs: 1n, message: 'x'.repeat(10_000), level: 'info', tags: {} }] } as WalEntry;
     expect(() => encodeBounded(huge, 4096)).toThrow(/exceeds the write log's record limit/);
   });
+
+  it('sends exemplars to their series partition, in records that decode back to the same exemplars', () => {
+    const exemplarsOf = (i: number, n: number) => ({
+      seriesLabels: { __name__: 'm', i: String(i) },
+      exemplars: Array.from({ length: n }, (_, k) => ({ labels: { trace_id: `t${i}-${k}` }, value: k === 0 ? NaN : k + 0.5, timestampMs: 1000 * k })),
+    });
+    const entry: WalEntry = { kind: 'exemplars', org: 'o', series: [...Array.from({ length: 20 }, (_, i) => exemplarsOf(i, 3)), exemplarsOf(99, 400)] };
+    const parts = splitByPartition(entry, 4, INDEXED);
+    expect(new Set(parts.map((p) => p.partition)).size).toBeGreaterThan(1);
+    const decoded = parts.flatMap(({ partition, entry: e }) =>
+      encodeBounded(e, 2048).map((r) => {
+        expect(r.length).toBeLessThanOrEqual(2048);
+        return { partition, entry: decodeWalEntry(r) };
+      }),
+    );
+    const back = new Map<string, Array<{ labels: Record<string, string>; value: number; timestampMs: number }>>();
+    for (const { partition, entry: e } of decoded) {
+      if (e.kind !== 'exemplars') throw new Error('expected exemplars');
+      for (const s of e.series) {
+        // A series' exemplars go where its samples go.
+        expect(partitionOf('o', labelsKey(sortLabels(s.seriesLabels)), 4)).toBe(partition);
+        back.set(s.seriesLabels.i, [...(back.get(s.seriesLabels.i) ?? []), ...s.exemplars]);
+      }
+    }
+    expect(back.size).toBe(21);
+    // The long series was split across records, its exemplars still in order, NaN kept.
+    expect(back.get('99')).toEqual(exemplarsOf(99, 400).exemplars);
+    expect(back.get('7')).toEqual(exemplarsOf(7, 3).exemplars);
+  });
 });

@@ -6,8 +6,10 @@ import { SnapshotLogReader } from '../../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../../engine/query/snapshotMetricReader.js';
 import { LocalBlobStore } from '../../../engine/storage/blobStore.js';
 import { FileCatalogStore } from '../../../engine/storage/catalogStore.js';
+import { narrowHeadExport } from '../../../engine/storage/headFilter.js';
 import { HeadWireError, decodeHeadExport, encodeHeadExport, pruneHeadExport } from '../../../engine/storage/headWire.js';
-import { catalogBehind, cutAfterHeads, type PeerHeadSource } from '../../../engine/storage/peerHeads.js';
+import type { LabelMatcher } from '../../../engine/storage/matchers.js';
+import { catalogBehind, cutAfterHeads, type PeerHeadSource, type TimeRange } from '../../../engine/storage/peerHeads.js';
 import { emptyCatalog, type SegmentMeta } from '../../../engine/storage/catalog.js';
 import { Storage } from '../../../engine/storage/storage.js';
 
@@ -37,6 +39,8 @@ describe('read-only storage over a holder\'s heads', () => {
   /** around runs inside each fetch: before the holder reads its heads and after, as the race under test needs. */
   let around: { before?: () => Promise<void>; after?: () => Promise<void> };
   let unreachable = false;
+  /** asked lists the time range of every fetch, as the holder's endpoint would receive it. */
+  let asked: Array<TimeRange | undefined>;
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'sluice-peers-'));
@@ -45,11 +49,16 @@ describe('read-only storage over a holder\'s heads', () => {
     holder = await Storage.open({ dir: path.join(dir, 'holder'), blobStore, catalogStore, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
     around = {};
     unreachable = false;
+    asked = [];
     const peers: PeerHeadSource = {
-      async fetch(org, signal) {
+      async fetch(org, signal, selectors, range) {
         if (unreachable) return { metrics: [], logs: [], bounds: [], unavailable: ['holder: connection refused'], metadata: [] };
+        asked.push(range);
         await around.before?.();
-        const bytes = Buffer.concat(encodeHeadExport(holder.exportHeads(org, { metrics: signal === 'metrics', logs: signal === 'logs' }), 'h1:'));
+        const exported = holder.exportHeads(org, { metrics: signal === 'metrics', logs: signal === 'logs' });
+        // As the internal endpoint narrows it (src/cluster/headRoutes.ts).
+        const narrowed = narrowHeadExport(exported, { selectors: selectors?.map((s) => [...s]), minMs: range?.minMs, maxMs: range?.maxMs }, () => false);
+        const bytes = Buffer.concat(encodeHeadExport(narrowed, 'h1:'));
         await around.after?.();
         const data = decodeHeadExport(bytes);
         return {
@@ -145,6 +154,39 @@ describe('read-only storage over a holder\'s heads', () => {
     expect((await replica.compact()).merged).toEqual([]);
     expect(await replica.applyRetention(Date.now() + 1e12)).toEqual([]);
     expect(holder.segments()).toHaveLength(1);
+  });
+
+  it('fetches the time a query reads: once for all its slices when the first names the whole, again for a time outside the fetch', async () => {
+    await holder.appendMetrics(ORG, samples(0, 10_000));
+    const m: LabelMatcher[] = [{ name: '__name__', type: '=', value: 'm' }];
+    const times = (view: ReturnType<Storage['metrics']>, minMs: number, maxMs: number) => [...(view.select(m, minMs, maxMs)[0]?.timestampsMs ?? [])];
+    const range = (minMs: number, maxMs: number) => [{ matchers: m, minMs, maxMs }];
+
+    // Two slices of a query over 1000..2999: the first slice's fetch covers both.
+    const view = replica.metrics(ORG);
+    await view.prepare(range(1000, 1999), range(1000, 2999));
+    await view.prepare(range(2000, 2999), range(1000, 2999));
+    expect(asked).toEqual([{ minMs: 1000, maxMs: 2999 }]);
+    // A fifth of the head lies in the range: the chunk came cut to it, and reads as the holder's.
+    expect(times(view, -Infinity, Infinity)).toEqual(Array.from({ length: 2000 }, (_, i) => 1000 + i));
+    // A later read of a time the fetch did not cover fetches again, for both.
+    await view.prepare(range(5000, 5999));
+    expect(asked[1]).toEqual({ minMs: 1000, maxMs: 5999 });
+    expect(times(view, 5000, 5999)).toEqual(Array.from({ length: 1000 }, (_, i) => 5000 + i));
+    expect(times(view, 1000, 2999)).toHaveLength(2000);
+
+    // Slices prepared without the whole query's scope still read everything, by fetching as they go.
+    asked = [];
+    const sliced = replica.metrics(ORG);
+    await sliced.prepare(range(1000, 1999));
+    await sliced.prepare(range(2000, 2999));
+    expect(asked).toEqual([{ minMs: 1000, maxMs: 1999 }, { minMs: 1000, maxMs: 2999 }]);
+    expect(times(sliced, 1000, 2999)).toEqual(Array.from({ length: 2000 }, (_, i) => 1000 + i));
+
+    // Listings read the whole heads, over all time.
+    asked = [];
+    await replica.refreshListings(ORG);
+    expect(asked).toEqual([undefined, undefined]);
   });
 });
 
