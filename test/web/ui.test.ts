@@ -187,16 +187,22 @@ const skip = chromiumMissing && process.env.CI !== 'true';
 
 /**
  * PROGRESS_WATCH runs in the page before the app: it notes the id of every panel seen while
- * it streams with its progress (the result count and the bar) on show.
+ * it streams with its progress (the result count and the bar) on show, and every panel error
+ * ever shown (`window.__errorsSeen`, as panel id and message), however briefly.
  */
 const PROGRESS_WATCH = `
   window.__progressSeen = [];
+  window.__errorsSeen = [];
   new MutationObserver(() => {
     for (const p of document.querySelectorAll('.panel[data-state=running]')) {
       const id = p.getAttribute('data-panel-id');
       if (id && p.querySelector('.progress[role=status]') && p.querySelector('.progress-bar') && !window.__progressSeen.includes(id)) window.__progressSeen.push(id);
     }
-  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    for (const e of document.querySelectorAll('.panel .panel-error')) {
+      const seen = e.closest('.panel').getAttribute('data-panel-id') + ': ' + e.textContent;
+      if (!window.__errorsSeen.includes(seen)) window.__errorsSeen.push(seen);
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-state'] });
 `;
 
 /** SLOW_EVENT_MS is how long SLOW_STREAMS holds each of the first SLOW_EVENTS events of a stream that carry results. */
@@ -414,11 +420,13 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     expect(params.get('var-service')).toBe('checkout');
     await page.waitForSelector('.dashboard[data-dashboard-id=logs-explorer] .panel');
     // Its pickers are filled from log labels. $namespace has no default: it takes its first
-    // option, so the panels using it draw instead of failing for want of a value, and
-    // $level's options, limited by $namespace and a regex, follow.
+    // option, so the panels using it draw instead of failing for want of a value (they wait
+    // for it, never showing the missing-value error), and $level's options, limited by
+    // $namespace and a regex, follow.
     await expect.poll(() => page.inputValue('#var-namespace'), { timeout: 30_000 }).not.toBe('');
     await settled();
     expect(await page.$$eval('.panel-error', (es) => es.map((e) => e.textContent))).toEqual([]);
+    expect(await page.evaluate('window.__errorsSeen')).toEqual([]);
     await page.click('#var-level');
     await expect.poll(() => page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.length), { timeout: 30_000 }).toBeGreaterThan(2);
     const levels = await page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.map((l) => (l.textContent ?? '').trim()));
