@@ -10,6 +10,7 @@ import { loadExampleDashboards } from '../../src/gen/exampleDashboards.js';
 import { Generator } from '../../src/gen/generator.js';
 import { backfill, Sender } from '../../src/gen/sender.js';
 import { startService, type RunningService } from '../../src/service.js';
+import { mainThreadBreakdown, type Breakdown } from './mainThread.js';
 
 /**
  * How long the demo dashboard (14 panels over 6 h) takes to draw in Chromium, from navigation
@@ -25,7 +26,9 @@ import { startService, type RunningService } from '../../src/service.js';
  * SLUICE_BENCH_WEB_RUNS sets the navigations per kind (default 7), spread over
  * SLUICE_BENCH_WEB_ROUNDS alternating rounds (default 2). After the timed loads, a few
  * warm loads run under a Chromium trace, whose main-thread events are summed by kind of work
- * (script, compiling, GC, style and layout, paint) as self time. Needs Debian's chromium.
+ * (script, compiling, GC, style and layout, paint) as self time (./mainThread.ts): every
+ * moment counts once, for the innermost event, so the parts add up to the busy time.
+ * Needs Debian's chromium.
  *
  * A baseline build of an earlier commit (70e3166 has the marks and nothing after them):
  *   git checkout 70e3166 -- src/web && npx vite build --config src/web/vite.config.ts
@@ -159,61 +162,8 @@ async function loadOnce(context: BrowserContext, url: string): Promise<Load> {
   }
 }
 
-/** TraceEvent is the part of a Chromium trace event the breakdown reads. */
-interface TraceEvent {
-  name: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  pid: number;
-  tid: number;
-  args?: { name?: string };
-}
-
-/**
- * BUCKETS name where the renderer's main thread spends its time, by trace event: the app's
- * script (including the charts drawing from it), parsing and compiling script, garbage
- * collection, style and layout, painting, and the HTML parser.
- */
-const BUCKETS: Array<[string, RegExp]> = [
-  ['compile script', /^(v8\.compile|v8\.parseOnBackground|CompileScript|CompileCode|v8\.compileModule|EvaluateScript)$/],
-  ['gc', /GC|^BlinkGC|^ThreadState::|^MajorGC|^MinorGC/],
-  ['style and layout', /^(Layout|UpdateLayoutTree|RecalculateStyles|UpdateLayerTree|HitTest|ScheduleStyleRecalculation|InvalidateLayout|Layerize|PrePaint)$/],
-  ['paint', /^(Paint|PaintImage|Rasterize|RasterTask|Decode.*|CompositeLayers|Commit)$/],
-  ['parse HTML', /^ParseHTML$/],
-  ['script', /^(FunctionCall|TimerFire|FireAnimationFrame|EventDispatch|v8\.run|v8\.callFunction|V8\.Execute|RunMicrotasks|XHRReadyStateChange|ResourceReceivedData|ResourceFinish|ProfileCall)$/],
-];
-
-/**
- * mainThreadBreakdown sums the self time of every complete event on the page's main thread
- * (CrRendererMain) into BUCKETS; what no bucket names (task wrappers, loading) is `other`.
- */
-export function mainThreadBreakdown(trace: Buffer): Record<string, number> {
-  const events = (JSON.parse(trace.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
-  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const complete = events.filter((e) => e.ph === 'X' && e.dur !== undefined && mains.has(`${e.pid}:${e.tid}`)).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  const out: Record<string, number> = {};
-  // Self time: an event's duration less that of the events nested directly inside it.
-  const stack: Array<{ end: number; bucket: string; self: number }> = [];
-  const close = (upTo: number): void => {
-    while (stack.length > 0 && stack[stack.length - 1]!.end <= upTo) {
-      const done = stack.pop()!;
-      out[done.bucket] = (out[done.bucket] ?? 0) + done.self / 1000;
-    }
-  };
-  for (const e of complete) {
-    close(e.ts);
-    const parent = stack[stack.length - 1];
-    if (parent) parent.self -= e.dur!;
-    const bucket = BUCKETS.find(([, pattern]) => pattern.test(e.name))?.[0] ?? (parent?.bucket ?? 'other');
-    stack.push({ end: e.ts + e.dur!, bucket, self: e.dur! });
-  }
-  close(Infinity);
-  return out;
-}
-
 /** traceOnce loads the dashboard once with a Chromium trace running and breaks down the main thread's time. */
-async function traceOnce(browser: Browser, context: BrowserContext, url: string): Promise<Record<string, number>> {
+async function traceOnce(browser: Browser, context: BrowserContext, url: string): Promise<Breakdown> {
   const page = await context.newPage();
   try {
     await browser.startTracing(page, { categories: ['devtools.timeline', 'v8', 'disabled-by-default-devtools.timeline'] });
@@ -225,7 +175,7 @@ async function traceOnce(browser: Browser, context: BrowserContext, url: string)
   }
 }
 
-async function measure(browser: Browser, url: string, key: string, runs: number): Promise<{ cold: Load[]; warm: Load[]; traces: Array<Record<string, number>> }> {
+async function measure(browser: Browser, url: string, key: string, runs: number): Promise<{ cold: Load[]; warm: Load[]; traces: Breakdown[] }> {
   // One unmeasured load warms the server's caches (segments, compiled queries) for both kinds.
   const warmup = await signedInContext(browser, url, key);
   await loadOnce(warmup, url);
@@ -241,7 +191,7 @@ async function measure(browser: Browser, url: string, key: string, runs: number)
   const warm: Load[] = [];
   for (let i = 0; i < runs; i++) warm.push(await loadOnce(context, url));
   // Traced apart from the timed loads: tracing slows the page down.
-  const traces: Array<Record<string, number>> = [];
+  const traces: Breakdown[] = [];
   for (let i = 0; i < TRACED_LOADS; i++) {
     try {
       traces.push(await traceOnce(browser, context, url));
@@ -300,7 +250,7 @@ export async function main(): Promise<void> {
     // machine whose load changes by the minute, more and shorter rounds even out more.
     const roundCount = baseline ? Math.max(2, Number(process.env.SLUICE_BENCH_WEB_ROUNDS ?? 2)) : 1;
     const rounds = Array.from({ length: roundCount }, (_, i) => (i % 2 === 0 ? variants : [...variants].reverse()));
-    const collected = new Map<string, { cold: Load[]; warm: Load[]; traces: Array<Record<string, number>> }>();
+    const collected = new Map<string, { cold: Load[]; warm: Load[]; traces: Breakdown[] }>();
     for (const round of rounds) {
       for (const v of round) {
         const got = await withService(dataDir, v.webDir, (url) => measure(browser, url, key, Math.ceil(runs / rounds.length)));
@@ -330,13 +280,16 @@ export async function main(): Promise<void> {
         process.stdout.write(`  ${kind}: first panel ${(c.firstMedian / b.firstMedian).toFixed(2)}, all panels ${(c.allMedian / b.allMedian).toFixed(2)}, app start ${(c.appStart / b.appStart).toFixed(2)}, charts built ${(c.chartBuilds / b.chartBuilds).toFixed(2)}, JS bytes ${(c.scriptKiB / b.scriptKiB).toFixed(2)}\n`);
       }
     }
-    // Where the main thread's time goes in a warm load (self time per kind of work, median of the traced loads).
-    const buckets = [...new Set([...collected.values()].flatMap((c) => c.traces.flatMap((t) => Object.keys(t))))].sort();
+    // Where the main thread's time goes in a warm load: self time per kind of work, as the mean
+    // of the traced loads (means of parts add up to the mean of their sum; medians would not).
+    const buckets = [...new Set([...collected.values()].flatMap((c) => c.traces.flatMap((t) => Object.keys(t.buckets))))].sort();
     const names = [...collected.keys()];
-    process.stdout.write(`\nmain thread of a warm load, self time (median of ${collected.get('current')!.traces.length} traced loads)\n\n| work | ${names.join(' | ')} |\n|---|${names.map(() => '---|').join('')}\n`);
+    const mean = (xs: number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+    process.stdout.write(`\nmain thread of a warm load, self time (mean of ${collected.get('current')!.traces.length} traced loads)\n\n| work | ${names.join(' | ')} |\n|---|${names.map(() => '---|').join('')}\n`);
     for (const bucket of buckets) {
-      process.stdout.write(`| ${bucket} | ${names.map((n) => ms(median(collected.get(n)!.traces.map((t) => t[bucket] ?? 0)))).join(' | ')} |\n`);
+      process.stdout.write(`| ${bucket} | ${names.map((n) => ms(mean(collected.get(n)!.traces.map((t) => t.buckets[bucket] ?? 0)))).join(' | ')} |\n`);
     }
+    process.stdout.write(`| busy (the sum) | ${names.map((n) => ms(mean(collected.get(n)!.traces.map((t) => t.busy)))).join(' | ')} |\n`);
     process.stdout.write(`\n${JSON.stringify(results)}\n`);
   } finally {
     await browser.close();

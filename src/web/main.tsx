@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { onUnauthorized, session, type Session } from './lib/api.js';
 import { linkClick, navigate, useLocation } from './lib/router.js';
 import { DashboardList } from './pages/dashboardList.js';
@@ -7,6 +7,7 @@ import { DashboardView } from './pages/dashboardView.js';
 import { SignIn } from './pages/signIn.js';
 import { lazyComponent } from './lib/lazy.js';
 import { markAppStart } from './lib/marks.js';
+import { rememberOrg } from './lib/early.js';
 import './styles.css';
 
 markAppStart();
@@ -21,9 +22,17 @@ const Explore = lazyComponent(() => import('./pages/explore.js').then((m) => m.E
 function App() {
   const location = useLocation();
   const [who, setWho] = useState<Session | null | undefined>(undefined);
-  useEffect(() => {
+  // A layout effect takes the session answer index.html asked for as soon as the app is in the
+  // page; an effect would first wait for the browser to paint "Loading…" (a frame or more).
+  useLayoutEffect(() => {
     onUnauthorized(() => setWho(null));
-    session.current().then(setWho, () => setWho(null));
+    session.current().then(
+      (s) => {
+        rememberOrg(s.org);
+        setWho(s);
+      },
+      () => setWho(null),
+    );
   }, []);
   if (who === undefined) return <p class="muted page">Loading…</p>;
   if (who === null || who.org === undefined) {
@@ -45,6 +54,7 @@ function App() {
   else page = <DashboardList org={org} />;
   const signOut = async (): Promise<void> => {
     await session.signOut().catch(() => undefined);
+    rememberOrg(undefined);
     setWho(null);
     navigate('/signin', true);
   };

@@ -33,3 +33,42 @@ export function inkOfCanvases(selector: string): string {
 
 /** panelsSettled is true once the page has panels and none is still streaming. */
 export const PANELS_SETTLED = "document.querySelectorAll('.panel').length > 0 && document.querySelectorAll('.panel[data-state=running]').length === 0";
+
+/** DrawnChart is what the time chart inside one element draws: uPlot's data, time first. */
+export interface DrawnChart {
+  data: Array<Array<number | null>>;
+}
+
+/** chartData is the expression reading the data the time chart inside `selector` draws (its ChartHost's uPlot). */
+export function chartData(selector: string): string {
+  return `(() => {
+    const u = document.querySelector(${JSON.stringify(selector)} + ' .chart')?.uplot;
+    return u ? { data: u.data.map((col) => [...col]) } : null;
+  })()`;
+}
+
+/**
+ * chartPixels is the expression reading the canvas of the time chart inside `selector` at the
+ * places of the given [time in seconds, value] pairs: for each, the RGBA of the most opaque
+ * pixel within a pixel left or right (bars of a dense series are two pixels wide), `dy` canvas
+ * pixels below the value's place (negative: above).
+ */
+export function chartPixels(selector: string, at: Array<[number, number]>, dy = 0): string {
+  return `(() => {
+    const u = document.querySelector(${JSON.stringify(selector)} + ' .chart').uplot;
+    return ${JSON.stringify(at)}.map(([x, y]) => {
+      const cx = Math.round(u.valToPos(x, 'x', true));
+      const cy = Math.round(u.valToPos(y, 'y', true)) + ${dy};
+      let best = [0, 0, 0, 0];
+      for (let dx = -1; dx <= 1; dx++) {
+        const px = [...u.ctx.getImageData(cx + dx, cy, 1, 1).data];
+        if (px[3] > best[3]) best = px;
+      }
+      return best;
+    });
+  })()`;
+}
+
+/** isRed and isBlue tell a pixel of the pure red or blue fill the probe charts use from anything else. */
+export const isRed = ([r, g, b, a]: number[]): boolean => a > 100 && r > 150 && g < 100 && b < 100;
+export const isBlue = ([r, g, b, a]: number[]): boolean => a > 100 && b > 150 && r < 100 && g < 100;

@@ -7,7 +7,7 @@ import { Generator } from '../../src/gen/generator.js';
 import { backfill, Sender } from '../../src/gen/sender.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { chromiumMissing, inkOfCanvases, launchChromium, PANELS_SETTLED } from './browser.js';
+import { chartData, chartPixels, chromiumMissing, inkOfCanvases, isBlue, isRed, launchChromium, PANELS_SETTLED, type DrawnChart } from './browser.js';
 import { snappyCompress } from '../../engine/ingest/index.js';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import type { DashboardSpec } from '../../src/dashboards/types.js';
@@ -50,6 +50,9 @@ const DOUBLED_TEN_TIMES = ' | line_format "{{__line__}}{{__line__}}"'.repeat(10)
  * timestamp age, a chart's legend names, hidden query, color, Y bounds and highlight band, a
  * percent-scale chart sharing the crosshair, a query the server refuses, a log stream that
  * ends with `done` status error after its first lines, and a panel in a collapsed section.
+ * Its Drawing section shows what options change on the canvas: the same query with and
+ * without `smooth`, a bar panel with the `last` and the `sum` reducer, and the `bar` and
+ * `stacked-bar` variants, in pure red and blue so their pixels can be told apart.
  */
 const PROBE_SPEC: DashboardSpec = {
   schemaVersion: 2,
@@ -95,6 +98,23 @@ const PROBE_SPEC: DashboardSpec = {
       logqlState: { filters: [{ tag: 'app', op: '=', value: 'late' }], groupBy: [], window: '1m' },
     },
     'hidden-pie': { id: 'hidden-pie', kind: 'pie', title: 'Hidden pie', queries: [{ query: 'sum by (k) (probe_value{k=~"a|b|c"})', name: '{{k}}' }] },
+    'smooth-on': { id: 'smooth-on', kind: 'timeseries', title: 'Smoothed', smooth: true, yMin: 0, yMax: 40, queries: [{ query: 'probe_value{k="b"}', color: '#0000ff' }] },
+    'smooth-off': { id: 'smooth-off', kind: 'timeseries', title: 'Not smoothed', smooth: false, yMin: 0, yMax: 40, queries: [{ query: 'probe_value{k="b"}', color: '#0000ff' }] },
+    'bar-last': { id: 'bar-last', kind: 'bar', title: 'Bars of the last sample', reducer: 'last', color: '#0000ff', queries: [{ query: 'probe_value{k="b"}' }] },
+    'bar-sum': { id: 'bar-sum', kind: 'bar', title: 'Bars of the sum', reducer: 'sum', color: '#0000ff', queries: [{ query: 'probe_value{k="b"}' }] },
+    bars: { id: 'bars', kind: 'timeseries', title: 'Bar variant', variant: 'bar', yMin: 0, yMax: 50, queries: [{ query: 'probe_value{k="a"}', color: '#ff0000' }] },
+    'stacked-bars': {
+      id: 'stacked-bars',
+      kind: 'timeseries',
+      title: 'Stacked-bar variant',
+      variant: 'stacked-bar',
+      yMin: 0,
+      yMax: 50,
+      queries: [
+        { query: 'probe_value{k="a"}', color: '#ff0000' },
+        { query: 'probe_value{k="b"}', color: '#0000ff' },
+      ],
+    },
   },
   sections: [
     {
@@ -108,6 +128,18 @@ const PROBE_SPEC: DashboardSpec = {
         { i: 'chart', x: 0, y: 4, w: 12, h: 8 },
         { i: 'share', x: 12, y: 4, w: 12, h: 8 },
         { i: 'partial', x: 0, y: 12, w: 24, h: 8 },
+      ],
+    },
+    {
+      title: 'Drawing',
+      rowHeight: 40,
+      cells: [
+        { i: 'smooth-on', x: 0, y: 0, w: 12, h: 7 },
+        { i: 'smooth-off', x: 12, y: 0, w: 12, h: 7 },
+        { i: 'bar-last', x: 0, y: 7, w: 12, h: 6 },
+        { i: 'bar-sum', x: 12, y: 7, w: 12, h: 6 },
+        { i: 'bars', x: 0, y: 13, w: 12, h: 6 },
+        { i: 'stacked-bars', x: 12, y: 13, w: 12, h: 6 },
       ],
     },
     { title: 'Collapsed', defaultCollapsed: true, cells: [{ i: 'hidden-pie', x: 0, y: 0, w: 8, h: 6 }] },
@@ -155,16 +187,81 @@ const skip = chromiumMissing && process.env.CI !== 'true';
 
 /**
  * PROGRESS_WATCH runs in the page before the app: it notes the id of every panel seen while
- * it streams with its progress (the result count and the bar) on show.
+ * it streams with its progress (the result count and the bar) on show, and every panel error
+ * ever shown (`window.__errorsSeen`, as panel id and message), however briefly.
  */
 const PROGRESS_WATCH = `
   window.__progressSeen = [];
+  window.__errorsSeen = [];
   new MutationObserver(() => {
     for (const p of document.querySelectorAll('.panel[data-state=running]')) {
       const id = p.getAttribute('data-panel-id');
       if (id && p.querySelector('.progress[role=status]') && p.querySelector('.progress-bar') && !window.__progressSeen.includes(id)) window.__progressSeen.push(id);
     }
-  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    for (const e of document.querySelectorAll('.panel .panel-error')) {
+      const seen = e.closest('.panel').getAttribute('data-panel-id') + ': ' + e.textContent;
+      if (!window.__errorsSeen.includes(seen)) window.__errorsSeen.push(seen);
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-state'] });
+`;
+
+/** SLOW_EVENT_MS is how long SLOW_STREAMS holds each of the first SLOW_EVENTS events of a stream that carry results. */
+const SLOW_EVENT_MS = 400;
+const SLOW_EVENTS = 10;
+
+/**
+ * SLOW_STREAMS runs in a page before the app: query streams (`.../query`, `.../query/batch`)
+ * reach the app one SSE event at a time, and each of the first SLOW_EVENTS events that carry
+ * points or lines is held SLOW_EVENT_MS (longer than the app's 150 ms between partial redraws). Before handing each event over it
+ * notes in `window.__streamLog` the event's type and what Explore shows at that moment: the
+ * log lines on the page plus the points its chart draws.
+ */
+const SLOW_STREAMS = `
+  window.__streamLog = [];
+  const CARRIES = ['result', 'points', 'rows'];
+  const shown = () => {
+    const u = document.querySelector('.explore-result .chart')?.uplot;
+    const points = u ? u.data.slice(1).reduce((n, col) => n + col.filter((v) => v !== null && v !== undefined).length, 0) : 0;
+    return document.querySelectorAll('.explore-result .log-line').length + points;
+  };
+  const original = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const res = await original(input, init);
+    const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+    if (!/\\/query(\\/batch)?$/.test(url.pathname) || !res.ok || !res.body) return res;
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let buffer = '';
+    let handed = 0;
+    const body = new ReadableStream({
+      async pull(controller) {
+        for (;;) {
+          const end = buffer.indexOf('\\n\\n');
+          if (end >= 0) {
+            const event = buffer.slice(0, end + 2);
+            buffer = buffer.slice(end + 2);
+            const type = /"type":"([a-z]+)"/.exec(event)?.[1] ?? '';
+            if (CARRIES.includes(type) && handed++ < ${SLOW_EVENTS}) await new Promise((r) => setTimeout(r, ${SLOW_EVENT_MS}));
+            window.__streamLog.push({ type, shown: shown() });
+            controller.enqueue(encoder.encode(event));
+            return;
+          }
+          const { done, value } = await reader.read();
+          if (done) {
+            if (buffer !== '') controller.enqueue(encoder.encode(buffer));
+            controller.close();
+            return;
+          }
+          buffer += decoder.decode(value, { stream: true });
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
 `;
 
 describe.skipIf(skip)('web UI in Chromium', () => {
@@ -323,11 +420,13 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     expect(params.get('var-service')).toBe('checkout');
     await page.waitForSelector('.dashboard[data-dashboard-id=logs-explorer] .panel');
     // Its pickers are filled from log labels. $namespace has no default: it takes its first
-    // option, so the panels using it draw instead of failing for want of a value, and
-    // $level's options, limited by $namespace and a regex, follow.
+    // option, so the panels using it draw instead of failing for want of a value (they wait
+    // for it, never showing the missing-value error), and $level's options, limited by
+    // $namespace and a regex, follow.
     await expect.poll(() => page.inputValue('#var-namespace'), { timeout: 30_000 }).not.toBe('');
     await settled();
     expect(await page.$$eval('.panel-error', (es) => es.map((e) => e.textContent))).toEqual([]);
+    expect(await page.evaluate('window.__errorsSeen')).toEqual([]);
     await page.click('#var-level');
     await expect.poll(() => page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.length), { timeout: 30_000 }).toBeGreaterThan(2);
     const levels = await page.$$eval('.picker.variable [role=listbox] label', (ls) => ls.map((l) => (l.textContent ?? '').trim()));
@@ -389,6 +488,37 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     await page.waitForSelector('.explore-result .log-line', { timeout: SETTLE_MS });
     expect(await page.textContent('.explore-result .log-line')).toContain('checkout');
   }, 240_000);
+
+  it('redraws Explore while its stream runs, before the done event', async () => {
+    // A page signed in with the same cookie whose query streams reach the app one event at a
+    // time, SLOW_EVENT_MS apart: before each event is handed over, what Explore shows is noted.
+    // Explore drawing only at the end would show nothing before `done`.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    await context.addCookies(await page.context().cookies());
+    const slow = await context.newPage();
+    try {
+      await slow.addInitScript(SLOW_STREAMS);
+      const runs: Array<[string, string]> = [
+        ['promql', 'sum by (service_name) (rate(http_requests_total[1m]))'],
+        ['logql', '{service_name="checkout"}'],
+      ];
+      for (const [lang, q] of runs) {
+        await slow.goto(`${srv.url}/explore?lang=${lang}&from=now-30m&to=now&q=${encodeURIComponent(q)}`, { waitUntil: 'domcontentloaded' });
+        await slow.waitForSelector('.explore-result[data-state=done]', { timeout: SETTLE_MS });
+        const log = (await slow.evaluate('window.__streamLog')) as Array<{ type: string; shown: number }>;
+        const done = log.findIndex((e) => e.type === 'done');
+        expect(done, `${lang}: ${JSON.stringify(log)}`).toBeGreaterThan(1);
+        const before = log.slice(0, done).map((e) => e.shown);
+        // Something was on screen before done, and it grew while the stream ran.
+        const shown = before.filter((n) => n > 0);
+        expect(shown.length, `${lang}: ${JSON.stringify(log)}`).toBeGreaterThan(0);
+        expect(new Set(shown).size, `${lang}: ${JSON.stringify(log)}`).toBeGreaterThanOrEqual(2);
+        for (let i = 1; i < before.length; i++) expect(before[i]).toBeGreaterThanOrEqual(before[i - 1]);
+      }
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
 
   it('draws native histogram series in Explore as observation counts, with a note saying so', async () => {
     await page.goto(`${srv.url}/explore?lang=promql`, { waitUntil: 'domcontentloaded' });
@@ -563,6 +693,76 @@ describe.skipIf(skip)('web UI in Chromium', () => {
     await page.selectOption('#auto-refresh', 'off');
     await settled();
   }, 240_000);
+
+  it('draws smooth as a moving average, bars by their reducer, and the bar and stacked-bar variants as bars', async () => {
+    // The probe dashboard and its data were written by the test before; a fresh load of its default range.
+    await page.goto(`${srv.url}/dashboards/probe`, { waitUntil: 'domcontentloaded' });
+    await settled();
+    const panel = (id: string): string => `.panel[data-panel-id="${id}"]`;
+    const drawn = async (id: string): Promise<DrawnChart> => {
+      const chart = (await page.evaluate(chartData(panel(id)))) as DrawnChart | null;
+      expect(chart, id).not.toBeNull();
+      return chart!;
+    };
+    const pixels = async (id: string, at: Array<[number, number]>, dy = 0): Promise<number[][]> => (await page.evaluate(chartPixels(panel(id), at, dy))) as number[][];
+    const values = (col: Array<number | null>): number[] => col.filter((v): v is number => v !== null);
+
+    // smooth: the same query with and without it. Unsmoothed, b steps from 30 to 20; smoothed,
+    // the step is a ramp of moving averages in between, at the same times.
+    const on = await drawn('smooth-on');
+    const off = await drawn('smooth-off');
+    expect(on.data[0]).toEqual(off.data[0]);
+    expect([...new Set(values(off.data[1]))].sort()).toEqual([20, 30]);
+    const ramp = on.data[1].map((v, i) => [i, v] as const).filter((e): e is readonly [number, number] => e[1] !== null && e[1] > 20 && e[1] < 30);
+    expect(ramp.length).toBeGreaterThanOrEqual(3);
+    // On screen: at the middle of the ramp the smoothed line is drawn at its average, where the
+    // unsmoothed one has no ink (it is already down at 20).
+    const [mid, average] = ramp[Math.floor(ramp.length / 2)];
+    const t = on.data[0][mid]!;
+    expect(isBlue((await pixels('smooth-on', [[t, average]]))[0])).toBe(true);
+    expect((await pixels('smooth-off', [[t, average]]))[0][3]).toBeLessThan(60);
+    expect(isBlue((await pixels('smooth-off', [[t, off.data[1][mid]!]]))[0])).toBe(true);
+
+    // bar reducer: the same query cut into the same 30 bars, each the last sample of its bar or
+    // the sum of the bar's samples; the axes follow.
+    const last = await drawn('bar-last');
+    const sum = await drawn('bar-sum');
+    expect(last.data[0]).toEqual(sum.data[0]);
+    expect(values(last.data[1]).length).toBeGreaterThan(20);
+    for (const v of values(last.data[1])) expect([20, 30]).toContain(v);
+    last.data[1].forEach((v, i) => {
+      if (v !== null) expect(sum.data[1][i]!, `bar ${i}`).toBeGreaterThan(v);
+    });
+    expect(Math.max(...values(sum.data[1]))).toBeGreaterThan(5 * Math.max(...values(last.data[1])));
+    const top = async (id: string): Promise<number> => Number(((await page.getAttribute(`${panel(id)} .uplot`, 'data-y-range')) ?? '').split(',')[1]);
+    expect(await top('bar-sum')).toBeGreaterThan(5 * (await top('bar-last')));
+    // Each bar is drawn up to its value: filled halfway, empty a few pixels above its top.
+    for (const [id, chart] of [['bar-last', last], ['bar-sum', sum]] as const) {
+      const bars = chart.data[0].map((x, i) => [x!, chart.data[1][i]] as const).filter((b): b is readonly [number, number] => b[1] !== null);
+      const inside = await pixels(id, bars.map(([x, v]) => [x, v / 2]));
+      expect(inside.filter(isBlue).length, id).toBe(bars.length);
+      const above = await pixels(id, bars.map(([x, v]) => [x, v]), -4);
+      expect(above.filter(isBlue), id).toEqual([]);
+    }
+
+    // bar variant: one series drawn as filled bars from zero, where a line chart has no ink.
+    const bars = await drawn('bars');
+    const aAt = bars.data[0].map((x, i) => [x!, bars.data[1][i]] as const).filter((b): b is readonly [number, number] => b[1] !== null);
+    expect(aAt.length).toBeGreaterThan(100);
+    const sample = aAt.filter((_, i) => i % 25 === 12);
+    expect((await pixels('bars', sample.map(([x, v]) => [x, v / 2]))).every(isRed)).toBe(true);
+    expect((await pixels('smooth-off', sample.map(([x]) => [x, 5]))).every((p) => p[3] < 60)).toBe(true);
+
+    // stacked-bar: the top series is the sum (a = 10 under b = 30 or 20), drawn above a's bar.
+    const stacked = await drawn('stacked-bars');
+    const [, sums, lows] = stacked.data;
+    expect(new Set(values(lows))).toEqual(new Set([10]));
+    expect(new Set(values(sums))).toEqual(new Set([40, 30]));
+    const columns = stacked.data[0].map((x, i) => [x!, sums[i]] as const).filter((c): c is readonly [number, number] => c[1] !== null).filter((_, i) => i % 25 === 12);
+    expect((await pixels('stacked-bars', columns.map(([x]) => [x, 5]))).every(isRed)).toBe(true);
+    expect((await pixels('stacked-bars', columns.map(([x, total]) => [x, (10 + total) / 2]))).every(isBlue)).toBe(true);
+    expect((await pixels('stacked-bars', columns.map(([x, total]) => [x, total]), -4)).filter((p) => isBlue(p) || isRed(p))).toEqual([]);
+  }, 120_000);
 
   it('signs out: the cookie is cleared and the API refuses the browser', async () => {
     await page.goto(`${srv.url}/dashboards`, { waitUntil: 'domcontentloaded' });

@@ -32,3 +32,16 @@ export async function takeEarlyDashboard<T>(id: string): Promise<T | undefined> 
   e.dashboardId = undefined;
   return ((await pending) ?? undefined) as T | undefined;
 }
+
+/** ORG_KEY names the localStorage entry where index.html finds the org to ask for a dashboard in at once. */
+const ORG_KEY = 'sluice-org';
+
+/** rememberOrg keeps the signed-in org for the next page load's early dashboard request; undefined forgets it. */
+export function rememberOrg(org: string | undefined): void {
+  try {
+    if (org === undefined) localStorage.removeItem(ORG_KEY);
+    else localStorage.setItem(ORG_KEY, org);
+  } catch {
+    // Storage may be off (private modes): the early request then waits for the session.
+  }
+}

@@ -23,8 +23,10 @@ export interface LogLine {
 export interface RunState {
   store: SeriesStore;
   lines: LogLine[];
-  /** running counts the streams still open. */
+  /** running counts the streams still open (at least 1 while `waiting`). */
   running: number;
+  /** waiting is set while the queries cannot be sent yet: a variable's first option has not arrived. */
+  waiting?: boolean;
   /** received counts result events so far, shown as progress. */
   received: number;
   /** error is the message of a query that was refused. */
@@ -94,7 +96,6 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
         Math.max(0, lastPublished + PARTIAL_REDRAW_MS - performance.now()),
       );
     };
-    setState({ ...run });
     queries.forEach((query, index) => {
       // The compact format carries each series' tags once and its points as columns: the same
       // results in about a tenth of the bytes and JSON parsing.
@@ -147,6 +148,9 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
           publish();
         });
     });
+    // The panel shows its new run after its queries were handed to the batch: this state's
+    // re-render of every panel then comes after the batch's requests were sent, not before.
+    setState({ ...run });
     return () => {
       controller.abort();
       clearTimeout(wait);

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { DashboardSection, DashboardSpec } from '../../dashboards/types.js';
 import type { EditDialog } from '../edit/dialogs.js';
 import { clone, type Draft } from '../edit/draft.js';
@@ -46,7 +46,9 @@ export function DashboardView({ org, id, location }: { org: string; id: string; 
   const [record, setRecord] = useState<DashboardRecord>();
   const [error, setError] = useState<string>();
   const [loads, setLoads] = useState(0);
-  useEffect(() => {
+  // A layout effect: the spec (often already answered, see lib/early.ts) is taken before the
+  // browser paints "Loading…", not a frame later, so the panels' queries leave sooner.
+  useLayoutEffect(() => {
     setRecord(undefined);
     setError(undefined);
     (loads === 0 ? dashboards.open(org, id) : dashboards.get(org, id)).then(setRecord, (err: unknown) => setError(err instanceof RequestFailure ? err.message : String(err)));
@@ -118,6 +120,7 @@ function LoadedDashboard({ org, record, location, onSaved, onReload }: LoadedPro
     refreshKey: String(tick),
     variables,
     selection,
+    awaiting: variables.filter((v) => chosen[v.name] === undefined && !v.includeAll && options[v.name] === undefined).map((v) => v.name),
     smooth: spec.smooth ?? false,
     syncKey: spec.sharedCrosshair === false ? undefined : `dashboard-${record.id}`,
   };

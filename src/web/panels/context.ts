@@ -16,6 +16,11 @@ export interface PanelEnv {
   refreshKey: string;
   variables: DashboardVariable[];
   selection: Selection;
+  /**
+   * awaiting names the variables that take their first option (no value in the URL, no
+   * default, no All) while their options are still on the way: a query using one waits.
+   */
+  awaiting: string[];
   smooth: boolean;
   /** syncKey is the crosshair group; undefined when the dashboard turns the shared crosshair off. */
   syncKey: string | undefined;
@@ -34,6 +39,11 @@ export function fillQuery(text: string, env: PanelEnv): string {
 }
 
 export { PanelQueryError };
+
+/** usesAwaited is true when `text` refers to a variable whose first option has not arrived yet. */
+export function usesAwaited(text: string, env: PanelEnv): boolean {
+  return env.awaiting.some((name) => text.includes(`$${name}`) || text.includes(`\${${name}`) || text.includes(`[[${name}`));
+}
 
 /** displayText fills variables into a title or description; text it cannot fill is shown as written. */
 export function displayText(text: string, env: PanelEnv): string {

@@ -5,8 +5,8 @@ import { align, type AlignedData } from '../lib/series.js';
 import { PanelFrame } from './panelFrame.js';
 import { stackRows } from './timeseriesPanel.js';
 import { TimeChart } from './timeChart.js';
-import { seriesName, usePanelRun } from './usePanelRun.js';
-import { fillQuery } from './context.js';
+import { seriesName, usePanelRun, waitingRun } from './usePanelRun.js';
+import { fillQuery, usesAwaited } from './context.js';
 import { useQueryRun } from '../lib/queryRun.js';
 import { LogLines } from './logLines.js';
 
@@ -39,14 +39,17 @@ export function LogEventsPanel({ panel }: { panel: LogSpec }) {
   } catch (err) {
     linesProblem = err instanceof Error ? err.message : String(err);
   }
+  const linesWaiting = linesProblem !== undefined && usesAwaited(source, env);
+  if (linesWaiting) linesProblem = undefined;
   const limit = panel.limit ?? 100;
-  const lines = useQueryRun(linesQuery ? [{ q: linesQuery, language: 'logql', raw: true, limit }] : undefined, env.window, JSON.stringify([linesQuery, limit, env.window, env.refreshKey]));
+  const linesRun = useQueryRun(linesQuery ? [{ q: linesQuery, language: 'logql', raw: true, limit }] : undefined, env.window, JSON.stringify([linesQuery, limit, env.window, env.refreshKey]));
+  const lines = linesWaiting ? waitingRun(linesRun) : linesRun;
   const series = run.store.list();
   const aligned = align(series);
   const stacked = stackRows(aligned.slice(1) as Array<Array<number | null>>);
   const order = stacked.map((_, i) => stacked.length - 1 - i);
   const data = [aligned[0], ...order.map((i) => stacked[i])] as AlignedData;
-  const combined = { ...run, error: run.error ?? lines.error, warning: run.warning ?? lines.warning, running: run.running + lines.running, received: run.received + lines.received };
+  const combined = { ...run, waiting: run.waiting || lines.waiting, error: run.error ?? lines.error, warning: run.warning ?? lines.warning, running: run.running + lines.running, received: run.received + lines.received };
   return (
     <PanelFrame panel={panel} run={combined} problem={problem ?? linesProblem}>
       <div class={panel.distributionOnly ? 'log-events distribution-only' : 'log-events'}>

@@ -84,7 +84,7 @@ export function PanelFrame({ panel, run, problem, links, children }: PanelFrameP
         )}
         {running && (
           <span class="progress" role="status">
-            {run.received} results…
+            {run.waiting ? 'Waiting for variable options…' : `${run.received} results…`}
           </span>
         )}
       </header>

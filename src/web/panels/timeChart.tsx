@@ -109,6 +109,15 @@ function optionsFor(props: TimeChartProps, width: number, height: number, bars: 
   };
 }
 
+/**
+ * ChartHost is the element a TimeChart draws into. It carries its uPlot, so what a canvas shows
+ * (the data drawn, the pixel of a value) can be read from the page: by the browser tests and by
+ * anyone inspecting a chart in the developer tools.
+ */
+export interface ChartHost extends HTMLDivElement {
+  uplot?: uPlot;
+}
+
 /** Built is a chart on the page: the uPlot, what it was built for, and how to take it down. */
 interface Built {
   u: uPlot;
@@ -168,6 +177,7 @@ export function TimeChart(props: TimeChartProps) {
     const bars = uPlot.paths.bars?.({ size: [0.8, 64] });
     const u = new uPlot(optionsFor(props, size.width, size.height, bars, () => bands.current), latest.current as uPlot.AlignedData, el);
     drawn.current = { data: latest.current, bands: bandsKey };
+    (el as ChartHost).uplot = u;
     // One listener for the whole legend, so rows of series added later pick too.
     const onLegend = (e: Event): void => {
       const row = (e.target as Element | null)?.closest('.u-legend .u-series');
@@ -195,6 +205,7 @@ export function TimeChart(props: TimeChartProps) {
         resize.disconnect();
         u.root.removeEventListener('dblclick', onLegend);
         u.destroy();
+        if ((el as ChartHost).uplot === u) delete (el as ChartHost).uplot;
         built.current = null;
       },
     };

@@ -3,7 +3,7 @@ import type { PanelInterlink, PanelQuery } from '../../dashboards/types.js';
 import { legendName } from '../lib/format.js';
 import { useQueryRun, type QuerySpec, type RunState } from '../lib/queryRun.js';
 import type { Series } from '../lib/series.js';
-import { fillQuery, PanelEnvContext, type PanelEnv } from './context.js';
+import { fillQuery, PanelEnvContext, usesAwaited, type PanelEnv } from './context.js';
 import type { InterlinkChoice } from './panelFrame.js';
 
 export interface PanelRun {
@@ -30,15 +30,24 @@ export function usePanelRun(queries: PanelQuery[], options: { includeHidden?: bo
   const chosen = options.includeHidden ? queries : queries.filter((q) => !q.hidden);
   let problem: string | undefined;
   let specs: QuerySpec[] | undefined;
+  const all = [...chosen, ...(options.extra ?? [])];
   try {
-    specs = [...chosen, ...(options.extra ?? [])].map((q): QuerySpec => ({ q: fillQuery(q.query, env), language: q.queryKind === 'loki' ? 'logql' : 'promql' }));
+    specs = all.map((q): QuerySpec => ({ q: fillQuery(q.query, env), language: q.queryKind === 'loki' ? 'logql' : 'promql' }));
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
     specs = undefined;
   }
+  // A variable about to take its first option is not missing: the panel waits for it.
+  const waiting = problem !== undefined && all.some((q) => usesAwaited(q.query, env));
+  if (waiting) problem = undefined;
   const key = JSON.stringify([specs, env.window, env.refreshKey]);
   const run = useQueryRun(specs, env.window, key);
-  return { env, run, problem, queries: chosen };
+  return { env, run: waiting ? waitingRun(run) : run, problem, queries: chosen };
+}
+
+/** waitingRun is the state of a panel whose queries wait for a variable's options: running, nothing received. */
+export function waitingRun(run: RunState): RunState {
+  return { ...run, running: Math.max(run.running, 1), waiting: true };
 }
 
 /** seriesName is the legend text: the query's name template filled from the series' tags. */
