@@ -118,6 +118,9 @@ export interface Config {
   natsStream: string;
   natsReplicas: number;
   natsAckTimeoutMs: number;
+  writeLogTrim: boolean;
+  natsMaxAgeMs: number;
+  natsMaxBytes: number;
   natsUser: string | undefined;
   natsPassword: string | undefined;
   natsToken: string | undefined;
@@ -986,6 +989,30 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '10000',
     doc: 'How long a write waits for JetStream to acknowledge it (retries with the same message id included) before the client gets 503.',
     parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_NATS_ACK_TIMEOUT_MS', raw, 100, 120_000)),
+  },
+  {
+    env: 'SVC_WRITE_LOG_TRIM',
+    key: 'writeLogTrim',
+    defaultText: 'true',
+    doc: 'Whether a process that cuts the write log into segments (ingester, or all over jetstream) purges a partition\'s records from the JetStream stream once the catalog recorded segments holding them, so the stream holds only what is not cut yet. false: records stay until SVC_NATS_MAX_AGE_MS or SVC_NATS_MAX_BYTES remove them.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_WRITE_LOG_TRIM', raw)),
+  },
+  {
+    env: 'SVC_NATS_MAX_AGE_MS',
+    key: 'natsMaxAgeMs',
+    defaultText: '0 (no bound)',
+    doc: 'Safety bound on the write log stream: JetStream removes records older than this whether or not they were cut into segments, so records an ingester has not cut by then are lost. Set it well above the longest time partitions may go unread (an ingester outage). At least 600000 (10 minutes); 0: no bound. Applied to an existing stream at start.',
+    parse: (raw) => {
+      if (raw === undefined || raw.trim() === '0') return 0;
+      return integer('SVC_NATS_MAX_AGE_MS', raw, 600_000, 3_153_600_000_000);
+    },
+  },
+  {
+    env: 'SVC_NATS_MAX_BYTES',
+    key: 'natsMaxBytes',
+    defaultText: '0 (no bound)',
+    doc: 'Safety bound on the write log stream\'s size (a byte size such as 50GiB): past it JetStream refuses new writes, which clients get as 503 SERVICE_UNAVAILABLE, and no acknowledged record is dropped; it frees up as cuts trim the stream. 0: no bound. Applied to an existing stream at start.',
+    parse: (raw) => (raw === undefined ? 0 : byteRate('SVC_NATS_MAX_BYTES', raw)),
   },
   {
     env: 'SVC_NATS_USER',
