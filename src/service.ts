@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import { delayedNameRemovalOn, setPromQLFeatures } from '../engine/promql/features.js';
-import { Storage, type ExemplarStore, type StorageEvent } from '../engine/index.js';
+import { Storage, type AppliedRefusal, type ExemplarStore, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
 import { openWriteLog } from './writeLogBackend.js';
 import { KeyAdmin } from './auth/apiKeys.js';
@@ -26,6 +26,7 @@ import { IngestService } from './ingest/ingestService.js';
 import { openExemplarStore, saveExemplarStore } from './exemplars/exemplarFile.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './ingest/rateLimiter.js';
+import { AppliedRefusals, appliedLimitsOf } from './ingest/appliedLimits.js';
 import { queryRoutes } from './routes/query.js';
 import { prometheusRoutes } from './prometheus/routes.js';
 import { lokiRoutes } from './loki/routes.js';
@@ -222,6 +223,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         })
       : undefined;
   if (readOnly && peers === undefined) log.warn('no head holders configured (SVC_INGESTER_URLS, or the partition leases with SVC_META_STORE=postgres and SVC_INTERNAL_TOKEN): queries read stored segments only, so data not yet cut is not seen');
+  const refusals = new AppliedRefusals(metrics, log);
   const storage = await Storage.open({
     readOnly,
     peers,
@@ -230,6 +232,11 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     // The lease owner id is random per process, so it names this process's segments too.
     writerId: shared ? ownerId : undefined,
     logPartitions: logPartitionsOf(config),
+    // An ingester checks the org's active series and stream limits as it reads the log: the
+    // ingest processes that published the records keep no heads to check them against.
+    ...(shared && components.has('heads')
+      ? { appliedLimits: appliedLimitsOf(ingestLimitsFor(serviceIngestLimits(config), orgSettings)), onLimitRefusal: (org: string, r: AppliedRefusal) => refusals.record(org, r) }
+      : {}),
     dir: config.dataDir,
     blobStore: segmentStore,
     catalogStore: stores.catalog,
