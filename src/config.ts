@@ -79,6 +79,7 @@ export interface Config {
   ingestSamplesBurst: number;
   ingestLogBytesPerSecond: number;
   ingestLogBurstBytes: number;
+  ingestRateStrategy: 'global' | 'local';
   maxExemplarsPerOrg: number;
   createdTimestampZeroIngestion: boolean;
   otlpExponentialHistograms: 'native' | 'classic';
@@ -634,6 +635,17 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '6MiB',
     doc: 'Log bytes one org may write at once after a pause (Loki\'s ingestion_burst_size_mb): the bucket size of SVC_INGEST_LOG_BYTES_PER_SECOND, so also the largest request that can ever pass.',
     parse: (raw) => (raw === undefined ? 6 * 1024 * 1024 : byteSize('SVC_INGEST_LOG_BURST_BYTES', raw)),
+  },
+  {
+    env: 'SVC_INGEST_RATE_STRATEGY',
+    key: 'ingestRateStrategy',
+    defaultText: 'global',
+    doc: 'How the per-org ingestion rates (SVC_INGEST_SAMPLES_PER_SECOND, SVC_INGEST_LOG_BYTES_PER_SECOND and the orgs\' own values) apply when several ingest processes share the writes (role ingest, scaled out): `global` (the rate is the installation\'s: each ingest process refills its bucket at rate / live ingest processes, counted in PostgreSQL, as Mimir\'s global strategy) or `local` (each ingest process admits the whole rate, as Loki\'s local strategy). The burst stays per process. One process (role all) always has the whole rate.',
+    parse: (raw) => {
+      const v = (raw ?? 'global').trim().toLowerCase();
+      if (v !== 'global' && v !== 'local') throw new ConfigError(`SVC_INGEST_RATE_STRATEGY must be global or local, got "${raw}"`);
+      return v;
+    },
   },
   {
     env: 'SVC_MAX_EXEMPLARS_PER_ORG',

@@ -254,10 +254,10 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     onEvent: storageEvents,
   });
   cleanups.unshift(() => storage.close());
-  const stopCluster = shared
+  const cluster = shared
     ? await startClusterParts({ config, storage, database: stores.database!, ownerId, port, metrics: new ClusterMetrics(metrics.registry), onEvent: storageEvents })
-    : async () => {};
-  cleanups.unshift(stopCluster);
+    : undefined;
+  cleanups.unshift(() => cluster?.stop());
   const exemplars = await openExemplarStore(config.dataDir, config.maxExemplarsPerOrg, log);
   const openApi = loadOpenApiDocument();
   // One cache per process, made before ingest so late writes can drop what they make stale.
@@ -278,7 +278,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         maxBodyBytes: config.maxBodyBytes,
         limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
         streamTags: new Set(config.indexedTags),
-        rateLimiter: new IngestRateLimiter(),
+        rateLimiter: new IngestRateLimiter(undefined, cluster?.ingestRateShare),
         exemplars,
         createdTimestampZero: config.createdTimestampZeroIngestion,
         otlpExponentialHistograms: config.otlpExponentialHistograms,
@@ -315,7 +315,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       keyIndex.close();
       orgSettings.close();
       await pool?.close();
-      await stopCluster();
+      await cluster?.stop();
       await storage.close();
       await writeLog?.close();
       await owners?.close();

@@ -13,15 +13,17 @@ const PARTITIONS = 4;
 /**
  * Per-org ingest limits when writes arrive through a process that only ingests, over a real
  * PostgreSQL, a 3-node NATS JetStream cluster and s3rver. The org's own settings, changed on a
- * query process, reach the ingest process (per-record limits, the ingestion rate) and the
- * ingester (active series and streams, which only the holder of the heads can count: the ingest
- * process acknowledged those writes and the ingester refuses them as it reads the log).
+ * query process, reach the ingest processes (per-record limits, and the ingestion rate, which
+ * two ingest processes share) and the ingester (active series and streams, which only the
+ * holder of the heads can count: the ingest process acknowledged those writes and the ingester
+ * refuses them as it reads the log).
  */
 describe.runIf(clusterBackendsAvailable('the ingest-only limits test'))('scaled out: per-org limits on ingest-only processes', () => {
   let backends: ClusterBackends;
   const processes = new ProcessGroup('limits');
   let cluster: SluiceCluster;
   let ingest: ChildServer;
+  let ingest2: ChildServer;
   let ingester: ChildServer;
   let reader: ChildServer;
 
@@ -35,7 +37,7 @@ describe.runIf(clusterBackendsAvailable('the ingest-only limits test'))('scaled 
       env: { SVC_BOOTSTRAP_ORG: ORG, SVC_MCP_API_KEY: SYSTEM_KEY, SVC_HEAD_MAX_BYTES: '64MiB' },
     });
     ingester = await cluster.startIngester();
-    [ingest, reader] = await Promise.all([cluster.startRole('ingest'), cluster.startRole('query')]);
+    [ingest, ingest2, reader] = await Promise.all([cluster.startRole('ingest'), cluster.startRole('ingest'), cluster.startRole('query')]);
     await waitFor(async () => (await cluster.partitionOwners()).length === PARTITIONS, 20_000);
   }, 120_000);
 
@@ -76,6 +78,12 @@ describe.runIf(clusterBackendsAvailable('the ingest-only limits test'))('scaled 
     return res.events.filter((e) => e.type === 'result').map((e) => e.data.value as number);
   }
 
+  async function gauge(server: ChildServer, name: string): Promise<number> {
+    const text = await fetch(`${server.url}/metrics`, { headers: { 'x-svc-api-key': KEY } }).then((r) => r.text());
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? -1 : Number(line.split(' ').pop());
+  }
+
   async function rejected(server: ChildServer, signal: string, reason: string): Promise<number> {
     const text = await fetch(`${server.url}/metrics`, { headers: { 'x-svc-api-key': KEY } }).then((r) => r.text());
     const line = text.split('\n').find((l) => l.startsWith('sluice_ingest_rejected_records_total{') && l.includes(`signal="${signal}"`) && l.includes(`reason="${reason}"`) && l.includes(`org="${ORG}"`));
@@ -94,12 +102,16 @@ describe.runIf(clusterBackendsAvailable('the ingest-only limits test'))('scaled 
     }, 10_000);
     expect(await refused!.text()).toMatch(/max_label_names_per_series.*maxLabelsPerSeries=4/);
 
-    // 20 samples of burst, one more a second: 15 pass, the next 15 are refused whole.
+    // The two ingest processes count each other in PostgreSQL and share the org's rate.
+    await waitFor(async () => (await gauge(ingest, 'sluice_ingest_processes')) === 2 && (await gauge(ingest2, 'sluice_ingest_processes')) === 2, 10_000);
+    // 20 samples of burst, one more a second shared by two: 15 pass, the next 15 are refused
+    // whole, and the 10 missing samples take 20 s at half a sample a second (10 s were the
+    // rate not shared).
     expect((await remoteWrite({ __name__: 'lim_rate' }, 15)).status).toBe(204);
     const limited = await remoteWrite({ __name__: 'lim_rate' }, 15);
     expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await limited.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(15);
+    expect(await limited.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED', message: expect.stringMatching(/shared by 2 ingest processes \(0\.5 each\)/) });
     expect(await rejected(ingest, 'metrics', 'rate_limited')).toBe(15);
   }, 60_000);
 
