@@ -113,6 +113,18 @@ describe.runIf(clusterBackendsAvailable('the write log trimming test'))('scaled 
     const loki = await api('/loki/api/v1/labels');
     expect(loki.status).toBe(503);
     expect(await loki.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/holder\(s\) of recent data could not be read/) });
+
+    // The tool gateway's listing tools add the warning to their result.
+    const { org } = (await (await api('/api/v1/ping')).json()) as { org: string };
+    const call = await api(`/api/orgs/${org}/integrations/telemetry/mcp`, {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_labels', arguments: { signal: 'metrics', label: 'req' } } }),
+    });
+    expect(call.status).toBe(200);
+    const text = await call.text();
+    expect(text).toContain('a0');
+    expect(text).toMatch(/warning: \d+ holder\(s\) of recent data could not be read; the listing is partial/);
   }, 60_000);
 
   it('an ingester started after trimming replays the rest: every record exactly once, and the stream empties again', async () => {
