@@ -23,6 +23,7 @@ export { appendSanitizedKey, sanitizeLabelKey } from './logql/eval/pipeline/sani
 export { levelFromLine } from './ingest/detectedLevel.js';
 
 export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
+export type { ActiveLimits, AppliedRefusal } from './storage/storageOptions.js';
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
 export type { LastSampleLookup, MetricQuerier, MetricSeries } from './storage/metricHead.js';
 export type { SeriesColumns } from './storage/seriesColumns.js';

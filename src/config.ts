@@ -79,6 +79,7 @@ export interface Config {
   ingestSamplesBurst: number;
   ingestLogBytesPerSecond: number;
   ingestLogBurstBytes: number;
+  ingestRateStrategy: 'global' | 'local';
   maxExemplarsPerOrg: number;
   createdTimestampZeroIngestion: boolean;
   otlpExponentialHistograms: 'native' | 'classic';
@@ -118,6 +119,9 @@ export interface Config {
   natsStream: string;
   natsReplicas: number;
   natsAckTimeoutMs: number;
+  writeLogTrim: boolean;
+  natsMaxAgeMs: number;
+  natsMaxBytes: number;
   natsUser: string | undefined;
   natsPassword: string | undefined;
   natsToken: string | undefined;
@@ -633,6 +637,17 @@ export const SETTINGS: AnySetting[] = [
     parse: (raw) => (raw === undefined ? 6 * 1024 * 1024 : byteSize('SVC_INGEST_LOG_BURST_BYTES', raw)),
   },
   {
+    env: 'SVC_INGEST_RATE_STRATEGY',
+    key: 'ingestRateStrategy',
+    defaultText: 'global',
+    doc: 'How the per-org ingestion rates (SVC_INGEST_SAMPLES_PER_SECOND, SVC_INGEST_LOG_BYTES_PER_SECOND and the orgs\' own values) apply when several ingest processes share the writes (role ingest, scaled out): `global` (the rate is the installation\'s: each ingest process refills its bucket at rate / live ingest processes, counted in PostgreSQL, as Mimir\'s global strategy) or `local` (each ingest process admits the whole rate, as Loki\'s local strategy). The burst stays per process. One process (role all) always has the whole rate.',
+    parse: (raw) => {
+      const v = (raw ?? 'global').trim().toLowerCase();
+      if (v !== 'global' && v !== 'local') throw new ConfigError(`SVC_INGEST_RATE_STRATEGY must be global or local, got "${raw}"`);
+      return v;
+    },
+  },
+  {
     env: 'SVC_MAX_EXEMPLARS_PER_ORG',
     key: 'maxExemplarsPerOrg',
     defaultText: '100000',
@@ -986,6 +1001,30 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '10000',
     doc: 'How long a write waits for JetStream to acknowledge it (retries with the same message id included) before the client gets 503.',
     parse: (raw) => (raw === undefined ? 10_000 : integer('SVC_NATS_ACK_TIMEOUT_MS', raw, 100, 120_000)),
+  },
+  {
+    env: 'SVC_WRITE_LOG_TRIM',
+    key: 'writeLogTrim',
+    defaultText: 'true',
+    doc: 'Whether a process that cuts the write log into segments (ingester, or all over jetstream) purges a partition\'s records from the JetStream stream once the catalog recorded segments holding them, so the stream holds only what is not cut yet. false: records stay until SVC_NATS_MAX_AGE_MS or SVC_NATS_MAX_BYTES remove them.',
+    parse: (raw) => (raw === undefined ? true : boolean('SVC_WRITE_LOG_TRIM', raw)),
+  },
+  {
+    env: 'SVC_NATS_MAX_AGE_MS',
+    key: 'natsMaxAgeMs',
+    defaultText: '0 (no bound)',
+    doc: 'Safety bound on the write log stream: JetStream removes records older than this whether or not they were cut into segments, so records an ingester has not cut by then are lost. Set it well above the longest time partitions may go unread (an ingester outage). At least 600000 (10 minutes); 0: no bound. Applied to an existing stream at start.',
+    parse: (raw) => {
+      if (raw === undefined || raw.trim() === '0') return 0;
+      return integer('SVC_NATS_MAX_AGE_MS', raw, 600_000, 3_153_600_000_000);
+    },
+  },
+  {
+    env: 'SVC_NATS_MAX_BYTES',
+    key: 'natsMaxBytes',
+    defaultText: '0 (no bound)',
+    doc: 'Safety bound on the write log stream\'s size (a byte size such as 50GiB): past it JetStream refuses new writes, which clients get as 503 SERVICE_UNAVAILABLE, and no acknowledged record is dropped; it frees up as cuts trim the stream. 0: no bound. Applied to an existing stream at start.',
+    parse: (raw) => (raw === undefined ? 0 : byteRate('SVC_NATS_MAX_BYTES', raw)),
   },
   {
     env: 'SVC_NATS_USER',

@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import { delayedNameRemovalOn, setPromQLFeatures } from '../engine/promql/features.js';
-import { Storage, type StorageEvent } from '../engine/index.js';
+import { Storage, type AppliedRefusal, type StorageEvent } from '../engine/index.js';
 import { openSegmentStore } from './segmentStore.js';
 import { openWriteLog } from './writeLogBackend.js';
 import { KeyAdmin } from './auth/apiKeys.js';
@@ -29,6 +29,7 @@ import { exemplarRoutes } from './cluster/exemplarRoutes.js';
 import { PeerExemplarClient } from './cluster/peerExemplarClient.js';
 import { orgSettingsRoutes } from './routes/orgSettings.js';
 import { IngestRateLimiter } from './ingest/rateLimiter.js';
+import { AppliedRefusals, appliedLimitsOf } from './ingest/appliedLimits.js';
 import { queryRoutes } from './routes/query.js';
 import { prometheusRoutes } from './prometheus/routes.js';
 import { lokiRoutes } from './loki/routes.js';
@@ -232,6 +233,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     owners && config.internalToken !== undefined
       ? new PeerExemplarClient({ owners, partitions: config.writeLogPartitions, token: config.internalToken, timeoutMs: config.headFetchTimeoutMs, maxBytes: config.headFetchMaxBytes })
       : localExemplars(exemplars);
+  const refusals = new AppliedRefusals(metrics, log);
   const storage = await Storage.open({
     readOnly,
     peers,
@@ -241,6 +243,11 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     // The lease owner id is random per process, so it names this process's segments too.
     writerId: shared ? ownerId : undefined,
     logPartitions: logPartitionsOf(config),
+    // An ingester checks the org's active series and stream limits as it reads the log: the
+    // ingest processes that published the records keep no heads to check them against.
+    ...(shared && components.has('heads')
+      ? { appliedLimits: appliedLimitsOf(ingestLimitsFor(serviceIngestLimits(config), orgSettings)), onLimitRefusal: (org: string, r: AppliedRefusal) => refusals.record(org, r) }
+      : {}),
     dir: config.dataDir,
     blobStore: segmentStore,
     catalogStore: stores.catalog,
@@ -258,10 +265,10 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     onEvent: storageEvents,
   });
   cleanups.unshift(() => storage.close());
-  const stopCluster = shared
+  const cluster = shared
     ? await startClusterParts({ config, storage, database: stores.database!, ownerId, port, metrics: new ClusterMetrics(metrics.registry), onEvent: storageEvents })
-    : async () => {};
-  cleanups.unshift(stopCluster);
+    : undefined;
+  cleanups.unshift(() => cluster?.stop());
   const openApi = loadOpenApiDocument();
   // One cache per process, made before ingest so late writes can drop what they make stale.
   const resultsCache = components.has('queryApi') && config.resultsCache
@@ -284,7 +291,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
         maxBodyBytes: config.maxBodyBytes,
         limitsFor: ingestLimitsFor(serviceIngestLimits(config), orgSettings),
         streamTags: new Set(config.indexedTags),
-        rateLimiter: new IngestRateLimiter(),
+        rateLimiter: new IngestRateLimiter(undefined, cluster?.ingestRateShare),
         createdTimestampZero: config.createdTimestampZeroIngestion,
         otlpExponentialHistograms: config.otlpExponentialHistograms,
         metricsWritten: resultsCache && ((org, minMs, maxMs) => resultsCache.metricsWritten(org, minMs, maxMs)),
@@ -320,7 +327,7 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
       keyIndex.close();
       orgSettings.close();
       await pool?.close();
-      await stopCluster();
+      await cluster?.stop();
       await storage.close();
       await writeLog?.close();
       await owners?.close();

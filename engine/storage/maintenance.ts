@@ -34,7 +34,9 @@ export class Maintenance {
   }
 
   start(): void {
-    const cutEvery = this.options.maintenanceIntervalMs ?? DEFAULT_MAINTENANCE_INTERVAL_MS;
+    // Heads are checked often enough that none outlives its maximum age by more than a quarter of it.
+    const maxAge = this.options.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS;
+    const cutEvery = this.options.maintenanceIntervalMs ?? Math.min(DEFAULT_MAINTENANCE_INTERVAL_MS, Math.max(1000, Math.floor(maxAge / 4)));
     const compactEvery = this.options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     if (cutEvery > 0) this.timers.push(setInterval(() => this.checkHeads(), cutEvery).unref());
     if (compactEvery > 0) {

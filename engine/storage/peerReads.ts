@@ -231,11 +231,14 @@ export class PeerReads {
 
   /**
    * refreshListings brings listings (labels, series, metadata) up to date: they read
-   * synchronously without a prepare step, and then see the catalog and heads fetched here.
+   * synchronously without a prepare step, and then see the catalog and heads fetched here. It
+   * answers the holders (or partitions) of either signal that could not be read, as a view's
+   * `unavailableHeads` does for a query, so a listing missing recent data can say so.
    */
-  async refreshListings(org: string): Promise<void> {
+  async refreshListings(org: string): Promise<string[]> {
     const viewNumber = ++this.viewCount;
-    await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber, EVERYTHING)));
+    const reads = await Promise.all((['metrics', 'logs'] as const).map((signal) => this.refreshPeers(org, signal, viewNumber, EVERYTHING)));
+    return [...new Set(reads.flatMap((r) => r.answer.unavailable))];
   }
 
   /** metricMetadata is what the catalog recorded at the last cut and what the heads' holders said since. */

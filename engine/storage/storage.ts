@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { limitSeries, limitStreams } from './activeLimits.js';
+import { limitAppliedEntry, scaledLimits } from './appliedLimits.js';
 import { LocalBlobStore, type BlobStore } from './blobStore.js';
 import { applyChange, emptyCatalog, type Catalog, type CatalogState, type SegmentMeta, type Signal } from './catalog.js';
 import { FileCatalogStore, PartitionsLostError, type CatalogStore, type SharedCatalogStore } from './catalogStore.js';
@@ -235,12 +236,24 @@ export class Storage {
       start: state.logPositions ?? {},
       publishOnly,
       apply: (record) => {
-        this.applyEntry(decodeWalEntry(record));
+        this.applyEntry(this.limitApplied(decodeWalEntry(record), log.partitions));
         this.maintenance.afterWrite();
       },
       onEvent: this.emit,
     });
     return this.feed;
+  }
+
+  /**
+   * limitApplied checks an ingester's org limits on a record read from the log (see
+   * appliedLimits.ts); elsewhere the writer checked them before publishing.
+   */
+  private limitApplied(entry: WalEntry, partitions: number): WalEntry {
+    const limitsOf = this.options.appliedLimits;
+    if (limitsOf === undefined || this.options.logPartitions !== 'assigned') return entry;
+    const reading = this.feed?.readingPartitions().length ?? partitions;
+    const limits = scaledLimits(limitsOf(entry.org), reading, partitions);
+    return limitAppliedEntry(entry, this.heads, limits, (refusal) => this.options.onLimitRefusal?.(entry.org, refusal));
   }
 
   /** catalog is the catalog this process reads: its own, or as a query process loaded it last. */
@@ -292,10 +305,11 @@ export class Storage {
   /**
    * refreshListings brings a read-only storage up to date for listings (labels, series,
    * metadata), which read synchronously without a prepare step: they then see the catalog and
-   * heads fetched here. Elsewhere it does nothing.
+   * heads fetched here. It answers the head holders that could not be read (the listing lacks
+   * their recent data); elsewhere it does nothing and answers none.
    */
-  async refreshListings(org: string): Promise<void> {
-    await this.peerReads?.refreshListings(org);
+  async refreshListings(org: string): Promise<readonly string[]> {
+    return (await this.peerReads?.refreshListings(org)) ?? [];
   }
 
   /**

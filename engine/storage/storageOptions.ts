@@ -59,6 +59,15 @@ export interface StorageOptions {
    */
   logPartitions?: 'all' | 'none' | 'assigned';
   /**
+   * appliedLimits, for an ingester (`logPartitions: 'assigned'`), are the org's active series
+   * and stream limits, checked as records are read from the log: the ingest processes that
+   * published them keep no heads and cannot. They are scaled to the share of partitions this
+   * process reads (see scaledLimits). What they refuse goes to `onLimitRefusal`.
+   */
+  appliedLimits?: (org: string) => ActiveLimits;
+  /** onLimitRefusal is told what appliedLimits refused of one record (an ingester counts it). */
+  onLimitRefusal?: (org: string, refusal: AppliedRefusal) => void;
+  /**
    * sharedCatalog, when given, is the catalog store and is written by other processes too
    * (scaled out). The storage then changes it only by shared changes (never whole states),
    * takes segment ids from it, never deletes segment files it does not know (another process
@@ -128,6 +137,11 @@ export interface ActiveLimits {
   maxActiveSeries?: number;
   maxActiveStreams?: number;
 }
+
+/** AppliedRefusal is what an ingester's limits refused of one write log record. */
+export type AppliedRefusal =
+  | { signal: 'metrics'; limit: number; outcome: SeriesLimitOutcome }
+  | { signal: 'logs'; limit: number; outcome: StreamLimitOutcome };
 
 /** SeriesLimitOutcome is what appendMetrics refused because of the org's active series limit. */
 export interface SeriesLimitOutcome {

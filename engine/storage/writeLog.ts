@@ -20,9 +20,13 @@
  * - `endPosition(partition)` is the position of the last record stored now (0 if none), so a
  *   reader can tell when it has caught up (Kafka's high-water mark).
  * - `commit(partition, position)` records that everything up to `position` is safe elsewhere
- *   (in segments); `committed(partition)` reads it back. The consumer keeps its own copy of
- *   the positions with the data they cover (the segment catalog), which is the one replay
- *   trusts; the log's copy lets it or its operators see how far consumers are.
+ *   (in segments the catalog names); `committed(partition)` reads it back. The consumer keeps
+ *   its own copy of the positions with the data they cover (the segment catalog), which is the
+ *   one replay trusts; the log's copy lets it or its operators see how far consumers are. The
+ *   consumer commits only after the catalog recorded the segments, so a log may then delete
+ *   the partition's records at or below `position` (JetStream purges them; Kafka would
+ *   `deleteRecords`): replay never reads below the catalog's position again. After that
+ *   `endPosition` may answer 0 for a partition whose records are all gone.
  * - `identity` names this log instance (for JetStream the stream's name and creation time):
  *   positions recorded against another identity are meaningless (the log was recreated).
  *

@@ -4,6 +4,7 @@ import { Gauge, type Registry } from 'prom-client';
 export class ClusterMetrics {
   readonly compactorLeader: Gauge;
   readonly ownedPartitions: Gauge;
+  readonly ingestProcesses: Gauge;
 
   constructor(registry: Registry) {
     this.compactorLeader = new Gauge({
@@ -14,6 +15,11 @@ export class ClusterMetrics {
     this.ownedPartitions = new Gauge({
       name: 'sluice_ingester_partitions',
       help: 'Write log partitions this ingester holds leases on and reads into its heads.',
+      registers: [registry],
+    });
+    this.ingestProcesses = new Gauge({
+      name: 'sluice_ingest_processes',
+      help: 'Live ingest processes this ingest process counted at its last heartbeat; each admits an org\'s ingestion rate divided by it (SVC_INGEST_RATE_STRATEGY=global).',
       registers: [registry],
     });
   }

@@ -8,6 +8,7 @@ import { componentsOf } from '../roles/roles.js';
 import type { ClusterMetrics } from './clusterMetrics.js';
 import { CompactorLeader } from './compactorLeader.js';
 import { IngesterLeases } from './ingesterLeases.js';
+import { IngestReplicas } from './ingestReplicas.js';
 import { PartitionLeases } from './partitionLeases.js';
 
 /**
@@ -54,16 +55,31 @@ export interface ClusterPartsDeps {
   onEvent: EventSink;
 }
 
+/** ClusterParts are the running parts: how to stop them, and an ingest process's share of the org rates. */
+export interface ClusterParts {
+  stop(): Promise<void>;
+  /** ingestRateShare divides an org's ingestion rate among the live ingest processes (global strategy); absent: the whole rate. */
+  ingestRateShare?: () => number;
+}
+
 /**
  * startClusterParts starts what a scaled-out role runs beside its routes: an ingester's
- * partition leases (which drive the storage's partition readers) and a compactor's leader
- * election (which gates compaction and retention). It returns the function that stops them,
- * handing partitions over and releasing the lock.
+ * partition leases (which drive the storage's partition readers), a compactor's leader
+ * election (which gates compaction and retention) and an ingest process's count of the live
+ * ingest processes (which share the org rates). Its `stop` stops them, handing partitions over
+ * and releasing the lock.
  */
-export async function startClusterParts(deps: ClusterPartsDeps): Promise<() => Promise<void>> {
+export async function startClusterParts(deps: ClusterPartsDeps): Promise<ClusterParts> {
   const { config, storage, database, metrics, onEvent } = deps;
   const components = componentsOf(config.role);
   const stops: Array<() => Promise<void>> = [];
+  let ingestRateShare: (() => number) | undefined;
+  if (components.has('ingestApi') && config.ingestRateStrategy === 'global') {
+    const replicas = new IngestReplicas(database, { catalog: config.catalogName, ownerId: deps.ownerId, leaseMs: config.partitionLeaseMs }, onEvent, (n) => metrics.ingestProcesses.set(n));
+    await replicas.start();
+    stops.push(() => replicas.stop());
+    ingestRateShare = () => replicas.count();
+  }
   if (components.has('heads')) {
     const leases = new PartitionLeases(database, {
       catalog: config.catalogName,
@@ -94,7 +110,10 @@ export async function startClusterParts(deps: ClusterPartsDeps): Promise<() => P
     leader.start();
     stops.push(() => leader.stop());
   }
-  return async () => {
-    for (const stop of stops) await stop();
+  return {
+    stop: async () => {
+      for (const stop of stops) await stop();
+    },
+    ingestRateShare,
   };
 }

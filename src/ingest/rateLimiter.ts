@@ -49,7 +49,15 @@ const RATE_SETTINGS: Record<IngestSignal, RateSettings> = {
 export class IngestRateLimiter {
   private readonly buckets: TokenBuckets;
 
-  constructor(now?: () => number) {
+  /**
+   * `share` divides every rate (not the burst) among the ingest processes that admit writes for
+   * the installation (SVC_INGEST_RATE_STRATEGY=global), so together they admit the org's rate;
+   * absent, this process admits the whole rate.
+   */
+  constructor(
+    now?: () => number,
+    private readonly share: () => number = () => 1,
+  ) {
     this.buckets = new TokenBuckets(now);
   }
 
@@ -66,13 +74,15 @@ export class IngestRateLimiter {
     const settings = RATE_SETTINGS[signal];
     const perSecond = settings.perSecond(limits);
     const burst = settings.burst(limits);
-    const decision = this.buckets.take(`${signal}\u0000${org}`, cost, { perSecond, burst });
+    const processes = Math.max(1, this.share());
+    const decision = this.buckets.take(`${signal}\u0000${org}`, cost, { perSecond: perSecond / processes, burst });
     if (decision.allowed) return undefined;
     const rateName = limitOrigin(limits, settings.rateField);
     const burstName = limitOrigin(limits, settings.burstField);
+    const shared = processes > 1 ? `, shared by ${processes} ingest processes (${perSecond / processes} each)` : '';
     const limitText =
       `rate_limited (${rateName}=${perSecond}, ${burstName}=${burst}): ` +
-      `the org may write ${perSecond} ${settings.unit} per second with a burst of ${burst}`;
+      `the org may write ${perSecond} ${settings.unit} per second${shared} with a burst of ${burst}`;
     const message = decision.exceedsBurst
       ? `${limitText}; this request of ${cost} ${settings.unit} is larger than the burst and can never be accepted: send it in smaller requests; nothing of it was stored`
       : `${limitText}; this request of ${cost} ${settings.unit} was refused whole and nothing of it was stored: retry after ${decision.retryAfterSeconds}s`;

@@ -1,5 +1,5 @@
 import type { Storage } from '../../engine/index.js';
-import { toApiError } from '../errors.js';
+import { ApiError, toApiError } from '../errors.js';
 import type { HttpMethod, RequestContext, RouteSpec } from '../http/router.js';
 import type { MetaStore } from '../meta/types.js';
 import { buildInfo, indexStats, labelNames, labelValues, optionalSelector, seriesOf } from './lokiCatalog.js';
@@ -52,6 +52,18 @@ function both(path: string, store: MetaStore, handler: LokiHandler): RouteSpec[]
   }));
 }
 
+/**
+ * refreshListings brings the org's listings up to date (a query process fetches the heads the
+ * ingesters hold). A listing that could not read every holder fails with 503, as a Loki query
+ * does (partialIsUnavailable): Loki's listing answers have no place to say they are partial.
+ */
+async function refreshListings(storage: Storage, org: string): Promise<void> {
+  const unavailable = await storage.refreshListings(org);
+  if (unavailable.length > 0) {
+    throw new ApiError('SERVICE_UNAVAILABLE', `${unavailable.length} holder(s) of recent data could not be read; the listing would be partial, retry`);
+  }
+}
+
 /** success wraps listing data the way every Loki listing answers. */
 function success(data: unknown): { status: 'success'; data: unknown } {
   return { status: 'success', data };
@@ -64,31 +76,36 @@ export function lokiRoutes(deps: LokiRouteDeps): RouteSpec[] {
     ...both('/loki/api/v1/query_range', store, (ctx, org) => queryRange(ctx, org, deps)),
     ...both('/loki/api/v1/labels', store, async (ctx, org) => {
       const params = lokiParams(ctx);
-      await storage.refreshListings(org);
-      return success(labelNames(storage, org, optionalSelector(params.get('query')), lokiRange(params)));
+      const [selector, range] = [optionalSelector(params.get('query')), lokiRange(params)];
+      await refreshListings(storage, org);
+      return success(labelNames(storage, org, selector, range));
     }),
     ...both('/loki/api/v1/label/:name/values', store, async (ctx, org) => {
       const params = lokiParams(ctx);
-      await storage.refreshListings(org);
-      return success(labelValues(storage, org, ctx.params.name, optionalSelector(params.get('query')), lokiRange(params)));
+      const [selector, range] = [optionalSelector(params.get('query')), lokiRange(params)];
+      await refreshListings(storage, org);
+      return success(labelValues(storage, org, ctx.params.name, selector, range));
     }),
     ...both('/loki/api/v1/series', store, async (ctx, org) => {
       const params = lokiParams(ctx);
-      await storage.refreshListings(org);
       const selectors = params.getAll('match[]').concat(params.getAll('match')).map((text) => optionalSelector(text));
-      return success(seriesOf(storage, org, selectors, lokiRange(params)));
+      const range = lokiRange(params);
+      await refreshListings(storage, org);
+      return success(seriesOf(storage, org, selectors, range));
     }),
     ...both('/loki/api/v1/index/stats', store, async (ctx, org) => {
       const params = lokiParams(ctx);
-      await storage.refreshListings(org);
-      return indexStats(storage, org, optionalSelector(params.get('query')), lokiRange(params));
+      const [selector, range] = [optionalSelector(params.get('query')), lokiRange(params)];
+      await refreshListings(storage, org);
+      return indexStats(storage, org, selector, range);
     }),
     ...both('/loki/api/v1/index/volume', store, (ctx, org) => volume(ctx, org, deps)),
     ...both('/loki/api/v1/index/volume_range', store, (ctx, org) => volumeRange(ctx, org, deps)),
     ...both('/loki/api/v1/detected_labels', store, async (ctx, org) => {
       const params = lokiParams(ctx);
-      await storage.refreshListings(org);
-      return detectedLabels(storage, org, optionalSelector(params.get('query')), lokiRange(params));
+      const [selector, range] = [optionalSelector(params.get('query')), lokiRange(params)];
+      await refreshListings(storage, org);
+      return detectedLabels(storage, org, selector, range);
     }),
     ...both('/loki/api/v1/detected_fields', store, (ctx, org) => detectedFields(ctx, org, deps)),
     ...both('/loki/api/v1/detected_field/:name/values', store, (ctx, org) => detectedFieldValues(ctx, org, deps)),

@@ -19,8 +19,12 @@ export interface TableDriverOptions {
    * refuse (the kube driver refuses calls without a cluster header this way).
    */
   guard?: (tool: string, ctx: CallContext) => void;
-  /** prepare runs before every valid tool call, for what the tools read synchronously (a query process fetches the org's heads). */
-  prepare?: (ctx: CallContext) => Promise<void>;
+  /**
+   * prepare runs before every valid tool call, for what the tools read synchronously (a query
+   * process fetches the org's heads). It may answer warnings (recent data that could not be
+   * read), which are added to the tool's result as a text item so the caller knows it is partial.
+   */
+  prepare?: (ctx: CallContext) => Promise<readonly string[] | void>;
 }
 
 /**
@@ -60,8 +64,10 @@ export function tableDriver(options: TableDriverOptions): Driver {
           const where = first?.instancePath ? `argument ${first.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
           return errorResult(`invalid ${where}: ${first?.message ?? 'does not match the input schema'}`);
         }
-        await options.prepare?.(ctx);
-        return await entry.spec.handler(input, ctx);
+        const warnings = (await options.prepare?.(ctx)) ?? [];
+        const result = await entry.spec.handler(input, ctx);
+        if (warnings.length === 0) return result;
+        return { ...result, content: [...result.content, ...warnings.map((w) => ({ type: 'text' as const, text: `warning: ${w}` }))] };
       } catch (err) {
         if (err instanceof ToolError) return errorResult(err.message);
         if (ctx.signal.aborted) return errorResult(`the call was cancelled: ${String((ctx.signal.reason as Error | undefined)?.message ?? 'deadline passed')}`);

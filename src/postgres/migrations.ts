@@ -130,6 +130,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'live ingest processes',
+    sql: `
+      -- Ingest processes alive now (a heartbeat with an expiry): an org's ingestion rate is shared among them.
+      CREATE TABLE ingest_processes (
+        catalog text NOT NULL,
+        owner_id text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (catalog, owner_id)
+      );
+    `,
+  },
 ];
 
 /**

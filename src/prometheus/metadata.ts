@@ -6,6 +6,8 @@ import { compareLabels, renderLabels } from './render.js';
 /**
  * The series, label-name and label-value listings. They read the catalog (series tables of
  * segments and heads), never samples, so they are cheap enough to serve without a query slot.
+ * `partial` holds the warnings of a listing that could not read every holder of recent data
+ * (partialListingWarnings), given as Prometheus gives a query's partial answer: `warnings`.
  */
 
 /** LABEL_NAME is Prometheus' legacy label name syntax, which label/{name}/values requires. */
@@ -51,7 +53,7 @@ function body(dataJson: string, warnings: string[]): string {
 }
 
 /** listSeries serves /series: the distinct label sets matching any `match[]`, sorted as Prometheus sorts them. */
-export function listSeries(storage: Storage, org: string, params: PromParams): string {
+export function listSeries(storage: Storage, org: string, params: PromParams, partial: readonly string[] = []): string {
   const listing = readListing(params);
   if (listing.matcherSets.length === 0) throw new PromError('bad_data', 'no match[] parameter provided');
   const found = new Map<string, Labels>();
@@ -64,22 +66,22 @@ export function listSeries(storage: Storage, org: string, params: PromParams): s
   }
   const sorted = [...found.values()].sort(compareLabels);
   const { items, warnings } = truncated(sorted, listing.limit);
-  return body(`[${items.map(renderLabels).join(',')}]`, warnings);
+  return body(`[${items.map(renderLabels).join(',')}]`, [...warnings, ...partial]);
 }
 
 /** listLabelNames serves /labels: label names of the series in range, of those matching `match[]` when given. */
-export function listLabelNames(storage: Storage, org: string, params: PromParams): string {
+export function listLabelNames(storage: Storage, org: string, params: PromParams, partial: readonly string[] = []): string {
   const listing = readListing(params);
   const view = storage.metrics(org);
   const sets = listing.matcherSets.length > 0 ? listing.matcherSets : [[]];
   const names = new Set<string>();
   for (const matchers of sets) for (const name of view.labelNames(matchers, listing.startMs, listing.endMs)) names.add(name);
   const { items, warnings } = truncated([...names].sort(), listing.limit);
-  return body(JSON.stringify(items), warnings);
+  return body(JSON.stringify(items), [...warnings, ...partial]);
 }
 
 /** listLabelValues serves /label/{name}/values. */
-export function listLabelValues(storage: Storage, org: string, name: string, params: PromParams): string {
+export function listLabelValues(storage: Storage, org: string, name: string, params: PromParams, partial: readonly string[] = []): string {
   if (!LABEL_NAME.test(name)) throw new PromError('bad_data', `invalid label name: ${JSON.stringify(name)}`);
   const listing = readListing(params);
   const view = storage.metrics(org);
@@ -87,14 +89,14 @@ export function listLabelValues(storage: Storage, org: string, name: string, par
   const values = new Set<string>();
   for (const matchers of sets) for (const value of view.labelValues(name, matchers, listing.startMs, listing.endMs)) values.add(value);
   const { items, warnings } = truncated([...values].sort(), listing.limit);
-  return body(JSON.stringify(items), warnings);
+  return body(JSON.stringify(items), [...warnings, ...partial]);
 }
 
 /**
  * listMetadata serves /metadata: what remote write and OTLP said about each metric family
  * (type, help, unit), keyed by family name, optionally of one `metric`, at most `limit` families.
  */
-export function listMetadata(storage: Storage, org: string, params: PromParams): string {
+export function listMetadata(storage: Storage, org: string, params: PromParams, partial: readonly string[] = []): string {
   const only = params.get('metric');
   const limit = params.limit();
   const stored = storage.metricMetadata(org);
@@ -104,5 +106,5 @@ export function listMetadata(storage: Storage, org: string, params: PromParams):
     const record = stored.get(name)!;
     data[name] = [{ type: record.type, help: record.help, unit: record.unit }];
   }
-  return JSON.stringify({ status: 'success', data });
+  return body(JSON.stringify(data), [...partial]);
 }

@@ -5,6 +5,7 @@ import type { MetaStore } from '../meta/types.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { queryExemplars } from './exemplars.js';
 import { instantQuery, parseQueryParam, rangeQuery, type PromQueryDeps } from './instantQuery.js';
+import { partialListingWarnings } from '../catalog/partialListing.js';
 import { listLabelNames, listLabelValues, listMetadata, listSeries } from './metadata.js';
 import { PromParams } from './params.js';
 import { errorBody, toPromError, type PromError } from './promError.js';
@@ -67,17 +68,23 @@ function success(data: unknown): string {
 
 const BOTH: HttpMethod[] = ['GET', 'POST'];
 
+/** listingWarnings brings the org's listings up to date and answers the warnings of holders that could not be read. */
+async function listingWarnings(storage: Storage, org: string): Promise<string[]> {
+  return partialListingWarnings(await storage.refreshListings(org));
+}
+
 /** prometheusRoutes lists every route of the Prometheus-compatible API. */
 export function prometheusRoutes(deps: PromRoutesDeps): RouteSpec[] {
   const { storage } = deps;
   return [
     ...routesFor(deps, '/query', BOTH, (ctx, org, params) => instantQuery(ctx, deps, storage, org, params), 'prometheus_query'),
     ...routesFor(deps, '/query_range', BOTH, (ctx, org, params) => rangeQuery(ctx, deps, org, params), 'prometheus_query_range'),
-    // Listings read synchronously: on a query process the org's heads are fetched first.
-    ...routesFor(deps, '/series', BOTH, async (_ctx, org, params) => (await storage.refreshListings(org), listSeries(storage, org, params))),
-    ...routesFor(deps, '/labels', BOTH, async (_ctx, org, params) => (await storage.refreshListings(org), listLabelNames(storage, org, params))),
-    ...routesFor(deps, '/label/:name/values', ['GET'], async (ctx, org, params) => (await storage.refreshListings(org), listLabelValues(storage, org, ctx.params.name, params))),
-    ...routesFor(deps, '/metadata', ['GET'], async (_ctx, org, params) => (await storage.refreshListings(org), listMetadata(storage, org, params))),
+    // Listings read synchronously: on a query process the org's heads are fetched first, and
+    // holders that could not be read become a warning, as for a query.
+    ...routesFor(deps, '/series', BOTH, async (_ctx, org, params) => listSeries(storage, org, params, await listingWarnings(storage, org))),
+    ...routesFor(deps, '/labels', BOTH, async (_ctx, org, params) => listLabelNames(storage, org, params, await listingWarnings(storage, org))),
+    ...routesFor(deps, '/label/:name/values', ['GET'], async (ctx, org, params) => listLabelValues(storage, org, ctx.params.name, params, await listingWarnings(storage, org))),
+    ...routesFor(deps, '/metadata', ['GET'], async (_ctx, org, params) => listMetadata(storage, org, params, await listingWarnings(storage, org))),
     ...routesFor(deps, '/query_exemplars', BOTH, (_ctx, org, params) => queryExemplars(deps.exemplars, org, params)),
     ...routesFor(deps, '/format_query', BOTH, (_ctx, _org, params) => success(printPromQL(parseQueryParam(params).expr))),
     ...routesFor(deps, '/status/buildinfo', ['GET'], () => success(buildInfo())),

@@ -1,3 +1,5 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,8 +27,20 @@ describe.runIf(natsAvailable('the JetStream write log contract test'))('JetStrea
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  const open = (stream: string, partitions = 3): Promise<JetStreamWriteLog> =>
-    JetStreamWriteLog.open({ servers: cluster.urls, stream, replicas: 3, partitions, ackTimeoutMs: 5000 });
+  const open = (stream: string, partitions = 3, extra: { trim?: boolean; maxAgeMs?: number; maxBytes?: number } = {}): Promise<JetStreamWriteLog> =>
+    JetStreamWriteLog.open({ servers: cluster.urls, stream, replicas: 3, partitions, ackTimeoutMs: 5000, ...extra });
+
+  /** streamState reads the stream's configuration and message count per subject as an operator would. */
+  async function streamState(stream: string): Promise<{ messages: number; perSubject: Record<string, number>; maxAge: number; maxBytes: number; discard: string }> {
+    const nc = await connect({ servers: cluster.urls });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.streams.info(stream, { subjects_filter: '>' });
+      return { messages: info.state.messages, perSubject: info.state.subjects ?? {}, maxAge: info.config.max_age, maxBytes: info.config.max_bytes, discard: info.config.discard };
+    } finally {
+      await nc.close();
+    }
+  }
 
   const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
   const text = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -71,6 +85,66 @@ describe.runIf(natsAvailable('the JetStream write log contract test'))('JetStrea
       await log.close();
     }
   });
+
+  it('trims a partition through each committed position and keeps what is above it', async () => {
+    const stream = `TRIM_${process.pid}_${++n}`;
+    const log = await open(stream);
+    try {
+      const p0 = [];
+      for (const t of ['a', 'b', 'c', 'd']) p0.push(await log.append(0, bytes(t)));
+      const p1 = await log.append(1, bytes('x'));
+      expect((await streamState(stream)).messages).toBe(5);
+      // Everything up to b is in segments: a and b go, c and d stay, partition 1 is untouched.
+      await log.commit(0, p0[1]);
+      expect((await streamState(stream)).perSubject).toEqual({ [`${stream}.p.0`]: 2, [`${stream}.p.1`]: 1 });
+      expect(await readAll(log, 0, 0, 2)).toEqual([[p0[2], 'c'], [p0[3], 'd']]);
+      expect(await log.committed(0)).toBe(p0[1]);
+      // A commit below what was trimmed (a slower process's older cut) removes nothing more.
+      await log.commit(0, p0[0]);
+      expect((await streamState(stream)).messages).toBe(3);
+      // A partition whose records are all covered is empty; new records get later positions.
+      await log.commit(1, p1);
+      expect(await log.endPosition(1)).toBe(0);
+      const next = await log.append(1, bytes('y'));
+      expect(next).toBeGreaterThan(p1);
+      expect(await readAll(log, 1, p1, 1)).toEqual([[next, 'y']]);
+      expect((await streamState(stream)).messages).toBe(3);
+    } finally {
+      await log.close();
+    }
+    // With trimming off, a commit only records the position.
+    const keep = await open(stream, 3, { trim: false });
+    try {
+      const before = (await streamState(stream)).messages;
+      await keep.commit(0, await keep.endPosition(0));
+      expect((await streamState(stream)).messages).toBe(before);
+    } finally {
+      await keep.close();
+    }
+  });
+
+  it('sets the stream\'s age and size bounds, on a new stream and on one that exists', async () => {
+    const stream = `LIMITS_${process.pid}_${++n}`;
+    let log = await open(stream);
+    await log.close();
+    // No bounds by default; a full stream refuses writes rather than dropping old records.
+    expect(await streamState(stream)).toMatchObject({ maxAge: 0, maxBytes: -1, discard: 'new' });
+    log = await open(stream, 3, { maxAgeMs: 3_600_000, maxBytes: 4096 });
+    try {
+      expect(await streamState(stream)).toMatchObject({ maxAge: 3_600_000_000_000, maxBytes: 4096, discard: 'new' });
+      const record = new Uint8Array(1500);
+      await log.append(0, record);
+      await log.append(0, record);
+      // Past max_bytes the write is not acknowledged (the client gets 503), and nothing stored is dropped.
+      await expect(log.append(0, record)).rejects.toThrow(/did not acknowledge/);
+      expect((await streamState(stream)).messages).toBe(2);
+      // Trimming frees the room.
+      await log.commit(0, await log.endPosition(0));
+      await log.append(0, record);
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
 
   it('rebuilds the heads from the log after a restart, without the records the segments hold', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'sluice-jslog-'));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { EventSink } from '../storageEvent.js';
 import type { WriteLog, WriteLogReader } from '../writeLog.js';
@@ -16,6 +16,15 @@ import type { WriteLog, WriteLogReader } from '../writeLog.js';
  * a gap or a lost connection. Committed positions live in a second, small stream that keeps
  * the last message per partition subject (`<stream>_POSITIONS`, subjects
  * `<stream>.committed.<n>`).
+ *
+ * The stream keeps records by limits, and nothing a consumer does removes them by itself: its
+ * readers are ordered consumers without acknowledgements, so neither work-queue nor interest
+ * retention could tell when a record is safe. `commit` trims instead: the caller commits a
+ * position only after the catalog recorded segments holding everything up to it, so the
+ * records at or below it are purged from the partition's subject then (`trim`, on by default).
+ * `maxAgeMs` and `maxBytes` are safety bounds on top: past `maxBytes` JetStream refuses new
+ * writes (discard policy new: the client gets 503, no acknowledged record is dropped), while
+ * `maxAgeMs` removes records by age whether or not they were cut.
  */
 export interface JetStreamWriteLogOptions {
   servers: string[];
@@ -29,6 +38,12 @@ export interface JetStreamWriteLogOptions {
   creds?: Uint8Array;
   /** ackTimeoutMs bounds how long an append waits for JetStream's acknowledgement, retries included. */
   ackTimeoutMs?: number;
+  /** trim purges a partition's records at or below each committed position (default true). */
+  trim?: boolean;
+  /** maxAgeMs bounds how long the stream keeps a record, cut or not; 0 or absent: no bound. */
+  maxAgeMs?: number;
+  /** maxBytes bounds the stream's size; past it new writes are refused. 0 or absent: no bound. */
+  maxBytes?: number;
   onEvent?: EventSink;
 }
 
@@ -56,6 +71,8 @@ export class JetStreamWriteLog implements WriteLog {
   private readonly ackTimeoutMs: number;
   private readonly emit: EventSink;
   private readonly readers = new Set<{ stop(): Promise<void> }>();
+  /** trimmed is, per partition, the position this process last purged through: a commit at or below it purges nothing new. */
+  private readonly trimmed = new Map<number, number>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -106,8 +123,9 @@ export class JetStreamWriteLog implements WriteLog {
     });
     try {
       const jsm = await jetstreamManager(nc, { timeout: 5000 });
-      const info = await ensureStream(jsm, options.stream, [`${options.stream}.p.*`], options.replicas, options.onEvent);
-      await ensureStream(jsm, `${options.stream}_POSITIONS`, [`${options.stream}.committed.*`], options.replicas, options.onEvent, 1);
+      const limits: StreamLimits = { maxAgeMs: options.maxAgeMs ?? 0, maxBytes: options.maxBytes ?? 0 };
+      const info = await ensureStream(jsm, options.stream, [`${options.stream}.p.*`], options.replicas, options.onEvent, { limits });
+      await ensureStream(jsm, `${options.stream}_POSITIONS`, [`${options.stream}.committed.*`], options.replicas, options.onEvent, { maxPerSubject: 1 });
       const js = jetstream(nc, { timeout: ATTEMPT_TIMEOUT_MS });
       return new JetStreamWriteLog(nc, js, jsm, options, `${options.stream}@${info.created}`);
     } catch (err) {
@@ -228,9 +246,18 @@ export class JetStreamWriteLog implements WriteLog {
     return reader;
   }
 
+  /**
+   * commit records the position in the positions stream and then, unless trimming is off,
+   * purges the partition's records at or below it: the caller commits only what segments the
+   * catalog names already hold. A purge that fails is thrown; the next commit covers it.
+   */
   async commit(partition: number, position: number): Promise<void> {
-    this.subject(partition);
+    const subject = this.subject(partition);
     await this.js.publish(`${this.options.stream}.committed.${partition}`, new TextEncoder().encode(String(position)), { timeout: this.ackTimeoutMs });
+    if (this.options.trim === false || position <= (this.trimmed.get(partition) ?? 0)) return;
+    // `seq` purges the subject's messages below it, so position + 1 removes the one at position too.
+    await this.jsm.streams.purge(this.options.stream, { filter: subject, seq: position + 1 });
+    this.trimmed.set(partition, Math.max(position, this.trimmed.get(partition) ?? 0));
   }
 
   async committed(partition: number): Promise<number> {
@@ -248,19 +275,36 @@ export class JetStreamWriteLog implements WriteLog {
   }
 }
 
-/** ensureStream returns the stream's info, creating it with the given subjects and replicas first if it does not exist. */
+/** StreamLimits are the write log stream's safety bounds (0: none). */
+interface StreamLimits {
+  maxAgeMs: number;
+  maxBytes: number;
+}
+
+/** limitConfig is how JetStream spells the limits: max_age in nanoseconds (0: none), max_bytes -1 for none. */
+function limitConfig(limits: StreamLimits): { max_age: number; max_bytes: number; discard: DiscardPolicy } {
+  return { max_age: limits.maxAgeMs * 1_000_000, max_bytes: limits.maxBytes > 0 ? limits.maxBytes : -1, discard: DiscardPolicy.New };
+}
+
+/**
+ * ensureStream returns the stream's info, creating it with the given subjects and replicas
+ * first if it does not exist. An existing stream keeps its replica count (changing it is an
+ * operator's call), but its age and size limits follow the configuration, which is where the
+ * operator sets them.
+ */
 async function ensureStream(
   jsm: JetStreamManager,
   name: string,
   subjects: string[],
   replicas: number,
   onEvent: EventSink | undefined,
-  maxPerSubject?: number,
+  shape: { maxPerSubject?: number; limits?: StreamLimits },
 ): Promise<{ created: string }> {
   const existing = await jsm.streams.info(name).catch((err: unknown) => {
     if (err instanceof Error && /stream not found/i.test(err.message)) return undefined;
     throw err;
   });
+  const limits = shape.limits ? limitConfig(shape.limits) : undefined;
   if (existing) {
     if (existing.config.num_replicas !== replicas) {
       onEvent?.({
@@ -268,6 +312,12 @@ async function ensureStream(
         message: 'the JetStream stream exists with another replica count; it is used as it is',
         fields: { stream: name, replicas: existing.config.num_replicas, configured: replicas },
       });
+    }
+    const { config } = existing;
+    if (limits && (config.max_age !== limits.max_age || config.max_bytes !== limits.max_bytes || config.discard !== limits.discard)) {
+      const updated = await jsm.streams.update(name, { ...config, ...limits });
+      onEvent?.({ level: 'info', message: 'updated the JetStream stream\'s limits', fields: { stream: name, maxAgeNs: limits.max_age, maxBytes: limits.max_bytes } });
+      return updated;
     }
     return existing;
   }
@@ -278,6 +328,7 @@ async function ensureStream(
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     duplicate_window: DUPLICATE_WINDOW_NS,
-    ...(maxPerSubject === undefined ? {} : { max_msgs_per_subject: maxPerSubject }),
+    ...(limits ?? {}),
+    ...(shape.maxPerSubject === undefined ? {} : { max_msgs_per_subject: shape.maxPerSubject }),
   });
 }

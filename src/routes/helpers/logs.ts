@@ -15,7 +15,7 @@ import { parseStreamSelector } from '../../catalog/selectors.js';
 /** logHelperRoutes builds the three log listing routes over the org's log tag sets. */
 export function logHelperRoutes(storage: Storage): RouteSpec[] {
   const scanOf = (scope: HelperScope): LabelSetScan => logTagScan(storage, scope.org, msToNs(scope.startMs), msToNs(scope.endMs));
-  const route = (path: string, answer: (scope: HelperScope) => unknown): RouteSpec => listingRoute(path, parseStreamSelector, answer, (org) => storage.refreshListings(org));
+  const route = (path: string, answer: (scope: HelperScope) => object): RouteSpec => listingRoute(path, parseStreamSelector, answer, (org) => storage.refreshListings(org));
   return [
     route('/api/v1/logs/tags', (scope) => listKeys(scanOf(scope), scope.matchers, scope.limit)),
     route('/api/v1/logs/tagvalues', (scope) => {

@@ -15,7 +15,7 @@ import { parseSeriesSelector } from '../../catalog/selectors.js';
 const METRIC_NAME = '__name__';
 
 /** metricRoute builds one POST listing route scoped by a PromQL series selector. */
-function metricRoute(storage: Storage, path: string, answer: (scope: HelperScope) => unknown): RouteSpec {
+function metricRoute(storage: Storage, path: string, answer: (scope: HelperScope) => object): RouteSpec {
   return listingRoute(path, parseSeriesSelector, answer, (org) => storage.refreshListings(org));
 }
 

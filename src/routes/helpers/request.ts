@@ -5,6 +5,7 @@ import type { RequestContext, RouteSpec } from '../../http/router.js';
 import { callerOrg } from '../../auth/callerOrg.js';
 import { requireObject } from '../../query/request.js';
 import { resolveWindow } from '../../query/timeRange.js';
+import { partialListingWarnings } from '../../catalog/partialListing.js';
 
 /**
  * The helper endpoints share one request shape, so a client can build one body and send it to
@@ -112,15 +113,26 @@ export function helperScope(ctx: RequestContext, parseSelector: (text: string) =
 }
 
 /**
+ * withPartial marks a listing that lacks the recent data of holders it could not read
+ * (`unavailable`, from the refresh): `partial: true` and the warning, beside the items found.
+ * A query in that state still streams what it found and ends with status error; a listing
+ * answers what it found and says it is partial the same way.
+ */
+export function withPartial<T extends object>(listing: T, unavailable: readonly string[]): T | (T & { partial: true; warnings: string[] }) {
+  const warnings = partialListingWarnings(unavailable);
+  return warnings.length === 0 ? listing : { ...listing, partial: true, warnings };
+}
+
+/**
  * listingRoute builds one POST listing route: read the scope, bring the org's data up to date
- * (`refresh`: a query process fetches the heads other processes hold), answer, render the
- * answer as JSON.
+ * (`refresh`: a query process fetches the heads other processes hold, and answers those it
+ * could not read), answer, render the answer as JSON, marked partial when a holder was missing.
  */
 export function listingRoute(
   path: string,
   parseSelector: (text: string) => LabelMatcher[],
-  answer: (scope: HelperScope) => unknown,
-  refresh: (org: string) => Promise<void>,
+  answer: (scope: HelperScope) => object,
+  refresh: (org: string) => Promise<readonly string[]>,
 ): RouteSpec {
   return {
     method: 'POST',
@@ -129,8 +141,8 @@ export function listingRoute(
     body: 'json',
     handler: async (ctx) => {
       const scope = helperScope(ctx, parseSelector);
-      await refresh(scope.org);
-      ctx.res.json(200, answer(scope));
+      const unavailable = await refresh(scope.org);
+      ctx.res.json(200, withPartial(answer(scope), unavailable));
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Storage } from '../../../engine/index.js';
 import type { RouteSpec } from '../../http/router.js';
 import { listServices } from '../../catalog/services.js';
-import { helperLimit, helperWindow, requireOrg } from './request.js';
+import { helperLimit, helperWindow, requireOrg, withPartial } from './request.js';
 
 /**
  * GET /api/v1/services: the catalog's services listing (src/catalog/services.ts). It is a GET,
@@ -16,11 +16,11 @@ export function serviceRoutes(storage: Storage): RouteSpec[] {
       auth: 'key',
       handler: async (ctx) => {
         const org = requireOrg(ctx);
-        await storage.refreshListings(org);
+        const unavailable = await storage.refreshListings(org);
         const params = ctx.query;
         const { startMs, endMs } = helperWindow({ s: params.get('s') ?? undefined, e: params.get('e') ?? undefined });
         const limit = helperLimit(params.get('limit') ?? undefined);
-        ctx.res.json(200, listServices(storage, org, startMs, endMs, limit));
+        ctx.res.json(200, withPartial(listServices(storage, org, startMs, endMs, limit), unavailable));
       },
     },
   ];

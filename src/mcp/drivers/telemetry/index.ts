@@ -1,3 +1,4 @@
+import { partialListingWarnings } from '../../../catalog/partialListing.js';
 import type { MetaStore } from '../../../meta/types.js';
 import type { Driver } from '../../driver.js';
 import { tableDriver } from '../../tableDriver.js';
@@ -23,8 +24,9 @@ export function telemetryDriver(access: TelemetryAccess, store: MetaStore): Driv
     enabledByDefault: true,
     tools: [...investigateTools(access), ...catalogTools(access), ...queryTools(access), ...dashboardTools(access, store), ...checkTools(access)],
     prompts: TELEMETRY_PROMPTS,
-    // Listing tools read synchronously: on a query process the org's heads are fetched first.
-    prepare: (ctx) => access.storage.refreshListings(ctx.orgId),
+    // Listing tools read synchronously: on a query process the org's heads are fetched first,
+    // and holders that could not be read are reported with the result.
+    prepare: async (ctx) => partialListingWarnings(await access.storage.refreshListings(ctx.orgId)),
   });
 }
 
