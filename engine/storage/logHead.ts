@@ -1,5 +1,6 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
+import { countStreams, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import type { HeadRows } from './logChunk.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
@@ -38,7 +39,7 @@ export interface LogProjection {
   lines: boolean;
 }
 
-export interface LogReader {
+export interface LogReader extends Partial<LogCountReader> {
   /** select returns matching lines in [minNs, maxNs], grouped by tag set, each group oldest first. */
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[];
 }
@@ -251,6 +252,12 @@ export class LogHead implements LogReader, LogTagSetReader {
       out.push({ tags, timestampsNs, messages });
     }
     return out;
+  }
+
+  /** countLines counts through `select` with no lines: the head is small beside the segments, and the live head is read in process only. */
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+    checkAbort?.();
+    countStreams(this.select(matchers, minNs, maxNs, { lines: false }), windows, open);
   }
 
   /**

@@ -5,6 +5,7 @@ import { composeTags, type LogColumns, type LogProjection, type LogStreamData } 
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import type { SeriesPartition } from './partition.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
+import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from './logCounts.js';
 import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
@@ -145,6 +146,12 @@ function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[])
   return out;
 }
 
+/**
+ * DENSE_GROUP_SLOTS bounds the table of group slots a count allocates per segment (streams ×
+ * levels × attribute sets, 4 bytes each); beyond it, groups are found through a map.
+ */
+const DENSE_GROUP_SLOTS = 1 << 18;
+
 /** STOP is what a scan callback returns to end the scan early. */
 const STOP: unique symbol = Symbol('stop');
 
@@ -279,6 +286,72 @@ export class LogSegmentReader {
       out.push({ tags, timestampsNs, messages });
     }
     return out;
+  }
+
+  /**
+   * countLines is LogCountReader.countLines over this segment (see logCounts.ts): one pass
+   * over the rows of [minNs, maxNs] that reads the stream, level and attribute ids and the
+   * timestamp of each row, and adds it to its group's difference array. Each (stream, level,
+   * attributes) group is decided once, and found again through a dense table of group slots
+   * when the three dictionaries are small enough, else through a map.
+   */
+  countLines(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, only?: SeriesPartition, checkAbort?: () => void): void {
+    const from = lowerBound(this.ts, minNs);
+    const end = upperBound(this.ts, maxNs);
+    if (end <= from) return;
+    const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
+    // 0: stream not yet decided, 1: its tags match, 2: they do not.
+    const streamState = new Uint8Array(this.streamTags.length);
+    const levelCount = this.levels.length;
+    const attributeCount = this.attributes.length;
+    const groupCount = this.streamTags.length * levelCount * attributeCount;
+    // Slot per group: 0 undecided, -1 skipped, k + 1 for diffs[k].
+    const dense = groupCount <= DENSE_GROUP_SLOTS ? new Int32Array(groupCount) : undefined;
+    const sparse = dense === undefined ? new Map<number, number>() : undefined;
+    const diffs: Float64Array[] = [];
+    const decide = (row: number, sid: number): number => {
+      let state = streamState[sid];
+      if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
+      if (state === 2) return -1;
+      const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
+      if (!matchesAll(tags, compiled)) return -1;
+      if (only && only.of(tags, only.count) !== only.index) return -1;
+      const diff = open(tags);
+      if (diff === undefined) return -1;
+      diffs.push(diff);
+      return diffs.length;
+    };
+    const streams = this.streams;
+    const levelIds = this.levelIds;
+    const attributeIds = this.attributeIds;
+    const oneWindow = allInFirstWindow(windows, minNs, maxNs);
+    const time = new OffsetReader(this.ts, windows.baseNs);
+    const { stepNs, rangeNs, steps } = windows;
+    for (let chunk = from; chunk < end; chunk += ABORT_CHECK_ROWS) {
+      if (chunk > from) checkAbort?.();
+      const chunkEnd = Math.min(end, chunk + ABORT_CHECK_ROWS);
+      for (let row = chunk; row < chunkEnd; row++) {
+        const sid = streams[row];
+        const key = (sid * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
+        let slot: number;
+        if (dense !== undefined) {
+          slot = dense[key];
+          if (slot === 0) dense[key] = slot = decide(row, sid);
+        } else {
+          const known = sparse!.get(key);
+          if (known === undefined) sparse!.set(key, (slot = decide(row, sid)));
+          else slot = known;
+        }
+        if (slot < 0) continue;
+        const diff = diffs[slot - 1];
+        if (oneWindow) {
+          diff[0] += 1;
+          diff[1] -= 1;
+        } else {
+          addLine(diff, time.at(row), stepNs, rangeNs, steps);
+        }
+      }
+    }
   }
 
   /** forEachTagSet visits each distinct full tag set with lines in the window, decoding no messages. */
