@@ -1,5 +1,4 @@
 import type { Labels } from './labels.js';
-import type { LogStreamData } from './logHead.js';
 import type { LabelMatcher } from './matchers.js';
 
 /**
@@ -100,15 +99,17 @@ export class OffsetReader {
   }
 }
 
-/** countStreams adds already selected streams to their windows: the way for sources with no scan of their own. */
-export function countStreams(streams: readonly LogStreamData[], windows: CountWindows, open: OpenCounts): void {
-  const { stepNs, rangeNs, steps } = windows;
-  for (const s of streams) {
-    const diff = open(s.tags);
-    if (diff === undefined) continue;
-    const time = new OffsetReader(s.timestampsNs, windows.baseNs);
-    for (let i = 0; i < s.timestampsNs.length; i++) addLine(diff, time.at(i), stepNs, rangeNs, steps);
-  }
+/**
+ * countRows is how many lines in [minNs, maxNs] match `matchers`: a count over one window
+ * that holds the whole span. Its range is twice the span, so every line's offset is inside it
+ * even where float64 rounds offsets of a span near 2^64 ns.
+ */
+export function countRows(reader: LogCountReader, matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint): number {
+  if (maxNs < minNs) return 0;
+  const diff = new Float64Array(2);
+  const rangeNs = 2 * Number(maxNs - minNs + 1n) + 1;
+  reader.countLines(matchers, minNs, maxNs, { baseNs: minNs - 1n, stepNs: 1, rangeNs, steps: 1 }, () => diff);
+  return diff[0];
 }
 
 /** ABORT_CHECK_ROWS is how many rows a count scans between abort checks. */

@@ -1,6 +1,6 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
-import { countStreams, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
+import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import type { HeadRows } from './logChunk.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
@@ -254,10 +254,33 @@ export class LogHead implements LogReader, LogTagSetReader {
     return out;
   }
 
-  /** countLines counts through `select` with no lines: the head is small beside the segments, and the live head is read in process only. */
+  /**
+   * countLines is LogCountReader.countLines over the head: the rows `select` would return,
+   * each added to its group's array as it is scanned, with no row list or timestamp copy.
+   */
   countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
-    checkAbort?.();
-    countStreams(this.select(matchers, minNs, maxNs, { lines: false }), windows, open);
+    const compiled = compileMatchers(matchers);
+    const groups = new Map<number, Float64Array | null>();
+    const oneWindow = allInFirstWindow(windows, minNs, maxNs);
+    const time = new OffsetReader(this.timestamps.view(), windows.baseNs);
+    const { stepNs, rangeNs, steps } = windows;
+    let scanned = 0;
+    this.scan(compiled, minNs, maxNs, (row, id) => {
+      if (++scanned % ABORT_CHECK_ROWS === 0) checkAbort?.();
+      let diff = groups.get(id);
+      if (diff === undefined) {
+        const tags = this.groupTags(row);
+        diff = matchesAll(tags, compiled) ? (open(tags) ?? null) : null;
+        groups.set(id, diff);
+      }
+      if (diff === null) return;
+      if (oneWindow) {
+        diff[0] += 1;
+        diff[1] -= 1;
+      } else {
+        addLine(diff, time.at(row), stepNs, rangeNs, steps);
+      }
+    });
   }
 
   /**

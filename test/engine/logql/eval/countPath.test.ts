@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateLogQLInstant, evaluateLogQLRange } from '../../../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../../../engine/logql/index.js';
 import { logViewOf, shareLogs } from '../../../../engine/query/taskData.js';
-import type { LogCountReader } from '../../../../engine/storage/logCounts.js';
+import { countRows, type LogCountReader } from '../../../../engine/storage/logCounts.js';
 import type { LogEntry, LogReader } from '../../../../engine/storage/logHead.js';
 import type { OrgLogView } from '../../../../engine/storage/orgViews.js';
 import { SharedSegmentReaders } from '../../../../engine/storage/sharedSegments.js';
@@ -152,6 +152,13 @@ describe('counting lines per window', () => {
     const result = evaluateLogQLInstant(parseLogQL('sum(count_over_time({service_name=~".+"}[30m]))'), workerView(), at);
     if (result.resultType !== 'vector') throw new Error('expected a vector');
     expect([...result.series[0].values]).toEqual([total]);
+    expect(countRows(storage.logs(ORG), [], ...ALL_NS)).toBe(total);
+    const cart = [{ name: 'service_name', type: '=' as const, value: 'cart' }];
+    const window = [BigInt(T0_MS + 60_000) * NS_PER_MS, BigInt(T0_MS + 13 * 60_000) * NS_PER_MS] as const;
+    const selected = storage.logs(ORG).select(cart, ...window).reduce((n, s) => n + s.timestampsNs.length, 0);
+    expect(selected).toBeGreaterThan(100);
+    expect(countRows(storage.logs(ORG), cart, ...window)).toBe(selected);
+    expect(countRows(workerView(), cart, ...window)).toBe(selected);
   });
 
   it('matches a no-op line filter, which takes the general path', () => {
