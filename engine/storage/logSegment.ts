@@ -325,6 +325,10 @@ export class LogSegmentReader {
     const levelIds = this.levelIds;
     const attributeIds = this.attributeIds;
     const oneWindow = allInFirstWindow(windows, minNs, maxNs);
+    if (oneWindow && dense !== undefined) {
+      this.countPerGroup(from, end, levelCount, attributeCount, dense.length, decide, diffs, checkAbort);
+      return;
+    }
     const time = new OffsetReader(this.ts, windows.baseNs);
     const { stepNs, rangeNs, steps } = windows;
     for (let chunk = from; chunk < end; chunk += ABORT_CHECK_ROWS) {
@@ -351,6 +355,47 @@ export class LogSegmentReader {
           addLine(diff, time.at(row), stepNs, rangeNs, steps);
         }
       }
+    }
+  }
+
+  /**
+   * countPerGroup is countLines for one window holding every row of [from, end) (an instant
+   * query) when groups fit the dense table: the loop only counts rows per group, and the
+   * groups are decided afterwards in the order of their first row, as the row loop meets them.
+   */
+  private countPerGroup(
+    from: number,
+    end: number,
+    levelCount: number,
+    attributeCount: number,
+    groupCount: number,
+    decide: (row: number, sid: number) => number,
+    diffs: readonly Float64Array[],
+    checkAbort?: () => void,
+  ): void {
+    const streams = this.streams;
+    const levelIds = this.levelIds;
+    const attributeIds = this.attributeIds;
+    const counts = new Float64Array(groupCount);
+    const firstRow = new Int32Array(groupCount);
+    for (let chunk = from; chunk < end; chunk += ABORT_CHECK_ROWS) {
+      if (chunk > from) checkAbort?.();
+      const chunkEnd = Math.min(end, chunk + ABORT_CHECK_ROWS);
+      for (let row = chunk; row < chunkEnd; row++) {
+        const key = (streams[row] * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
+        if (counts[key]++ === 0) firstRow[key] = row;
+      }
+    }
+    const seen: number[] = [];
+    for (let key = 0; key < groupCount; key++) if (counts[key] > 0) seen.push(key);
+    seen.sort((a, b) => firstRow[a] - firstRow[b]);
+    for (const key of seen) {
+      const row = firstRow[key];
+      const slot = decide(row, streams[row]);
+      if (slot < 0) continue;
+      const diff = diffs[slot - 1];
+      diff[0] += counts[key];
+      diff[1] -= counts[key];
     }
   }
 
