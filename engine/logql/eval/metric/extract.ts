@@ -372,6 +372,7 @@ export function extractWindows(ctx: EvalContext, plan: ExtractionPlan, baseNs: b
   return out;
 }
 
+/** isCountReader says whether a reader counts lines itself (views over segments and heads do; a bare select does not). */
 function isCountReader(reader: LogReader): reader is LogReader & LogCountReader {
   return typeof (reader as Partial<LogCountReader>).countLines === 'function';
 }
