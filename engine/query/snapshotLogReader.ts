@@ -4,6 +4,7 @@ import { labelsKey, type Labels } from '../storage/labels.js';
 import { chunkMessage, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
 import type { LogProjection, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
+import { OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from '../storage/logCounts.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from '../storage/matchers.js';
 import type { SeriesPartition } from '../storage/partition.js';
 
@@ -142,6 +143,45 @@ export class SnapshotLogReader {
         return !stopped;
       });
       if (stopped) return;
+    }
+  }
+
+  /**
+   * countLines is LogCountReader.countLines over the snapshot: chunks carry a group id per
+   * row, so each row costs a typed-array read, a slot lookup and its window arithmetic.
+   */
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+    const compiled = compileMatchers(matchers);
+    const oneWindow = allInFirstWindow(windows, minNs, maxNs);
+    const { stepNs, rangeNs, steps } = windows;
+    for (const chunk of this.head.chunks) {
+      if (chunk.rows === 0 || chunk.maxNs < minNs || chunk.minNs > maxNs) continue;
+      checkAbort?.();
+      const { tags } = groupsOf(chunk);
+      // Per group: undefined undecided, null skipped, else its array.
+      const decided: Array<Float64Array | null | undefined> = new Array(tags.length);
+      const ts = chunk.timestampsNs;
+      const groups = chunk.groups;
+      const time = new OffsetReader(ts, windows.baseNs);
+      const inOrder = chunk.inOrder;
+      const from = inOrder ? lowerBound(ts, minNs) : 0;
+      const end = inOrder ? upperBound(ts, maxNs) : chunk.rows;
+      for (let i = from; i < end; i++) {
+        if (!inOrder) {
+          const t = ts[i];
+          if (t < minNs || t > maxNs) continue;
+        }
+        const group = groups[i];
+        let diff = decided[group];
+        if (diff === undefined) decided[group] = diff = this.wants(tags[group], compiled) ? (open(tags[group]) ?? null) : null;
+        if (diff === null) continue;
+        if (oneWindow) {
+          diff[0] += 1;
+          diff[1] -= 1;
+        } else {
+          addLine(diff, time.at(i), stepNs, rangeNs, steps);
+        }
+      }
     }
   }
 

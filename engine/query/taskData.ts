@@ -4,6 +4,7 @@ import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
 import type { SharedSegment, SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { gatherLogStreams } from './gather.js';
+import { countRows } from '../storage/logCounts.js';
 import type { LogSelection } from './logqlPlan.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import { shardOf } from './shards.js';
@@ -89,10 +90,15 @@ export interface LogShare {
 /** gatherLogShare collects what a log task over `selections` reads from one org's view. */
 export function gatherLogShare(view: OrgLogView, selections: readonly LogSelection[]): LogShare {
   const { segments, heads, snapshots } = view.share(selections);
-  // Counting needs no message: the heads are scanned, no line is copied.
-  const bare = selections.map((s) => ({ ...s, lines: false }));
   let headLines = 0;
-  for (const s of gatherLogStreams(heads, bare)) headLines += s.timestampsNs.length;
+  if (selections.length === 1) {
+    // One selection: its lines are counted where they lie, none is copied.
+    headLines = countRows(heads, selections[0].matchers, selections[0].minNs, selections[0].maxNs);
+  } else {
+    // Counting needs no message: the heads are scanned, no line's text is copied.
+    const bare = selections.map((s) => ({ ...s, lines: false }));
+    for (const s of gatherLogStreams(heads, bare)) headLines += s.timestampsNs.length;
+  }
   let taken: LogHeadSnapshot[] | undefined;
   return { segments, headLines, snapshots: () => (taken ??= snapshots()) };
 }

@@ -1,5 +1,6 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
+import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import type { HeadRows } from './logChunk.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
@@ -38,7 +39,7 @@ export interface LogProjection {
   lines: boolean;
 }
 
-export interface LogReader {
+export interface LogReader extends Partial<LogCountReader> {
   /** select returns matching lines in [minNs, maxNs], grouped by tag set, each group oldest first. */
   select(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[];
 }
@@ -251,6 +252,35 @@ export class LogHead implements LogReader, LogTagSetReader {
       out.push({ tags, timestampsNs, messages });
     }
     return out;
+  }
+
+  /**
+   * countLines is LogCountReader.countLines over the head: the rows `select` would return,
+   * each added to its group's array as it is scanned, with no row list or timestamp copy.
+   */
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+    const compiled = compileMatchers(matchers);
+    const groups = new Map<number, Float64Array | null>();
+    const oneWindow = allInFirstWindow(windows, minNs, maxNs);
+    const time = new OffsetReader(this.timestamps.view(), windows.baseNs);
+    const { stepNs, rangeNs, steps } = windows;
+    let scanned = 0;
+    this.scan(compiled, minNs, maxNs, (row, id) => {
+      if (++scanned % ABORT_CHECK_ROWS === 0) checkAbort?.();
+      let diff = groups.get(id);
+      if (diff === undefined) {
+        const tags = this.groupTags(row);
+        diff = matchesAll(tags, compiled) ? (open(tags) ?? null) : null;
+        groups.set(id, diff);
+      }
+      if (diff === null) return;
+      if (oneWindow) {
+        diff[0] += 1;
+        diff[1] -= 1;
+      } else {
+        addLine(diff, time.at(row), stepNs, rangeNs, steps);
+      }
+    });
   }
 
   /**

@@ -5,6 +5,7 @@ import { composeTags, type LogColumns, type LogProjection, type LogStreamData } 
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import type { SeriesPartition } from './partition.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
+import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, firstStep, lastStep, type CountWindows, type OpenCounts } from './logCounts.js';
 import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
 /**
@@ -145,6 +146,13 @@ function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[])
   return out;
 }
 
+/**
+ * DENSE_GROUP_SLOTS bounds the table of group slots a count allocates per segment (streams ×
+ * levels × attribute sets, 16 bytes each with the run counts); beyond it, groups are found
+ * through a map.
+ */
+const DENSE_GROUP_SLOTS = 1 << 16;
+
 /** STOP is what a scan callback returns to end the scan early. */
 const STOP: unique symbol = Symbol('stop');
 
@@ -279,6 +287,151 @@ export class LogSegmentReader {
       out.push({ tags, timestampsNs, messages });
     }
     return out;
+  }
+
+  /**
+   * countLines is LogCountReader.countLines over this segment (see logCounts.ts): one pass
+   * over the rows of [minNs, maxNs] that reads the stream, level and attribute ids and the
+   * timestamp of each row, and adds it to its group's difference array. Each (stream, level,
+   * attributes) group is decided once. When the three dictionaries are small enough, rows are
+   * counted per group in runs that share their steps (countInRuns); else each row finds its
+   * group through a map and adds itself.
+   */
+  countLines(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, only?: SeriesPartition, checkAbort?: () => void): void {
+    const from = lowerBound(this.ts, minNs);
+    const end = upperBound(this.ts, maxNs);
+    if (end <= from) return;
+    const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
+    // 0: stream not yet decided, 1: its tags match, 2: they do not.
+    const streamState = new Uint8Array(this.streamTags.length);
+    const levelCount = this.levels.length;
+    const attributeCount = this.attributes.length;
+    const groupCount = this.streamTags.length * levelCount * attributeCount;
+    // Slot per group: 0 undecided, -1 skipped, k + 1 for diffs[k].
+    const dense = groupCount <= DENSE_GROUP_SLOTS ? new Int32Array(groupCount) : undefined;
+    const diffs: Float64Array[] = [];
+    const decide = (row: number, sid: number): number => {
+      let state = streamState[sid];
+      if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
+      if (state === 2) return -1;
+      const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
+      if (!matchesAll(tags, compiled)) return -1;
+      if (only && only.of(tags, only.count) !== only.index) return -1;
+      const diff = open(tags);
+      if (diff === undefined) return -1;
+      diffs.push(diff);
+      return diffs.length;
+    };
+    const streams = this.streams;
+    const levelIds = this.levelIds;
+    const attributeIds = this.attributeIds;
+    const oneWindow = allInFirstWindow(windows, minNs, maxNs);
+    if (dense !== undefined) {
+      this.countInRuns(from, end, levelCount, attributeCount, dense, decide, diffs, oneWindow ? undefined : windows, checkAbort);
+      return;
+    }
+    const sparse = new Map<number, number>();
+    const time = new OffsetReader(this.ts, windows.baseNs);
+    const { stepNs, rangeNs, steps } = windows;
+    for (let chunk = from; chunk < end; chunk += ABORT_CHECK_ROWS) {
+      if (chunk > from) checkAbort?.();
+      const chunkEnd = Math.min(end, chunk + ABORT_CHECK_ROWS);
+      for (let row = chunk; row < chunkEnd; row++) {
+        const sid = streams[row];
+        const key = (sid * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
+        let slot = sparse.get(key);
+        if (slot === undefined) sparse.set(key, (slot = decide(row, sid)));
+        if (slot < 0) continue;
+        const diff = diffs[slot - 1];
+        if (oneWindow) {
+          diff[0] += 1;
+          diff[1] -= 1;
+        } else {
+          addLine(diff, time.at(row), stepNs, rangeNs, steps);
+        }
+      }
+    }
+  }
+
+  /**
+   * countInRuns is countLines when the groups fit the dense table of slots. Rows are in time
+   * order, so they fall into runs whose lines all count in the same steps (the steps change only
+   * when a line crosses a step or window edge): the loop counts rows per group within a run,
+   * and the run's counts are added to the groups' arrays when it ends. Offsets near a run's end
+   * take the per-line arithmetic, so float rounding at the edges answers as addLine does.
+   * Groups are decided in the order of their first row, as a row-by-row loop decides them.
+   */
+  private countInRuns(
+    from: number,
+    end: number,
+    levelCount: number,
+    attributeCount: number,
+    slots: Int32Array,
+    decide: (row: number, sid: number) => number,
+    diffs: readonly Float64Array[],
+    windows: CountWindows | undefined,
+    checkAbort?: () => void,
+  ): void {
+    const streams = this.streams;
+    const levelIds = this.levelIds;
+    const attributeIds = this.attributeIds;
+    const counts = new Float64Array(slots.length);
+    const firstRow = new Int32Array(slots.length);
+    const touched = new Int32Array(slots.length);
+    let touchedCount = 0;
+    // The steps of the current run; with no windows, one step holds every row.
+    let lo = 0;
+    let hi = 0;
+    const flush = (): void => {
+      for (let i = 0; i < touchedCount; i++) {
+        const key = touched[i];
+        const count = counts[key];
+        counts[key] = 0;
+        let slot = slots[key];
+        if (slot === 0) slots[key] = slot = decide(firstRow[key], streams[firstRow[key]]);
+        if (slot < 0 || lo > hi) continue;
+        const diff = diffs[slot - 1];
+        diff[lo] += count;
+        diff[hi + 1] -= count;
+      }
+      touchedCount = 0;
+    };
+    const time = windows === undefined ? undefined : new OffsetReader(this.ts, windows.baseNs);
+    const stepNs = windows?.stepNs ?? 0;
+    const rangeNs = windows?.rangeNs ?? 0;
+    const lastIndex = (windows?.steps ?? 1) - 1;
+    // Rows whose offset is at most runSafe belong to the current run.
+    let runSafe = -Infinity;
+    for (let chunk = from; chunk < end; chunk += ABORT_CHECK_ROWS) {
+      if (chunk > from) checkAbort?.();
+      const chunkEnd = Math.min(end, chunk + ABORT_CHECK_ROWS);
+      for (let row = chunk; row < chunkEnd; row++) {
+        if (time !== undefined) {
+          const t = time.at(row);
+          if (t > runSafe) {
+            const rawLo = firstStep(t, stepNs, rangeNs);
+            const rawHi = lastStep(t, stepNs);
+            const nextLo = rawLo < 0 ? 0 : rawLo;
+            const nextHi = rawHi > lastIndex ? lastIndex : rawHi;
+            if (nextLo !== lo || nextHi !== hi) {
+              flush();
+              lo = nextLo;
+              hi = nextHi;
+            }
+            // The run lasts while t ≤ (rawHi + 1)·step and t ≤ rawLo·step + range; a margin
+            // well above float rounding leaves the rows at the very edge to the check above.
+            const edge = Math.min((rawHi + 1) * stepNs, rawLo * stepNs + rangeNs);
+            runSafe = edge - (Math.abs(edge) * 1e-9 + 16);
+          }
+        }
+        const key = (streams[row] * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
+        if (counts[key]++ === 0) {
+          touched[touchedCount++] = key;
+          firstRow[key] = row;
+        }
+      }
+    }
+    flush();
   }
 
   /** forEachTagSet visits each distinct full tag set with lines in the window, decoding no messages. */

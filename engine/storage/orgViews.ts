@@ -3,6 +3,7 @@ import { labelsKey } from './labels.js';
 import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
+import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
@@ -24,7 +25,7 @@ export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachL
  * LogSource is the log counterpart of MetricSource; it can also answer a snapshot of itself
  * in shared memory, which is how log heads travel to workers (see logHeadSnapshots.ts).
  */
-export type LogSource = Pick<LogHead, 'rowCount' | 'select' | 'forEachTagSet' | 'snapshot'>;
+export type LogSource = Pick<LogHead, 'rowCount' | 'select' | 'countLines' | 'forEachTagSet' | 'snapshot'>;
 /**
  * SegmentOpener opens segments for a view: the store's cached readers (which can also
  * prefetch files asynchronously), or a worker's readers over shared bytes.
@@ -315,7 +316,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
  * first on equal timestamps (the order the lines arrived in). Skipped segments are reported as
  * in OrgMetricView.
  */
-export class OrgLogView implements LogReader, LogTagSetReader {
+export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
   private readonly failures = new FailureLog();
 
   /** `only` narrows what `select` reads from segments, as in OrgMetricView. */
@@ -391,6 +392,24 @@ export class OrgLogView implements LogReader, LogTagSetReader {
     const series: LogStreamData[] = [];
     for (const list of byTags.values()) series.push(list.reduce(mergeLogRuns));
     return { series, failedSegments };
+  }
+
+  /**
+   * countLines is LogCountReader.countLines across the segments and heads: counts add up, so
+   * each source adds its lines into the same arrays and no runs are merged. Sources are read
+   * in the order `select` reads them, so `open` meets the tag sets in the same order.
+   */
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+    const { segments, heads } = this.sources();
+    const compiled = compileMatchers(matchers);
+    const mayMatch = logSegmentFilter(matchers);
+    for (const entry of segments) {
+      if (!mayMatch(entry, minNs, maxNs)) continue;
+      const opened = this.readers.log(entry.meta);
+      if (opened.failure) this.failures.add(opened.failure);
+      else opened.reader.countLines(compiled, minNs, maxNs, windows, open, this.only, checkAbort);
+    }
+    for (const head of heads) if (head.rowCount > 0) head.countLines(matchers, minNs, maxNs, windows, open, checkAbort);
   }
 
   forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {

@@ -20,6 +20,8 @@ import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
 import { TimeReader } from './relativeTime.js';
+import { firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
+import type { LogReader } from '../../../storage/logHead.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
 export const SAMPLE_EXTRACTION_ERROR = 'SampleExtractionErr';
@@ -154,8 +156,11 @@ class SampleBuffer implements Sink {
 
 /** WindowAccumulator adds each sample to the steps whose windows contain it. */
 class WindowAccumulator implements Sink {
-  private readonly countDiff: Float64Array;
+  /** countDiff is the per-step difference array of sample counts; a direct count adds into it (logCounts.ts). */
+  readonly countDiff: Float64Array;
   private readonly sumDiff: Float64Array;
+  /** countsOnly is set when every sample is worth 1 and was added to countDiff alone: sums are then the counts. */
+  countsOnly = false;
 
   constructor(
     readonly labels: ResultLabels,
@@ -168,11 +173,8 @@ class WindowAccumulator implements Sink {
   add(t: number, v: number): void {
     const { stepNs, rangeNs, steps } = this.windows;
     // Step j holds t when j·step < t ≤ j·step + range.
-    const q = Math.floor(t / stepNs);
-    let hi = t - q * stepNs === 0 ? q - 1 : q;
-    const u = t - rangeNs;
-    const p = Math.floor(u / stepNs);
-    let lo = u - p * stepNs === 0 ? p : p + 1;
+    let hi = lastStep(t, stepNs);
+    let lo = firstStep(t, stepNs, rangeNs);
     if (lo < 0) lo = 0;
     if (hi > steps - 1) hi = steps - 1;
     if (lo > hi) return;
@@ -185,14 +187,14 @@ class WindowAccumulator implements Sink {
   finish(): SeriesWindows {
     const steps = this.windows.steps;
     const counts = new Float64Array(steps);
-    const sums = new Float64Array(steps);
+    const sums = this.countsOnly ? counts : new Float64Array(steps);
     let c = 0;
     let s = 0;
     for (let j = 0; j < steps; j++) {
       c += this.countDiff[j];
       s += this.sumDiff[j];
       counts[j] = c;
-      sums[j] = s;
+      if (!this.countsOnly) sums[j] = s;
     }
     return { labels: this.labels, counts, sums };
   }
@@ -364,8 +366,43 @@ export function extractWindows(ctx: EvalContext, plan: ExtractionPlan, baseNs: b
     ctx.holdSamples(2 * windows.steps);
     return new WindowAccumulator(labels, windows);
   });
-  runExtraction(ctx, plan, baseNs, maxNs, collector, false);
+  if (!countDirectly(ctx, plan, baseNs, maxNs, windows, collector)) runExtraction(ctx, plan, baseNs, maxNs, collector, false);
   const out: SeriesWindows[] = [];
   for (const acc of collector.sinks.values()) out.push(acc.finish());
   return out;
+}
+
+/** isCountReader says whether a reader counts lines itself (views over segments and heads do; a bare select does not). */
+function isCountReader(reader: LogReader): reader is LogReader & LogCountReader {
+  return typeof (reader as Partial<LogCountReader>).countLines === 'function';
+}
+
+/**
+ * countDirectly answers a count through no pipeline stage (what is left once unused stages
+ * are dropped) from a reader that counts lines itself: each source adds its lines into the
+ * series' count arrays, so no line, timestamp column or merged run is ever built. Returns
+ * false when the plan or the reader does not allow it.
+ */
+function countDirectly(ctx: EvalContext, plan: ExtractionPlan, baseNs: bigint, maxNs: bigint, windows: StepWindows, collector: Collector<WindowAccumulator>): boolean {
+  const reader = ctx.reader;
+  if (plan.source !== 'count' || !isCountReader(reader)) return false;
+  const selector = plan.range.selector;
+  const pipeline = new CompiledPipeline(selector.pipeline, { noLabels: plan.noLabels, preserveError: plan.preserveError, memory: ctx.memory, dropUnusedLineFormat: true });
+  if (pipeline.stages.length !== 0) return false;
+  reader.countLines(
+    selector.matchers.map(matcherOf),
+    baseNs + 1n,
+    maxNs,
+    { baseNs, ...windows },
+    (tags) => {
+      // As runExtraction's line-only branch: the stream's (grouped) labels hold for every line.
+      const labels = pipeline.forStream(tags, ctx.labelCache).labels;
+      labels.reset();
+      const sink = collector.sink(labels.grouped(plan.grouping), 0);
+      sink.countsOnly = true;
+      return sink.countDiff;
+    },
+    () => ctx.checkAbort(),
+  );
+  return true;
 }
