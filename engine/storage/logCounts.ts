@@ -76,7 +76,8 @@ const TWO_32 = 4294967296;
 
 /**
  * OffsetReader reads ts[i] - baseNs as a float64 from the two 32-bit halves of each
- * timestamp, without BigInt arithmetic or copying the column.
+ * timestamp, without BigInt arithmetic or copying the column: offsets below 2^53 ns (104 days)
+ * are exact, which is all a query window needs, and floats make the window arithmetic cheap.
  */
 export class OffsetReader {
   private readonly words: Int32Array | undefined;

@@ -1,9 +1,8 @@
 import type { ExemplarStore } from '../../engine/index.js';
 import type { LabelMatcher } from '../../engine/storage/matchers.js';
-import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RouteSpec } from '../http/router.js';
-import { parseSelectors } from './headRequest.js';
+import { bad, overFetchLimit, parseSelectors, parseTimeBounds } from './headRequest.js';
 import { checkInternalToken } from './internalToken.js';
 
 /** EXEMPLAR_ROUTE is the internal endpoint a process that keeps exemplars serves them on. */
@@ -22,10 +21,6 @@ export interface ExemplarRequest {
   maxMs?: number;
 }
 
-function bad(message: string): ApiError {
-  return new ApiError('VALIDATION_FAILED', message);
-}
-
 /** parseExemplarRequest checks a decoded JSON body field by field. */
 export function parseExemplarRequest(value: unknown): ExemplarRequest {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('body must be a JSON object');
@@ -33,13 +28,7 @@ export function parseExemplarRequest(value: unknown): ExemplarRequest {
   for (const key of Object.keys(body)) if (!['org', 'selectors', 'minMs', 'maxMs'].includes(key)) throw bad(`unknown field "${key}"`);
   if (typeof body.org !== 'string' || body.org === '' || body.org.length > 200) throw bad('org must be a non-empty string of at most 200 characters');
   const out: ExemplarRequest = { org: body.org, selectors: parseSelectors(body.selectors) };
-  for (const key of ['minMs', 'maxMs'] as const) {
-    const v = body[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`${key} must be a number of milliseconds`);
-    out[key] = v;
-  }
-  if (out.minMs !== undefined && out.maxMs !== undefined && out.maxMs < out.minMs) throw bad('maxMs must not be before minMs');
+  Object.assign(out, parseTimeBounds(body));
   return out;
 }
 
@@ -73,11 +62,7 @@ export function exemplarRoutes(deps: ExemplarRouteDeps): RouteSpec[] {
         const series = deps.exemplars.select(request.org, request.selectors, request.minMs ?? -Infinity, request.maxMs ?? Infinity);
         // JSON has no NaN or infinities: such values go as strings ("NaN", "Infinity", "-Infinity").
         const text = Buffer.from(JSON.stringify({ series }, (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)), 'utf8');
-        if (text.length > deps.maxBytes) {
-          throw new ApiError('PAYLOAD_TOO_LARGE', `the exemplars asked for take ${text.length} bytes, over the limit of ${deps.maxBytes} (SVC_HEAD_FETCH_MAX_BYTES)`, {
-            details: { bytes: text.length, limit: deps.maxBytes },
-          });
-        }
+        if (text.length > deps.maxBytes) throw overFetchLimit('the exemplars asked for', text.length, deps.maxBytes);
         res.send(200, text, 'application/json');
       },
     },

@@ -40,7 +40,13 @@ export interface HeadRequest {
   selectors?: LabelMatcher[][];
 }
 
-function bad(message: string): ApiError {
+/** overFetchLimit is the 413 of an internal answer larger than SVC_HEAD_FETCH_MAX_BYTES allows. */
+export function overFetchLimit(what: string, bytes: number, limit: number): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `${what} take ${bytes} bytes, over the limit of ${limit} (SVC_HEAD_FETCH_MAX_BYTES)`, { details: { bytes, limit } });
+}
+
+/** bad is the 400 every internal request's field check throws. */
+export function bad(message: string): ApiError {
   return new ApiError('VALIDATION_FAILED', message);
 }
 
@@ -67,6 +73,19 @@ export function parseHeadRequest(value: unknown): HeadRequest {
     }
     out.have = have as string[];
   }
+  Object.assign(out, parseTimeBounds(body));
+  if (body.selectors !== undefined) out.selectors = parseSelectors(body.selectors);
+  return out;
+}
+
+const MATCHER_TYPES: ReadonlySet<string> = new Set(['=', '!=', '=~', '!~']);
+
+/**
+ * parseTimeBounds reads an internal request's optional `minMs`/`maxMs` (finite milliseconds,
+ * maxMs not before minMs), shared by the head and exemplar routes.
+ */
+export function parseTimeBounds(body: Record<string, unknown>): { minMs?: number; maxMs?: number } {
+  const out: { minMs?: number; maxMs?: number } = {};
   for (const key of ['minMs', 'maxMs'] as const) {
     const v = body[key];
     if (v === undefined) continue;
@@ -74,11 +93,8 @@ export function parseHeadRequest(value: unknown): HeadRequest {
     out[key] = v;
   }
   if (out.minMs !== undefined && out.maxMs !== undefined && out.maxMs < out.minMs) throw bad('maxMs must not be before minMs');
-  if (body.selectors !== undefined) out.selectors = parseSelectors(body.selectors);
   return out;
 }
-
-const MATCHER_TYPES: ReadonlySet<string> = new Set(['=', '!=', '=~', '!~']);
 
 /** parseSelectors checks a non-empty list of selectors, each a list of matchers whose regular expressions compile. */
 export function parseSelectors(value: unknown): LabelMatcher[][] {

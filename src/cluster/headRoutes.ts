@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Storage } from '../../engine/index.js';
 import { narrowHeadExport } from '../../engine/storage/headFilter.js';
 import { encodeHeadExport, encodedLength } from '../../engine/storage/headWire.js';
-import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RouteSpec } from '../http/router.js';
-import { HEAD_ROUTE, MAX_HEAD_REQUEST_BYTES, parseHeadRequest } from './headRequest.js';
+import { HEAD_ROUTE, MAX_HEAD_REQUEST_BYTES, overFetchLimit, parseHeadRequest } from './headRequest.js';
 import { checkInternalToken } from './internalToken.js';
 
 export interface HeadRouteDeps {
@@ -51,11 +50,7 @@ export function headRoutes(deps: HeadRouteDeps): RouteSpec[] {
         const data = narrowHeadExport(whole, request, (id) => have.has(CHUNK_ID_PREFIX + id));
         const parts = encodeHeadExport(data, CHUNK_ID_PREFIX, have);
         const length = encodedLength(parts);
-        if (length > deps.maxBytes) {
-          throw new ApiError('PAYLOAD_TOO_LARGE', `the org's heads take ${length} bytes, over the limit of ${deps.maxBytes} (SVC_HEAD_FETCH_MAX_BYTES)`, {
-            details: { bytes: length, limit: deps.maxBytes },
-          });
-        }
+        if (length > deps.maxBytes) throw overFetchLimit("the org's heads", length, deps.maxBytes);
         res.send(200, Buffer.concat(parts, length), 'application/octet-stream');
         deps.onServe?.(length);
       },

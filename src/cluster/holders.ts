@@ -72,6 +72,44 @@ export async function readLimited(res: Response, maxBytes: number): Promise<Uint
   return Buffer.concat(parts, total);
 }
 
+/** HolderCall is how a query process asks a holder: the cluster token, a deadline and a size bound. */
+export interface HolderCall {
+  /** token authenticates this process to the holders (SVC_INTERNAL_TOKEN). */
+  token: string;
+  /** timeoutMs bounds one request to one holder, answer included. */
+  timeoutMs: number;
+  /** maxBytes bounds one holder's answer. */
+  maxBytes: number;
+}
+
+/**
+ * askHolder posts a JSON request to one holder's internal route and reads its answer whole,
+ * within the call's deadline and size bound. A failure (refused connection, deadline, another
+ * status, an oversized answer) comes back as its description, so callers can report the holder
+ * as unavailable and go on with the others.
+ */
+export async function askHolder(holder: Holder, route: string, request: unknown, call: HolderCall): Promise<Uint8Array | string> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), call.timeoutMs);
+  try {
+    const res = await fetch(holder.baseUrl + route, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${call.token}` },
+      body: JSON.stringify(request),
+      signal: controller.signal,
+    });
+    if (res.status !== 200) {
+      const text = await res.text().catch(() => '');
+      return `answered ${res.status}${text ? ` ${text.slice(0, 300)}` : ''}`;
+    }
+    return await readLimited(res, call.maxBytes);
+  } catch (err) {
+    return controller.signal.aborted ? `no answer within ${call.timeoutMs} ms` : describeError(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** describeError words a failed request to a holder, with its cause (a refused connection, say). */
 export function describeError(err: unknown): string {
   if (err instanceof Error) {

@@ -3,19 +3,14 @@ import type { LabelMatcher } from '../../engine/storage/matchers.js';
 import { mergeSeriesExemplars, type ExemplarAnswer, type ExemplarReader } from '../exemplars/exemplarReader.js';
 import { EXEMPLAR_ROUTE, type ExemplarRequest } from './exemplarRoutes.js';
 import { MAX_MATCHERS, MAX_SELECTORS } from './headRequest.js';
-import { describeError, holdersOf, readLimited, type Holder } from './holders.js';
+import { askHolder, describeError, holdersOf, type Holder, type HolderCall } from './holders.js';
 import type { PartitionOwners } from './partitionOwners.js';
 
-export interface PeerExemplarClientOptions {
+/** The holder call (token, timeoutMs, maxBytes: SVC_INTERNAL_TOKEN, SVC_HEAD_FETCH_TIMEOUT_MS, SVC_HEAD_FETCH_MAX_BYTES) plus where the holders are. */
+export interface PeerExemplarClientOptions extends HolderCall {
   owners: PartitionOwners;
   /** partitions is the write log's partition count (SVC_WRITE_LOG_PARTITIONS). */
   partitions: number;
-  /** token authenticates this process to the holders (SVC_INTERNAL_TOKEN). */
-  token: string;
-  /** timeoutMs bounds one request to one holder, answer included. */
-  timeoutMs: number;
-  /** maxBytes bounds one holder's answer. */
-  maxBytes: number;
   now?: () => number;
 }
 
@@ -66,27 +61,9 @@ export class PeerExemplarClient implements ExemplarReader {
 
   /** ask asks one holder; a failure is returned as its description. */
   private async ask(holder: Holder, request: ExemplarRequest): Promise<SeriesExemplars[] | string> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
-    try {
-      const res = await fetch(holder.baseUrl + EXEMPLAR_ROUTE, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.token}` },
-        body: JSON.stringify(request),
-        signal: controller.signal,
-      });
-      if (res.status !== 200) {
-        const text = await res.text().catch(() => '');
-        return `answered ${res.status}${text ? ` ${text.slice(0, 300)}` : ''}`;
-      }
-      const body = await readLimited(res, this.options.maxBytes);
-      if (typeof body === 'string') return body;
-      return parseAnswer(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
-    } catch (err) {
-      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : describeError(err);
-    } finally {
-      clearTimeout(timer);
-    }
+    const body = await askHolder(holder, EXEMPLAR_ROUTE, request, this.options);
+    if (typeof body === 'string') return body;
+    return parseAnswer(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
   }
 }
 

@@ -8,19 +8,14 @@ import type { HeadBound, PeerHeadSource, PeerHeads, TimeRange } from '../../engi
 import { SnapshotLogReader } from '../../engine/query/snapshotLogReader.js';
 import { SnapshotMetricReader } from '../../engine/query/snapshotMetricReader.js';
 import { HEAD_ROUTE, MAX_HAVE, MAX_MATCHERS, MAX_SELECTORS, type HeadRequest } from './headRequest.js';
-import { describeError, holdersOf, readLimited, sameLayout, type Holder, type HolderLayout } from './holders.js';
+import { askHolder, describeError, holdersOf, sameLayout, type Holder, type HolderCall, type HolderLayout } from './holders.js';
 import type { PartitionOwner, PartitionOwners } from './partitionOwners.js';
 
-export interface PeerHeadClientOptions {
+/** The holder call (token, timeoutMs, maxBytes: SVC_INTERNAL_TOKEN, SVC_HEAD_FETCH_TIMEOUT_MS, SVC_HEAD_FETCH_MAX_BYTES) plus where the holders are. */
+export interface PeerHeadClientOptions extends HolderCall {
   owners: PartitionOwners;
   /** partitions is the write log's partition count (SVC_WRITE_LOG_PARTITIONS): each must have a live owner. */
   partitions: number;
-  /** token authenticates this process to the holders (SVC_INTERNAL_TOKEN). */
-  token: string;
-  /** timeoutMs bounds one fetch from one holder, answer included. */
-  timeoutMs: number;
-  /** maxBytes bounds one holder's answer. */
-  maxBytes: number;
   now?: () => number;
   /** onFetch hears of every fetch from one holder: whether it gave heads, and the bytes received. */
   onFetch?: (outcome: 'ok' | 'failed', bytes: number) => void;
@@ -163,32 +158,19 @@ export class PeerHeadClient implements PeerHeadSource {
     return answer;
   }
 
-  /** fetchOne asks one holder; a failure is returned as its description. */
+  /** fetchOne asks one holder; a failure (a malformed answer included) is returned as its description. */
   private async fetchOne(holder: Holder, request: HeadRequest, known: KnownChunks): Promise<HeadExport | string> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    const body = await askHolder(holder, HEAD_ROUTE, request, this.options);
+    if (typeof body === 'string') return body;
     try {
-      const res = await fetch(holder.baseUrl + HEAD_ROUTE, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.token}` },
-        body: JSON.stringify(request),
-        signal: controller.signal,
-      });
-      if (res.status !== 200) {
-        const text = await res.text().catch(() => '');
-        return `answered ${res.status}${text ? ` ${text.slice(0, 300)}` : ''}`;
-      }
-      const body = await readLimited(res, this.options.maxBytes);
-      if (typeof body === 'string') return body;
       const decoded = decodeHeadExport(body, known);
       this.options.onFetch?.('ok', body.byteLength);
       return decoded;
     } catch (err) {
-      return controller.signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : describeError(err);
-    } finally {
-      clearTimeout(timer);
+      return describeError(err);
     }
   }
+
 }
 
 /**

@@ -19,8 +19,7 @@ import { CompiledPipeline } from '../pipeline/pipeline.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
-import { TimeReader } from './relativeTime.js';
-import { firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
+import { OffsetReader, firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
 import type { LogReader } from '../../../storage/logHead.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
@@ -289,7 +288,7 @@ function runExtraction<S extends Sink>(
 
   for (const stream of streams) {
     ctx.checkAbort();
-    const time = new TimeReader(stream.timestampsNs, baseNs);
+    const time = new OffsetReader(stream.timestampsNs, baseNs);
     const messages = stream.messages;
     const sp = pipeline.forStream(stream.tags, ctx.labelCache);
     const labels = sp.labels;
