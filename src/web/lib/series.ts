@@ -45,8 +45,13 @@ export class SeriesStore {
     } else if (typeof data.value === 'number') s.points.set(data.timestamp, data.value);
   }
 
+  /**
+   * list gives the series in the order of the panel's queries, each query's in the order they
+   * arrived: which query's stream answers first (or was already running when the panel took it
+   * over, lib/queryPrefetch.ts) must not change the legend or a stack's order.
+   */
   list(): Series[] {
-    return [...this.series.values()];
+    return [...this.series.values()].sort((a, b) => a.query - b.query);
   }
 }
 
