@@ -51,8 +51,12 @@ function runWindows(
       sliding.reset(a);
       sliding.advance(a, b);
       active = true;
-      value = freshIsDirect ? sliding.value(i) : direct(a, b, i);
-      if (!Number.isFinite(value)) value = direct(a, b, i);
+      if (freshIsDirect) {
+        value = sliding.value(i);
+        if (!Number.isFinite(value)) value = direct(a, b, i);
+      } else {
+        value = direct(a, b, i);
+      }
     } else {
       value = direct(a, b, i);
       active = false;
