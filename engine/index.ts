@@ -26,7 +26,8 @@ export { Storage, type StorageEvent, type StorageOptions } from './storage/stora
 export type { ActiveLimits, AppliedRefusal } from './storage/storageOptions.js';
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
 export type { LastSampleLookup, MetricQuerier, MetricSeries } from './storage/metricHead.js';
-export type { SeriesColumns } from './storage/seriesColumns.js';
+export type { SeriesColumns, ValueText } from './storage/seriesColumns.js';
+export { valueTextAt } from './storage/seriesColumns.js';
 export { renderHistogram, type RenderedHistogram } from './histogram/render.js';
 export type { FloatHistogram } from './histogram/floatHistogram.js';
 export { HistogramError } from './histogram/floatHistogram.js';
@@ -54,7 +55,7 @@ export {
 export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWriteResult, RemoteWriteVersion } from './ingest/index.js';
 
 export { runTask, configureWorkerCaches, mixedAggregationWarning, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
-export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, type PackedSeries } from './query/packing.js';
+export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, VALUE_TEXT_MIN_POINTS, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
 export { sortByLabels } from './promql/eval/labelset.js';

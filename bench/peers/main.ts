@@ -125,7 +125,10 @@ async function main(): Promise<number> {
     const cases = queryCases(dataset);
     if (options.suites.includes('queries')) report.queries = await runQuerySuite([...systems, sluiceCompact(sluice), sluicePrometheusApi(sluice)], cases, options.repetitions, log);
     if (options.suites.includes('concurrency')) {
-      report.concurrency = await runConcurrencySuite(systems, cases, options.viewers, options.concurrencySeconds, log);
+      // Sluice through each of its clients' formats: the spec's events, the compact format its web
+      // UI reads, and the Prometheus API Grafana reads; one process, measured one format at a time.
+      const concurrencySystems = [sluice, sluiceCompact(sluice), sluicePrometheusApi(sluice), ...systems.filter((s) => s !== sluice)];
+      report.concurrency = await runConcurrencySuite(concurrencySystems, cases, options.viewers, options.concurrencySeconds, log);
       if (options.resultsCacheRows) {
         // Same data directory, cache on; stopped afterwards (a stopped process stops again as a no-op).
         await sluice.process.stop();

@@ -32,11 +32,11 @@ export interface PeerBenchOptions extends HarnessOptions {
 }
 
 export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--out DIR]
-       [--suites queries,concurrency,ingest,logs] [--viewers 1,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]
+       [--suites queries,concurrency,ingest,logs] [--viewers 1,2,5,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]
        [--baseline DIR [--baseline-rounds N]] [--keep DIR]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
-  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2 };
+  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 2, 5, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2 };
   return readOptions(argv, options, { usage: USAGE }, (arg) => {
     switch (arg.flag) {
       case '--reps':

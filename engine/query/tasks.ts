@@ -44,6 +44,12 @@ export interface PromQLRangeTask {
   queryRangeMs?: number;
   /** delayedNameRemoval keeps `__name__` until the final result (the promql-delayed-name-removal flag). */
   delayedNameRemoval?: boolean;
+  /**
+   * valueText asks for the values' text with the answer (PackedSeries.valueText), for a
+   * stream that writes them: formatting numbers then runs in parallel on the workers instead of
+   * on the thread that writes every query's results.
+   */
+  valueText?: boolean;
 }
 
 /** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
@@ -65,6 +71,12 @@ export interface LogQLRangeTask {
    * the order sort() and sort_desc() give them, and approx_topk, refused over a range, is allowed.
    */
   instant?: boolean;
+  /**
+   * valueText asks for the values' text with the answer (PackedSeries.valueText), for a
+   * stream that writes them: formatting numbers then runs in parallel on the workers instead of
+   * on the thread that writes every query's results.
+   */
+  valueText?: boolean;
 }
 
 /** LogQLRawTask runs a raw log query over one time slice, returning at most `limit` rows. */
@@ -165,7 +177,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const out = evaluate(top ? top.expr : expr);
   const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
   if (!top) {
-    const series = packSeries(out.series);
+    const series = packSeries(out.series, { valueText: task.valueText });
     const mixed = task.shard?.merge === 'sum' ? mixedOfSum(expr, out.annotations, evaluate) : undefined;
     if (mixed === undefined) return { result: { series, annotations }, transfer: transferablesOf(series) };
     return { result: { series, mixed, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(mixed)] };
@@ -219,7 +231,9 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   const reader = logViewOf(task.data, segmentReaders, task.shard);
   const memory = task.memoryBytes === undefined ? undefined : new MemoryBudget(task.memoryBytes);
   const options = { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory };
-  const series = packSeries(instant ? instantSeries(evaluateLogQLInstant(expr, reader, task.startMs, options)) : evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, options).series);
+  const series = packSeries(instant ? instantSeries(evaluateLogQLInstant(expr, reader, task.startMs, options)) : evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, options).series, {
+    valueText: task.valueText,
+  });
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
 }
 

@@ -26,4 +26,27 @@ export interface SeriesColumns {
    * per-query scan for markers. Absent means unknown: the values must be checked.
    */
   staleFree?: boolean;
+  /**
+   * valueText, when present, is the text of every value as a number joined to a string prints
+   * it (the JSON of a finite number), made by the worker that evaluated the series: the thread
+   * that writes results then slices text instead of formatting numbers, which for answers of
+   * many series was most of its time. Only finite values have text (see valueTextAt).
+   */
+  valueText?: ValueText;
+}
+
+/**
+ * ValueText holds a series' values as text: value i is `source.slice(at[i], at[i + 1] - 1)`,
+ * each followed by a comma in `source`, so the values of points i..j-1 as a JSON list's
+ * items are `source.slice(at[i], at[j] - 1)`. A value that is not finite has empty text.
+ */
+export interface ValueText {
+  source: string;
+  /** at has one more entry than the series has points. */
+  at: Uint32Array;
+}
+
+/** valueTextAt is point i's text: what `'' + values[i]` gives for a finite value. */
+export function valueTextAt(text: ValueText, i: number): string {
+  return text.source.slice(text.at[i], text.at[i + 1] - 1);
 }

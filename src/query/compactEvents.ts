@@ -1,4 +1,4 @@
-import { labelsKey, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { labelsKey, valueTextAt, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { FrameBatcher, PIECE_BYTES, type FramedEvents } from '../http/sse.js';
 import { histogramJson, type RenderedSeries, type SeriesRenderer } from './events.js';
 
@@ -35,7 +35,7 @@ export class CompactSeriesEncoder {
    * frames turns a slice's series into, per series with any finite point, its `series` event
    * (the first time the query meets it) and `points` events holding its timestamps and values
    * in time order. Slices come in time order, so each series' columns stay in time order
-   * across the stream.
+   * across the stream. Values come as the worker's text where it sent it.
    */
   *frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const out = new FrameBatcher();
@@ -44,7 +44,17 @@ export class CompactSeriesEncoder {
     // costly part of a point).
     const stepMs: number[] = [];
     const stepText: string[] = [];
+    const shared = new SharedTimestamps();
     for (const s of series) {
+      const whole = wholeColumns(s, shared);
+      if (whole !== undefined) {
+        const known = this.idOf(s.labels);
+        const first = known.event === undefined ? undefined : out.add(known.event);
+        if (first) yield first;
+        const full = out.add(pointsEvent(known.id, whole.times, whole.values, false));
+        if (full) yield full;
+        continue;
+      }
       const ts = s.timestampsMs;
       const vs = s.values;
       const hs = s.histograms;
@@ -71,7 +81,7 @@ export class CompactSeriesEncoder {
           if (full) yield full;
         }
         inHistograms = h !== undefined;
-        const cell = h === undefined ? '' + value : histogramJson(h);
+        const cell = h !== undefined ? histogramJson(h) : s.valueText !== undefined ? valueTextAt(s.valueText, p) : '' + value;
         const t = ts[p];
         let text: string;
         if (stepMs[p] === t) text = stepText[p];
@@ -109,6 +119,51 @@ export class CompactSeriesEncoder {
     this.ids.set(rendered, id);
     return { id, event: `data: {"type":"series","data":{"id":${id},"tags":${JSON.stringify(rendered.tags)},"label":${JSON.stringify(rendered.label)}}}\n\n` };
   }
+}
+
+/**
+ * SharedTimestamps keeps the text of the last timestamps column written whole: the series of a
+ * slice mostly have the same steps, so the next one usually reuses it after a comparison of
+ * numbers instead of formatting and joining every timestamp again.
+ */
+class SharedTimestamps {
+  private timestampsMs: Float64Array | undefined;
+  private text = '';
+
+  of(ts: Float64Array): string {
+    const last = this.timestampsMs;
+    if (last !== undefined && last.length === ts.length) {
+      let same = true;
+      for (let i = 0; i < ts.length && same; i++) same = ts[i] === last[i];
+      if (same) return this.text;
+    }
+    let text = '';
+    for (let i = 0; i < ts.length; i++) text += i === 0 ? '' + ts[i] : ',' + ts[i];
+    this.timestampsMs = ts;
+    this.text = text;
+    return text;
+  }
+}
+
+/**
+ * wholeColumns is a series' whole answer as one `points` event's columns when that is cheap: the
+ * worker sent its values' text, every value is a finite float (no point is left out, no
+ * histogram) and both columns fit one event. The values column is then one piece of the
+ * worker's text. Anything else (undefined) goes point by point.
+ */
+function wholeColumns(s: SeriesColumns, shared: SharedTimestamps): { times: string; values: string } | undefined {
+  const text = s.valueText;
+  const n = s.timestampsMs.length;
+  if (text === undefined || s.histograms !== undefined || n === 0) return undefined;
+  const valuesLength = text.at[n] - 1 - text.at[0];
+  // Most timestamps in milliseconds are 13 digits and a comma: too long for one event, skip the rest.
+  if (valuesLength + n * 13 >= COLUMN_CHARS) return undefined;
+  const vs = s.values;
+  for (let p = 0; p < n; p++) if (!Number.isFinite(vs[p])) return undefined;
+  const times = shared.of(s.timestampsMs);
+  // The point-by-point path would cut the columns here; left to it, the events stay the same.
+  if (valuesLength + times.length >= COLUMN_CHARS) return undefined;
+  return { times, values: text.source.slice(text.at[0], text.at[n] - 1) };
 }
 
 /**

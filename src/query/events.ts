@@ -1,4 +1,4 @@
-import { formatLabels, labelsKey, renderHistogram, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, labelsKey, renderHistogram, valueTextAt, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 
 /**
@@ -61,7 +61,8 @@ export class SeriesRenderer {
    * pointFrames turns series into one result event per (series, timestamp), time-major so a
    * chart fills left to right; NaN and infinities are dropped, as the spec requires. The events
    * come already framed, in batches of about a stream piece, made as the stream takes them, so
-   * a slice's text never all exists at once.
+   * a slice's text never all exists at once. Values come as the worker's text where it sent
+   * it (SeriesColumns.valueText).
    */
   *pointFrames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const cursors = new Uint32Array(series.length);
@@ -90,7 +91,9 @@ export class SeriesRenderer {
         const value = s.values[c];
         if (!Number.isFinite(value)) continue;
         const parts = rendered[i];
-        const full = batch.add(parts.head + value + timestamp + parts.tail);
+        // The worker's text of the value when it sent one: the same characters, not formatted here.
+        const text = s.valueText === undefined ? value : valueTextAt(s.valueText, c);
+        const full = batch.add(parts.head + text + timestamp + parts.tail);
         if (full) yield full;
       }
     }

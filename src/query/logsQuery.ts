@@ -112,7 +112,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   let rawFailed = 0;
   const { planDeps, source, stream } = holdingSlot(release, () => {
-    const planDeps = orgPlanDeps(deps, limits, 'logs');
+    const planDeps = { ...orgPlanDeps(deps, limits, 'logs'), valueText: true };
     const source = raw ? undefined : logSeriesSource(planDeps, org, q, expr, window);
     const stream = new QueryStream(ctx, {
       endpoint: raw ? 'logs_raw' : 'logs_aggregate',

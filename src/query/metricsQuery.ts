@@ -41,7 +41,8 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const limits = deps.queryLimitsFor(org);
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const { source, stream } = holdingSlot(release, () => {
-    const source = metricSeriesSource(orgPlanDeps(deps, limits, 'metrics'), org, q, expr, window);
+    // Points are written as text unless the answer is folded into per-series statistics.
+    const source = metricSeriesSource({ ...orgPlanDeps(deps, limits, 'metrics'), valueText: !summary }, org, q, expr, window);
     const stream = new QueryStream(ctx, {
       failedSegments: () => source.failedSegments(),
       endpoint: 'metrics',

@@ -26,6 +26,7 @@ import {
   type QueryTask,
   type RawRow,
   type SeriesColumns,
+  type SeriesShard,
   type ShardOutput,
   type Storage,
 } from '../../engine/index.js';
@@ -58,6 +59,17 @@ export interface PlanDeps {
   oldestMs?: number;
   /** delayedNameRemoval: PromQL keeps `__name__` until the final result (SVC_PROMQL_FEATURES promql-delayed-name-removal). */
   delayedNameRemoval?: boolean;
+  /**
+   * valueText: the answer is written as text (an SSE stream), so workers send their values'
+   * text with them (SeriesColumns.valueText), except where shards are combined point by point
+   * (their text would not be the merged value's).
+   */
+  valueText?: boolean;
+}
+
+/** asksValueText tells whether a task of this shard should bring its values' text (PlanDeps.valueText). */
+function asksValueText(deps: PlanDeps, shard: SeriesShard | undefined): boolean | undefined {
+  return deps.valueText === true && (shard === undefined || shard.merge === 'concat') ? true : undefined;
 }
 
 export interface LogPlanDeps extends PlanDeps {
@@ -170,6 +182,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           // Each slice resolves range() in durations to the whole query's range, as one evaluation would.
           queryRangeMs: window.endMs - window.startMs,
           delayedNameRemoval: deps.delayedNameRemoval === true,
+          valueText: asksValueText(deps, shard),
         }),
       );
     },
@@ -209,6 +222,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           data,
           shard,
           instant: window.instant,
+          valueText: asksValueText(deps, shard),
         }),
       );
     },

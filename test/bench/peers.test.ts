@@ -109,7 +109,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
 
   it('runs the dashboard viewers against each system without errors', () => {
     // The main rows time every system without a results cache; the extra row is labelled as cached.
-    expect(report.concurrency.map((l) => `${l.system}:${l.viewers}`).sort()).toEqual(['prometheus:2', 'sluice-cache:2', 'sluice:2', 'victoria:2']);
+    expect(report.concurrency.map((l) => `${l.system}:${l.viewers}`).sort()).toEqual(['prometheus:2', 'sluice-cache:2', 'sluice-compact:2', 'sluice-prom:2', 'sluice:2', 'victoria:2']);
     for (const level of report.concurrency) {
       expect(level.errors, level.firstError).toBe(0);
       expect(level.queries).toBeGreaterThan(0);

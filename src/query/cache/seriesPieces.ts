@@ -20,10 +20,14 @@ export function seriesBytes(series: readonly SeriesColumns[]): number {
   return bytes;
 }
 
-/** plainSeries tells whether every series is just labels, timestamps and float values (no histograms), which is what the cache keeps. */
+/**
+ * plainSeries tells whether every series is just labels, timestamps and float values (no
+ * histograms), which is what the cache keeps; the values' text a worker may add is not kept
+ * (joinSeries copies the numbers only).
+ */
 export function plainSeries(series: readonly SeriesColumns[]): boolean {
   for (const s of series) {
-    for (const key in s) if (key !== 'labels' && key !== 'timestampsMs' && key !== 'values') return false;
+    for (const key in s) if (key !== 'labels' && key !== 'timestampsMs' && key !== 'values' && key !== 'valueText') return false;
   }
   return true;
 }
@@ -51,7 +55,11 @@ export function sliceSeries(series: readonly SeriesColumns[], fromMs: number, to
     const to = lowerBound(s.timestampsMs, toMs + 1);
     if (to <= from) continue;
     if (from === 0 && to === s.timestampsMs.length) out.push(s);
-    else out.push({ labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) });
+    else {
+      const cut: SeriesColumns = { labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) };
+      if (s.valueText !== undefined) cut.valueText = { source: s.valueText.source, at: s.valueText.at.subarray(from, to + 1) };
+      out.push(cut);
+    }
   }
   return out;
 }

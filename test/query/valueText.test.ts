@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type Labels, type SeriesColumns } from '../../engine/index.js';
+import type { FramedEvents } from '../../src/http/sse.js';
+import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
+import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
+import { SeriesRenderer } from '../../src/query/events.js';
+import { SeededRandom } from '../support/seededRandom.js';
+
+/**
+ * Workers may send the text of their values with an answer (PackedSeries.valueText) so the
+ * thread that writes results slices text instead of formatting numbers. Whatever path a point
+ * takes, the bytes a client receives must be the same.
+ */
+
+const AWKWARD_VALUES = [0, -0, 1, -1, 0.1, 1 / 3, 1e21, 1e-7, -1e-300, 5e-324, Number.MAX_VALUE, 2 ** 53 + 2, NaN, Infinity, -Infinity];
+
+/** answer builds `count` series on a shared 15 s grid (some shifted or cut short), `nonFinite` of the values awkward ones. */
+function answer(rng: SeededRandom, count: number, points: number, awkward: number): SeriesColumns[] {
+  return Array.from({ length: count }, (_, i) => {
+    const shifted = i % 7 === 3;
+    const n = i % 5 === 4 ? Math.max(1, Math.floor(points / 2)) : points;
+    const timestampsMs = new Float64Array(n);
+    const values = new Float64Array(n);
+    for (let p = 0; p < n; p++) {
+      timestampsMs[p] = 1_700_000_000_000 + (shifted ? 15_000 : 0) + p * 15_000;
+      values[p] = rng.next() < awkward ? AWKWARD_VALUES[Math.floor(rng.next() * AWKWARD_VALUES.length)] : (rng.next() - 0.5) * 10 ** Math.floor(rng.next() * 30 - 15);
+    }
+    const labels: Labels = { __name__: 'm', code: String(200 + (i % 4) * 100), series: String(i), note: i % 2 === 0 ? 'q"uote\n☃' : 'plain' };
+    return { labels, timestampsMs, values };
+  });
+}
+
+/** throughWorker is an answer as a worker sends it and the writing thread reads it back. */
+function throughWorker(series: SeriesColumns[], valueText: boolean): SeriesColumns[] {
+  return unpackSeries(packSeries(series, { valueText }));
+}
+
+function joined(batches: Iterable<FramedEvents>): string {
+  let raw = '';
+  for (const b of batches) raw += b.framed;
+  return raw;
+}
+
+describe('values sent as text by the worker', () => {
+  it('gives each finite value the text a number joined to a string gives, and none to the others', () => {
+    const series = answer(new SeededRandom(3), 40, 241, 0.3);
+    const read = throughWorker(series, true);
+    let checked = 0;
+    read.forEach((s, i) => {
+      expect(s.valueText).toBeDefined();
+      for (let p = 0; p < s.values.length; p++) {
+        const v = series[i].values[p];
+        expect(valueTextAt(s.valueText!, p)).toBe(Number.isFinite(v) ? '' + v : '');
+        checked++;
+      }
+    });
+    expect(checked).toBeGreaterThanOrEqual(VALUE_TEXT_MIN_POINTS);
+  });
+
+  it('is left out of small answers and of answers that did not ask', () => {
+    const small = answer(new SeededRandom(4), 2, 100, 0);
+    expect(throughWorker(small, true).every((s) => s.valueText === undefined)).toBe(true);
+    const big = answer(new SeededRandom(5), 40, 241, 0);
+    expect(throughWorker(big, false).every((s) => s.valueText === undefined)).toBe(true);
+  });
+
+  it('leaves the default events byte for byte as formatting every number does', () => {
+    const rng = new SeededRandom(7);
+    const withText = new SeriesRenderer();
+    const without = new SeriesRenderer();
+    let a = '';
+    let b = '';
+    for (let slice = 0; slice < 3; slice++) {
+      const series = answer(rng, 50, 200, 0.2);
+      const sent = throughWorker(series, true);
+      expect(sent[0].valueText).toBeDefined();
+      a += joined(withText.pointFrames(sent));
+      b += joined(without.pointFrames(throughWorker(series, false)));
+    }
+    expect(a.length).toBeGreaterThan(100_000);
+    expect(a).toBe(b);
+  });
+
+  it('leaves the compact events byte for byte as formatting every number does: whole series, series with gaps, long series', () => {
+    const rng = new SeededRandom(9);
+    const withText = new CompactSeriesEncoder(new SeriesRenderer());
+    const without = new CompactSeriesEncoder(new SeriesRenderer());
+    let a = '';
+    let b = '';
+    // All finite (one event per series from the worker's text), some non-finite (point by
+    // point), and series long enough to be cut into several events.
+    for (const [count, points, awkward] of [
+      [60, 241, 0],
+      [60, 241, 0.05],
+      [4, 6_000, 0],
+    ] as const) {
+      const series = answer(rng, count, points, awkward);
+      a += joined(withText.frames(throughWorker(series, true)));
+      b += joined(without.frames(throughWorker(series, false)));
+    }
+    expect(a.split('"type":"points"').length).toBeGreaterThan(120);
+    expect(a).toBe(b);
+  });
+
+  it('is not what the results cache keeps, and stays aligned when the cache cuts a series', () => {
+    const sent = throughWorker(answer(new SeededRandom(11), 30, 241, 0.1), true);
+    expect(plainSeries(sent)).toBe(true);
+    const from = sent[0].timestampsMs[50];
+    const to = sent[0].timestampsMs[120];
+    const cut = sliceSeries(sent, from, to);
+    cut.forEach((s, i) => {
+      const whole = sent.find((w) => w.labels === s.labels)!;
+      const offset = whole.timestampsMs.indexOf(s.timestampsMs[0]);
+      expect(i >= 0 && offset >= 0).toBe(true);
+      for (let p = 0; p < s.values.length; p++) expect(valueTextAt(s.valueText!, p)).toBe(valueTextAt(whole.valueText!, offset + p));
+    });
+  });
+});
