@@ -2,8 +2,9 @@
  * Count-only range aggregations over segments and a head, as a worker answers them: the
  * readers counting lines per step window (logCounts.ts) against the general path (select the
  * lines, merge the runs of each tag set across sources, extract one sample per line), which
- * the same view takes when its count method is hidden. Both run in one process, alternated
- * by tinybench, so only the ratio matters.
+ * the same view takes when its count method is hidden; counts with literal line filters too
+ * (searched in the stored bytes against decoded lines filtered one by one). Both run in one
+ * process, alternated by tinybench, so only the ratio matters.
  *
  * Data: BENCH_LINES lines (default 1,000,000) over 10 streams and 4 levels, cut into two
  * segments overlapping in time, and a head holding the newest tenth.
@@ -63,6 +64,9 @@ export async function main(): Promise<void> {
       { name: 'sum(count_over_time), instant', run: (r: LogReader) => evaluateLogQLInstant(parseLogQL('sum(count_over_time({env="bench"}[7h]))'), r, endMs) },
       { name: 'sum by (level), instant', run: (r: LogReader) => evaluateLogQLInstant(parseLogQL('sum by (level) (count_over_time({env="bench"}[7h]))'), r, endMs) },
       { name: 'sum by (level), 360 steps [5m]', run: (r: LogReader) => evaluateLogQLRange(parseLogQL('sum by (level) (rate({env="bench"}[5m]))'), r, BASE_MS, endMs, 60_000) },
+      // One line in ten holds "7 done": the filter is searched in the stored bytes.
+      { name: '|= "7 done", instant', run: (r: LogReader) => evaluateLogQLInstant(parseLogQL('sum(count_over_time({env="bench"} |= "7 done" [7h]))'), r, endMs) },
+      { name: '!= "7 done", instant', run: (r: LogReader) => evaluateLogQLInstant(parseLogQL('sum(count_over_time({env="bench"} != "7 done" [7h]))'), r, endMs) },
     ];
     for (const q of queries) {
       if (JSON.stringify(q.run(view), (_k, v: unknown) => (v instanceof Float64Array ? [...v] : v)) !== JSON.stringify(q.run(general), (_k, v: unknown) => (v instanceof Float64Array ? [...v] : v))) {

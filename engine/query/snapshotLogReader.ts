@@ -1,7 +1,8 @@
 import { lowerBound, upperBound } from '../storage/bounds.js';
 import { GrowableUint32 } from '../storage/growable.js';
 import { labelsKey, type Labels } from '../storage/labels.js';
-import { chunkMessage, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
+import { chunkMessage, chunkRowsContaining, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
+import { RowMask, type LineMatch } from '../storage/lineMatch.js';
 import type { LogProjection, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import { OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from '../storage/logCounts.js';
@@ -148,9 +149,11 @@ export class SnapshotLogReader {
 
   /**
    * countLines is LogCountReader.countLines over the snapshot: chunks carry a group id per
-   * row, so each row costs a typed-array read, a slot lookup and its window arithmetic.
+   * row, so each row costs a typed-array read, a slot lookup and its window arithmetic. With
+   * `lines`, rows whose message fails its literal filters are left out, found by searching each
+   * chunk's message bytes.
    */
-  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void {
     const compiled = compileMatchers(matchers);
     const oneWindow = allInFirstWindow(windows, minNs, maxNs);
     const { stepNs, rangeNs, steps } = windows;
@@ -166,7 +169,15 @@ export class SnapshotLogReader {
       const inOrder = chunk.inOrder;
       const from = inOrder ? lowerBound(ts, minNs) : 0;
       const end = inOrder ? upperBound(ts, maxNs) : chunk.rows;
+      let mask: Uint8Array | undefined;
+      if (lines !== undefined && end > from) {
+        const rows = new RowMask(from, end - from);
+        const text = chunkText(chunk);
+        rows.apply(lines, (needle, hits) => chunkRowsContaining(chunk, text, from, end, needle, hits));
+        mask = rows.passes;
+      }
       for (let i = from; i < end; i++) {
+        if (mask !== undefined && mask[i - from] === 0) continue;
         if (!inOrder) {
           const t = ts[i];
           if (t < minNs || t > maxNs) continue;

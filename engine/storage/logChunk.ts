@@ -1,4 +1,5 @@
 import { labelsKey, type Labels } from './labels.js';
+import { markContaining } from './lineMatch.js';
 
 /**
  * SharedLogChunk is an immutable run of a log head's rows, packed into one SharedArrayBuffer:
@@ -129,6 +130,14 @@ export function unpackGroupTags(chunk: SharedLogChunk): Labels[] {
 /** chunkText is a Buffer over a chunk's messages (a view of the shared bytes), to decode rows with chunkMessage. */
 export function chunkText(chunk: SharedLogChunk): Buffer {
   return Buffer.from(chunk.text.buffer, chunk.text.byteOffset, chunk.text.byteLength);
+}
+
+/** chunkRowsContaining marks in `hits` (offset 0 = row `from`) the rows of [from, end) whose message contains `needle`. */
+export function chunkRowsContaining(chunk: SharedLogChunk, text: Buffer, from: number, end: number, needle: Buffer, hits: Uint8Array): void {
+  if (end <= from) return;
+  const offsets = chunk.lineOffsets;
+  const base = offsets[from];
+  markContaining({ text: text.subarray(base, offsets[end]), ends: offsets, endsAt: from + 1, base, count: end - from }, needle, hits, 0);
 }
 
 /** chunkMessage decodes one row's message from the chunk's text. */

@@ -1,5 +1,6 @@
 import type { Labels } from './labels.js';
 import type { LabelMatcher } from './matchers.js';
+import type { LineMatch } from './lineMatch.js';
 
 /**
  * Counting log lines per step window without materialising them. A count-only range
@@ -33,9 +34,10 @@ export interface LogCountReader {
   /**
    * countLines adds every line in [minNs, maxNs] matching `matchers` to the windows holding
    * it, in the array `open` gives for the line's tag set. `checkAbort` is called now and then
-   * during long scans, and may throw to end them.
+   * during long scans, and may throw to end them. With `lines`, only lines that pass its
+   * literal filters count (lineMatch.ts).
    */
-  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void;
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void;
 }
 
 /** firstStep is the first step whose window holds offset t (may be below 0 or past the last step). */

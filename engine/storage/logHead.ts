@@ -3,6 +3,7 @@ import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import type { HeadRows } from './logChunk.js';
+import type { LineMatch } from './lineMatch.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 
@@ -257,8 +258,9 @@ export class LogHead implements LogReader, LogTagSetReader {
   /**
    * countLines is LogCountReader.countLines over the head: the rows `select` would return,
    * each added to its group's array as it is scanned, with no row list or timestamp copy.
+   * With `lines`, a row counts only when its message passes the filters' test.
    */
-  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void {
     const compiled = compileMatchers(matchers);
     const groups = new Map<number, Float64Array | null>();
     const oneWindow = allInFirstWindow(windows, minNs, maxNs);
@@ -274,6 +276,7 @@ export class LogHead implements LogReader, LogTagSetReader {
         groups.set(id, diff);
       }
       if (diff === null) return;
+      if (lines !== undefined && !lines.test(this.messages[row])) return;
       if (oneWindow) {
         diff[0] += 1;
         diff[1] -= 1;

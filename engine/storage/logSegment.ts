@@ -5,6 +5,7 @@ import { composeTags, type LogColumns, type LogProjection, type LogStreamData } 
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import type { SeriesPartition } from './partition.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
+import { RowMask, type LineMatch } from './lineMatch.js';
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, firstStep, lastStep, type CountWindows, type OpenCounts } from './logCounts.js';
 import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
@@ -295,12 +296,23 @@ export class LogSegmentReader {
    * timestamp of each row, and adds it to its group's difference array. Each (stream, level,
    * attributes) group is decided once. When the three dictionaries are small enough, rows are
    * counted per group in runs that share their steps (countInRuns); else each row finds its
-   * group through a map and adds itself.
+   * group through a map and adds itself. With `lines`, only rows whose message passes its
+   * literal filters count: they are found by searching the messages' bytes (lineMatch.ts).
    */
-  countLines(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, only?: SeriesPartition, checkAbort?: () => void): void {
+  countLines(
+    compiled: readonly CompiledMatcher[],
+    minNs: bigint,
+    maxNs: bigint,
+    windows: CountWindows,
+    open: OpenCounts,
+    only?: SeriesPartition,
+    checkAbort?: () => void,
+    lines?: LineMatch,
+  ): void {
     const from = lowerBound(this.ts, minNs);
     const end = upperBound(this.ts, maxNs);
     if (end <= from) return;
+    const mask = lines === undefined ? undefined : this.passingRows(from, end, lines);
     const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
     // 0: stream not yet decided, 1: its tags match, 2: they do not.
     const streamState = new Uint8Array(this.streamTags.length);
@@ -327,7 +339,7 @@ export class LogSegmentReader {
     const attributeIds = this.attributeIds;
     const oneWindow = allInFirstWindow(windows, minNs, maxNs);
     if (dense !== undefined) {
-      this.countInRuns(from, end, levelCount, attributeCount, dense, decide, diffs, oneWindow ? undefined : windows, checkAbort);
+      this.countInRuns(from, end, levelCount, attributeCount, dense, decide, diffs, oneWindow ? undefined : windows, mask, checkAbort);
       return;
     }
     const sparse = new Map<number, number>();
@@ -337,6 +349,7 @@ export class LogSegmentReader {
       if (chunk > from) checkAbort?.();
       const chunkEnd = Math.min(end, chunk + ABORT_CHECK_ROWS);
       for (let row = chunk; row < chunkEnd; row++) {
+        if (mask !== undefined && mask[row - from] === 0) continue;
         const sid = streams[row];
         const key = (sid * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
         let slot = sparse.get(key);
@@ -370,6 +383,7 @@ export class LogSegmentReader {
     decide: (row: number, sid: number) => number,
     diffs: readonly Float64Array[],
     windows: CountWindows | undefined,
+    mask: Uint8Array | undefined,
     checkAbort?: () => void,
   ): void {
     const streams = this.streams;
@@ -406,6 +420,8 @@ export class LogSegmentReader {
       if (chunk > from) checkAbort?.();
       const chunkEnd = Math.min(end, chunk + ABORT_CHECK_ROWS);
       for (let row = chunk; row < chunkEnd; row++) {
+        // A row the line filters drop counts nowhere; the next counted row finds its own run.
+        if (mask !== undefined && mask[row - from] === 0) continue;
         if (time !== undefined) {
           const t = time.at(row);
           if (t > runSafe) {
@@ -432,6 +448,13 @@ export class LogSegmentReader {
       }
     }
     flush();
+  }
+
+  /** passingRows is the mask of the rows of [from, end) whose message passes `lines`. */
+  private passingRows(from: number, end: number, lines: LineMatch): Uint8Array {
+    const mask = new RowMask(from, end - from);
+    mask.apply(lines, (needle, hits) => this.messageReader.markContaining(from, end, needle, hits));
+    return mask.passes;
   }
 
   /** forEachTagSet visits each distinct full tag set with lines in the window, decoding no messages. */

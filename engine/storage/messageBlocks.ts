@@ -1,4 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { markContaining } from './lineMatch.js';
 import { SegmentFormatError } from './segmentFormat.js';
 
 /**
@@ -112,6 +113,27 @@ export class MessageBlocks {
       this.decodedBytes += text.byteLength;
     }
     return text;
+  }
+
+  /**
+   * markContaining marks in `hits` (offset 0 = row `from`) the rows of [from, end) whose text
+   * contains `needle`, searching each block's inflated bytes once (blocks end on rows, so no
+   * line is split between two).
+   */
+  markContaining(from: number, end: number, needle: Buffer, hits: Uint8Array): void {
+    if (end <= from) return;
+    for (let block = this.blockOf(from); block < this.rowEnd.length; block++) {
+      const firstRow = block === 0 ? 0 : this.rowEnd[block - 1];
+      if (firstRow >= end) return;
+      const lo = Math.max(from, firstRow);
+      const hi = Math.min(end, this.rowEnd[block]);
+      if (hi <= lo) continue;
+      const blockBase = firstRow === 0 ? 0 : this.messageEnd[firstRow - 1];
+      const startByte = (lo === 0 ? 0 : this.messageEnd[lo - 1]) - blockBase;
+      const endByte = this.messageEnd[hi - 1] - blockBase;
+      const text = this.text(block).subarray(startByte, endByte);
+      markContaining({ text, ends: this.messageEnd, endsAt: lo, base: blockBase + startByte, count: hi - lo }, needle, hits, lo - from);
+    }
   }
 
   get(row: number): string {

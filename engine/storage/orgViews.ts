@@ -4,6 +4,7 @@ import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
+import type { LineMatch } from './lineMatch.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
@@ -399,7 +400,7 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
    * each source adds its lines into the same arrays and no runs are merged. Sources are read
    * in the order `select` reads them, so `open` meets the tag sets in the same order.
    */
-  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void): void {
+  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void {
     const { segments, heads } = this.sources();
     const compiled = compileMatchers(matchers);
     const mayMatch = logSegmentFilter(matchers);
@@ -407,9 +408,9 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
       if (!mayMatch(entry, minNs, maxNs)) continue;
       const opened = this.readers.log(entry.meta);
       if (opened.failure) this.failures.add(opened.failure);
-      else opened.reader.countLines(compiled, minNs, maxNs, windows, open, this.only, checkAbort);
+      else opened.reader.countLines(compiled, minNs, maxNs, windows, open, this.only, checkAbort, lines);
     }
-    for (const head of heads) if (head.rowCount > 0) head.countLines(matchers, minNs, maxNs, windows, open, checkAbort);
+    for (const head of heads) if (head.rowCount > 0) head.countLines(matchers, minNs, maxNs, windows, open, checkAbort, lines);
   }
 
   forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {

@@ -9,7 +9,7 @@
  * all: each line adds its value to the steps whose windows hold it, through difference
  * arrays, in O(1). The others keep each series' samples in time order for the window kernels.
  */
-import type { LabelFilterExpr, LogRangeExpr, UnwrapConversion } from '../../ast.js';
+import type { LabelFilterExpr, LogRangeExpr, PipelineStage, UnwrapConversion } from '../../ast.js';
 import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
 import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
@@ -21,6 +21,7 @@ import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFil
 import { utf8ByteLength } from '../../../common/utf8.js';
 import { OffsetReader, firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
 import type { LogReader } from '../../../storage/logHead.js';
+import { literalLineMatch, type LineMatch } from '../../../storage/lineMatch.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
 export const SAMPLE_EXTRACTION_ERROR = 'SampleExtractionErr';
@@ -377,17 +378,36 @@ function isCountReader(reader: LogReader): reader is LogReader & LogCountReader 
 }
 
 /**
+ * literalLineFilters is a pipeline made only of single-literal substring filters (`|= "a"`,
+ * `!= "b"`) as a LineMatch a store can apply to its stored bytes; anything else (a regular
+ * expression, an `or`, a pattern, `ip()`, any other stage) is undefined.
+ */
+function literalLineFilters(stages: readonly PipelineStage[]): LineMatch | undefined {
+  if (stages.length === 0) return undefined;
+  const filters: Array<{ text: string; negate: boolean }> = [];
+  for (const stage of stages) {
+    if (stage.kind !== 'LineFilter' || (stage.op !== '|=' && stage.op !== '!=') || stage.values.length !== 1) return undefined;
+    const value = stage.values[0];
+    if (value.kind !== 'LineFilterLiteral') return undefined;
+    filters.push({ text: value.value, negate: stage.op === '!=' });
+  }
+  return literalLineMatch(filters);
+}
+
+/**
  * countDirectly answers a count through no pipeline stage (what is left once unused stages
- * are dropped) from a reader that counts lines itself: each source adds its lines into the
- * series' count arrays, so no line, timestamp column or merged run is ever built. Returns
- * false when the plan or the reader does not allow it.
+ * are dropped), or through literal substring filters only, from a reader that counts lines
+ * itself: each source adds its lines into the series' count arrays, so no timestamp column
+ * or merged run is ever built, and the filters search the stored bytes, so no line becomes a
+ * string. Returns false when the plan or the reader does not allow it.
  */
 function countDirectly(ctx: EvalContext, plan: ExtractionPlan, baseNs: bigint, maxNs: bigint, windows: StepWindows, collector: Collector<WindowAccumulator>): boolean {
   const reader = ctx.reader;
   if (plan.source !== 'count' || !isCountReader(reader)) return false;
   const selector = plan.range.selector;
   const pipeline = new CompiledPipeline(selector.pipeline, { noLabels: plan.noLabels, preserveError: plan.preserveError, memory: ctx.memory, dropUnusedLineFormat: true });
-  if (pipeline.stages.length !== 0) return false;
+  const lines = pipeline.stages.length === 0 ? undefined : literalLineFilters(selector.pipeline);
+  if (pipeline.stages.length !== 0 && lines === undefined) return false;
   reader.countLines(
     selector.matchers.map(matcherOf),
     baseNs + 1n,
@@ -402,6 +422,7 @@ function countDirectly(ctx: EvalContext, plan: ExtractionPlan, baseNs: bigint, m
       return sink.countDiff;
     },
     () => ctx.checkAbort(),
+    lines,
   );
   return true;
 }

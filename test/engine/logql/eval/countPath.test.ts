@@ -81,6 +81,10 @@ const QUERIES = [
   'sum without (k8s_pod_name) (count_over_time({user="bob"}[1m]))',
   'absent_over_time({service_name="search", level="warn", route="/r3"}[30s])',
   'count_over_time({service_name="nope"}[1m])',
+  // Literal line filters are searched in the stored bytes (lineMatch.ts).
+  'sum by (level) (count_over_time({service_name=~".+"} |= "line 1" [1m]))',
+  'rate({service_name="checkout"} != "7" [30s])',
+  'count_over_time({service_name=~".+"} |= "line" != "3" |= "" [90s])',
 ];
 
 describe('counting lines per window', () => {
@@ -161,7 +165,17 @@ describe('counting lines per window', () => {
     expect(countRows(workerView(), cart, ...window)).toBe(selected);
   });
 
-  it('matches a no-op line filter, which takes the general path', () => {
+  it('leaves filters it cannot search as bytes to the general path', () => {
+    const view = workerView();
+    for (const q of ['count_over_time({service_name=~".+"} |~ "line 1[0-9]" [1m])', 'count_over_time({service_name=~".+"} |= "line 1" or "line 2" [1m])']) {
+      const { reader, calls } = counting(view);
+      const answer = evaluateLogQLRange(parseLogQL(q), reader, T0_MS, T0_MS + 21 * 60_000, STEP_MS);
+      expect(calls, q).toEqual({ select: 1, countLines: 0 });
+      expect(answer.series.length, q).toBeGreaterThan(3);
+    }
+  });
+
+  it('matches a no-op line filter, which counts as no filter', () => {
     const view = workerView();
     const expr = parseLogQL('sum by (service_name, level) (count_over_time({service_name=~".+"}[1m]))');
     const filtered = parseLogQL('sum by (service_name, level) (count_over_time({service_name=~".+"} != "never in a line" [1m]))');

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { chunkRowsContaining, chunkText } from '../../../engine/storage/logChunk.js';
+import { LogHead, type LogEntry } from '../../../engine/storage/logHead.js';
+import { literalLineMatch, markContaining, type LineMatch } from '../../../engine/storage/lineMatch.js';
+import { LogSegmentReader, encodeLogSegment } from '../../../engine/storage/logSegment.js';
+import { SnapshotLogReader } from '../../../engine/query/snapshotLogReader.js';
+import { SeededRandom } from '../../support/seededRandom.js';
+
+/**
+ * Literal line filters applied to stored bytes (lineMatch.ts) must pick exactly the rows a
+ * per-line `includes` picks, in every store: segments of both formats, the head and the
+ * head's snapshot chunks that workers read, including needles that would match only across
+ * two consecutive lines' bytes.
+ */
+
+const WORDS = ['GET /api', 'timeout', 'tim', 'eout', 'error: disk full', 'état ☃ ok', 'a', 'b', 'ab', '', '😀', 'x'];
+
+function entries(random: SeededRandom, n: number): LogEntry[] {
+  const out: LogEntry[] = [];
+  for (let i = 0; i < n; i++) {
+    const words = Array.from({ length: random.int(0, 3) }, () => random.pick(WORDS));
+    out.push({
+      timestampNs: 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n,
+      message: words.join(random.chance(0.5) ? ' ' : ''),
+      level: random.pick(['info', 'error']),
+      tags: { service_name: random.pick(['cart', 'search']) },
+    });
+  }
+  return out;
+}
+
+const FILTERS: ReadonlyArray<ReadonlyArray<{ text: string; negate: boolean }>> = [
+  [{ text: 'timeout', negate: false }],
+  [{ text: 'eout', negate: false }],
+  [{ text: 'ab', negate: false }],
+  [{ text: 'ba', negate: false }],
+  [{ text: '☃', negate: false }],
+  [{ text: '😀x', negate: false }],
+  [{ text: 'timeout', negate: true }],
+  [
+    { text: 'a', negate: false },
+    { text: 'b', negate: true },
+  ],
+  [{ text: '', negate: false }],
+  [{ text: '', negate: true }],
+  [{ text: 'never anywhere', negate: false }],
+];
+
+/** counts asks a store to count every line of the window with `lines`, one array per tag set. */
+function counts(count: (open: (tags: Record<string, string>) => Float64Array, lines: LineMatch) => void, lines: LineMatch): Record<string, number> {
+  const byTags = new Map<string, Float64Array>();
+  count((tags) => {
+    const key = JSON.stringify(tags);
+    let diff = byTags.get(key);
+    if (diff === undefined) byTags.set(key, (diff = new Float64Array(2)));
+    return diff;
+  }, lines);
+  const out: Record<string, number> = {};
+  for (const [key, diff] of byTags) if (diff[0] !== 0) out[key] = diff[0];
+  return out;
+}
+
+/** expected counts what `includes` on every line passes, per tag set. */
+function expected(all: readonly LogEntry[], head: LogHead, lines: LineMatch): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const stream of head.select([], -(2n ** 62n), 2n ** 62n)) {
+    const n = stream.messages.filter((m) => lines.test(m)).length;
+    if (n > 0) out[JSON.stringify(stream.tags)] = (out[JSON.stringify(stream.tags)] ?? 0) + n;
+  }
+  expect(Object.values(out).reduce((a, b) => a + b, 0)).toBe(all.filter((e) => lines.test(e.message)).length);
+  return out;
+}
+
+describe('literal line filters on stored bytes', () => {
+  // Enough lines for several of a version 2 segment's 64 KiB message blocks.
+  const all = entries(new SeededRandom(21), 20_000);
+  const head = new LogHead();
+  head.append(all);
+  const minNs = all[0].timestampNs;
+  const maxNs = all[all.length - 1].timestampNs;
+  const window = { baseNs: minNs - 1n, stepNs: Number(maxNs - minNs) + 10, rangeNs: Number(maxNs - minNs) + 10, steps: 1 };
+  const columns = head.columns();
+  const segments = ([1, 2] as const).map((version) => LogSegmentReader.decode(encodeLogSegment(columns, ['service_name'], version)!.bytes));
+  const snapshot = new SnapshotLogReader(head.snapshot());
+
+  it('agrees with a per-line test in every store, for every filter', () => {
+    let nonEmpty = 0;
+    for (const filters of FILTERS) {
+      const lines = literalLineMatch(filters);
+      const want = expected(all, head, lines);
+      if (Object.keys(want).length > 0) nonEmpty++;
+      const label = JSON.stringify(filters);
+      expect(counts((open, l) => head.countLines([], minNs, maxNs, window, open, undefined, l), lines), `head ${label}`).toEqual(want);
+      expect(counts((open, l) => snapshot.countLines([], minNs, maxNs, window, open, undefined, l), lines), `snapshot ${label}`).toEqual(want);
+      segments.forEach((segment, v) => {
+        expect(counts((open, l) => segment.countLines([], minNs, maxNs, window, open, undefined, undefined, l), lines), `segment v${v + 1} ${label}`).toEqual(want);
+      });
+    }
+    expect(nonEmpty).toBeGreaterThan(6);
+  });
+
+  it('never counts a match that runs across two lines', () => {
+    // "tim" ending one line and "eout" starting the next read "timeout" across the boundary.
+    const text = Buffer.from('xtimeoutytimeout', 'utf8');
+    const ends = [1, 4, 8, 9, 12, 16];
+    const hits = new Uint8Array(ends.length);
+    markContaining({ text, ends, endsAt: 0, base: 0, count: ends.length }, Buffer.from('timeout'), hits, 0);
+    // Rows: "x", "tim", "eout", "y", "tim", "eout": none holds the whole word.
+    expect([...hits]).toEqual([0, 0, 0, 0, 0, 0]);
+    const whole = new Uint8Array(2);
+    markContaining({ text, ends: [1, 16], endsAt: 0, base: 0, count: 2 }, Buffer.from('timeout'), whole, 0);
+    expect([...whole]).toEqual([0, 1]);
+  });
+
+  it('searches a chunk window that starts after its first row', () => {
+    const chunk = head.snapshot().chunks[0];
+    const text = chunkText(chunk);
+    const from = 100;
+    const end = Math.min(chunk.rows, 900);
+    const hits = new Uint8Array(end - from);
+    const needle = Buffer.from('timeout');
+    chunkRowsContaining(chunk, text, from, end, needle, hits);
+    for (let row = from; row < end; row++) {
+      const line = text.toString('utf8', chunk.lineOffsets[row], chunk.lineOffsets[row + 1]);
+      expect(hits[row - from], line).toBe(line.includes('timeout') ? 1 : 0);
+    }
+  });
+});
