@@ -25,8 +25,9 @@ export interface PackedSeries {
   /**
    * The values as text, when the task asked for it: `valueText` is every value followed by a
    * comma (finite values only have text), `valueTextAt[g]` where sample g's text starts
-   * (`valueTextAt[total]` is the text's length). The string is copied to the receiving thread,
-   * about one byte a character: less than the samples themselves for most values.
+   * (`valueTextAt[total]` is the text's length). The string is copied to the receiving thread
+   * at one byte a character: up to 24 bytes for a value that needs all its digits, more than the
+   * 8 of the number, which is why only large answers carry it.
    */
   valueText?: string;
   valueTextAt?: Uint32Array;

@@ -171,7 +171,7 @@ export class SnapshotLogReader {
       const end = inOrder ? upperBound(ts, maxNs) : chunk.rows;
       let mask: Uint8Array | undefined;
       if (lines !== undefined && end > from) {
-        const rows = new RowMask(from, end - from);
+        const rows = new RowMask(end - from);
         const text = chunkText(chunk);
         rows.apply(lines, (needle, hits) => chunkRowsContaining(chunk, text, from, end, needle, hits));
         mask = rows.passes;

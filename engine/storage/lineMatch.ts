@@ -83,15 +83,12 @@ export function markContaining(rows: RowBytes, needle: Buffer, hits: Uint8Array,
   }
 }
 
-/** RowMask is the rows of one store's window that pass a LineMatch: `passes[row - from]` is 1 for those that do. */
+/** RowMask is the rows of one store's window that pass a LineMatch: `passes[k]` is 1 for the window's k-th row if it does. */
 export class RowMask {
   readonly passes: Uint8Array;
   private readonly found: Uint8Array;
 
-  constructor(
-    readonly from: number,
-    count: number,
-  ) {
+  constructor(count: number) {
     this.passes = new Uint8Array(count).fill(1);
     this.found = new Uint8Array(count);
   }

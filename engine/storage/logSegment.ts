@@ -452,7 +452,7 @@ export class LogSegmentReader {
 
   /** passingRows is the mask of the rows of [from, end) whose message passes `lines`. */
   private passingRows(from: number, end: number, lines: LineMatch): Uint8Array {
-    const mask = new RowMask(from, end - from);
+    const mask = new RowMask(end - from);
     mask.apply(lines, (needle, hits) => this.messageReader.markContaining(from, end, needle, hits));
     return mask.passes;
   }
