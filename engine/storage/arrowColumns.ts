@@ -1,4 +1,4 @@
-import { markContaining } from './lineMatch.js';
+import { markContainingByOffsets } from './lineMatch.js';
 import {
   Dictionary,
   Field,
@@ -187,10 +187,7 @@ export class Utf8Reader {
 
   /** markContaining marks in `hits` (offset 0 = row `from`) the rows of [from, end) whose text contains `needle`. */
   markContaining(from: number, end: number, needle: Buffer, hits: Uint8Array): void {
-    const offsets = this.column.offsets;
-    if (end <= from) return;
-    const base = offsets[from];
-    markContaining({ text: this.text.subarray(base, offsets[end]), ends: offsets, endsAt: from + 1, base, count: end - from }, needle, hits, 0);
+    markContainingByOffsets(this.text, this.column.offsets, from, end, needle, hits);
   }
 }
 

@@ -83,6 +83,17 @@ export function markContaining(rows: RowBytes, needle: Buffer, hits: Uint8Array,
   }
 }
 
+/**
+ * markContainingByOffsets is markContaining for a store that keeps one offsets array with one
+ * more entry than rows (row i is `text[offsets[i], offsets[i + 1])`): it marks in `hits`
+ * (offset 0 = row `from`) the rows of [from, end) that contain `needle`.
+ */
+export function markContainingByOffsets(text: Buffer, offsets: ArrayLike<number>, from: number, end: number, needle: Buffer, hits: Uint8Array): void {
+  if (end <= from) return;
+  const base = offsets[from];
+  markContaining({ text: text.subarray(base, offsets[end]), ends: offsets, endsAt: from + 1, base, count: end - from }, needle, hits, 0);
+}
+
 /** RowMask is the rows of one store's window that pass a LineMatch: `passes[k]` is 1 for the window's k-th row if it does. */
 export class RowMask {
   readonly passes: Uint8Array;

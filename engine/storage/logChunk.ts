@@ -1,5 +1,5 @@
 import { labelsKey, type Labels } from './labels.js';
-import { markContaining } from './lineMatch.js';
+import { markContainingByOffsets } from './lineMatch.js';
 
 /**
  * SharedLogChunk is an immutable run of a log head's rows, packed into one SharedArrayBuffer:
@@ -134,10 +134,7 @@ export function chunkText(chunk: SharedLogChunk): Buffer {
 
 /** chunkRowsContaining marks in `hits` (offset 0 = row `from`) the rows of [from, end) whose message contains `needle`. */
 export function chunkRowsContaining(chunk: SharedLogChunk, text: Buffer, from: number, end: number, needle: Buffer, hits: Uint8Array): void {
-  if (end <= from) return;
-  const offsets = chunk.lineOffsets;
-  const base = offsets[from];
-  markContaining({ text: text.subarray(base, offsets[end]), ends: offsets, endsAt: from + 1, base, count: end - from }, needle, hits, 0);
+  markContainingByOffsets(text, chunk.lineOffsets, from, end, needle, hits);
 }
 
 /** chunkMessage decodes one row's message from the chunk's text. */
