@@ -51,6 +51,7 @@ export {
   exportResponseJson,
   DEFAULT_INGEST_LIMITS,
   describeLabels,
+  SeriesLabelCache,
 } from './ingest/index.js';
 export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWriteResult, RemoteWriteVersion } from './ingest/index.js';
 

@@ -14,6 +14,8 @@ export { decodeOtlpLogs } from './otlpLogs.js';
 export { decodeOtlpMetrics, convertOtlpMetrics } from './otlpMetrics.js';
 export type { OtlpMetricsDecodeOptions } from './otlpMetrics.js';
 export { decodeRemoteWrite, decodeWriteRequest } from './remoteWrite.js';
+export { SeriesLabelCache, SERIES_LABEL_CACHE_ENTRIES } from './seriesLabelCache.js';
+export type { CachedSeriesLabels } from './seriesLabelCache.js';
 export type { RemoteWriteOptions, RemoteWriteResult } from './remoteWrite.js';
 export { decodeRemoteWrite2, decodeRequest2 } from './remoteWrite2.js';
 export { decodeRemoteWriteVersion, negotiateRemoteWrite, REMOTE_WRITE_V1_PROTO, REMOTE_WRITE_V2_PROTO } from './remoteWriteProtocol.js';

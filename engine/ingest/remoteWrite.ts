@@ -62,6 +62,8 @@ class WriteRequestDecoder {
   // The last label read by readLabel.
   private labelName = '';
   private labelValue = '';
+  // How many Label fields labelFieldsEnd found.
+  private openingLabels = 0;
 
   constructor(raw: Uint8Array, opts: RemoteWriteOptions) {
     this.r = new ProtoReader(raw);
@@ -83,6 +85,8 @@ class WriteRequestDecoder {
     const r = this.r;
     const out = this.out;
     out.startSeries();
+    const labelsEnd = this.labelFieldsEnd(end);
+    if (labelsEnd > r.pos && out.labelsFrom(r.buf, r.pos, labelsEnd, this.openingLabels)) r.pos = labelsEnd;
     while (r.pos < end) {
       const tag = r.tag();
       switch (tag) {
@@ -108,6 +112,29 @@ class WriteRequestDecoder {
     }
     r.checkEnd(end);
     out.endSeries();
+  }
+
+  /**
+   * labelFieldsEnd is where the run of Label fields that opens a series (as senders write
+   * them) ends, without decoding them, and counts them in `openingLabels`; the current
+   * position when the series opens otherwise.
+   */
+  private labelFieldsEnd(end: number): number {
+    const r = this.r;
+    const start = r.pos;
+    let at = start;
+    let count = 0;
+    while (r.pos < end && r.buf[r.pos] === SERIES_LABEL) {
+      r.pos++;
+      const labelEnd = r.messageEnd();
+      if (labelEnd > end) break;
+      r.pos = labelEnd;
+      at = labelEnd;
+      count++;
+    }
+    this.openingLabels = count;
+    r.pos = start;
+    return at;
   }
 
   /**

@@ -18,6 +18,8 @@
  */
 import { exemplarLabelRunes, MAX_EXEMPLAR_LABEL_RUNES, type Exemplar, type SeriesExemplars } from '../storage/exemplarStore.js';
 import { setLabel } from './labelObject.js';
+import { labelPairKey } from '../storage/labels.js';
+import type { CachedSeriesLabels, SeriesLabelCache } from './seriesLabelCache.js';
 import { checkSeriesLabels, describeLabels, Rejections, resolveLimits, TimeBounds } from './limits.js';
 import type { Problem } from './limits.js';
 import type { FloatHistogram } from '../histogram/floatHistogram.js';
@@ -41,6 +43,11 @@ export interface RemoteWriteOptions extends DecodeOptions {
    * this option only the request's own samples are looked at.
    */
   lastStoredMs?: LastSampleLookup;
+  /**
+   * the org's cache of decoded series labels by their wire bytes (see seriesLabelCache.ts);
+   * only wire readers that can point at a series' label bytes use it (1.0)
+   */
+  labelCache?: SeriesLabelCache;
 }
 
 /** RemoteWriteResult adds exemplars and native histograms to the common result. */
@@ -79,6 +86,17 @@ export class RemoteWriteAssembler {
   private values: string[] = [];
   private labelCount = 0;
   private invalidLabel: string | undefined;
+  private readonly labelCache: SeriesLabelCache | undefined;
+  /** the cached labels of the series, while no other label of it has been read */
+  private cachedLabels: CachedSeriesLabels | undefined;
+  /**
+   * where the series' label bytes lie in `labelBytes` and how many labels they hold, to
+   * remember what they decode to; end 0 when unknown
+   */
+  private labelBytes: Uint8Array | undefined;
+  private labelBytesStart = 0;
+  private labelBytesEnd = 0;
+  private labelBytesCount = 0;
   private sampleCount = 0;
   private anyStale = false;
   /** [sample index, created timestamp] pairs of the series' samples that carry one */
@@ -103,11 +121,15 @@ export class RemoteWriteAssembler {
     this.bounds = new TimeBounds(opts.nowMs, this.limits);
     this.createdZero = opts.createdTimestampZero === true;
     this.lastStoredMs = opts.lastStoredMs;
+    this.labelCache = opts.labelCache;
+    this.labelCache?.useLimits(this.limits);
   }
 
   startSeries(): void {
     this.labelCount = 0;
     this.invalidLabel = undefined;
+    this.cachedLabels = undefined;
+    this.labelBytesEnd = 0;
     this.sampleCount = 0;
     this.anyStale = false;
     if (this.createdAt.length > 0) this.createdAt = [];
@@ -117,12 +139,46 @@ export class RemoteWriteAssembler {
     this.histogramProblems = 0;
   }
 
+  /**
+   * labelsFrom offers the wire bytes buf[start, end) of the `count` labels that open the series
+   * (its Label fields in a row, before any other field) and answers true when the cache knows
+   * them: the reader then skips them instead of passing each to `label`. Otherwise the reader
+   * goes on to pass them, and if they turn out to be all the series' labels and valid, what
+   * they decode to is remembered with these bytes.
+   */
+  labelsFrom(buf: Uint8Array, start: number, end: number, count: number): boolean {
+    const cache = this.labelCache;
+    if (cache === undefined || this.labelCount > 0 || this.cachedLabels !== undefined) return false;
+    const hit = cache.lookup(buf, start, end);
+    if (hit !== undefined) {
+      this.cachedLabels = hit;
+      return true;
+    }
+    this.labelBytes = buf;
+    this.labelBytesStart = start;
+    this.labelBytesEnd = end;
+    this.labelBytesCount = count;
+    return false;
+  }
+
   /** label adds one label; `valid` is false when its name or value was not valid UTF-8 (or not resolvable). */
   label(name: string, value: string, valid: boolean): void {
+    if (this.cachedLabels !== undefined) this.expandCachedLabels();
     if (!valid) this.invalidLabel ??= 'label name or value is not valid UTF-8';
     this.names[this.labelCount] = name;
     this.values[this.labelCount] = value;
     this.labelCount++;
+  }
+
+  /** expandCachedLabels puts the labels of a cache hit back in scratch space, for a series with more labels after them. */
+  private expandCachedLabels(): void {
+    const { names, values } = this.cachedLabels!;
+    this.cachedLabels = undefined;
+    for (let i = 0; i < names.length; i++) {
+      this.names[i] = names[i];
+      this.values[i] = values[i];
+    }
+    this.labelCount = names.length;
   }
 
   /** invalidLabels marks the series invalid for a reason the wire reader found (a bad symbol reference). */
@@ -179,7 +235,7 @@ export class RemoteWriteAssembler {
   endSeries(): void {
     const histogramCount = this.histogramProblems;
     if (this.sampleCount === 0 && histogramCount === 0 && this.seriesExemplars.length === 0) return;
-    const built = this.buildLabels();
+    const built = this.cachedLabels ?? this.buildLabels();
     if ('problem' in built) {
       const { reason, message } = built.problem;
       const n = this.sampleCount + histogramCount;
@@ -196,7 +252,7 @@ export class RemoteWriteAssembler {
     }
     if (this.sampleCount > 0) {
       if (this.createdZero && this.createdAt.length > 0) this.addCreatedZeros(labels);
-      this.finishSeries(labels, this.sampleCount, this.anyStale, this.anyHistograms);
+      this.finishSeries(labels, built.key, this.sampleCount, this.anyStale, this.anyHistograms);
     }
   }
 
@@ -263,7 +319,7 @@ export class RemoteWriteAssembler {
   }
 
   /** buildLabels validates the scratch labels and returns the sorted label object or why not. */
-  private buildLabels(): { labels: Record<string, string> } | { problem: Problem } {
+  private buildLabels(): { labels: Readonly<Record<string, string>>; key: string } | { problem: Problem } {
     const count = this.labelCount;
     if (this.invalidLabel !== undefined) return invalidLabels(this.invalidLabel);
     const order: number[] = [];
@@ -281,11 +337,14 @@ export class RemoteWriteAssembler {
     }
     if (!sorted) order.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
     const labels: Record<string, string> = {};
+    let key = '';
     let hasName = false;
     for (let k = 0; k < order.length; k++) {
       const name = names[order[k]];
       if (k > 0 && name === names[order[k - 1]]) return invalidLabels(`duplicate label name ${JSON.stringify(name)}`);
-      setLabel(labels, name, this.values[order[k]]);
+      const value = this.values[order[k]];
+      setLabel(labels, name, value);
+      key += labelPairKey(name, value);
       if (name === '__name__') hasName = true;
     }
     for (let i = 0; i < count; i++) {
@@ -294,7 +353,11 @@ export class RemoteWriteAssembler {
     }
     if (!hasName) return invalidLabels('missing metric name (__name__ label)');
     const problem = checkSeriesLabels(labels, this.limits);
-    return problem === undefined ? { labels } : { problem };
+    if (problem !== undefined) return { problem };
+    if (this.labelBytesEnd > 0 && count === this.labelBytesCount) {
+      return this.labelCache!.remember(this.labelBytes!, this.labelBytesStart, this.labelBytesEnd, labels, key, this.names.slice(0, count), this.values.slice(0, count));
+    }
+    return { labels, key };
   }
 
   private describeRaw(): string {
@@ -308,7 +371,7 @@ export class RemoteWriteAssembler {
    * on its own: the series' other samples are kept), puts the rest in time order and commits
    * them. Each reason met is reported once per series, with its first sample's problem.
    */
-  private finishSeries(labels: Record<string, string>, count: number, anyStale: boolean, anyHistograms: boolean): void {
+  private finishSeries(labels: Record<string, string>, key: string, count: number, anyStale: boolean, anyHistograms: boolean): void {
     const hists = anyHistograms ? this.hists : undefined;
     const times = this.times;
     const samples = this.samples;
@@ -345,7 +408,7 @@ export class RemoteWriteAssembler {
     }
     if (kept === 0) return;
     if (!ordered) sortRange(times, samples, staleFlags, hists, base, kept);
-    this.pending.push({ labels, offset: base, count: kept, anyStale, anyHistograms });
+    this.pending.push({ labels, key, offset: base, count: kept, anyStale, anyHistograms });
     this.used = base + kept;
   }
 
@@ -364,6 +427,7 @@ export class RemoteWriteAssembler {
     for (const p of this.pending) {
       const series: MetricSeries = {
         labels: p.labels,
+        key: p.key,
         timestampsMs: new Float64Array(times.buffer, p.offset * 8, p.count),
         values: new Float64Array(values.buffer, p.offset * 8, p.count),
       };
@@ -388,6 +452,8 @@ function invalidLabels(message: string): { problem: Problem } {
 /** PendingSeries is a validated series whose samples sit at [offset, offset + count). */
 interface PendingSeries {
   labels: Record<string, string>;
+  /** the series' seriesKey, built with its sorted labels so storage need not sort and join them again */
+  key: string;
   offset: number;
   count: number;
   anyStale: boolean;

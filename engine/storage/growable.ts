@@ -24,6 +24,23 @@ export class GrowableFloat64 {
     this.length++;
   }
 
+  /**
+   * pushAll appends a whole array with one copy: a remote write request brings tens of samples
+   * per series, and copying them at once keeps per-sample work (and garbage) out of ingest.
+   * The copy keeps every bit, NaN payloads included.
+   */
+  pushAll(values: Float64Array): void {
+    const end = this.length + values.length;
+    if (end > this.data.length) this.grow(end);
+    this.data.set(values, this.length);
+    this.length = end;
+  }
+
+  /** last is the newest value pushed; undefined when empty. */
+  last(): number | undefined {
+    return this.length === 0 ? undefined : this.data[this.length - 1];
+  }
+
   private grow(min: number): void {
     const next = new Float64Array(Math.max(min, this.data.length * 2));
     next.set(this.data.subarray(0, this.length));

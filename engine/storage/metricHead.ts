@@ -95,13 +95,33 @@ class HeadSeries {
 
   append(ts: number, value: number, stale: boolean, histogram: FloatHistogram | undefined): void {
     const n = this.timestamps.length;
-    if (n > 0 && ts <= this.timestamps.view()[n - 1]) this.sorted = false;
+    if (n > 0 && ts <= this.timestamps.last()!) this.sorted = false;
     if (ts > this.lastMs) this.lastMs = ts;
     this.timestamps.push(ts);
     if (stale) this.values.pushBits(STALE_LO, STALE_HI);
     else this.values.push(histogram === undefined ? value : 0);
     if (histogram !== undefined && this.hists === undefined) this.hists = new Array<FloatHistogram | undefined>(n).fill(undefined);
     this.hists?.push(stale || histogram === undefined ? undefined : this.hinted(histogram, n));
+  }
+
+  /**
+   * appendFloats appends plain float samples (no staleness marker, no histogram, in a series
+   * that has taken no histogram) with one copy per column: the common remote write case.
+   */
+  appendFloats(timestamps: Float64Array, values: Float64Array): void {
+    let previous = this.timestamps.last() ?? -Infinity;
+    let newest = this.lastMs;
+    let sorted = this.sorted;
+    for (let i = 0; i < timestamps.length; i++) {
+      const t = timestamps[i];
+      if (t <= previous) sorted = false;
+      if (t > newest) newest = t;
+      previous = t;
+    }
+    this.sorted = sorted;
+    this.lastMs = newest;
+    this.timestamps.pushAll(timestamps);
+    this.values.pushAll(values);
   }
 
   /**
@@ -190,9 +210,13 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
     }
     const { timestampsMs, values, stale, histograms } = input;
     const wasSorted = s.sorted;
+    if (stale === undefined && histograms === undefined && s.hists === undefined) {
+      s.appendFloats(timestampsMs, values);
+    } else {
+      for (let i = 0; i < timestampsMs.length; i++) s.append(timestampsMs[i], values[i], stale !== undefined && stale[i] === 1, histograms?.[i]);
+    }
     for (let i = 0; i < timestampsMs.length; i++) {
       const t = timestampsMs[i];
-      s.append(t, values[i], stale !== undefined && stale[i] === 1, histograms?.[i]);
       if (t < this.minMs) this.minMs = t;
       if (t > this.maxMs) this.maxMs = t;
     }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   DeltaAccumulator,
   IngestError,
+  SeriesLabelCache,
   decodeContentEncoding,
   decodeLokiPush,
   decodeOtlpLogs,
@@ -163,6 +164,8 @@ function logBytes(entries: LogEntry[]): number {
 
 export class IngestService {
   private readonly deltas = new Map<string, DeltaAccumulator>();
+  /** each org's remote write series labels, decoded once per series rather than per request */
+  private readonly labelCaches = new Map<string, SeriesLabelCache>();
 
   constructor(private readonly deps: IngestServiceDeps) {}
 
@@ -212,7 +215,8 @@ export class IngestService {
     const createdTimestampZero = this.deps.createdTimestampZero;
     // Zeros go only after each series' newest stored sample, which the heads answer.
     const lastStoredMs = createdTimestampZero ? this.deps.storage.lastMetricSamples(req.org) : undefined;
-    const options = { nowMs: Date.now(), limits, maxDecompressedBytes: this.deps.maxBodyBytes, createdTimestampZero, lastStoredMs };
+    const labelCache = this.labelCacheFor(req.org);
+    const options = { nowMs: Date.now(), limits, maxDecompressedBytes: this.deps.maxBodyBytes, createdTimestampZero, lastStoredMs, labelCache };
     const result = decodeOrFail(() => decodeRemoteWriteVersion(version, req.body, options));
     const samples = sampleCount(result.records);
     this.admit(req.org, 'metrics', samples, () => samples, result, limits);
@@ -236,6 +240,12 @@ export class IngestService {
     let acc = this.deltas.get(org);
     if (!acc) this.deltas.set(org, (acc = new DeltaAccumulator()));
     return acc;
+  }
+
+  private labelCacheFor(org: string): SeriesLabelCache {
+    let cache = this.labelCaches.get(org);
+    if (!cache) this.labelCaches.set(org, (cache = new SeriesLabelCache()));
+    return cache;
   }
 
   private unpack(req: IngestRequest): Uint8Array {
