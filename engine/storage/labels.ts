@@ -51,6 +51,31 @@ export function labelPairKey(name: string, value: string): string {
   return escapeKeyPart(name) + '\u0001' + escapeKeyPart(value) + '\u0000';
 }
 
+/**
+ * labelsFromKey reads a label-set key (labelsKey) back into its labels, in key order: logs
+ * that store a series by its key need no labels object per series per write.
+ */
+export function labelsFromKey(key: string): Labels {
+  const out: Record<string, string> = {};
+  let at = 0;
+  while (at < key.length) {
+    const sep = key.indexOf('\u0001', at);
+    const end = sep < 0 ? -1 : key.indexOf('\u0000', sep + 1);
+    if (end < 0) throw new Error('malformed label-set key');
+    const name = unescapeKeyPart(key.slice(at, sep));
+    const value = unescapeKeyPart(key.slice(sep + 1, end));
+    // Plain assignment of `__proto__` would set the prototype instead of adding a label.
+    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+    at = end + 1;
+  }
+  return out;
+}
+
+function unescapeKeyPart(text: string): string {
+  return text.includes('\u0002') ? text.replace(/\u0002([0-2])/g, (_, c: string) => String.fromCharCode(c.charCodeAt(0) - 0x30)) : text;
+}
+
 function escapeKeyPart(text: string): string {
   return KEY_CONTROL.test(text) ? text.replace(/[\u0000-\u0002]/g, (c) => '\u0002' + String.fromCharCode(0x30 + c.charCodeAt(0))) : text;
 }
