@@ -16,7 +16,7 @@ import { DEFAULT_INDEXED_TAGS, type LogEntry, type LogHead } from './logHead.js'
 import { encodeLogSegment } from './logSegment.js';
 import { Maintenance } from './maintenance.js';
 import { seriesKey, type LastSampleLookup, type MetricHead, type MetricSeries } from './metricHead.js';
-import { encodeMetricSegment } from './metricSegment.js';
+import { encodeMetricSegment, type EncodedMetricSegment } from './metricSegment.js';
 import { OrgHeads } from './orgHeads.js';
 import { OrgLogView, OrgMetricView, type OrgSources } from './orgViews.js';
 import { sweepOrphanSegments } from './orphanSweep.js';
@@ -34,6 +34,7 @@ import {
   type ActiveLimits,
   type CompactionResult,
   type CutResult,
+  type MetricSegmentEncoder,
   type SeriesLimitOutcome,
   type StorageOptions,
   type StorageStats,
@@ -77,6 +78,8 @@ export class Storage {
   private readonly book: SegmentBook | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** where cuts encode metric heads; undefined: on this thread */
+  private metricEncoder: MetricSegmentEncoder | undefined;
   /** feed is the replicated write log's reader and publisher, when one replaces the WAL. */
   private feed: LogFeed | undefined;
   /** shared is the catalog store other processes write too, when scaled out. */
@@ -483,6 +486,31 @@ export class Storage {
   }
 
   /**
+   * encodeSegmentsWith has cuts encode metric heads with `encoder` (a worker pool made after
+   * the storage opened) instead of on this thread.
+   */
+  encodeSegmentsWith(encoder: MetricSegmentEncoder): void {
+    this.metricEncoder = encoder;
+  }
+
+  /**
+   * encodeMetrics encodes a frozen metric head: through the encoder when there is one, from
+   * the head's shared snapshot; here when there is none or it fails (the pool is closing, or
+   * broke), since a cut must not be lost to that.
+   */
+  private async encodeMetrics(head: MetricHead): Promise<EncodedMetricSegment | undefined> {
+    const encoder = this.metricEncoder;
+    if (encoder !== undefined) {
+      try {
+        return await encoder(head.snapshot());
+      } catch (err) {
+        this.emit({ level: 'warn', message: 'encoding a segment off the main thread failed; encoding it here', fields: { err: String((err as Error)?.message ?? err) } });
+      }
+    }
+    return encodeMetricSegment(head.seriesViews());
+  }
+
+  /**
    * cut writes everything in the heads to segments now (one per org and signal) and trims the
    * WAL; it runs in the background by size and age, and is public for tests and operators.
    */
@@ -516,7 +544,7 @@ export class Storage {
     try {
       for (const { id: org, generations } of frozen) {
         for (const generation of generations) {
-          const metrics = encodeMetricSegment(generation.metrics.seriesViews());
+          const metrics = await this.encodeMetrics(generation.metrics);
           if (metrics) written.push(await book.store(metricSegment(book.stamp(org), metrics)));
           const logs = encodeLogSegment(generation.logs.columns(), this.indexedTagList);
           if (logs) written.push(await book.store(logSegment(book.stamp(org), logs, this.indexedTagList)));

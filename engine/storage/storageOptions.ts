@@ -2,6 +2,8 @@ import type { BlobStore } from './blobStore.js';
 import type { SegmentMeta, Signal } from './catalog.js';
 import type { CatalogStore, SharedCatalogStore } from './catalogStore.js';
 import type { ExemplarStore } from './exemplarStore.js';
+import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
+import type { EncodedMetricSegment } from './metricSegment.js';
 import type { PeerHeadSource } from './peerHeads.js';
 import type { StorageEvent } from './storageEvent.js';
 import type { WriteLog } from './writeLog.js';
@@ -160,3 +162,11 @@ export interface StreamLimitOutcome {
   /** stream tags of the first refused stream, for the answer to name it */
   firstRefused?: Record<string, string>;
 }
+
+/**
+ * MetricSegmentEncoder encodes a frozen metric head, given as its shared snapshot, into a
+ * segment off the calling thread (the service hands it to its worker pool): a cut then does not
+ * stall requests for the time encoding takes. Without one, or when it fails, the storage
+ * encodes on its own thread.
+ */
+export type MetricSegmentEncoder = (snapshot: MetricHeadSnapshot) => Promise<EncodedMetricSegment | undefined>;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { taskTransferables, type QueryTask, type TaskResult } from '../../engine/index.js';
+import { taskTransferables, type EncodedMetricSegment, type EncodeMetricSegmentTask, type MetricHeadSnapshot, type QueryTask, type TaskResult } from '../../engine/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
@@ -93,6 +93,16 @@ export class QueryPool {
     } finally {
       this.settled();
     }
+  }
+
+  /**
+   * encodeMetricSegment encodes a frozen metric head's snapshot into a segment on a worker
+   * (see engine/query/segmentTasks.ts). It queues with query tasks but is never refused or
+   * aborted: the cut that asks waits for it, and falls back to its own thread if the pool fails.
+   */
+  async encodeMetricSegment(snapshot: MetricHeadSnapshot): Promise<EncodedMetricSegment | undefined> {
+    const task: EncodeMetricSegmentTask = { kind: 'encode-metric-segment', snapshot };
+    return (await this.piscina.run(task)) as EncodedMetricSegment | undefined;
   }
 
   /** onTaskSettled registers a listener told each time a task ends, however it ends. */

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import { configureWorkerCaches, runTask, type QueryTask } from '../../engine/index.js';
+import { configureWorkerCaches, runEncodeMetricSegment, runTask, type EncodeMetricSegmentTask, type QueryTask } from '../../engine/index.js';
 
 /** WorkerSetup is what the pool hands every worker thread it starts (Piscina's workerData). */
 export interface WorkerSetup {
@@ -10,8 +10,9 @@ const setup = Piscina.workerData as WorkerSetup | undefined;
 if (setup?.segmentCacheBytes !== undefined) configureWorkerCaches({ segmentCacheBytes: setup.segmentCacheBytes });
 
 /**
- * The Piscina worker entry: evaluate one task and move the result buffers back to the main
- * thread (a transfer, not a copy). Everything else about evaluation lives in the engine.
+ * The Piscina worker entry: evaluate one task (a query's, or the encoding of a head being cut
+ * into a segment) and move the result buffers back to the main thread (a transfer, not a
+ * copy). Everything else about evaluation lives in the engine.
  */
 class TransferredResult {
   constructor(
@@ -26,7 +27,7 @@ class TransferredResult {
   }
 }
 
-export default function run(task: QueryTask): unknown {
-  const { result, transfer } = runTask(task);
+export default function run(task: QueryTask | EncodeMetricSegmentTask): unknown {
+  const { result, transfer } = task.kind === 'encode-metric-segment' ? runEncodeMetricSegment(task) : runTask(task);
   return Piscina.move(new TransferredResult(result, transfer) as unknown as ArrayBuffer);
 }
