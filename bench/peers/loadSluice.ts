@@ -23,7 +23,9 @@ export interface IngestFigures {
 
 async function post(sys: RunningSystem, path: string, body: Uint8Array, contentType: string): Promise<void> {
   const res = await fetch(`${sys.url}${path}`, { method: 'POST', body, headers: { 'x-svc-api-key': sys.key, 'content-type': contentType } });
-  if (res.status >= 300) throw new Error(`sluice ${path} answered ${res.status}: ${await res.text()}`);
+  // Read to the end, as a sender does: an unread answer keeps its connection from the next request.
+  const answer = await res.text();
+  if (res.status >= 300) throw new Error(`sluice ${path} answered ${res.status}: ${answer}`);
 }
 
 export async function loadSluiceMetrics(sys: RunningSystem, dataset: Dataset): Promise<IngestFigures> {

@@ -17,7 +17,9 @@ export async function loadVictoria(sys: RunningSystem, dataset: Dataset): Promis
   const flush = async (): Promise<void> => {
     const t0 = performance.now();
     const res = await fetch(`${sys.url}/api/v1/import/prometheus`, { method: 'POST', body: text, headers: { 'content-type': 'text/plain' } });
-    if (res.status >= 300) throw new Error(`victoria-metrics import answered ${res.status}: ${await res.text()}`);
+    // Read to the end, as a sender does: an unread answer keeps its connection from the next request.
+    const answer = await res.text();
+    if (res.status >= 300) throw new Error(`victoria-metrics import answered ${res.status}: ${answer}`);
     sendMs += performance.now() - t0;
     text = '';
     inBatch = 0;
