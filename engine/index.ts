@@ -23,8 +23,10 @@ export { appendSanitizedKey, sanitizeLabelKey } from './logql/eval/pipeline/sani
 export { levelFromLine } from './ingest/detectedLevel.js';
 
 export { Storage, type StorageEvent, type StorageOptions } from './storage/storage.js';
-export type { ActiveLimits, AppliedRefusal, MetricSegmentEncoder } from './storage/storageOptions.js';
+export type { ActiveLimits, AppliedRefusal, MergedSegment, SegmentEncoders } from './storage/storageOptions.js';
 export type { EncodedMetricSegment } from './storage/metricSegment.js';
+export type { EncodedLogSegment } from './storage/logSegment.js';
+export type { LogCutInput } from './storage/logHead.js';
 export type { MetricHeadSnapshot } from './storage/metricHeadSnapshots.js';
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
 export type { LastSampleLookup, MetricQuerier, MetricSeries } from './storage/metricHead.js';
@@ -64,7 +66,7 @@ export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSl
 export { sortByLabels } from './promql/eval/labelset.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
-export { runEncodeMetricSegment, type EncodeMetricSegmentTask } from './query/segmentTasks.js';
+export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMetricSegmentTask, type MergeSegmentsTask, type SegmentTask } from './query/segmentTasks.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';

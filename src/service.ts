@@ -364,8 +364,8 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker, {
     segmentCacheBytes: Math.floor(config.workerSegmentCacheBytes / config.queryWorkers),
   });
-  // Cuts encode metric heads on the workers from here on, so a cut does not stall requests.
-  storage.encodeSegmentsWith((snapshot) => pool.encodeMetricSegment(snapshot));
+  // Cuts encode heads on the workers from here on, so a cut does not stall requests.
+  storage.encodeSegmentsWith(pool.segmentEncoders());
   const admission = new WorkerAdmission(
     pool,
     { maxWaiting: config.maxQueriesWaitingForWorkers, maxEvaluating: evaluationCap(config.maxConcurrentQueries, config.queryWorkers) },

@@ -2,7 +2,7 @@ import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
-import type { HeadRows } from './logChunk.js';
+import { chunkMessage, chunkText, type HeadRows } from './logChunk.js';
 import type { LineMatch } from './lineMatch.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
@@ -315,6 +315,23 @@ export class LogHead implements LogReader, LogTagSetReader {
     return this.snapshots.snapshot(this.rowCount, () => this.headRows());
   }
 
+  /**
+   * cutInput is the head as a worker encodes it into a segment (see logCutColumns): the shared
+   * snapshot carries timestamps and messages without a copy; the row ids and their small tables
+   * are copied, a few bytes a row. Read once the head takes no more appends.
+   */
+  cutInput(): LogCutInput {
+    return {
+      snapshot: this.snapshot(),
+      streamIds: this.streamIds.view().slice(),
+      levelIds: this.levelIds.view().slice(),
+      attributeIds: this.attributeIds.view().slice(),
+      streamTags: this.streamList.map((s) => s.tags),
+      levels: this.levels.list(),
+      attributes: this.attributes.list(),
+    };
+  }
+
   /** snapshotStats says how much shared memory the snapshots hold and how many chunks were ever packed. */
   get snapshotStats(): { packedBytes: number; chunksPacked: number } {
     return { packedBytes: this.snapshots.packedBytes, chunksPacked: this.snapshots.chunksPacked };
@@ -395,6 +412,11 @@ class Interner {
     return this.values[id];
   }
 
+  /** list is every value, indexed by id (a copy). */
+  list(): string[] {
+    return this.values.slice();
+  }
+
   get size(): number {
     return this.values.length;
   }
@@ -402,6 +424,47 @@ class Interner {
 
 /** ROW_OVERHEAD_BYTES is the per-line memory beyond the message text: timestamp, ids and array slots. */
 const ROW_OVERHEAD_BYTES = 48;
+
+/**
+ * LogCutInput is a frozen log head as cutInput gives it: rows in arrival order, each row's
+ * stream, level and attributes as ids into the tables beside them.
+ */
+export interface LogCutInput {
+  snapshot: LogHeadSnapshot;
+  streamIds: Uint32Array;
+  levelIds: Uint32Array;
+  attributeIds: Uint32Array;
+  streamTags: Labels[];
+  levels: string[];
+  attributes: string[];
+}
+
+/**
+ * logCutColumns rebuilds a head's columns from its cut input, on whichever thread encodes the
+ * segment: the same columns `columns()` gives, so the segment is byte for byte the same.
+ */
+export function logCutColumns(input: LogCutInput): LogColumns {
+  const rows = input.streamIds.length;
+  const timestampsNs = new BigInt64Array(rows);
+  const messages = new Array<string>(rows);
+  let at = 0;
+  for (const chunk of input.snapshot.chunks) {
+    if (at + chunk.rows > rows) break;
+    timestampsNs.set(chunk.timestampsNs, at);
+    const text = chunkText(chunk);
+    for (let i = 0; i < chunk.rows; i++) messages[at + i] = chunkMessage(chunk, text, i);
+    at += chunk.rows;
+  }
+  if (at !== rows) throw new Error(`log head snapshot holds ${at} rows of the head's ${rows}`);
+  return {
+    timestampsNs,
+    streams: input.streamIds,
+    streamTags: input.streamTags,
+    levels: Array.from(input.levelIds, (id) => input.levels[id]),
+    messages,
+    attributes: Array.from(input.attributeIds, (id) => input.attributes[id]),
+  };
+}
 
 /**
  * LogColumns is a batch of log rows as parallel columns: the form segments are written from.

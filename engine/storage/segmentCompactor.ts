@@ -6,7 +6,7 @@ import { encodeMetricSegment, type MetricSegmentReader } from './metricSegment.j
 import type { SegmentBook } from './segmentBook.js';
 import { logSegment, mergedWriters, metricSegment, type PendingSegment } from './segmentMeta.js';
 import type { Opened } from './segmentReaders.js';
-import type { CompactionResult } from './storageOptions.js';
+import type { CompactionResult, SegmentMerger } from './storageOptions.js';
 import type { EventSink } from './storageEvent.js';
 
 /**
@@ -14,14 +14,14 @@ import type { EventSink } from './storageEvent.js';
  * planCompaction) into one sorted segment each, registers it in place of its inputs
  * atomically, and deletes the inputs. A run with an unreadable input is left as it is.
  */
-export async function compactSegments(book: SegmentBook, targetBytes: number, emit: EventSink): Promise<CompactionResult> {
+export async function compactSegments(book: SegmentBook, targetBytes: number, emit: EventSink, merger?: SegmentMerger): Promise<CompactionResult> {
   const merged: CompactionResult['merged'] = [];
   const catalog = book.catalog;
   for (const org of catalog.orgs()) {
     for (const signal of ['metrics', 'logs'] as const) {
       const metas = catalog.segments(org, signal).map((e) => e.meta);
       for (const group of planCompaction(metas, targetBytes, (id) => book.readers.knownFailure(id) !== undefined)) {
-        const output = await mergeGroup(book, org, signal, group);
+        const output = await mergeGroup(book, org, signal, group, merger, emit);
         if (output) merged.push({ inputs: group, output });
       }
     }
@@ -43,9 +43,26 @@ function openAll<R>(group: readonly SegmentMeta[], open: (meta: SegmentMeta) => 
   return readers;
 }
 
-/** encodeMerge encodes a group's merge, or answers undefined when an input is unreadable or the merge is empty. */
-function encodeMerge(book: SegmentBook, org: string, signal: Signal, group: SegmentMeta[]): PendingSegment | undefined {
+/**
+ * encodeMerge encodes a group's merge, or answers undefined when an input is unreadable or the
+ * merge is empty. With a merger the decoding, merging and encoding happen where it runs (a
+ * worker, reading the segments' bytes from shared memory); here when it fails.
+ */
+async function encodeMerge(book: SegmentBook, org: string, signal: Signal, group: SegmentMeta[], merger: SegmentMerger | undefined, emit: EventSink): Promise<PendingSegment | undefined> {
   const seq = Math.max(...group.map((s) => s.seq));
+  if (merger !== undefined) {
+    const open = (meta: SegmentMeta) => (signal === 'metrics' ? book.readers.metric(meta) : book.readers.log(meta));
+    const readers = openAll<{ bytes: Uint8Array }>(group, open);
+    if (!readers) return undefined;
+    try {
+      const merged = await merger(signal, group.map((meta, i) => ({ meta, bytes: readers[i].bytes })));
+      if (merged === undefined) return undefined;
+      if ('indexedTags' in merged) return logSegment(book.stamp(org, seq), merged.segment, merged.indexedTags);
+      return metricSegment(book.stamp(org, seq), merged.segment);
+    } catch (err) {
+      emit({ level: 'warn', message: 'merging segments off the main thread failed; merging them here', fields: { err: String((err as Error)?.message ?? err) } });
+    }
+  }
   if (signal === 'metrics') {
     const readers = openAll<MetricSegmentReader>(group, (meta) => book.readers.metric(meta));
     const enc = readers && encodeMetricSegment(mergeMetricReaders(readers));
@@ -58,11 +75,11 @@ function encodeMerge(book: SegmentBook, org: string, signal: Signal, group: Segm
   return enc && logSegment(book.stamp(org, seq), enc, indexed);
 }
 
-async function mergeGroup(book: SegmentBook, org: string, signal: Signal, group: SegmentMeta[]): Promise<SegmentMeta | undefined> {
+async function mergeGroup(book: SegmentBook, org: string, signal: Signal, group: SegmentMeta[], merger: SegmentMerger | undefined, emit: EventSink): Promise<SegmentMeta | undefined> {
   await book.reserve(1);
   // Read the inputs without blocking the thread on I/O first: from an object store that is a download.
   await book.readers.prefetch(group);
-  const pending = encodeMerge(book, org, signal, group);
+  const pending = await encodeMerge(book, org, signal, group, merger, emit);
   if (!pending) return undefined;
   if (book.writerId !== undefined) pending.meta.writers = mergedWriters(group);
   const output = await book.store(pending);

@@ -13,7 +13,7 @@ import type { SeriesExemplars } from './exemplarStore.js';
 import { METRIC_NAME } from './labels.js';
 import { LogFeed } from './logFeed.js';
 import { DEFAULT_INDEXED_TAGS, type LogEntry, type LogHead } from './logHead.js';
-import { encodeLogSegment } from './logSegment.js';
+import { encodeLogSegment, type EncodedLogSegment } from './logSegment.js';
 import { Maintenance } from './maintenance.js';
 import { seriesKey, type LastSampleLookup, type MetricHead, type MetricSeries } from './metricHead.js';
 import { encodeMetricSegment, type EncodedMetricSegment } from './metricSegment.js';
@@ -34,7 +34,7 @@ import {
   type ActiveLimits,
   type CompactionResult,
   type CutResult,
-  type MetricSegmentEncoder,
+  type SegmentEncoders,
   type SeriesLimitOutcome,
   type StorageOptions,
   type StorageStats,
@@ -78,8 +78,8 @@ export class Storage {
   private readonly book: SegmentBook | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
-  /** where cuts encode metric heads; undefined: on this thread */
-  private metricEncoder: MetricSegmentEncoder | undefined;
+  /** where cuts encode heads; undefined: on this thread */
+  private encoders: SegmentEncoders | undefined;
   /** feed is the replicated write log's reader and publisher, when one replaces the WAL. */
   private feed: LogFeed | undefined;
   /** shared is the catalog store other processes write too, when scaled out. */
@@ -486,28 +486,38 @@ export class Storage {
   }
 
   /**
-   * encodeSegmentsWith has cuts encode metric heads with `encoder` (a worker pool made after
-   * the storage opened) instead of on this thread.
+   * encodeSegmentsWith has cuts encode heads, and compaction merge segments, with `encoders`
+   * (a worker pool made after the storage opened) instead of on this thread.
    */
-  encodeSegmentsWith(encoder: MetricSegmentEncoder): void {
-    this.metricEncoder = encoder;
+  encodeSegmentsWith(encoders: SegmentEncoders): void {
+    this.encoders = encoders;
   }
 
   /**
-   * encodeMetrics encodes a frozen metric head: through the encoder when there is one, from
-   * the head's shared snapshot; here when there is none or it fails (the pool is closing, or
+   * encodeMetrics encodes a frozen metric head: through the encoders when there are some, from
+   * the head's shared snapshot; here when there are none or they fail (the pool is closing, or
    * broke), since a cut must not be lost to that.
    */
-  private async encodeMetrics(head: MetricHead): Promise<EncodedMetricSegment | undefined> {
-    const encoder = this.metricEncoder;
-    if (encoder !== undefined) {
+  private encodeMetrics(head: MetricHead): Promise<EncodedMetricSegment | undefined> {
+    const encoders = this.encoders;
+    return this.encodeElsewhere(encoders && (() => encoders.metrics(head.snapshot())), () => encodeMetricSegment(head.seriesViews()));
+  }
+
+  /** encodeLogs is encodeMetrics for a frozen log head, sent as its cut input. */
+  private encodeLogs(head: LogHead): Promise<EncodedLogSegment | undefined> {
+    const encoders = this.encoders;
+    return this.encodeElsewhere(encoders && (() => encoders.logs(head.cutInput(), this.indexedTagList)), () => encodeLogSegment(head.columns(), this.indexedTagList));
+  }
+
+  private async encodeElsewhere<T>(elsewhere: (() => Promise<T>) | undefined, here: () => T): Promise<T> {
+    if (elsewhere !== undefined) {
       try {
-        return await encoder(head.snapshot());
+        return await elsewhere();
       } catch (err) {
         this.emit({ level: 'warn', message: 'encoding a segment off the main thread failed; encoding it here', fields: { err: String((err as Error)?.message ?? err) } });
       }
     }
-    return encodeMetricSegment(head.seriesViews());
+    return here();
   }
 
   /**
@@ -546,7 +556,7 @@ export class Storage {
         for (const generation of generations) {
           const metrics = await this.encodeMetrics(generation.metrics);
           if (metrics) written.push(await book.store(metricSegment(book.stamp(org), metrics)));
-          const logs = encodeLogSegment(generation.logs.columns(), this.indexedTagList);
+          const logs = await this.encodeLogs(generation.logs);
           if (logs) written.push(await book.store(logSegment(book.stamp(org), logs, this.indexedTagList)));
         }
       }
@@ -590,7 +600,7 @@ export class Storage {
   private async compactNow(): Promise<CompactionResult> {
     if (this.closed) throw new Error('storage is closed');
     if (!this.book) return { merged: [] };
-    return compactSegments(this.book, this.options.segmentTargetBytes ?? DEFAULT_SEGMENT_TARGET_BYTES, this.emit);
+    return compactSegments(this.book, this.options.segmentTargetBytes ?? DEFAULT_SEGMENT_TARGET_BYTES, this.emit, this.encoders?.merge);
   }
 
   /**

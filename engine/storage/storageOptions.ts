@@ -4,6 +4,9 @@ import type { CatalogStore, SharedCatalogStore } from './catalogStore.js';
 import type { ExemplarStore } from './exemplarStore.js';
 import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import type { EncodedMetricSegment } from './metricSegment.js';
+import type { LogCutInput } from './logHead.js';
+import type { EncodedLogSegment } from './logSegment.js';
+import type { SharedSegment } from './sharedSegments.js';
 import type { PeerHeadSource } from './peerHeads.js';
 import type { StorageEvent } from './storageEvent.js';
 import type { WriteLog } from './writeLog.js';
@@ -164,9 +167,24 @@ export interface StreamLimitOutcome {
 }
 
 /**
- * MetricSegmentEncoder encodes a frozen metric head, given as its shared snapshot, into a
- * segment off the calling thread (the service hands it to its worker pool): a cut then does not
- * stall requests for the time encoding takes. Without one, or when it fails, the storage
- * encodes on its own thread.
+ * SegmentEncoders encode frozen heads into segments off the calling thread (the service hands
+ * them to its worker pool): a cut then does not stall requests for the time encoding takes. A
+ * metric head goes as its shared snapshot, a log head as its cut input (logHead.ts). Without
+ * them, or when one fails, the storage encodes on its own thread.
  */
-export type MetricSegmentEncoder = (snapshot: MetricHeadSnapshot) => Promise<EncodedMetricSegment | undefined>;
+export interface SegmentEncoders {
+  metrics: (snapshot: MetricHeadSnapshot) => Promise<EncodedMetricSegment | undefined>;
+  logs: (input: LogCutInput, indexedTags: readonly string[]) => Promise<EncodedLogSegment | undefined>;
+  /** merge is compaction's part: a group of segments, their bytes shared, merged into one */
+  merge: SegmentMerger;
+}
+
+/**
+ * SegmentMerger decodes a group of segments of one signal (already opened and checked by the
+ * caller), merges and encodes them into one, off the calling thread. A merge of log segments
+ * also answers the indexed tags the merged segment keeps (those all inputs have).
+ */
+export type SegmentMerger = (signal: Signal, segments: SharedSegment[]) => Promise<MergedSegment | undefined>;
+
+/** MergedSegment is a merge's segment; log merges add the indexed tags it keeps. */
+export type MergedSegment = { segment: EncodedMetricSegment } | { segment: EncodedLogSegment; indexedTags: string[] };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { taskTransferables, type EncodedMetricSegment, type EncodeMetricSegmentTask, type MetricHeadSnapshot, type QueryTask, type TaskResult } from '../../engine/index.js';
+import { taskTransferables, type EncodedLogSegment, type EncodedMetricSegment, type MergedSegment, type QueryTask, type SegmentEncoders, type SegmentTask, type TaskResult } from '../../engine/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
@@ -96,13 +96,21 @@ export class QueryPool {
   }
 
   /**
-   * encodeMetricSegment encodes a frozen metric head's snapshot into a segment on a worker
-   * (see engine/query/segmentTasks.ts). It queues with query tasks but is never refused or
-   * aborted: the cut that asks waits for it, and falls back to its own thread if the pool fails.
+   * segmentEncoders encode frozen heads into segments on the workers (see
+   * engine/query/segmentTasks.ts). Their tasks queue with query tasks but are never refused or
+   * aborted: the cut that asks waits for them, and encodes on its own thread if the pool fails.
    */
-  async encodeMetricSegment(snapshot: MetricHeadSnapshot): Promise<EncodedMetricSegment | undefined> {
-    const task: EncodeMetricSegmentTask = { kind: 'encode-metric-segment', snapshot };
-    return (await this.piscina.run(task)) as EncodedMetricSegment | undefined;
+  segmentEncoders(): SegmentEncoders {
+    return {
+      metrics: async (snapshot) => (await this.piscina.run({ kind: 'encode-metric-segment', snapshot } satisfies SegmentTask)) as EncodedMetricSegment | undefined,
+      logs: async (input, indexedTags) => {
+        const task: SegmentTask = { kind: 'encode-log-segment', input, indexedTags };
+        // The row ids are copies made for this task: moved, not copied again.
+        const transferList = [input.streamIds.buffer, input.levelIds.buffer, input.attributeIds.buffer] as ArrayBuffer[];
+        return (await this.piscina.run(task, { transferList })) as EncodedLogSegment | undefined;
+      },
+      merge: async (signal, segments) => (await this.piscina.run({ kind: 'merge-segments', signal, segments } satisfies SegmentTask)) as MergedSegment | undefined,
+    };
   }
 
   /** onTaskSettled registers a listener told each time a task ends, however it ends. */

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import { configureWorkerCaches, runEncodeMetricSegment, runTask, type EncodeMetricSegmentTask, type QueryTask } from '../../engine/index.js';
+import { configureWorkerCaches, isSegmentTask, runSegmentTask, runTask, type QueryTask, type SegmentTask } from '../../engine/index.js';
 
 /** WorkerSetup is what the pool hands every worker thread it starts (Piscina's workerData). */
 export interface WorkerSetup {
@@ -27,7 +27,7 @@ class TransferredResult {
   }
 }
 
-export default function run(task: QueryTask | EncodeMetricSegmentTask): unknown {
-  const { result, transfer } = task.kind === 'encode-metric-segment' ? runEncodeMetricSegment(task) : runTask(task);
+export default function run(task: QueryTask | SegmentTask): unknown {
+  const { result, transfer } = isSegmentTask(task) ? runSegmentTask(task) : runTask(task);
   return Piscina.move(new TransferredResult(result, transfer) as unknown as ArrayBuffer);
 }

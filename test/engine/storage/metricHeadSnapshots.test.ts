@@ -3,14 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRange } from '../../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
-import { runEncodeMetricSegment } from '../../../engine/query/segmentTasks.js';
 import { shardOf } from '../../../engine/query/shards.js';
 import { SnapshotMetricReader } from '../../../engine/query/snapshotMetricReader.js';
 import { shareMetrics } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import type { LabelMatcher } from '../../../engine/storage/matchers.js';
 import { MetricHead, type MetricSeries } from '../../../engine/storage/metricHead.js';
-import { encodeMetricSegment } from '../../../engine/storage/metricSegment.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { STALE_HI, STALE_LO } from '../../../engine/storage/staleness.js';
 import type { Storage } from '../../../engine/storage/storage.js';
@@ -208,47 +206,5 @@ describe('metric head snapshots shared by query tasks', () => {
     expect(after).not.toBe(before);
     expect(after.chunks.reduce((n, c) => n + c.samples, 0)).toBe(61 * 30);
     expect(storage.stats().metricChunksPacked).toBe(packed.metricChunksPacked + 1);
-  });
-});
-
-describe('encoding a frozen head from its snapshot', () => {
-  it('gives the same segment bytes as encoding the head itself, sealed chunks, late samples and staleness included', () => {
-    for (const seed of [4, 5]) {
-      const random = new SeededRandom(seed);
-      const head = new MetricHead(64);
-      for (let round = 0; round < 40; round++) for (const s of scrape(random, round, 12, round > 20)) head.append(s);
-      const direct = encodeMetricSegment(head.seriesViews())!;
-      const { result, transfer } = runEncodeMetricSegment(structuredClone({ kind: 'encode-metric-segment', snapshot: head.snapshot() } as const));
-      expect(result).toBeDefined();
-      expect(Buffer.from(result!.bytes).equals(Buffer.from(direct.bytes))).toBe(true);
-      expect({ ...result, bytes: undefined }).toEqual({ ...direct, bytes: undefined });
-      expect(transfer).toEqual([result!.bytes.buffer]);
-    }
-    expect(runEncodeMetricSegment({ kind: 'encode-metric-segment', snapshot: new MetricHead().snapshot() }).result).toBeUndefined();
-  });
-
-  it('is what a cut stores when the storage is given an encoder, and a failing encoder leaves the cut to the storage', async () => {
-    for (const failing of [false, true]) {
-      const dir = await tempDir();
-      const { storage: st, events } = await openStorage(dir);
-      let asked = 0;
-      st.encodeSegmentsWith(async (snapshot) => {
-        asked++;
-        if (failing) throw new Error('pool closed');
-        return runEncodeMetricSegment(structuredClone({ kind: 'encode-metric-segment', snapshot } as const)).result;
-      });
-      const random = new SeededRandom(9);
-      for (let round = 0; round < 10; round++) await st.appendMetrics('o', scrape(random, round, 6));
-      // A segment lists series by label set, the head in arrival order.
-      const all = () => exact(st.metrics('o').select([], -Infinity, Infinity)).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
-      const before = all();
-      const cut = await st.cut();
-      expect(asked).toBe(1);
-      expect(cut.segments.filter((s) => s.signal === 'metrics')).toHaveLength(1);
-      expect(all()).toEqual(before);
-      expect(events.some((e) => e.message.includes('encoding a segment off the main thread failed'))).toBe(failing);
-      await st.close();
-      await rm(dir, { recursive: true, force: true });
-    }
   });
 });
