@@ -89,14 +89,21 @@ export class LabelsBuilder {
   readonly noLabels: boolean;
   /** preserveError makes parser failures add `__preserve_error__="true"`. */
   readonly preserveError: boolean;
+  /**
+   * wanted, when set, are the only labels anything after the parsers reads (Loki's
+   * required-labels hint for `sum by (route) (count_over_time({…} | json [1m]))`): parsers
+   * that honour it extract only these, and may stop reading a line once they have them all.
+   */
+  readonly wanted: ReadonlySet<string> | undefined;
 
-  constructor(base: Labels, cache: LabelCache, noLabels = false, preserveError = false) {
+  constructor(base: Labels, cache: LabelCache, noLabels = false, preserveError = false, wanted?: ReadonlySet<string>) {
     this.base = base;
     this.baseNames = Object.keys(base);
     this.cache = cache;
     this.baseResult = cache.fromLabels(base);
     this.noLabels = noLabels;
     this.preserveError = preserveError;
+    this.wanted = wanted;
   }
 
   /** reset forgets everything the previous line changed. */

@@ -46,6 +46,12 @@ export interface ExtractionPlan {
    * Loki's parser hint, which the pipeline keeps only when its stages read no label either.
    */
   noLabels: boolean;
+  /**
+   * labelsRead are the only labels the aggregation reads of the lines (its `by` grouping and
+   * an unwrapped label), or undefined when it keeps every label (no grouping, `without`):
+   * Loki's required-labels parser hint, to which the pipeline adds what its stages read.
+   */
+  labelsRead?: readonly string[];
   preserveError: boolean;
 }
 
@@ -272,6 +278,7 @@ function runExtraction<S extends Sink>(
   // whose output nothing reads.
   const pipeline = new CompiledPipeline(selector.pipeline, {
     noLabels: plan.noLabels,
+    labelsRead: plan.labelsRead,
     preserveError: plan.preserveError,
     memory: ctx.memory,
     dropUnusedLineFormat: plan.source !== 'bytes',

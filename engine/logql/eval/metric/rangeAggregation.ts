@@ -48,6 +48,8 @@ function extractionPlan(expr: RangeAggregationExpr, pushedDown: Grouping | undef
   const preserveError = grouping !== undefined && !grouping.without && grouping.labels.includes(ERROR_LABEL);
   const plan: ExtractionPlan = { range: expr.range, source, noLabels, preserveError };
   if (spec !== undefined) plan.grouping = spec;
+  // Grouping by names reads only those (and an unwrapped label); without, every label stays.
+  if (grouping !== undefined && !grouping.without) plan.labelsRead = unwrap === undefined ? grouping.labels : [...grouping.labels, unwrap.label];
   return plan;
 }
 

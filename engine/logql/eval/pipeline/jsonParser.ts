@@ -4,6 +4,10 @@
  * skipped; with arguments (`| json who="user.id", tag="tags[0]"`) only the named paths are
  * read, a missing path giving an empty label. A line that is not JSON gets
  * `__error__="JSONParserErr"` and keeps its labels so far.
+ *
+ * When the query says which labels it reads (LabelsBuilder.wanted, Loki's required-labels
+ * hint), the parser sets only those and stops reading the line once it has them all, as
+ * Loki's does: the rest of the line is then not checked for being valid JSON.
  */
 import type { JsonExtraction } from '../../ast.js';
 import type { JsonPathSegment } from '../../jsonPath.js';
@@ -29,6 +33,9 @@ import { NO_LABELS_READ, type Stage } from './stage.js';
 /** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
 export const JSON_PARSER_ERROR = 'JSONParserErr';
 
+/** FOUND_ALL is walkObject's answer once every wanted label is set: the line needs no more reading. */
+const FOUND_ALL = -1;
+
 function scalarValue(line: string, start: number, end: number, kind: JsonKind): string {
   if (kind === 'string') return replaceInvalidUtf8(stringValue(line, start, end));
   return line.slice(start, end);
@@ -43,9 +50,15 @@ export class JsonParser implements Stage {
   readonly isParser = true;
 
   private readonly keys = new KeyCache();
+  /** found counts the wanted labels the current line has set. */
+  private found = 0;
+  /** rawWanted lists, for `rawWantedOf`, the keys that may name a wanted label as they are. */
+  private rawWanted: readonly string[] = [];
+  private rawWantedOf: ReadonlySet<string> | undefined;
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
+    this.found = 0;
     try {
       const start = skipWhitespace(line, 0);
       if (start >= line.length || line.charCodeAt(start) !== 123) {
@@ -61,30 +74,42 @@ export class JsonParser implements Stage {
 
   /**
    * walkObject extracts the members of the object at `at` (its `{`) in one pass, descending
-   * into nested objects with the flattened prefix, and returns the index after the object.
+   * into nested objects with the flattened prefix, and returns the index after the object, or
+   * FOUND_ALL once every wanted label is set.
    */
   private walkObject(line: string, at: number, prefix: string, labels: LabelsBuilder): number {
     const n = line.length;
+    const wanted = labels.wanted;
     let i = skipWhitespace(line, at + 1);
     if (i < n && line.charCodeAt(i) === 125) return i + 1;
     while (i < n) {
       if (line.charCodeAt(i) !== 34) throw new JsonScanError(MALFORMED_JSON);
-      const keyEnd = stringEnd(line, i + 1);
-      const key = wasEscaped() ? (unescapeJsonString(line, i + 1, keyEnd) ?? line.slice(i + 1, keyEnd)) : line.slice(i + 1, keyEnd);
+      const keyStart = i + 1;
+      const keyEnd = stringEnd(line, keyStart);
+      const escaped = wasEscaped();
       i = skipWhitespace(line, keyEnd + 1);
       if (line.charCodeAt(i) !== 58) throw new JsonScanError(MALFORMED_JSON);
       i = skipWhitespace(line, i + 1);
       if (i >= n) throw new JsonScanError(MALFORMED_OBJECT);
       if (line.charCodeAt(i) === 123) {
-        i = this.walkObject(line, i, prefix === '' ? this.keys.get(key) : appendSanitizedKey(prefix, key), labels);
+        i = this.walkObject(line, i, prefix === '' ? this.keys.get(keyText(line, keyStart, keyEnd, escaped)) : appendSanitizedKey(prefix, keyText(line, keyStart, keyEnd, escaped)), labels);
+        if (i === FOUND_ALL) return FOUND_ALL;
       } else {
         const end = scanValue(line, i);
         const kind = scannedKind();
         if (kind !== 'array' && kind !== 'null') {
-          let name = prefix === '' ? this.keys.get(key) : appendSanitizedKey(prefix, key);
-          if (name !== '') {
-            if (labels.baseHas(name)) name += DUPLICATE_SUFFIX;
-            if (!labels.isExtracted(name)) labels.set(name, scalarValue(line, i, end, kind));
+          let name: string | undefined;
+          if (wanted !== undefined && prefix === '' && !escaped && isPlainName(line, keyStart, keyEnd)) {
+            // A plain top-level key is its own label name: matched in place, no string made.
+            name = this.wantedName(line, keyStart, keyEnd, labels, wanted);
+          } else {
+            name = prefix === '' ? this.keys.get(keyText(line, keyStart, keyEnd, escaped)) : appendSanitizedKey(prefix, keyText(line, keyStart, keyEnd, escaped));
+            if (name !== '' && labels.baseHas(name)) name += DUPLICATE_SUFFIX;
+            if (name === '' || (wanted !== undefined && !wanted.has(name))) name = undefined;
+          }
+          if (name !== undefined && !labels.isExtracted(name)) {
+            labels.set(name, scalarValue(line, i, end, kind));
+            if (wanted !== undefined && ++this.found === wanted.size) return FOUND_ALL;
           }
         }
         i = end;
@@ -97,6 +122,46 @@ export class JsonParser implements Stage {
     }
     throw new JsonScanError(MALFORMED_OBJECT);
   }
+
+  /**
+   * wantedName is the label a plain top-level key line[start, end) sets when that label is
+   * wanted (the key itself, or with the duplicate suffix when a stored label has its name),
+   * else undefined.
+   */
+  private wantedName(line: string, start: number, end: number, labels: LabelsBuilder, wanted: ReadonlySet<string>): string | undefined {
+    if (wanted !== this.rawWantedOf) {
+      const raw = new Set<string>();
+      for (const name of wanted) raw.add(name.endsWith(DUPLICATE_SUFFIX) ? name.slice(0, -DUPLICATE_SUFFIX.length) : name).add(name);
+      this.rawWanted = [...raw];
+      this.rawWantedOf = wanted;
+    }
+    const length = end - start;
+    for (const raw of this.rawWanted) {
+      if (raw.length !== length || !line.startsWith(raw, start)) continue;
+      const name = labels.baseHas(raw) ? raw + DUPLICATE_SUFFIX : raw;
+      return wanted.has(name) ? name : undefined;
+    }
+    return undefined;
+  }
+}
+
+/** keyText is the text of the key line[start, end), unescaped when it had escapes. */
+function keyText(line: string, start: number, end: number, escaped: boolean): string {
+  return escaped ? (unescapeJsonString(line, start, end) ?? line.slice(start, end)) : line.slice(start, end);
+}
+
+/**
+ * isPlainName tells whether line[start, end) is a valid label name as it is, so sanitising
+ * leaves it unchanged.
+ */
+function isPlainName(line: string, start: number, end: number): boolean {
+  if (end <= start) return false;
+  for (let i = start; i < end; i++) {
+    const c = line.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    if (!letter && (i === start || c < 48 || c > 57)) return false;
+  }
+  return true;
 }
 
 /** lookupPath finds the value at `path` in the JSON document at `start`, or undefined. */

@@ -2,7 +2,9 @@
  * `| logfmt`: every `key=value` pair becomes a label (keys sanitised, the first occurrence
  * of a key winning, empty values dropped unless `--keep-empty`); with arguments
  * (`| logfmt level, code="status"`) only the named keys are read. Malformed pairs are
- * skipped, or with `--strict` end the parse and set `__error__="LogfmtParserErr"`.
+ * skipped, or with `--strict` end the parse and set `__error__="LogfmtParserErr"`. When the
+ * query says which labels it reads (LabelsBuilder.wanted), only those are set, and the parse
+ * stops once it has them all, as Loki's does.
  */
 import type { LogfmtExtraction } from '../../ast.js';
 import type { LabelsBuilder } from '../labelsBuilder.js';
@@ -33,6 +35,8 @@ export class LogfmtParser implements Stage {
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
     const dec = this.decoder;
+    const wanted = labels.wanted;
+    let found = 0;
     dec.reset(line);
     while (!dec.eol()) {
       if (!dec.scan()) {
@@ -42,10 +46,12 @@ export class LogfmtParser implements Stage {
       let name = this.keys.get(dec.key);
       if (name === '') continue;
       if (labels.baseHas(name)) name += DUPLICATE_SUFFIX;
-      if (labels.isExtracted(name)) continue;
+      if ((wanted !== undefined && !wanted.has(name)) || labels.isExtracted(name)) continue;
       const value = replaceInvalidUtf8(dec.value);
       if (!this.keepEmpty && value === '') continue;
       labels.set(name, value);
+      // With the query's wanted labels all set, the rest of the line is not read (Loki's hint).
+      if (wanted !== undefined && ++found === wanted.size) return line;
     }
     if (this.strict && dec.error !== '') labels.setParserError(LOGFMT_PARSER_ERROR, dec.error);
     return line;

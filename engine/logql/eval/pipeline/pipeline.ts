@@ -59,6 +59,12 @@ export interface PipelineOptions {
    * parsers then skip extraction, unless a stage of the pipeline itself reads a label.
    */
   noLabels?: boolean;
+  /**
+   * labelsRead are the only labels read after the pipeline (a metric query grouping by them):
+   * with the labels the stages read, they are all parsers need to extract (Loki's
+   * required-labels hint). Undefined: every label may be read.
+   */
+  labelsRead?: readonly string[];
   /** preserveError marks parser errors as preserved (a query grouping by __error__). */
   preserveError?: boolean;
   /** memory bounds what line_format and label_format may produce for one line. */
@@ -87,6 +93,8 @@ export class CompiledPipeline {
   readonly lineOnly: LineTest | undefined;
   /** noLabels is the parser hint streams get: see PipelineOptions.noLabels. */
   private readonly noLabels: boolean;
+  /** wanted is the required-labels hint streams get: see PipelineOptions.labelsRead. */
+  private readonly wanted: ReadonlySet<string> | undefined;
   private readonly preserveError: boolean;
 
   constructor(stages: readonly PipelineStage[], options: PipelineOptions = {}) {
@@ -119,6 +127,7 @@ export class CompiledPipeline {
     this.requiredLabelNames = required;
     this.readsTimestamp = compiled.some((stage) => stage.readsTimestamp);
     this.noLabels = options.noLabels === true && required.size === 0;
+    this.wanted = options.labelsRead === undefined || this.noLabels ? undefined : new Set([...options.labelsRead, ...required]);
     this.preserveError = options.preserveError === true;
     if (compiled.length === 0) this.lineOnly = () => true;
     else if (compiled.length === 1 && compiled[0] instanceof LineFilter) this.lineOnly = compiled[0].test;
@@ -127,7 +136,7 @@ export class CompiledPipeline {
 
   /** forStream prepares the pipeline for one stream's labels. */
   forStream(tags: Labels, cache: LabelCache): StreamPipeline {
-    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError));
+    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError, this.wanted));
   }
 }
 

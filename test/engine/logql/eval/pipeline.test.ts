@@ -72,6 +72,33 @@ describe('pipeline assembly', () => {
     expect(sp.labels.toObject()).toEqual({ app: 'x' });
   });
 
+  it('extracts only the labels read after it when told which, and stops reading a line once it has them', () => {
+    for (const parser of ['json', 'logfmt']) {
+      const pipeline = new CompiledPipeline(stagesOf(`| ${parser} | status >= 500`), { labelsRead: ['route', 'env_extracted'] });
+      const sp = pipeline.forStream({ app: 'x', env: 'prod' }, new LabelCache());
+      const line =
+        parser === 'json'
+          ? '{"level":"error","route":"/a","nested":{"route":"no"},"env":"dev","status":503,"trace_id":"t1"}'
+          : 'level=error route=/a env=dev status=503 trace_id=t1';
+      expect(sp.process(UNREAD_TIMESTAMP, line)).toBe(line);
+      expect(sp.labels.toObject()).toEqual({ app: 'x', env: 'prod', env_extracted: 'dev', route: '/a', status: '503' });
+      // The filter reads status, so the hint keeps it: a line under 500 is still dropped.
+      expect(sp.process(UNREAD_TIMESTAMP, parser === 'json' ? '{"route":"/a","env":"dev","status":200}' : 'route=/a env=dev status=200')).toBeNull();
+    }
+    // Once route, status and env_extracted are set, a malformed rest is not read (as Loki's hint does)...
+    const hinted = new CompiledPipeline(stagesOf('| json'), { labelsRead: ['route'] }).forStream({ app: 'x' }, new LabelCache());
+    hinted.process(UNREAD_TIMESTAMP, '{"route":"/a", "broken');
+    expect(hinted.labels.toObject()).toEqual({ app: 'x', route: '/a' });
+    // ...while without the hint the same line is a parser error.
+    const full = new CompiledPipeline(stagesOf('| json')).forStream({ app: 'x' }, new LabelCache());
+    full.process(UNREAD_TIMESTAMP, '{"route":"/a", "broken');
+    expect(full.labels.toObject()).toMatchObject({ __error__: 'JSONParserErr' });
+    // Keys that need sanitising, escaped keys and nested ones still reach a wanted name.
+    const odd = new CompiledPipeline(stagesOf('| json'), { labelsRead: ['a_b', 'c_d', 'e'] }).forStream({}, new LabelCache());
+    odd.process(UNREAD_TIMESTAMP, '{"a.b":1,"c":{"d":2},"\\u0065":3,"z":4}');
+    expect(odd.labels.toObject()).toEqual({ a_b: '1', c_d: '2', e: '3' });
+  });
+
   it('reuses a stream pipeline across lines without leaking labels', () => {
     const pipeline = new CompiledPipeline(stagesOf('| logfmt'));
     const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
