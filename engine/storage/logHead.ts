@@ -2,7 +2,7 @@ import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
-import { chunkMessage, chunkText, type HeadRows } from './logChunk.js';
+import type { HeadRows } from './logChunk.js';
 import type { LineMatch } from './lineMatch.js';
 import { LogHeadSnapshots, SNAPSHOT_CHUNK_LIMITS, type ChunkLimits, type LogHeadSnapshot } from './logHeadSnapshots.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from './matchers.js';
@@ -316,13 +316,38 @@ export class LogHead implements LogReader, LogTagSetReader {
   }
 
   /**
-   * cutInput is the head as a worker encodes it into a segment (see logCutColumns): the shared
-   * snapshot carries timestamps and messages without a copy; the row ids and their small tables
-   * are copied, a few bytes a row. Read once the head takes no more appends.
+   * cutInput is the head as a worker encodes it into a segment (see logCutColumns): its
+   * columns copied into buffers of their own, messages as one run of UTF-8, so that posting
+   * them moves them to the worker, and their memory goes when the worker is done with it
+   * rather than when this thread next collects garbage (a shared snapshot would stay here
+   * until then, a hundred MiB for a million lines). Read once the head takes no more appends.
    */
   cutInput(): LogCutInput {
+    const messages = this.messages;
+    const rows = messages.length;
+    const lineEnds = new Uint32Array(rows);
+    let bytes = 0;
+    for (const m of messages) bytes += Buffer.byteLength(m, 'utf8');
+    const text = new Uint8Array(bytes);
+    const out = Buffer.from(text.buffer);
+    let end = 0;
+    for (let from = 0; from < rows; from += CUT_BATCH_ROWS) {
+      const to = Math.min(rows, from + CUT_BATCH_ROWS);
+      const batch = messages.slice(from, to).join('');
+      if (Buffer.byteLength(batch, 'utf8') === batch.length) {
+        // ASCII (a byte per character, the common case): the batch in one native call, as
+        // a string small enough to die young.
+        out.write(batch, end, 'latin1');
+        for (let i = from; i < to; i++) lineEnds[i] = end += messages[i].length;
+      } else {
+        // Other text message by message: joining could pair two halves of a surrogate.
+        for (let i = from; i < to; i++) lineEnds[i] = end += out.write(messages[i], end, 'utf8');
+      }
+    }
     return {
-      snapshot: this.snapshot(),
+      timestampsNs: this.timestamps.view().slice(),
+      lineEnds,
+      text,
       streamIds: this.streamIds.view().slice(),
       levelIds: this.levelIds.view().slice(),
       attributeIds: this.attributeIds.view().slice(),
@@ -422,15 +447,21 @@ class Interner {
   }
 }
 
+/** CUT_BATCH_ROWS is how many messages cutInput encodes in one call. */
+const CUT_BATCH_ROWS = 512;
+
 /** ROW_OVERHEAD_BYTES is the per-line memory beyond the message text: timestamp, ids and array slots. */
 const ROW_OVERHEAD_BYTES = 48;
 
 /**
  * LogCutInput is a frozen log head as cutInput gives it: rows in arrival order, each row's
- * stream, level and attributes as ids into the tables beside them.
+ * message as text[lineEnds[i-1], lineEnds[i]), its stream, level and attributes as ids into
+ * the tables beside them.
  */
 export interface LogCutInput {
-  snapshot: LogHeadSnapshot;
+  timestampsNs: BigInt64Array;
+  lineEnds: Uint32Array;
+  text: Uint8Array;
   streamIds: Uint32Array;
   levelIds: Uint32Array;
   attributeIds: Uint32Array;
@@ -441,23 +472,23 @@ export interface LogCutInput {
 
 /**
  * logCutColumns rebuilds a head's columns from its cut input, on whichever thread encodes the
- * segment: the same columns `columns()` gives, so the segment is byte for byte the same.
+ * segment: the same columns `columns()` gives (a message with a lone surrogate comes back with
+ * U+FFFD, which is what writing it as UTF-8 gives anyway), so the segment is byte for byte the
+ * same.
  */
 export function logCutColumns(input: LogCutInput): LogColumns {
   const rows = input.streamIds.length;
-  const timestampsNs = new BigInt64Array(rows);
+  if (input.lineEnds.length !== rows || input.timestampsNs.length !== rows) throw new Error('log cut input columns differ in length');
+  const text = Buffer.from(input.text.buffer, input.text.byteOffset, input.text.byteLength);
   const messages = new Array<string>(rows);
-  let at = 0;
-  for (const chunk of input.snapshot.chunks) {
-    if (at + chunk.rows > rows) break;
-    timestampsNs.set(chunk.timestampsNs, at);
-    const text = chunkText(chunk);
-    for (let i = 0; i < chunk.rows; i++) messages[at + i] = chunkMessage(chunk, text, i);
-    at += chunk.rows;
+  let start = 0;
+  for (let i = 0; i < rows; i++) {
+    const end = input.lineEnds[i];
+    messages[i] = text.toString('utf8', start, end);
+    start = end;
   }
-  if (at !== rows) throw new Error(`log head snapshot holds ${at} rows of the head's ${rows}`);
   return {
-    timestampsNs,
+    timestampsNs: input.timestampsNs,
     streams: input.streamIds,
     streamTags: input.streamTags,
     levels: Array.from(input.levelIds, (id) => input.levels[id]),

@@ -6,6 +6,9 @@ import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
 
+/** SEGMENT_THREAD_IDLE_MS is how long the segment thread outlives its last task. */
+const SEGMENT_THREAD_IDLE_MS = 5_000;
+
 /**
  * QueryPool runs query tasks on worker threads (Piscina), one per core by default. Workers run
  * the compiled engine, so the service must be built first (npm start and npm test do it). An
@@ -15,6 +18,9 @@ import type { WorkerSetup } from './worker.js';
  */
 export class QueryPool {
   private readonly piscina: Piscina;
+  private readonly filename: string;
+  /** segmentPiscina is the thread cuts and merges encode on, started when first needed (see segmentEncoders). */
+  private segmentPiscina: Piscina | undefined;
   /**
    * Raw log tasks are built only when one of `threads * 2` places on the pool is free (one
    * running and one queued per worker): a task holds the head's snapshot it was given (shared
@@ -37,6 +43,7 @@ export class QueryPool {
   ) {
     const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
+    this.filename = filename;
     this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: setup });
     // The pool reports some events as 'error', notably the result of a task that was aborted
     // while its worker was already answering. Unheard, an 'error' event would be thrown as an
@@ -96,20 +103,26 @@ export class QueryPool {
   }
 
   /**
-   * segmentEncoders encode frozen heads into segments on the workers (see
-   * engine/query/segmentTasks.ts). Their tasks queue with query tasks but are never refused or
-   * aborted: the cut that asks waits for them, and encodes on its own thread if the pool fails.
+   * segmentEncoders encode frozen heads into segments, and merge segments, on a thread of their
+   * own (see engine/query/segmentTasks.ts): encoding a million log lines grows a thread's heap
+   * by hundreds of MiB that V8 keeps, so the thread ends once it has been idle a few seconds
+   * and its memory goes with it, rather than staying in a query worker for good. Its tasks are
+   * never refused or aborted: the cut that asks waits for them, and encodes on its own thread
+   * if this one fails.
    */
   segmentEncoders(): SegmentEncoders {
+    const run = async (task: SegmentTask, transferList?: ArrayBuffer[]): Promise<unknown> => {
+      this.segmentPiscina ??= new Piscina({ filename: this.filename, minThreads: 0, maxThreads: 1, idleTimeout: SEGMENT_THREAD_IDLE_MS });
+      return this.segmentPiscina.run(task, { transferList });
+    };
     return {
-      metrics: async (snapshot) => (await this.piscina.run({ kind: 'encode-metric-segment', snapshot } satisfies SegmentTask)) as EncodedMetricSegment | undefined,
+      metrics: async (snapshot) => (await run({ kind: 'encode-metric-segment', snapshot })) as EncodedMetricSegment | undefined,
+      // The columns are copies made for this task: moved, not copied again.
       logs: async (input, indexedTags) => {
-        const task: SegmentTask = { kind: 'encode-log-segment', input, indexedTags };
-        // The row ids are copies made for this task: moved, not copied again.
-        const transferList = [input.streamIds.buffer, input.levelIds.buffer, input.attributeIds.buffer] as ArrayBuffer[];
-        return (await this.piscina.run(task, { transferList })) as EncodedLogSegment | undefined;
+        const columns = [input.timestampsNs, input.lineEnds, input.text, input.streamIds, input.levelIds, input.attributeIds];
+        return (await run({ kind: 'encode-log-segment', input, indexedTags }, columns.map((c) => c.buffer as ArrayBuffer))) as EncodedLogSegment | undefined;
       },
-      merge: async (signal, segments) => (await this.piscina.run({ kind: 'merge-segments', signal, segments } satisfies SegmentTask)) as MergedSegment | undefined,
+      merge: async (signal, segments) => (await run({ kind: 'merge-segments', signal, segments })) as MergedSegment | undefined,
     };
   }
 
@@ -172,6 +185,6 @@ export class QueryPool {
   }
 
   async close(): Promise<void> {
-    await this.piscina.destroy();
+    await Promise.all([this.piscina.destroy(), this.segmentPiscina?.destroy()]);
   }
 }
