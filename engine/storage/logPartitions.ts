@@ -1,7 +1,7 @@
 import type { SeriesExemplars } from './exemplarStore.js';
 import { labelsKey, sortLabels } from './labels.js';
 import type { LogEntry } from './logHead.js';
-import type { MetricSeries } from './metricHead.js';
+import { seriesKey, type MetricSeries } from './metricHead.js';
 import { encodeWalEntry, type WalEntry } from './walCodec.js';
 
 /**
@@ -70,7 +70,8 @@ export function splitByPartition(entry: WalEntry, partitions: number, indexedTag
   }
   const groups = new Map<number, MetricSeries[]>();
   for (const s of entry.series) {
-    const p = partitionOf(entry.org, labelsKey(sortLabels(s.labels)), partitions);
+    // The series key, which remote write's decoder already built (seriesKey of the labels).
+    const p = partitionOf(entry.org, (s.key ??= seriesKey(s.labels)), partitions);
     let list = groups.get(p);
     if (!list) groups.set(p, (list = []));
     list.push(s);
