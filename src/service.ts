@@ -35,6 +35,7 @@ import { prometheusRoutes } from './prometheus/routes.js';
 import { lokiRoutes } from './loki/routes.js';
 import { lokiTailRoute } from './loki/lokiTail.js';
 import { QueryPool } from './query/pool.js';
+import { SegmentThread } from './query/segmentThread.js';
 import { OrgGate } from './query/stream.js';
 import { WorkerAdmission, evaluationCap } from './query/workerAdmission.js';
 import { validateRoutes } from './routes/validate.js';
@@ -264,6 +265,13 @@ async function startOnPort(config: Config, options: StartOptions, bound: Bound):
     compactionIntervalMs: components.has('compaction') && !shared ? config.compactionIntervalMs : 0,
     onEvent: storageEvents,
   });
+  // Cuts and merges encode on a thread of their own, so they do not stall requests or writes.
+  // Closed after the storage, which waits for a cut or merge under way.
+  if (components.has('heads') || components.has('compaction')) {
+    const segmentThread = new SegmentThread();
+    storage.encodeSegmentsWith(segmentThread.encoders());
+    cleanups.unshift(() => segmentThread.close());
+  }
   cleanups.unshift(() => storage.close());
   const cluster = shared
     ? await startClusterParts({ config, storage, database: stores.database!, ownerId, port, metrics: new ClusterMetrics(metrics.registry), onEvent: storageEvents })
@@ -364,8 +372,6 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker, {
     segmentCacheBytes: Math.floor(config.workerSegmentCacheBytes / config.queryWorkers),
   });
-  // Cuts encode heads on the workers from here on, so a cut does not stall requests.
-  storage.encodeSegmentsWith(pool.segmentEncoders());
   const admission = new WorkerAdmission(
     pool,
     { maxWaiting: config.maxQueriesWaitingForWorkers, maxEvaluating: evaluationCap(config.maxConcurrentQueries, config.queryWorkers) },

@@ -1,13 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { taskTransferables, type EncodedLogSegment, type EncodedMetricSegment, type MergedSegment, type QueryTask, type SegmentEncoders, type SegmentTask, type TaskResult } from '../../engine/index.js';
+import { taskTransferables, type QueryTask, type TaskResult } from '../../engine/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
-
-/** SEGMENT_THREAD_IDLE_MS is how long the segment thread outlives its last task. */
-const SEGMENT_THREAD_IDLE_MS = 5_000;
 
 /**
  * QueryPool runs query tasks on worker threads (Piscina), one per core by default. Workers run
@@ -18,9 +15,6 @@ const SEGMENT_THREAD_IDLE_MS = 5_000;
  */
 export class QueryPool {
   private readonly piscina: Piscina;
-  private readonly filename: string;
-  /** segmentPiscina is the thread cuts and merges encode on, started when first needed (see segmentEncoders). */
-  private segmentPiscina: Piscina | undefined;
   /**
    * Raw log tasks are built only when one of `threads * 2` places on the pool is free (one
    * running and one queued per worker): a task holds the head's snapshot it was given (shared
@@ -43,7 +37,6 @@ export class QueryPool {
   ) {
     const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
-    this.filename = filename;
     this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: setup });
     // The pool reports some events as 'error', notably the result of a task that was aborted
     // while its worker was already answering. Unheard, an 'error' event would be thrown as an
@@ -100,30 +93,6 @@ export class QueryPool {
     } finally {
       this.settled();
     }
-  }
-
-  /**
-   * segmentEncoders encode frozen heads into segments, and merge segments, on a thread of their
-   * own (see engine/query/segmentTasks.ts): encoding a million log lines grows a thread's heap
-   * by hundreds of MiB that V8 keeps, so the thread ends once it has been idle a few seconds
-   * and its memory goes with it, rather than staying in a query worker for good. Its tasks are
-   * never refused or aborted: the cut that asks waits for them, and encodes on its own thread
-   * if this one fails.
-   */
-  segmentEncoders(): SegmentEncoders {
-    const run = async (task: SegmentTask, transferList?: ArrayBuffer[]): Promise<unknown> => {
-      this.segmentPiscina ??= new Piscina({ filename: this.filename, minThreads: 0, maxThreads: 1, idleTimeout: SEGMENT_THREAD_IDLE_MS });
-      return this.segmentPiscina.run(task, { transferList });
-    };
-    return {
-      metrics: async (snapshot) => (await run({ kind: 'encode-metric-segment', snapshot })) as EncodedMetricSegment | undefined,
-      // The columns are copies made for this task: moved, not copied again.
-      logs: async (input, indexedTags) => {
-        const columns = [input.timestampsNs, input.lineEnds, input.text, input.streamIds, input.levelIds, input.attributeIds];
-        return (await run({ kind: 'encode-log-segment', input, indexedTags }, columns.map((c) => c.buffer as ArrayBuffer))) as EncodedLogSegment | undefined;
-      },
-      merge: async (signal, segments) => (await run({ kind: 'merge-segments', signal, segments })) as MergedSegment | undefined,
-    };
   }
 
   /** onTaskSettled registers a listener told each time a task ends, however it ends. */
@@ -185,6 +154,6 @@ export class QueryPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.piscina.destroy(), this.segmentPiscina?.destroy()]);
+    await this.piscina.destroy();
   }
 }
