@@ -6,7 +6,7 @@
  * not finite is recomputed directly, so infinities and NaNs follow Prometheus' rules exactly.
  */
 import { kahanCompensation, kahanInc } from './kahan.js';
-import { better, SlidingExtreme, SlidingRegression, SlidingSum, SlidingVariance, type ExtremeMode } from './sliding.js';
+import { better, SlidingRegression, SlidingVariance, type ExtremeMode } from './sliding.js';
 import { nextOverlaps, type KernelInput, type KernelOutput, type RangeKernel } from './types.js';
 
 /** Sliding is the per-kernel sliding state: move to a window, then read the value of step i. */
@@ -19,9 +19,7 @@ interface Sliding {
 /**
  * runWindows drives a kernel over all steps: directly for windows that do not overlap the
  * previous one, through `sliding` (created on first need) while consecutive windows overlap.
- * With `freshIsDirect`, the sliding state gives bit for bit the direct result on the first
- * window of an overlapping run (it folds that window's samples in the same order), so that
- * window is not also computed directly; a result that is not finite still is.
+ * Variance, deriv and predict_linear use it; sums and extremes have loops of their own.
  */
 function runWindows(
   input: KernelInput,
@@ -29,7 +27,6 @@ function runWindows(
   direct: (lo: number, hi: number, step: number) => number,
   makeSliding: () => Sliding,
   accept: (lo: number, hi: number) => boolean = (lo, hi) => hi > lo,
-  freshIsDirect = false,
 ): void {
   const { lo, hi } = input;
   let sliding: Sliding | null = null;
@@ -51,12 +48,7 @@ function runWindows(
       sliding.reset(a);
       sliding.advance(a, b);
       active = true;
-      if (freshIsDirect) {
-        value = sliding.value(i);
-        if (!Number.isFinite(value)) value = direct(a, b, i);
-      } else {
-        value = direct(a, b, i);
-      }
+      value = direct(a, b, i);
     } else {
       value = direct(a, b, i);
       active = false;
@@ -111,62 +103,115 @@ function directAvg(vals: Float64Array, lo: number, hi: number): number {
 }
 
 /**
- * SUM_WINDOW is the sliding sum every sum and avg kernel call binds to its series: kernels run
- * one at a time to completion, and allocating suffix arrays per series and slice cost more
- * than the sums themselves on many-series queries.
+ * SumScratch holds the suffix sums every sum and avg kernel call reuses: kernels run one at a
+ * time to completion, and allocating suffix arrays per series and slice cost more than the sums
+ * themselves on many-series queries.
  */
-const SUM_WINDOW = new SlidingSum();
+const sumScratch = { sums: new Float64Array(0), comps: new Float64Array(0) };
 
-const slidingSum: Sliding = {
-  reset: (p) => SUM_WINDOW.reset(p),
-  advance: (a, b) => SUM_WINDOW.advance(a, b),
-  value: () => {
-    const s = SUM_WINDOW.sum();
-    return s === Infinity || s === -Infinity ? s : s + SUM_WINDOW.compensation;
-  },
-};
-
-const slidingAvg: Sliding = {
-  reset: (p) => SUM_WINDOW.reset(p),
-  advance: (a, b) => SUM_WINDOW.advance(a, b),
-  value: () => {
-    const s = SUM_WINDOW.sum();
-    const n = SUM_WINDOW.count();
-    return s / n + SUM_WINDOW.compensation / n;
-  },
-};
+/**
+ * sumWindows is sum_over_time (`mean` false) and avg_over_time (`mean` true) over every step:
+ * the sliding window of sliding.ts (suffix sums for the front, a running sum for the back,
+ * combined per step, no subtraction) written out in one loop. The generic driver calls its
+ * window through closures shared by every kernel, which V8 could not inline and which took
+ * about half of a 1,000-series avg_over_time. Each result is bit for bit what the window
+ * classes gave: samples are folded in the same order. A window that shares no samples with the
+ * next, or whose sliding result is not finite, is computed directly.
+ */
+function sumWindows(input: KernelInput, out: KernelOutput, mean: boolean): void {
+  const { vals, lo, hi } = input;
+  if (sumScratch.sums.length < vals.length) {
+    const capacity = Math.max(vals.length, sumScratch.sums.length * 2);
+    sumScratch.sums = new Float64Array(capacity);
+    sumScratch.comps = new Float64Array(capacity);
+  }
+  const sufSum = sumScratch.sums;
+  const sufComp = sumScratch.comps;
+  const values = out.values;
+  const present = out.present;
+  // The window is [wLo, wHi): [wLo, wMid) is the front, read from the suffix sums, and
+  // [wMid, wHi) the back, folded into (backSum, backComp) as samples enter.
+  let wLo = 0;
+  let wMid = 0;
+  let wHi = 0;
+  let backSum = 0;
+  let backComp = 0;
+  let active = false;
+  for (let i = 0; i < lo.length; i++) {
+    const a = lo[i];
+    const b = hi[i];
+    if (b <= a) {
+      active = false;
+      continue;
+    }
+    if (!(active && a < hi[i - 1])) {
+      if (!nextOverlaps(input, i)) {
+        values[i] = mean ? directAvg(vals, a, b) : directSum(vals, a, b);
+        present[i] = 1;
+        active = false;
+        continue;
+      }
+      wLo = wMid = wHi = a;
+      backSum = 0;
+      backComp = 0;
+      active = true;
+    }
+    if (a >= wHi) {
+      wLo = wMid = wHi = a;
+      backSum = 0;
+      backComp = 0;
+    } else if (a > wLo) {
+      if (a >= wMid) {
+        // The start passed the front: the back becomes the new front.
+        let sum = 0;
+        let comp = 0;
+        for (let k = wHi - 1; k >= a; k--) {
+          sum = kahanInc(vals[k], sum, comp);
+          comp = kahanCompensation();
+          sufSum[k] = sum;
+          sufComp[k] = comp;
+        }
+        wMid = wHi;
+        backSum = 0;
+        backComp = 0;
+      }
+      wLo = a;
+    }
+    for (let j = wHi; j < b; j++) {
+      backSum = kahanInc(vals[j], backSum, backComp);
+      backComp = kahanCompensation();
+    }
+    if (b > wHi) wHi = b;
+    let sum: number;
+    let comp: number;
+    if (wLo === wMid) {
+      sum = backSum;
+      comp = backComp;
+    } else if (wMid === wHi) {
+      sum = sufSum[wLo];
+      comp = sufComp[wLo];
+    } else {
+      sum = kahanInc(backSum, sufSum[wLo], sufComp[wLo]);
+      comp = kahanCompensation() + backComp;
+    }
+    let value: number;
+    if (mean) {
+      const count = wHi - wLo;
+      value = sum / count + comp / count;
+    } else {
+      value = sum === Infinity || sum === -Infinity ? sum : sum + comp;
+    }
+    if (!Number.isFinite(value)) value = mean ? directAvg(vals, a, b) : directSum(vals, a, b);
+    values[i] = value;
+    present[i] = 1;
+  }
+}
 
 /** sumOverTimeKernel is each window's compensated sum. */
-export const sumOverTimeKernel: RangeKernel = (input, out) => {
-  const vals = input.vals;
-  runWindows(
-    input,
-    out,
-    (lo, hi) => directSum(vals, lo, hi),
-    () => {
-      SUM_WINDOW.bind(vals);
-      return slidingSum;
-    },
-    undefined,
-    true,
-  );
-};
+export const sumOverTimeKernel: RangeKernel = (input, out) => sumWindows(input, out, false);
 
 /** avgOverTimeKernel is each window's mean, overflow-safe as in Prometheus. */
-export const avgOverTimeKernel: RangeKernel = (input, out) => {
-  const vals = input.vals;
-  runWindows(
-    input,
-    out,
-    (lo, hi) => directAvg(vals, lo, hi),
-    () => {
-      SUM_WINDOW.bind(vals);
-      return slidingAvg;
-    },
-    undefined,
-    true,
-  );
-};
+export const avgOverTimeKernel: RangeKernel = (input, out) => sumWindows(input, out, true);
 
 /** directVariance is stdvar_over_time's compensated Welford variance of vals[lo..hi). */
 function directVariance(vals: Float64Array, lo: number, hi: number): number {
@@ -216,24 +261,72 @@ function directExtremeIndex(vals: Float64Array, lo: number, hi: number, mode: Ex
   return best;
 }
 
+/** extremeScratch holds the suffix extremes' indices every min/max kernel call reuses (see sumScratch). */
+const extremeScratch = { indices: new Int32Array(0) };
+
+/**
+ * extremeWindows picks every step's extreme sample under `mode` and writes its value, or its
+ * time in seconds with `timestamp`: the sliding window of sliding.ts written out in one loop as
+ * sumWindows is, keeping sample indices (the front's suffix extremes, the back's running one)
+ * so that ties resolve as `mode` says. Windows that share no samples with the next, and sliding
+ * results that are not finite, are scanned directly.
+ */
+function extremeWindows(input: KernelInput, out: KernelOutput, mode: ExtremeMode, timestamp: boolean): void {
+  const { ts, vals, lo, hi } = input;
+  if (extremeScratch.indices.length < vals.length) extremeScratch.indices = new Int32Array(Math.max(vals.length, extremeScratch.indices.length * 2));
+  const sufIndex = extremeScratch.indices;
+  const values = out.values;
+  const present = out.present;
+  let wLo = 0;
+  let wMid = 0;
+  let wHi = 0;
+  let backIndex = -1;
+  let active = false;
+  for (let i = 0; i < lo.length; i++) {
+    const a = lo[i];
+    const b = hi[i];
+    if (b <= a) {
+      active = false;
+      continue;
+    }
+    let pick: number;
+    if (!(active && a < hi[i - 1]) && !nextOverlaps(input, i)) {
+      pick = directExtremeIndex(vals, a, b, mode);
+      active = false;
+    } else {
+      if (!(active && a < hi[i - 1]) || a >= wHi) {
+        wLo = wMid = wHi = a;
+        backIndex = -1;
+        active = true;
+      } else if (a > wLo) {
+        if (a >= wMid) {
+          let best = -1;
+          for (let k = wHi - 1; k >= a; k--) {
+            // Sample k comes first in [k, wHi): the later part's extreme wins only if it is better.
+            if (best < 0 || !better(mode, vals[best], vals[k])) best = k;
+            sufIndex[k] = best;
+          }
+          wMid = wHi;
+          backIndex = -1;
+        }
+        wLo = a;
+      }
+      for (let j = wHi; j < b; j++) if (backIndex < 0 || better(mode, vals[j], vals[backIndex])) backIndex = j;
+      if (b > wHi) wHi = b;
+      if (wLo === wMid) pick = backIndex;
+      else if (wMid === wHi) pick = sufIndex[wLo];
+      else pick = better(mode, vals[backIndex], vals[sufIndex[wLo]]) ? backIndex : sufIndex[wLo];
+      // As every sliding kernel, a result that is not finite is taken from the direct scan.
+      if (!timestamp && !Number.isFinite(vals[pick])) pick = directExtremeIndex(vals, a, b, mode);
+    }
+    values[i] = timestamp ? ts[pick] / 1000 : vals[pick];
+    present[i] = 1;
+  }
+}
+
 /** extremeKernel builds min/max_over_time (the value) and ts_of_min/max_over_time (its time). */
 function extremeKernel(mode: ExtremeMode, timestamp: boolean): RangeKernel {
-  const w = new SlidingExtreme(new Float64Array(0), mode);
-  return (input, out) => {
-    const { ts, vals } = input;
-    const pick = (j: number): number => (timestamp ? ts[j] / 1000 : vals[j]);
-    runWindows(
-      input,
-      out,
-      (lo, hi) => pick(directExtremeIndex(vals, lo, hi, mode)),
-      () => {
-        w.bind(vals);
-        return { reset: (p) => w.reset(p), advance: (a, b) => w.advance(a, b), value: () => pick(w.extremeIndex()) };
-      },
-      undefined,
-      true,
-    );
-  };
+  return (input, out) => extremeWindows(input, out, mode, timestamp);
 }
 
 /** maxOverTimeKernel, minOverTimeKernel and the ts_of_ variants pick each window's extreme (or its time). */

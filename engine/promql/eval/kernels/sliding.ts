@@ -7,8 +7,9 @@
  * "two stacks" technique), with no subtraction, so sums stay compensated and extremes exact.
  *
  * The subclasses hold their state in typed arrays sized to the series, one slot per sample.
+ * The sum, avg, min and max kernels use the same technique written out in one loop each
+ * (overTime.ts `sumWindows`, `extremeWindows`), being the ones dashboards run over many series.
  */
-import { kahanCompensation, kahanInc } from './kahan.js';
 
 /** NO_SAMPLES is the series a window starts with before it is bound to one. */
 const NO_SAMPLES = new Float64Array(0);
@@ -66,75 +67,6 @@ export abstract class SlidingWindow {
   protected abstract pushBack(j: number): void;
   /** clearBack empties the back aggregate. */
   protected abstract clearBack(): void;
-}
-
-/** SlidingSum keeps compensated sums: Kahan-Neumaier pairs (sum, compensation). */
-export class SlidingSum extends SlidingWindow {
-  private sufSum: Float64Array;
-  private sufComp: Float64Array;
-  private backSum = 0;
-  private backComp = 0;
-  /** compensation of the last sum() call; the true total is sum + compensation. */
-  compensation = 0;
-
-  constructor(private vals: Float64Array = NO_SAMPLES) {
-    super();
-    this.sufSum = new Float64Array(vals.length);
-    this.sufComp = new Float64Array(vals.length);
-  }
-
-  /** bind moves the window to another series, keeping the suffix arrays when they are long enough. */
-  bind(vals: Float64Array): void {
-    this.vals = vals;
-    if (this.sufSum.length < vals.length) {
-      const capacity = grownCapacity(this.sufSum.length, vals.length);
-      this.sufSum = new Float64Array(capacity);
-      this.sufComp = new Float64Array(capacity);
-    }
-  }
-
-  protected buildSuffix(from: number, to: number): void {
-    let s = 0;
-    let c = 0;
-    for (let i = to - 1; i >= from; i--) {
-      s = kahanInc(this.vals[i], s, c);
-      c = kahanCompensation();
-      this.sufSum[i] = s;
-      this.sufComp[i] = c;
-    }
-  }
-
-  protected pushBack(j: number): void {
-    this.backSum = kahanInc(this.vals[j], this.backSum, this.backComp);
-    this.backComp = kahanCompensation();
-  }
-
-  protected clearBack(): void {
-    this.backSum = 0;
-    this.backComp = 0;
-  }
-
-  /** sum returns the window's compensated sum, leaving its compensation in `compensation`. */
-  sum(): number {
-    if (this.frontEmpty) {
-      this.compensation = this.backComp;
-      return this.backSum;
-    }
-    const s = this.sufSum[this.lo];
-    const c = this.sufComp[this.lo];
-    if (this.backEmpty) {
-      this.compensation = c;
-      return s;
-    }
-    const total = kahanInc(this.backSum, s, c);
-    this.compensation = kahanCompensation() + this.backComp;
-    return total;
-  }
-
-  /** count is the number of samples in the window. */
-  count(): number {
-    return this.hi - this.lo;
-  }
 }
 
 /**
@@ -226,51 +158,6 @@ export function better(mode: ExtremeMode, candidate: number, best: number): bool
       return candidate >= best;
     case '<=':
       return candidate <= best;
-  }
-}
-
-/** SlidingExtreme keeps the extreme value of each part together with its sample index. */
-export class SlidingExtreme extends SlidingWindow {
-  private sufIndex: Int32Array;
-  private backIndex = -1;
-
-  constructor(
-    private vals: Float64Array,
-    private readonly mode: ExtremeMode,
-  ) {
-    super();
-    this.sufIndex = new Int32Array(vals.length);
-  }
-
-  /** bind moves the window to another series, keeping the suffix array when it is long enough. */
-  bind(vals: Float64Array): void {
-    this.vals = vals;
-    if (this.sufIndex.length < vals.length) this.sufIndex = new Int32Array(grownCapacity(this.sufIndex.length, vals.length));
-  }
-
-  protected buildSuffix(from: number, to: number): void {
-    let best = -1;
-    for (let i = to - 1; i >= from; i--) {
-      // Sample i comes first in [i, to): the later part's extreme wins if it is "better".
-      if (best < 0 || !better(this.mode, this.vals[best], this.vals[i])) best = i;
-      this.sufIndex[i] = best;
-    }
-  }
-
-  protected pushBack(j: number): void {
-    if (this.backIndex < 0 || better(this.mode, this.vals[j], this.vals[this.backIndex])) this.backIndex = j;
-  }
-
-  protected clearBack(): void {
-    this.backIndex = -1;
-  }
-
-  /** extremeIndex returns the index of the window's extreme sample. */
-  extremeIndex(): number {
-    if (this.frontEmpty) return this.backIndex;
-    const front = this.sufIndex[this.lo];
-    if (this.backEmpty) return front;
-    return better(this.mode, this.vals[this.backIndex], this.vals[front]) ? this.backIndex : front;
   }
 }
 
