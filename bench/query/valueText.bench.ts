@@ -1,0 +1,65 @@
+import { Bench } from 'tinybench';
+import { packSeries } from '../../engine/query/packing.js';
+import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
+import { runWhenDirect } from '../runDirect.js';
+
+/**
+ * A worker's value text (PackedSeries.valueText): a 1,000-series, 241-step rate answer packed
+ * with its values formatted, as a query worker sends a large answer, against the previous way
+ * of building the text (values joined as strings in groups, the rope flattened once joined) in
+ * the same run, after checking that both give the same text. `node dist/bench/query/valueText.bench.js`.
+ */
+const SERIES = 1_000;
+const POINTS = 241;
+
+function answer(): SeriesColumns[] {
+  return Array.from({ length: SERIES }, (_, i) => {
+    const timestampsMs = new Float64Array(POINTS);
+    const values = new Float64Array(POINTS);
+    for (let p = 0; p < POINTS; p++) {
+      timestampsMs[p] = 1_700_000_000_000 + p * 15_000;
+      // Per-second rates of integer counters over 5 m: mostly repeating decimals.
+      values[p] = ((i * 7 + p * 13) % 997) / 300;
+    }
+    return { labels: { instance: `host-${i}`, job: 'api' }, timestampsMs, values };
+  });
+}
+
+/** joinedValueText is the previous builder: `v + ','` appended to groups of 16 Ki characters, then joined. */
+function joinedValueText(values: Float64Array): string {
+  const groups: string[] = [];
+  let group = '';
+  for (let g = 0; g < values.length; g++) {
+    const v = values[g];
+    group += Number.isFinite(v) ? v + ',' : ',';
+    if (group.length >= 16_384) {
+      groups.push(group);
+      group = '';
+    }
+  }
+  groups.push(group);
+  return groups.join('');
+}
+
+export async function main(): Promise<void> {
+  const series = answer();
+  const packed = packSeries(series, { valueText: true });
+  if (packed.valueText !== joinedValueText(packed.values)) throw new Error('the value texts differ');
+  // Measured as the worker pays for it: the text is copied to the receiving thread, which flattens a rope first.
+  const bench = new Bench({ time: 1_000, warmup: true, warmupTime: 300 });
+  bench.add('packSeries with value text (byte buffer)', () => void structuredClone(packSeries(series, { valueText: true }).valueText));
+  bench.add('values joined as strings', () => void structuredClone(joinedValueText(packSeries(series).values)));
+  await bench.run();
+  const mean = (name: string): number => {
+    const r = bench.getTask(name)?.result;
+    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
+    return r.latency.mean;
+  };
+  const ours = mean('packSeries with value text (byte buffer)');
+  const before = mean('values joined as strings');
+  const values = SERIES * POINTS;
+  console.log(`\n${values.toLocaleString('en')} values packed with their text and copied as a message would be`);
+  console.log(`  byte buffer ${ours.toFixed(1)} ms (${((ours * 1e6) / values).toFixed(0)} ns/value)   joined strings ${before.toFixed(1)} ms   ratio ${(ours / before).toFixed(2)}x`);
+}
+
+runWhenDirect(import.meta.url, main);
