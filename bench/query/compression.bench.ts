@@ -15,11 +15,13 @@ import { runWhenDirect } from '../runDirect.js';
  * node:http client that decodes the stream as it arrives. Bytes on the wire and time to `done`
  * are reported as ratios to identity measured in the same run, runs interleaved; the compact
  * result format (`format: "compact"`) runs beside the default events, plain and compressed.
+ * A one-point instant answer is timed the same way, compressed and not.
  * `node dist/bench/query/compression.bench.js`; BENCH_SERIES sets the series (default 1,000).
  */
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
 const HOUR_MS = 3_600_000;
 const ROUNDS = 3;
+const SMALL_ROUNDS = 100;
 
 class Sink extends Writable {
   override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
@@ -96,6 +98,19 @@ export async function main(): Promise<void> {
         'time vs identity': (median(runs.map((r) => r.ms)) / median(base.map((r) => r.ms))).toFixed(2),
       })),
     );
+    // A small answer (one instant point): compressed whole on the event loop, it should cost
+    // about what identity costs, not a round trip to the thread pool for each write.
+    const small = { q: 'sum(http_requests_total)', s: String(now), e: String(now) };
+    const smallRuns = new Map<string, number[]>();
+    for (let round = 0; round < SMALL_ROUNDS; round++) {
+      for (const encoding of [undefined, 'gzip', 'br']) {
+        const name = encoding ?? 'identity';
+        smallRuns.set(name, [...(smallRuns.get(name) ?? []), (await run(url, key, small, encoding)).ms]);
+      }
+    }
+    const smallBase = median(smallRuns.get('identity')!);
+    console.log(`\nOne instant point, ${SMALL_ROUNDS} interleaved rounds, medians`);
+    console.table([...smallRuns].map(([encoding, ms]) => ({ encoding, 'ms to done': median(ms).toFixed(2), 'time vs identity': (median(ms) / smallBase).toFixed(2) })));
   } finally {
     await service.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -106,6 +106,24 @@ describe('compressed responses', () => {
     });
   }
 
+  it('compresses a small answer whole, the same events as identity, and one that goes on in pieces', async () => {
+    const instant = { q: 'sum by (instance) (requests_total)', s: String(NOW), e: String(NOW) };
+    const plain = await post(srv.url, '/api/v1/metrics/query', srv.key, instant);
+    expect(plain.body.split('\n\n').filter((e) => e.includes('"type":"result"'))).toHaveLength(40);
+    for (const encoding of ['gzip', 'br']) {
+      const packed = await post(srv.url, '/api/v1/metrics/query', srv.key, instant, encoding);
+      expect(packed.headers['content-encoding']).toBe(encoding);
+      expect(packed.body).toBe(plain.body);
+    }
+    // Slices of one point each: the first small write is held, then the stream goes on compressed.
+    const sliced = { q: 'mad_over_time(requests_total{instance="host-3"}[1h])', s: String(NOW - HOUR_MS), e: String(NOW), step: 1 };
+    const slicedPlain = await post(srv.url, '/api/v1/metrics/query', srv.key, sliced);
+    const slicedPacked = await post(srv.url, '/api/v1/metrics/query', srv.key, sliced, 'gzip');
+    const withoutHeartbeats = (text: string): string => text.split('\n\n').filter((e) => !e.includes('"type":"heartbeat"')).join('\n\n');
+    expect(slicedPlain.body.split('\n\n').filter((e) => e.includes('"type":"result"')).length).toBeGreaterThan(3000);
+    expect(withoutHeartbeats(slicedPacked.body)).toBe(withoutHeartbeats(slicedPlain.body));
+  });
+
   it('streams compressed events as they are made: the first arrives while the query still runs', async () => {
     const body = { q: 'mad_over_time(requests_total[1h])', s: String(NOW - HOUR_MS), e: String(NOW), step: 1 };
     const seen = await new Promise<{ firstEventBeforeEnd: boolean; events: string[] }>((resolve, reject) => {
