@@ -227,16 +227,22 @@ export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: numbe
  * window's sample count.
  */
 export function windowBounds(ts: Float64Array, refs: Float64Array, rangeMs: number, lo: Int32Array, hi: Int32Array): number {
+  const n = ts.length;
   let a = 0;
   let b = 0;
+  // The samples at the two pointers, Infinity past the end, so each loop has one comparison.
+  let atA = n > 0 ? ts[0] : Infinity;
+  let atB = atA;
   let largest = 0;
-  const n = ts.length;
   for (let i = 0; i < refs.length; i++) {
     const end = refs[i];
     const start = end - rangeMs;
-    while (a < n && ts[a] <= start) a++;
-    if (b < a) b = a;
-    while (b < n && ts[b] <= end) b++;
+    while (atA <= start) atA = ++a < n ? ts[a] : Infinity;
+    if (b < a) {
+      b = a;
+      atB = atA;
+    }
+    while (atB <= end) atB = ++b < n ? ts[b] : Infinity;
     lo[i] = a;
     hi[i] = b;
     if (b - a > largest) largest = b - a;

@@ -6,14 +6,30 @@
  */
 import type { KernelInput, KernelOutput, RangeKernel } from './types.js';
 
-/** resetPositions lists every index j whose value dropped below its predecessor's (a counter reset). */
-function resetPositions(vals: Float64Array): Int32Array {
+/**
+ * resetScratch holds the counter resets of the series a kernel is evaluating: kernels run one
+ * at a time to completion, and an array per series (empty for almost every one) was an
+ * allocation and a second pass over its samples.
+ */
+let resetScratch = new Int32Array(64);
+
+/** resetPositions lists in resetScratch every index j whose value dropped below its predecessor's (a counter reset) and returns how many. */
+function resetPositions(vals: Float64Array): number {
   let count = 0;
-  for (let j = 1; j < vals.length; j++) if (vals[j] < vals[j - 1]) count++;
-  const out = new Int32Array(count);
-  let k = 0;
-  for (let j = 1; j < vals.length; j++) if (vals[j] < vals[j - 1]) out[k++] = j;
-  return out;
+  let previous = vals.length > 0 ? vals[0] : 0;
+  for (let j = 1; j < vals.length; j++) {
+    const v = vals[j];
+    if (v < previous) {
+      if (count === resetScratch.length) {
+        const grown = new Int32Array(count * 2);
+        grown.set(resetScratch);
+        resetScratch = grown;
+      }
+      resetScratch[count++] = j;
+    }
+    previous = v;
+  }
+  return count;
 }
 
 /**
@@ -24,7 +40,8 @@ function resetPositions(vals: Float64Array): Int32Array {
  */
 function extrapolatedRate(input: KernelInput, out: KernelOutput, isCounter: boolean, isRate: boolean): void {
   const { ts, vals, lo, hi, refs, rangeMs } = input;
-  const resets = isCounter ? resetPositions(vals) : new Int32Array(0);
+  const resetCount = isCounter ? resetPositions(vals) : 0;
+  const resets = resetScratch;
   const rangeSeconds = rangeMs / 1000;
   let r = 0;
   for (let i = 0; i < lo.length; i++) {
@@ -33,8 +50,8 @@ function extrapolatedRate(input: KernelInput, out: KernelOutput, isCounter: bool
     if (last - first < 1) continue;
     let result = vals[last] - vals[first];
     if (isCounter) {
-      while (r < resets.length && resets[r] <= first) r++;
-      for (let k = r; k < resets.length && resets[k] <= last; k++) result += vals[resets[k] - 1];
+      while (r < resetCount && resets[r] <= first) r++;
+      for (let k = r; k < resetCount && resets[k] <= last; k++) result += vals[resets[k] - 1];
     }
     const rangeEnd = refs[i];
     const rangeStart = rangeEnd - rangeMs;
