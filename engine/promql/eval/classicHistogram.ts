@@ -84,10 +84,14 @@ function ensureMonotonic(b: Buckets): Monotonicity {
 
 /** bucketQuantile is Prometheus' BucketQuantile over unsorted buckets. */
 export function bucketQuantile(q: number, raw: Buckets): { value: number; monotonicity: Monotonicity | null } {
+  return sortedBucketQuantile(q, sortAndCoalesce(raw));
+}
+
+/** sortedBucketQuantile is BucketQuantile over buckets already sorted by bound and coalesced; it may change their counts. */
+function sortedBucketQuantile(q: number, b: Buckets): { value: number; monotonicity: Monotonicity | null } {
   if (q !== q) return { value: NaN, monotonicity: null };
   if (q < 0) return { value: -Infinity, monotonicity: null };
   if (q > 1) return { value: Infinity, monotonicity: null };
-  const b = sortAndCoalesce(raw);
   if (b.bounds[b.bounds.length - 1] !== Infinity) return { value: NaN, monotonicity: null };
   const monotonicity = ensureMonotonic(b);
   const n = b.bounds.length;
@@ -117,7 +121,11 @@ export function bucketQuantile(q: number, raw: Buckets): { value: number; monoto
 
 /** bucketFraction is Prometheus' BucketFraction: the share of observations in [lower, upper]. */
 export function bucketFraction(lower: number, upper: number, raw: Buckets): number {
-  const b = sortAndCoalesce(raw);
+  return sortedBucketFraction(lower, upper, sortAndCoalesce(raw));
+}
+
+/** sortedBucketFraction is BucketFraction over buckets already sorted by bound and coalesced. */
+function sortedBucketFraction(lower: number, upper: number, b: Buckets): number {
   const n = b.bounds.length;
   if (b.bounds[n - 1] !== Infinity) return NaN;
   const count = b.counts[n - 1];
@@ -166,6 +174,55 @@ interface HistogramGroup {
   name: string;
   members: number[];
   bounds: number[];
+  /**
+   * byBound lists positions in `members` ordered by bound (stable, so equal bounds keep their
+   * order and coalesce in it), when no bound is NaN: a step's buckets are then gathered already
+   * sorted, as sortAndCoalesce would order them. Undefined sorts each step.
+   */
+  byBound?: number[];
+}
+
+/** withBoundOrder sets a group's byBound once its members are known. */
+function withBoundOrder(group: HistogramGroup): void {
+  if (group.bounds.some((b) => b !== b)) return;
+  group.byBound = group.bounds.map((_, k) => k).sort((x, y) => group.bounds[x] - group.bounds[y] || x - y);
+}
+
+/**
+ * stepBuckets gathers a group's buckets present at step i into `into` (emptied first), sorted
+ * by bound and coalesced; false when none is present.
+ */
+function stepBuckets(group: HistogramGroup, input: readonly VectorSeries[], i: number, into: Buckets): boolean {
+  into.bounds.length = 0;
+  into.counts.length = 0;
+  const order = group.byBound;
+  if (order === undefined) {
+    const raw: Buckets = { bounds: [], counts: [] };
+    for (let k = 0; k < group.members.length; k++) {
+      const member = input[group.members[k]];
+      if (member.present[i] === 0) continue;
+      raw.bounds.push(group.bounds[k]);
+      raw.counts.push(member.values[i]);
+    }
+    if (raw.bounds.length === 0) return false;
+    const sorted = sortAndCoalesce(raw);
+    into.bounds.push(...sorted.bounds);
+    into.counts.push(...sorted.counts);
+    return true;
+  }
+  for (let j = 0; j < order.length; j++) {
+    const k = order[j];
+    const member = input[group.members[k]];
+    if (member.present[i] === 0) continue;
+    const bound = group.bounds[k];
+    const last = into.bounds.length - 1;
+    if (last >= 0 && into.bounds[last] === bound) into.counts[last] += member.values[i];
+    else {
+      into.bounds.push(bound);
+      into.counts.push(member.values[i]);
+    }
+  }
+  return into.bounds.length > 0;
 }
 
 /**
@@ -223,10 +280,11 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
     if (name !== '') message += ` for metric name ${quoteGoString(name)}`;
     ctx.annotations.warn(message, vectorPos);
   }
+  for (const group of order) withBoundOrder(group);
   const outputs = new Map<string, VectorSeries>();
   const out: VectorSeries[] = [];
-  /** write stores one result, failing if two histograms produce the same labels at a step. */
-  const write = (labels: Labels, step: number, value: number): void => {
+  /** outputFor is the result series with these labels, made the first time they are written. */
+  const outputFor = (labels: Labels): VectorSeries => {
     const key = labelsKey(labels);
     let series = outputs.get(key);
     if (series === undefined) {
@@ -235,12 +293,16 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
       out.push(series);
       ctx.holdSamples(grid.count);
     }
+    return series;
+  };
+  /** write stores one result, failing if two histograms produce the same labels at a step. */
+  const write = (series: VectorSeries, step: number, value: number): void => {
     if (series.present[step] !== 0) throw evalError(DUPLICATE_LABELSET);
     series.values[step] = value;
     series.present[step] = 1;
   };
   const quantile = (group: HistogramGroup, q: number, step: number, buckets: Buckets): number => {
-    const { value, monotonicity } = bucketQuantile(q, buckets);
+    const { value, monotonicity } = sortedBucketQuantile(q, buckets);
     if (monotonicity !== null && monotonicity.forced) {
       const name = ctx.delayedNameRemoval ? group.name : '';
       ctx.annotations.forcedMonotonicity(name, vectorPos, stepTime(grid, step), monotonicity.minBucket, monotonicity.maxBucket, monotonicity.maxDiff);
@@ -248,29 +310,33 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
     return value;
   };
   const qCount = fn.kind === 'quantiles' ? fn.qs.length : 1;
+  // One buckets object for every step: each step's buckets are gathered into it afresh.
+  const buckets: Buckets = { bounds: [], counts: [] };
   for (let qi = 0; qi < qCount; qi++) {
     for (const group of order) {
       const labels = ctx.delayedNameRemoval ? group.labels : dropMetricName(group.labels);
+      // The series written to, made on first write; with several quantiles, per quantile value.
+      let series: VectorSeries | undefined;
+      let seriesQ = NaN;
       for (let i = 0; i < grid.count; i++) {
-        const buckets: Buckets = { bounds: [], counts: [] };
-        for (let k = 0; k < group.members.length; k++) {
-          const member = input[group.members[k]];
-          if (member.present[i] === 0) continue;
-          buckets.bounds.push(group.bounds[k]);
-          buckets.counts.push(member.values[i]);
-        }
-        if (buckets.bounds.length === 0) continue;
+        if (!stepBuckets(group, input, i, buckets)) continue;
         switch (fn.kind) {
           case 'quantile':
-            write(labels, i, quantile(group, fn.q[i], i, buckets));
+            series ??= outputFor(labels);
+            write(series, i, quantile(group, fn.q[i], i, buckets));
             break;
           case 'quantiles': {
             const q = fn.qs[qi][i];
-            write(withLabel(labels, fn.label, formatOpenMetricsFloat(q)), i, quantile(group, q, i, buckets));
+            if (series === undefined || !Object.is(q, seriesQ)) {
+              series = outputFor(withLabel(labels, fn.label, formatOpenMetricsFloat(q)));
+              seriesQ = q;
+            }
+            write(series, i, quantile(group, q, i, buckets));
             break;
           }
           case 'fraction':
-            write(labels, i, bucketFraction(fn.lower[i], fn.upper[i], buckets));
+            series ??= outputFor(labels);
+            write(series, i, sortedBucketFraction(fn.lower[i], fn.upper[i], buckets));
             break;
         }
       }
