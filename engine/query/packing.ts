@@ -71,6 +71,8 @@ export function packSeries(series: readonly SeriesColumns[], options: PackOption
  */
 function packValueText(values: Float64Array, packed: PackedSeries): void {
   const at = new Uint32Array(values.length + 1);
+  let lastValue = NaN;
+  let lastText = '';
   let bytes = valueTextScratch;
   let length = 0;
   for (let g = 0; g < values.length; g++) {
@@ -82,7 +84,12 @@ function packValueText(values: Float64Array, packed: PackedSeries): void {
     }
     const v = values[g];
     if (Number.isFinite(v)) {
-      const text = '' + v;
+      // A series that holds its value (a flat gauge, a rate of zero) repeats the last text.
+      if (v !== lastValue) {
+        lastValue = v;
+        lastText = '' + v;
+      }
+      const text = lastText;
       for (let k = 0; k < text.length; k++) bytes[length++] = text.charCodeAt(k);
     }
     bytes[length++] = COMMA;
