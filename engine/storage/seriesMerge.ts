@@ -9,8 +9,59 @@ import type { SeriesColumns } from './seriesColumns.js';
  * markers survive, and histogram samples move with their slots. A single run is returned as is (no copy).
  */
 export function mergeSeriesRuns(runs: readonly SeriesColumns[]): SeriesColumns {
+  if (runs.length > 1 && inTimeOrder(runs)) return concatRuns(runs);
   let merged = runs[0];
   for (let i = 1; i < runs.length; i++) merged = mergeTwo(merged, runs[i]);
+  return merged;
+}
+
+/**
+ * inTimeOrder tells whether every run that has samples ends before the next such run starts,
+ * the usual case (a segment, then the next, then the head): the merge is then a concatenation.
+ */
+function inTimeOrder(runs: readonly SeriesColumns[]): boolean {
+  let lastMs = -Infinity;
+  let nonEmpty = 0;
+  for (const run of runs) {
+    const ts = run.timestampsMs;
+    if (ts.length === 0) continue;
+    if (!(ts[0] > lastMs)) return false;
+    lastMs = ts[ts.length - 1];
+    nonEmpty++;
+  }
+  return nonEmpty > 0;
+}
+
+/**
+ * concatRuns joins runs in time order with one copy per column (typed-array `set` between
+ * arrays of one type copies bits, so staleness markers survive); element by element, the merge
+ * of a day of 10,000 series from a segment and the head took a third of a second. (One
+ * allocation for every series of a selection was tried: the worker then zeroed and faulted in
+ * hundreds of megabytes at once, slower than the per-series arrays malloc reuses.)
+ */
+function concatRuns(runs: readonly SeriesColumns[]): SeriesColumns {
+  let total = 0;
+  let withHistograms = false;
+  for (const run of runs) {
+    total += run.timestampsMs.length;
+    if (run.histograms !== undefined && run.timestampsMs.length > 0) withHistograms = true;
+  }
+  const timestampsMs = new Float64Array(total);
+  const values = new Float64Array(total);
+  const histograms = withHistograms ? new Array<FloatHistogram | undefined>(total) : undefined;
+  let at = 0;
+  for (const run of runs) {
+    const n = run.timestampsMs.length;
+    if (n === 0) continue;
+    timestampsMs.set(run.timestampsMs, at);
+    values.set(run.values, at);
+    if (histograms !== undefined) for (let i = 0; i < n; i++) histograms[at + i] = run.histograms?.[i];
+    at += n;
+  }
+  const merged: SeriesColumns = { labels: runs[runs.length - 1].labels, timestampsMs, values };
+  if (histograms !== undefined) merged.histograms = histograms;
+  // Runs known to hold no staleness marker join into one that holds none: the evaluator then skips its scan.
+  if (runs.every((run) => run.staleFree === true || run.timestampsMs.length === 0)) merged.staleFree = true;
   return merged;
 }
 
