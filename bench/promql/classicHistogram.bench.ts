@@ -16,6 +16,7 @@ import { compileMatchers, matchesAll, type LabelMatcher } from '../../engine/sto
 import { lowerBound, upperBound, type MetricQuerier } from '../../engine/storage/metricHead.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMeanMs } from '../taskMean.js';
 
 const HISTOGRAMS = 50;
 const BOUNDS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '+Inf'];
@@ -97,11 +98,7 @@ export async function main(): Promise<void> {
   bench.add('evaluator', () => void evaluate());
   bench.add('per-step sort (replaced)', () => void perStep(querier));
   await bench.run();
-  const mean = (name: string): number => {
-    const r = bench.getTask(name)?.result;
-    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-    return r.latency.mean;
-  };
+  const mean = (name: string): number => taskMeanMs(bench, name);
   const a = mean('evaluator');
   const b = mean('per-step sort (replaced)');
   console.log(`\nhistogram_quantile, ${HISTOGRAMS} histograms x ${BOUNDS.length} buckets x ${STEPS} steps`);

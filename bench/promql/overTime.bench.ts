@@ -12,6 +12,7 @@ import { functionKernel } from '../../engine/promql/functions.js';
 import type { KernelInput, KernelOutput, RangeKernel } from '../../engine/promql/eval/kernels/types.js';
 import { windowBounds } from '../../engine/promql/eval/selectors.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMeanMs } from '../taskMean.js';
 import { legacyAvgOverTime, legacyMaxOverTime } from './legacySliding.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
@@ -85,11 +86,7 @@ export async function main(): Promise<void> {
     bench.add(`${c.name} closure-driven`, () => runAll(c.legacy, all, theirs));
   }
   await bench.run();
-  const mean = (name: string): number => {
-    const r = bench.getTask(name)?.result;
-    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-    return r.latency.mean;
-  };
+  const mean = (name: string): number => taskMeanMs(bench, name);
   console.log(`\n${SERIES} series x ${steps} steps (10m range, 30s step); ms per query, one thread`);
   for (const c of cases) {
     const a = mean(c.name);

@@ -2,6 +2,7 @@ import { Bench } from 'tinybench';
 import { packSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMeanMs } from '../taskMean.js';
 
 /**
  * A worker's value text (PackedSeries.valueText): a 1,000-series, 241-step rate answer packed
@@ -50,11 +51,7 @@ export async function main(): Promise<void> {
   bench.add('packSeries with value text (byte buffer)', () => void structuredClone(packSeries(series, { valueText: true }).valueText));
   bench.add('values joined as strings', () => void structuredClone(joinedValueText(packSeries(series).values)));
   await bench.run();
-  const mean = (name: string): number => {
-    const r = bench.getTask(name)?.result;
-    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-    return r.latency.mean;
-  };
+  const mean = (name: string): number => taskMeanMs(bench, name);
   const ours = mean('packSeries with value text (byte buffer)');
   const before = mean('values joined as strings');
   const values = SERIES * POINTS;

@@ -2,6 +2,7 @@ import { Bench } from 'tinybench';
 import { mergeSeriesRuns } from '../../engine/storage/seriesMerge.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMeanMs } from '../taskMean.js';
 
 /**
  * A selection over a segment and the head: 1,000 series whose 12 h (2,880 samples at 15 s)
@@ -37,11 +38,7 @@ export async function main(): Promise<void> {
   bench.add('in time order (concatenated)', () => void ordered.map(mergeSeriesRuns));
   bench.add('overlapping by one sample (merged by element)', () => void overlapping.map(mergeSeriesRuns));
   await bench.run();
-  const mean = (name: string): number => {
-    const r = bench.getTask(name)?.result;
-    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-    return r.latency.mean;
-  };
+  const mean = (name: string): number => taskMeanMs(bench, name);
   const a = mean('in time order (concatenated)');
   const b = mean('overlapping by one sample (merged by element)');
   console.log(`\n${SERIES} series x ${SAMPLES} samples from two runs: concatenated ${a.toFixed(1)} ms, merged by element ${b.toFixed(1)} ms, ratio ${(a / b).toFixed(2)}x`);
