@@ -5,6 +5,7 @@ import { GrowableFloat64 } from './growable.js';
 import { METRIC_NAME, labelsKey, sortLabels, type Labels } from './labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from './matchers.js';
 import type { SeriesColumns } from './seriesColumns.js';
+import type { SeriesRuns } from './seriesMerge.js';
 import type { SeriesRun } from './metricChunk.js';
 import { METRIC_CHUNK_SAMPLES, MetricHeadSnapshots, type MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { STALE_HI, STALE_LO, bitsOf, isStale } from './staleness.js';
@@ -16,6 +17,11 @@ import { STALE_HI, STALE_LO, bitsOf, isStale } from './staleness.js';
  */
 export interface MetricQuerier {
   select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[];
+  /**
+   * selectRuns, where a querier has it, is `select` with each series' runs from different
+   * sources left apart when they follow each other in time; range functions read it.
+   */
+  selectRuns?(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesRuns[];
   labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
   labelValues(name: string, matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[];
 }

@@ -13,7 +13,7 @@ import type { MetricSegmentReader } from './metricSegment.js';
 import type { SeriesPartition } from './partition.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
 import type { Opened, SegmentFailure, SegmentReaders } from './segmentReaders.js';
-import { mergeSeriesRuns } from './seriesMerge.js';
+import { mergeSeriesRuns, seriesRunsOf, type SeriesRuns } from './seriesMerge.js';
 import type { SharedSegment } from './sharedSegments.js';
 
 /**
@@ -223,9 +223,29 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
 
   /** selectWithStatus is `select` that also says which segments this call skipped. */
   selectWithStatus(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SelectResult<SeriesColumns> {
-    const { segments, heads } = this.sources();
     const failedSegments: SegmentFailure[] = [];
-    if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minMs, maxMs), failedSegments };
+    const read = this.read(matchers, minMs, maxMs, failedSegments);
+    const series = Array.isArray(read) ? read : [...read.values()].map(mergeSeriesRuns);
+    return { series, failedSegments };
+  }
+
+  /**
+   * selectRuns is `select` that leaves each series' runs from different sources apart when they
+   * follow each other in time (see SeriesRuns), for readers that need not join them.
+   */
+  selectRuns(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesRuns[] {
+    const read = this.read(matchers, minMs, maxMs, []);
+    if (Array.isArray(read)) return read.map((s) => ({ labels: s.labels, runs: [s] }));
+    return [...read.values()].map(seriesRunsOf);
+  }
+
+  /**
+   * read selects from every source: a list when at most one source answered (no series can
+   * then be split between sources), else each series' runs by label key, oldest source first.
+   */
+  private read(matchers: readonly LabelMatcher[], minMs: number, maxMs: number, failedSegments: SegmentFailure[]): SeriesColumns[] | Map<string, SeriesColumns[]> {
+    const { segments, heads } = this.sources();
+    if (segments.length === 0 && heads.length === 1) return heads[0].select(matchers, minMs, maxMs);
     const compiled = compileMatchers(matchers);
     const mayMatch = metricSegmentFilter(matchers);
     const parts: SeriesColumns[][] = [];
@@ -237,8 +257,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
     }
     for (const head of heads) if (head.seriesCount > 0) parts.push(head.select(matchers, minMs, maxMs));
     const nonEmpty = parts.filter((p) => p.length > 0);
-    // Only when two sources answer can a series be split between them and need merging.
-    if (nonEmpty.length <= 1) return { series: nonEmpty[0] ?? [], failedSegments };
+    if (nonEmpty.length <= 1) return nonEmpty[0] ?? [];
     const runs = new Map<string, SeriesColumns[]>();
     for (const list of nonEmpty) {
       for (const s of list) {
@@ -248,9 +267,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
         else runs.set(key, [s]);
       }
     }
-    const series: SeriesColumns[] = [];
-    for (const list of runs.values()) series.push(mergeSeriesRuns(list));
-    return { series, failedSegments };
+    return runs;
   }
 
   labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {

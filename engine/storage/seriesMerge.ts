@@ -1,5 +1,27 @@
 import type { FloatHistogram } from '../histogram/floatHistogram.js';
+import type { Labels } from './labels.js';
 import type { SeriesColumns } from './seriesColumns.js';
+
+/**
+ * SeriesRuns is one series as the runs its sources hold, in time order and none overlapping
+ * the next (a segment, the next segment, the head). A reader that can evaluate each run where
+ * it lies (range-function windows) takes this form and skips joining them: joining copied every
+ * sample of a day's query whose recent half spans segments and the head.
+ */
+export interface SeriesRuns {
+  labels: Labels;
+  runs: readonly SeriesColumns[];
+}
+
+/**
+ * seriesRunsOf turns one series' runs from several sources (oldest first) into SeriesRuns:
+ * the runs with samples as they are when they follow each other in time, else one merged run.
+ */
+export function seriesRunsOf(runs: readonly SeriesColumns[]): SeriesRuns {
+  const labels = runs[runs.length - 1].labels;
+  if (runs.length > 1 && inTimeOrder(runs)) return { labels, runs: runs.filter((run) => run.timestampsMs.length > 0) };
+  return { labels, runs: [mergeSeriesRuns(runs)] };
+}
 
 /**
  * mergeSeriesRuns combines one series' sample runs from several sources (segments oldest

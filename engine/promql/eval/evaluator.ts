@@ -171,8 +171,8 @@ export class Evaluator implements NodeEvaluator {
   }
 
   /** rangeInput evaluates a matrix selector or subquery into raw series plus per-step window ends. */
-  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms = false): RangeInput {
-    const input = this.mixedRangeInput(node, grid);
+  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms = false, asRuns = false): RangeInput {
+    const input = this.mixedRangeInput(node, grid, asRuns);
     if (withHistograms) return input;
     const series: RawSeries[] = [];
     for (const s of input.series) {
@@ -183,7 +183,7 @@ export class Evaluator implements NodeEvaluator {
   }
 
   /** mixedRangeInput reads a range argument's samples, floats and histograms alike. */
-  private mixedRangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid): RangeInput {
+  private mixedRangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, asRuns: boolean): RangeInput {
     if (node.type === 'MatrixSelector') {
       const vs = node.selector;
       const refs = referenceTimes(this.ctx, grid, vs.at, vs.offsetMs);
@@ -192,7 +192,7 @@ export class Evaluator implements NodeEvaluator {
         const extra = extraMs(mode, this.ctx.lookbackDeltaMs);
         return { series: selectRange(this.ctx, vs, node.rangeMs, refs, extra), refs, rangeMs: node.rangeMs, extended: { mode, ...extra } };
       }
-      return { series: selectRange(this.ctx, vs, node.rangeMs, refs), refs, rangeMs: node.rangeMs };
+      return { series: selectRange(this.ctx, vs, node.rangeMs, refs, undefined, asRuns), refs, rangeMs: node.rangeMs };
     }
     // A subquery evaluates its expression on its own grid: every multiple of its step after the
     // first window's start, up to the last window's end.

@@ -15,6 +15,7 @@ import { dropMetricName, metricNameOf } from './labelset.js';
 import { windowBounds } from './selectors.js';
 import { hasHistograms, rawFloatsOnly, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
 import { histogramWindows } from './histogramWindows.js';
+import { kernelOverRuns } from './runWindows.js';
 import { checkExtendedCall, extendedMode } from './extendedRange.js';
 import { extendedWindows } from './extendedWindows.js';
 import { START_TIMESTAMP_FUNCTIONS, startTimestampWindows } from './startTimestampWindows.js';
@@ -37,7 +38,7 @@ export function evalRangeFunction(ev: NodeEvaluator, node: Call, args: readonly 
   const params = args.filter((_, i) => i !== rangeArgIndex).map((a) => ev.evalScalar(a, grid));
   const rangeArg = args[rangeArgIndex] as MatrixSelector | SubqueryExpr;
   if (rangeArg.type === 'MatrixSelector') checkExtendedCall(node, extendedMode(rangeArg.selector));
-  const input = ev.rangeInput(rangeArg, grid, true);
+  const input = ev.rangeInput(rangeArg, grid, true, true);
   const stream = applyKernel(ev, node, input, params, grid, fn, rangeArg);
   if (ev.ctx.delayedNameRemoval || fn.keepsName || selectsOneName(rangeArg)) return stream;
   return distinctSeries(stream);
@@ -72,6 +73,10 @@ function* applyKernel(
       out = extendedWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
     } else if (mixed.sts !== undefined && !hasHistograms(mixed.hists) && START_TIMESTAMP_FUNCTIONS.has(node.func.name)) {
       out = startTimestampWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
+    } else if (s.runs !== undefined) {
+      out = outputs.next();
+      kernelOverRuns(ctx, kernel, s.runs, { refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params, lo, hi }, out);
+      if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
     } else {
       ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));
       out = outputs.next();

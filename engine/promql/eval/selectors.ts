@@ -15,7 +15,8 @@ import { metricNameOf, sortByLabels } from './labelset.js';
 import { extendedBounds, smoothedValue } from './extendedRange.js';
 import { smoothedHistogram } from './extendedHistograms.js';
 import { statsHinted } from './histogramStatsSelectors.js';
-import type { HistogramSlots, RawSeries, VectorSeries } from './series.js';
+import type { HistogramSlots, RawSeries, SampleRun, VectorSeries } from './series.js';
+import { mergeSeriesRuns } from '../../storage/seriesMerge.js';
 import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 
 /**
@@ -205,18 +206,55 @@ function withoutStaleMarkers(
 
 /**
  * selectRange reads the samples a range selector needs for every window `(ref - range, ref]`
- * over the given reference times, staleness markers removed.
+ * over the given reference times, staleness markers removed. With `asRuns`, a float series
+ * whose sources hold it in parts one after another comes as those parts (RawSeries.runs)
+ * instead of joined, for the range functions' kernels, which evaluate each part in place.
  */
-export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: number, refs: Float64Array, extra = { before: 0, after: 0 }): RawSeries[] {
-  const data = sortedSelect(ctx, vs, refs[0] - rangeMs - extra.before + 1, refs[refs.length - 1] + extra.after);
+export function selectRange(ctx: EvalContext, vs: VectorSelector, rangeMs: number, refs: Float64Array, extra = { before: 0, after: 0 }, asRuns = false): RawSeries[] {
+  const minMs = refs[0] - rangeMs - extra.before + 1;
+  const maxMs = refs[refs.length - 1] + extra.after;
+  if (asRuns && ctx.querier.selectRuns !== undefined && !ctx.statsOnlySelectors.has(vs)) return selectRuns(ctx, vs, minMs, maxMs);
   const out: RawSeries[] = [];
-  for (const series of data) {
-    const { ts, vals, hists } = withoutStaleMarkers(series.timestampsMs, series.values, series.histograms, series.staleFree === true);
-    if (ts.length === 0) continue;
-    const raw: RawSeries = { labels: series.labels, ts, vals, dropName: false };
-    if (hists !== undefined) raw.hists = hists;
-    if (series.startTimestampsMs !== undefined) raw.sts = startTimestampsOf(series, ts);
-    out.push(raw);
+  for (const series of sortedSelect(ctx, vs, minMs, maxMs)) {
+    const raw = rawSeriesOf(series);
+    if (raw !== null) out.push(raw);
+  }
+  return out;
+}
+
+/** rawSeriesOf is a stored series without staleness markers, or null when nothing is left. */
+function rawSeriesOf(series: HistogramSeriesColumns): RawSeries | null {
+  const { ts, vals, hists } = withoutStaleMarkers(series.timestampsMs, series.values, series.histograms, series.staleFree === true);
+  if (ts.length === 0) return null;
+  const raw: RawSeries = { labels: series.labels, ts, vals, dropName: false };
+  if (hists !== undefined) raw.hists = hists;
+  if (series.startTimestampsMs !== undefined) raw.sts = startTimestampsOf(series, ts);
+  return raw;
+}
+
+const NO_SAMPLES = new Float64Array(0);
+
+/**
+ * selectRuns is selectRange's read by parts: a series of floats only keeps its runs apart
+ * (markers removed from each); one with histograms or start timestamps is joined, as the
+ * kernels for those read whole series.
+ */
+function selectRuns(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): RawSeries[] {
+  const out: RawSeries[] = [];
+  for (const series of sortByLabels(ctx.querier.selectRuns!(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels)) {
+    const parts = series.runs as readonly HistogramSeriesColumns[];
+    if (parts.length === 1 || parts.some((p) => p.histograms !== undefined || p.startTimestampsMs !== undefined)) {
+      const raw = rawSeriesOf(parts.length === 1 ? parts[0] : mergeSeriesRuns(parts));
+      if (raw !== null) out.push(raw);
+      continue;
+    }
+    const runs: SampleRun[] = [];
+    for (const part of parts) {
+      const { ts, vals } = withoutStaleMarkers(part.timestampsMs, part.values, undefined, part.staleFree === true);
+      if (ts.length > 0) runs.push({ ts, vals });
+    }
+    if (runs.length === 1) out.push({ labels: series.labels, ts: runs[0].ts, vals: runs[0].vals, dropName: false });
+    else if (runs.length > 1) out.push({ labels: series.labels, ts: NO_SAMPLES, vals: NO_SAMPLES, dropName: false, runs });
   }
   return out;
 }

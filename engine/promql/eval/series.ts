@@ -42,6 +42,18 @@ export interface RawSeries {
   hists?: HistogramSlots;
   /** sts are the samples' start timestamps in ms (0: none), when read straight from storage that has them. */
   sts?: Float64Array;
+  /**
+   * runs, when set, hold the samples instead of `ts` and `vals` (then empty): parts from
+   * different sources, one after another in time. Only a range selector read for a range
+   * function's kernels has them (see selectRange's `asRuns`), which evaluate each run in place.
+   */
+  runs?: readonly SampleRun[];
+}
+
+/** SampleRun is one part of a RawSeries held apart from the rest: samples in time order, no markers. */
+export interface SampleRun {
+  ts: Float64Array;
+  vals: Float64Array;
 }
 
 /** newVectorSeries allocates an empty (all absent) series over `count` steps. */

@@ -34,8 +34,11 @@ export interface NodeEvaluator {
   /** evalMixedVector yields floats and native histograms, for operators that handle both. */
   evalMixedVector(node: Expr, grid: StepGrid): SeriesStream;
   evalString(node: Expr): string;
-  /** rangeInput reads raw samples; histogram samples only when `withHistograms` is set. */
-  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms?: boolean): RangeInput;
+  /**
+   * rangeInput reads raw samples; histogram samples only when `withHistograms` is set; with
+   * `asRuns`, float series may come in parts (RawSeries.runs) for range-function kernels.
+   */
+  rangeInput(node: MatrixSelector | SubqueryExpr, grid: StepGrid, withHistograms?: boolean, asRuns?: boolean): RangeInput;
   /** maybeDistinct applies the eager-mode duplicate check Prometheus runs after most operators. */
   maybeDistinct(stream: SeriesStream): SeriesStream;
   /** dropName removes a metric name now, or leaves it for the end under delayed removal. */

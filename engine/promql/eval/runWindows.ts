@@ -1,0 +1,114 @@
+/**
+ * Range-function kernels over a series held in parts (RawSeries.runs: a segment, the next
+ * segment, the head). Each step's window is evaluated in the one part that holds all of its
+ * samples; only the few windows that span two parts read a joined copy of their own samples.
+ * Joining the parts whole copied every sample of the series on every query: for a day's
+ * histogram_quantile over 2,000 bucket series, whose recent half spans two segments and the
+ * head, the copy and the collections it caused were a third of that half's worker time.
+ * A window's result depends only on the samples inside it, so evaluating it in any array
+ * that holds exactly those samples gives the same bits.
+ */
+import { upperBound } from '../../storage/bounds.js';
+import type { EvalContext } from './context.js';
+import type { KernelOutput, RangeKernel } from './kernels/types.js';
+import { windowBounds } from './selectors.js';
+import type { SampleRun } from './series.js';
+
+/** RunWindowsInput is what kernelOverRuns needs besides the runs: each step's window and the kernel's parameters. */
+export interface RunWindowsInput {
+  refs: Float64Array;
+  rangeMs: number;
+  stepTimes: Float64Array;
+  params: readonly Float64Array[];
+  /** lo and hi are scratch for the windows' bounds, one slot per step. */
+  lo: Int32Array;
+  hi: Int32Array;
+}
+
+/**
+ * kernelOverRuns runs `kernel` over a series given as runs in time order, none overlapping
+ * the next, writing every step's result into `out` as one call over the joined series would.
+ * The steps fall into stretches found by binary search at each boundary between two runs:
+ * those whose windows read one run (or none), and those whose windows reach across the
+ * boundary; the kernel is called once per stretch on views of the step arrays.
+ */
+export function kernelOverRuns(ctx: EvalContext, kernel: RangeKernel, runs: readonly SampleRun[], input: RunWindowsInput, out: KernelOutput): void {
+  const { refs, rangeMs } = input;
+  const count = refs.length;
+  let from = 0;
+  for (let r = 0; r + 1 < runs.length && from < count; r++) {
+    const ending = runs[r].ts;
+    // Windows from spanFrom on reach the next run; those before spanTo still reach this one.
+    const spanFrom = Math.max(from, firstStepReaching(refs, 0, runs[r + 1].ts[0]));
+    const spanTo = firstStepReaching(refs, rangeMs, ending[ending.length - 1]);
+    if (spanFrom > from) evaluateStretch(ctx, kernel, runs[r], input, out, from, spanFrom);
+    if (spanTo > spanFrom) {
+      evaluateStretch(ctx, kernel, joinedSamples(runs, refs[spanFrom] - rangeMs, refs[spanTo - 1]), input, out, spanFrom, spanTo);
+      from = spanTo;
+    } else {
+      from = spanFrom;
+    }
+  }
+  if (from < count) evaluateStretch(ctx, kernel, runs[runs.length - 1], input, out, from, count);
+}
+
+/**
+ * firstStepReaching is the first step whose window edge `refs[i] - offsetMs` is at or past
+ * `t`: with offset 0 the first window whose end takes a sample at `t`, with the range the first
+ * whose (open) start leaves it out.
+ */
+function firstStepReaching(refs: Float64Array, offsetMs: number, t: number): number {
+  let lo = 0;
+  let hi = refs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (refs[mid] - offsetMs < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** evaluateStretch runs the kernel for steps `from..to-1` over `run`, which holds every sample of their windows. */
+function evaluateStretch(ctx: EvalContext, kernel: RangeKernel, run: SampleRun, input: RunWindowsInput, out: KernelOutput, from: number, to: number): void {
+  const whole = from === 0 && to === input.refs.length;
+  const refs = whole ? input.refs : input.refs.subarray(from, to);
+  const lo = whole ? input.lo : input.lo.subarray(from, to);
+  const hi = whole ? input.hi : input.hi.subarray(from, to);
+  ctx.checkTransient(windowBounds(run.ts, refs, input.rangeMs, lo, hi));
+  const part: KernelOutput = whole ? out : { values: out.values.subarray(from, to), present: out.present.subarray(from, to) };
+  const params = whole ? input.params : input.params.map((p) => p.subarray(from, to));
+  const stepTimes = whole ? input.stepTimes : input.stepTimes.subarray(from, to);
+  kernel({ ts: run.ts, vals: run.vals, lo, hi, refs, rangeMs: input.rangeMs, stepTimes, params }, part);
+  if (part.invalidParam !== undefined) out.invalidParam = part.invalidParam;
+}
+
+/**
+ * joinScratch holds the joined samples of the windows that span runs: a kernel is done with
+ * them when it returns, so one pair of arrays (grown as needed, up to MAX_SCRATCH_SAMPLES)
+ * serves every such stretch. A larger join (windows of days over dense data) gets its own
+ * arrays, so a worker does not keep an outsized scratch for the rest of its life.
+ */
+const MAX_SCRATCH_SAMPLES = 1 << 18;
+
+let joinScratch = { ts: new Float64Array(256), vals: new Float64Array(256) };
+
+/** joinedSamples gathers the samples of every run with `start < t <= end` into views of joinScratch. */
+function joinedSamples(runs: readonly SampleRun[], start: number, end: number): SampleRun {
+  let total = 0;
+  for (const run of runs) total += Math.max(0, upperBound(run.ts, end) - upperBound(run.ts, start));
+  if (total > joinScratch.ts.length && total <= MAX_SCRATCH_SAMPLES) {
+    const size = Math.min(MAX_SCRATCH_SAMPLES, Math.max(total, 2 * joinScratch.ts.length));
+    joinScratch = { ts: new Float64Array(size), vals: new Float64Array(size) };
+  }
+  const { ts, vals } = total <= joinScratch.ts.length ? joinScratch : { ts: new Float64Array(total), vals: new Float64Array(total) };
+  let at = 0;
+  for (const run of runs) {
+    const a = upperBound(run.ts, start);
+    const b = upperBound(run.ts, end);
+    if (b <= a) continue;
+    ts.set(run.ts.subarray(a, b), at);
+    vals.set(run.vals.subarray(a, b), at);
+    at += b - a;
+  }
+  return { ts: ts.subarray(0, total), vals: vals.subarray(0, total) };
+}

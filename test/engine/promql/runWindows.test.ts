@@ -1,0 +1,168 @@
+/**
+ * Range functions over series held in parts (two segments and the head) evaluate each window
+ * in the part that holds it instead of joining the parts: every range function must answer as
+ * it does over the same samples held whole, for windows inside one part, across two or three
+ * parts, between parts and past the data, with staleness markers and gaps.
+ */
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateRange } from '../../../engine/promql/eval/index.js';
+import { FUNCTIONS, parseAndCheckPromQL } from '../../../engine/promql/index.js';
+import type { MetricSeries } from '../../../engine/storage/metricHead.js';
+import type { OrgMetricView } from '../../../engine/storage/orgViews.js';
+import { staleMarkerArray } from '../../../engine/storage/staleness.js';
+import type { Storage } from '../../../engine/storage/storage.js';
+import { SeededRandom } from '../../support/seededRandom.js';
+import { expectSameSamples, type StepRange } from '../query/shardedEvaluation.js';
+import { openStorage, tempDir } from '../storage/segmentFixtures.js';
+
+const ORG = 'org';
+const START = 1_700_000_000_000;
+const SCRAPE_MS = 15_000;
+const PART_MS = 12 * 60_000;
+const SEED = 4242;
+const STALE = staleMarkerArray()[0];
+
+/** readings are 30 series over three parts of 12 minutes, with gaps, resets, NaN and staleness markers. */
+function readings(random: SeededRandom): MetricSeries[] {
+  const out: MetricSeries[] = [];
+  for (let i = 0; i < 30; i++) {
+    const ts: number[] = [];
+    const values: number[] = [];
+    let v = random.int(0, 50);
+    for (let t = START; t < START + 3 * PART_MS; t += SCRAPE_MS) {
+      // Series 0 leaves the middle part empty, so windows fall between its runs.
+      if (random.chance(0.1) || (i === 0 && t >= START + PART_MS && t < START + 2 * PART_MS)) continue;
+      v = random.chance(0.04) ? 0 : v + random.int(-2, 9) / 4;
+      ts.push(t);
+      values.push(random.chance(0.02) ? STALE : random.chance(0.01) ? NaN : v);
+    }
+    out.push({ labels: { __name__: 'reading', job: `job${i % 3}`, instance: `i${i}` }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(values) });
+  }
+  return out;
+}
+
+/** partOf keeps the samples of `series` in `[fromMs, toMs)`. */
+function partOf(series: readonly MetricSeries[], fromMs: number, toMs: number): MetricSeries[] {
+  return series.map((s) => {
+    const keep = [...s.timestampsMs.keys()].filter((k) => s.timestampsMs[k] >= fromMs && s.timestampsMs[k] < toMs);
+    return { labels: s.labels, timestampsMs: Float64Array.from(keep, (k) => s.timestampsMs[k]), values: Float64Array.from(keep, (k) => s.values[k]) };
+  });
+}
+
+/** STEP_RANGES: steps on the scrape grid, off it, starting before the data, ending past it, and one instant. */
+const STEP_RANGES: readonly StepRange[] = [
+  { startMs: START, endMs: START + 3 * PART_MS, stepMs: 60_000 },
+  { startMs: START - 5 * 60_000, endMs: START + 3 * PART_MS + 20 * 60_000, stepMs: 7_000 },
+  { startMs: START + PART_MS + 1, endMs: START + 2 * PART_MS + 1, stepMs: 15_000 },
+  { startMs: START + 2 * PART_MS, endMs: START + 2 * PART_MS, stepMs: 15_000 },
+];
+
+/** WINDOWS are inside one part, across two, across three, and with an offset and an `@`. */
+const WINDOWS = ['[1m]', '[5m]', '[30m]', '[2m] offset 3m', `[4m] @ ${(START + PART_MS + 60_000) / 1000}`];
+
+/** SCALARS fill a range function's scalar parameters: inside (0, 1) for quantiles and smoothing factors. */
+const SCALARS = ['0.3', '0.7'];
+
+/** rangeCalls writes every range function the parser knows over each window. */
+function rangeCalls(): string[] {
+  const calls: string[] = [];
+  for (const def of FUNCTIONS.values()) {
+    if (!def.argTypes.includes('matrix') || def.name === 'absent_over_time') continue;
+    for (const window of WINDOWS) {
+      let scalars = 0;
+      const args = def.argTypes.map((type) => (type === 'matrix' ? `reading${window}` : type === 'scalar' ? SCALARS[scalars++] : '"job"'));
+      calls.push(`${def.name}(${args.join(', ')})`);
+    }
+  }
+  return calls;
+}
+
+/** concat joins arrays with bulk copies, which keep a staleness marker's bits. */
+function concat(parts: readonly Float64Array[]): Float64Array {
+  const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function bytesOf(values: Float64Array): Uint8Array {
+  return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+}
+
+function evaluate(view: OrgMetricView, query: string, steps: StepRange) {
+  return evaluateRange(parseAndCheckPromQL(query), view, steps.startMs, steps.endMs, steps.stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+}
+
+/** EXACT functions read window ends, counts or extremes only: the same samples must give the same bits. */
+const EXACT = new Set(['rate', 'increase', 'delta', 'irate', 'idelta', 'changes', 'resets', 'count_over_time', 'last_over_time', 'first_over_time', 'max_over_time', 'min_over_time', 'present_over_time']);
+
+describe('range functions over series held in parts', () => {
+  let dirs: string[];
+  let stores: Storage[];
+  let parted: OrgMetricView;
+  let whole: OrgMetricView;
+  beforeAll(async () => {
+    const data = readings(new SeededRandom(SEED));
+    dirs = [await tempDir(), await tempDir()];
+    const [a, b] = await Promise.all(dirs.map((dir) => openStorage(dir)));
+    stores = [a.storage, b.storage];
+    // Two segments and the head hold one part each; the other store holds everything in its head.
+    for (let part = 0; part < 3; part++) {
+      await a.storage.appendMetrics(ORG, partOf(data, START + part * PART_MS, START + (part + 1) * PART_MS), []);
+      if (part < 2) await a.storage.cut();
+    }
+    await b.storage.appendMetrics(ORG, data, []);
+    parted = a.storage.metrics(ORG);
+    whole = b.storage.metrics(ORG);
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('keeps the parts of a series apart where they follow each other in time', () => {
+    const series = parted.selectRuns([{ name: '__name__', type: '=', value: 'reading' }], -Infinity, Infinity);
+    expect(series).toHaveLength(30);
+    expect(series.filter((s) => s.runs.length === 3)).toHaveLength(29);
+    // Series 0 has nothing in the middle part: its runs are the first segment's and the head's.
+    expect(series.find((s) => s.labels.instance === 'i0')?.runs).toHaveLength(2);
+    const joined = parted.select([{ name: '__name__', type: '=', value: 'reading' }], -Infinity, Infinity);
+    for (const s of series) {
+      const one = joined.find((j) => j.labels.instance === s.labels.instance)!;
+      expect(concat(s.runs.map((r) => r.timestampsMs))).toEqual(one.timestampsMs);
+      expect(bytesOf(concat(s.runs.map((r) => r.values)))).toEqual(bytesOf(one.values));
+    }
+  });
+
+  const calls = rangeCalls();
+  it('covers every range function', () => {
+    expect(calls.length).toBeGreaterThanOrEqual(25 * WINDOWS.length);
+  });
+
+  for (const call of calls) {
+    const name = call.slice(0, call.indexOf('('));
+    it(`answers ${call} as over the series held whole`, () => {
+      for (const steps of STEP_RANGES) {
+        const want = evaluate(whole, call, steps);
+        const got = evaluate(parted, call, steps);
+        const context = `${call} from ${steps.startMs} step ${steps.stepMs} seed ${SEED}`;
+        expect(got.series.length, context).toBe(want.series.length);
+        if (want.series.length === 0) continue;
+        if (EXACT.has(name)) {
+          for (let i = 0; i < want.series.length; i++) {
+            expect(got.series[i].labels, context).toEqual(want.series[i].labels);
+            expect(got.series[i].timestampsMs, context).toEqual(want.series[i].timestampsMs);
+            expect(bytesOf(got.series[i].values), context).toEqual(bytesOf(want.series[i].values));
+          }
+        } else {
+          // Sums slide their windows: where a part starts they start afresh, within rounding of the whole series' slide.
+          expectSameSamples(got.series, want, context, 11, true);
+        }
+      }
+    });
+  }
+});
