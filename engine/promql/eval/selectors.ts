@@ -16,7 +16,8 @@ import { extendedBounds, smoothedValue } from './extendedRange.js';
 import { smoothedHistogram } from './extendedHistograms.js';
 import { statsHinted } from './histogramStatsSelectors.js';
 import type { HistogramSlots, RawSeries, SampleRun, VectorSeries } from './series.js';
-import { mergeSeriesRuns } from '../../storage/seriesMerge.js';
+import { lowerBound } from '../../storage/bounds.js';
+import { mergeSeriesRuns, type SeriesRuns } from '../../storage/seriesMerge.js';
 import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 
 /**
@@ -85,36 +86,79 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
   const refs = referenceTimes(ctx, grid, vs.at, vs.offsetMs);
   const count = grid.count;
   const lookback = ctx.lookbackDeltaMs;
-  const data = sortedSelect(ctx, vs, refs[0] - lookback + 1, refs[count - 1]);
-  for (const series of data) {
+  const minMs = refs[0] - lookback + 1;
+  const maxMs = refs[count - 1];
+  // start_timestamp() needs the start times, which only joined series carry.
+  const data = !startTimestamps && ctx.querier.selectRuns !== undefined && !ctx.statsOnlySelectors.has(vs) ? selectParts(ctx, vs, minMs, maxMs) : sortedSelect(ctx, vs, minMs, maxMs);
+  for (const item of data) {
     ctx.checkAbort();
+    const parts: readonly HistogramSeriesColumns[] = 'runs' in item ? item.runs : [item];
+    const labels = item.labels;
     // start_timestamp() reads only series that carry start timestamps.
-    if (startTimestamps && series.startTimestampsMs === undefined) continue;
-    const sts = series.startTimestampsMs;
-    const ts = series.timestampsMs;
-    const vals = series.values;
-    const words = bitsOf(vals);
+    if (startTimestamps && parts[0].startTimestampsMs === undefined) continue;
     const values = new Float64Array(count);
     const present = new Uint8Array(count);
-    const stored = timestamps || startTimestamps ? undefined : series.histograms;
+    const stored = timestamps || startTimestamps ? undefined : parts[0].histograms;
     const histograms: HistogramSlots | undefined = stored === undefined ? undefined : new Array(count);
-    let j = -1;
-    let points = 0;
-    for (let i = 0; i < count; i++) {
-      const ref = refs[i];
-      while (j + 1 < ts.length && ts[j + 1] <= ref) j++;
-      if (j < 0 || ts[j] <= ref - lookback || isStale(words, j)) continue;
-      values[i] = startTimestamps ? sts![j] / 1000 : timestamps ? ts[j] / 1000 : vals[j];
-      if (histograms !== undefined) histograms[i] = stored![j];
-      present[i] = 1;
-      points++;
+    const picked: PickedSamples = { values, present, histograms, points: 0 };
+    // Each run answers the steps from its first sample to the next run's: the latest sample
+    // at or before such a step is in it.
+    let from = 0;
+    for (let r = 0; r < parts.length && from < count; r++) {
+      const to = r + 1 < parts.length ? lowerBound(refs, parts[r + 1].timestampsMs[0]) : count;
+      if (to > from) pickLatest(parts[r], refs, from, to, lookback, timestamps, startTimestamps, picked);
+      from = Math.max(from, to);
     }
-    if (points === 0) continue;
-    ctx.holdSamples(points);
-    const out: VectorSeries = { labels: series.labels, values, present, dropName: false };
+    if (picked.points === 0) continue;
+    ctx.holdSamples(picked.points);
+    const out: VectorSeries = { labels, values, present, dropName: false };
     if (histograms !== undefined) out.histograms = histograms;
     yield out;
   }
+}
+
+/**
+ * selectParts reads an instant selector's series as SeriesRuns (runs in time order kept
+ * apart); a series whose runs carry histograms is joined, so every item has floats only in
+ * parts or is whole.
+ */
+function selectParts(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): (SeriesRuns | HistogramSeriesColumns)[] {
+  const series = sortByLabels(ctx.querier.selectRuns!(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
+  return series.map((s) => (s.runs.length === 1 ? s.runs[0] : s.runs.some((run) => run.histograms !== undefined) ? mergeSeriesRuns(s.runs) : s));
+}
+
+/** PickedSamples collects an instant selector's chosen sample per step for one series. */
+interface PickedSamples {
+  values: Float64Array;
+  present: Uint8Array;
+  histograms: HistogramSlots | undefined;
+  points: number;
+}
+
+/**
+ * pickLatest fills steps `from..to-1` with the latest sample of `series` within the lookback
+ * window `(ref - lookback, ref]`, unless it is a staleness marker: its value, or its timestamp
+ * or start timestamp in seconds for timestamp() and start_timestamp().
+ */
+function pickLatest(series: HistogramSeriesColumns, refs: Float64Array, from: number, to: number, lookback: number, timestamps: boolean, startTimestamps: boolean, into: PickedSamples): void {
+  const sts = series.startTimestampsMs;
+  const ts = series.timestampsMs;
+  const vals = series.values;
+  const words = bitsOf(vals);
+  const stored = into.histograms === undefined ? undefined : series.histograms;
+  const { values, present, histograms } = into;
+  let j = -1;
+  let points = 0;
+  for (let i = from; i < to; i++) {
+    const ref = refs[i];
+    while (j + 1 < ts.length && ts[j + 1] <= ref) j++;
+    if (j < 0 || ts[j] <= ref - lookback || isStale(words, j)) continue;
+    values[i] = startTimestamps ? sts![j] / 1000 : timestamps ? ts[j] / 1000 : vals[j];
+    if (histograms !== undefined) histograms[i] = stored![j];
+    present[i] = 1;
+    points++;
+  }
+  into.points += points;
 }
 
 /**

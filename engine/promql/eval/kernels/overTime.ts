@@ -103,7 +103,7 @@ function directAvg(vals: Float64Array, lo: number, hi: number): number {
 }
 
 /**
- * SumScratch holds the suffix sums every sum and avg kernel call reuses: kernels run one at a
+ * sumScratch holds the suffix sums every sum and avg kernel call reuses: kernels run one at a
  * time to completion, and allocating suffix arrays per series and slice cost more than the sums
  * themselves on many-series queries.
  */
