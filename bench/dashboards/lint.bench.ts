@@ -11,6 +11,7 @@ import { Bench } from 'tinybench';
 import { createDashboardValidator } from '../../src/dashboards/index.js';
 import { manyPanelsSpec } from './manyPanels.js';
 import { runWhenDirect } from '../runDirect.js';
+import { completedResult } from '../taskResult.js';
 
 const CASES = [
   { name: 'validate 10,000 panels, tiled', spec: manyPanelsSpec(10_000, 'tiled') },
@@ -41,8 +42,7 @@ export async function main(): Promise<void> {
   await bench.run();
   console.log('');
   for (const c of CASES) {
-    const result = bench.getTask(c.name)!.result;
-    if (result.state !== 'completed') throw new Error(`${c.name} did not complete`);
+    const result = completedResult(bench, c.name);
     console.log(`  ${c.name.padEnd(32)} mean ${result.latency.mean.toFixed(0).padStart(5)} ms, p99 ${result.latency.p99.toFixed(0).padStart(5)} ms`);
   }
   console.log('');

@@ -35,6 +35,7 @@ import type {
   WriteRequestInput,
 } from '../../engine/ingest/index.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskHz } from '../taskResult.js';
 
 const LOG_LINES = 5000;
 const RW_SERIES = 2000;
@@ -191,12 +192,6 @@ function loadProtobufjsTypes(): { logs: protobuf.Type; write: protobuf.Type } {
   };
 }
 
-function hz(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.throughput.mean;
-}
-
 function fmt(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(1);
 }
@@ -242,25 +237,25 @@ export async function main(): Promise<void> {
 
   const samples = RW_SERIES * RW_SAMPLES_PER_SERIES;
   const rows = [
-    ['OTLP logs, protobuf', `${fmt(hz(bench, 'otlp logs protobuf') * LOG_LINES)} lines/s`, `${otlpProto.length} B/request`],
-    ['OTLP logs, JSON', `${fmt(hz(bench, 'otlp logs json') * LOG_LINES)} lines/s`, `${otlpJson.length} B/request`],
-    ['Remote write (snappy + decode)', `${fmt(hz(bench, 'remote write (snappy + decode)') * samples)} samples/s`, `${rwBody.length} B/request`],
-    ['Remote write (decode only)', `${fmt(hz(bench, 'remote write decode only') * samples)} samples/s`, `${rwRaw.length} B raw`],
-    ['Remote write (labels cached)', `${fmt(hz(bench, 'remote write decode only, labels cached') * samples)} samples/s`, 'series repeated from an earlier request'],
-    ['Snappy decompress', `${fmt((hz(bench, 'snappy decompress (remote write)') * rwRaw.length) / 1e6)} MB/s out`, ''],
-    ['Snappy compress', `${fmt((hz(bench, 'snappy compress (remote write)') * rwRaw.length) / 1e6)} MB/s in`, `ratio ${(rwRaw.length / rwBody.length).toFixed(2)}`],
-    ['Loki push, protobuf', `${fmt(hz(bench, 'loki push protobuf (snappy + decode)') * LOG_LINES)} lines/s`, `${lokiBody.length} B/request`],
-    ['OTLP metrics, protobuf', `${fmt(hz(bench, 'otlp metrics protobuf'))} requests/s`, `${metricsBody.length} B/request`],
+    ['OTLP logs, protobuf', `${fmt(taskHz(bench, 'otlp logs protobuf') * LOG_LINES)} lines/s`, `${otlpProto.length} B/request`],
+    ['OTLP logs, JSON', `${fmt(taskHz(bench, 'otlp logs json') * LOG_LINES)} lines/s`, `${otlpJson.length} B/request`],
+    ['Remote write (snappy + decode)', `${fmt(taskHz(bench, 'remote write (snappy + decode)') * samples)} samples/s`, `${rwBody.length} B/request`],
+    ['Remote write (decode only)', `${fmt(taskHz(bench, 'remote write decode only') * samples)} samples/s`, `${rwRaw.length} B raw`],
+    ['Remote write (labels cached)', `${fmt(taskHz(bench, 'remote write decode only, labels cached') * samples)} samples/s`, 'series repeated from an earlier request'],
+    ['Snappy decompress', `${fmt((taskHz(bench, 'snappy decompress (remote write)') * rwRaw.length) / 1e6)} MB/s out`, ''],
+    ['Snappy compress', `${fmt((taskHz(bench, 'snappy compress (remote write)') * rwRaw.length) / 1e6)} MB/s in`, `ratio ${(rwRaw.length / rwBody.length).toFixed(2)}`],
+    ['Loki push, protobuf', `${fmt(taskHz(bench, 'loki push protobuf (snappy + decode)') * LOG_LINES)} lines/s`, `${lokiBody.length} B/request`],
+    ['OTLP metrics, protobuf', `${fmt(taskHz(bench, 'otlp metrics protobuf'))} requests/s`, `${metricsBody.length} B/request`],
   ];
   console.log('\nIngestion decoders');
   for (const [name, rate, note] of rows) console.log(`  ${name.padEnd(32)} ${rate.padStart(18)}   ${note}`);
 
-  const otlpRatio = hz(bench, 'otlp logs protobuf') / hz(bench, 'protobufjs otlp logs decode');
-  const rwRatio = hz(bench, 'remote write decode only') / hz(bench, 'protobufjs remote write decode');
+  const otlpRatio = taskHz(bench, 'otlp logs protobuf') / taskHz(bench, 'protobufjs otlp logs decode');
+  const rwRatio = taskHz(bench, 'remote write decode only') / taskHz(bench, 'protobufjs remote write decode');
   console.log('\nHand-written reader vs protobufjs (same bytes; ours also normalizes and validates)');
   console.log(`  OTLP logs request     ours/protobufjs = ${otlpRatio.toFixed(2)}x`);
   console.log(`  remote write request  ours/protobufjs = ${rwRatio.toFixed(2)}x`);
-  const cachedRatio = hz(bench, 'remote write decode only') / hz(bench, 'remote write decode only, labels cached');
+  const cachedRatio = taskHz(bench, 'remote write decode only') / taskHz(bench, 'remote write decode only, labels cached');
   console.log(`  remote write, labels cached: time against uncached = ${cachedRatio.toFixed(2)}x`);
   console.log('');
   console.table(bench.table());

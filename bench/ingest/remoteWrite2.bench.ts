@@ -12,6 +12,7 @@ import { Bench } from 'tinybench';
 import { decodeRemoteWrite, decodeRemoteWrite2, decodeRequest2, decodeWriteRequest, encodeWriteRequest, snappyCompress, type WriteRequestInput } from '../../engine/ingest/index.js';
 import { runWhenDirect } from '../runDirect.js';
 import { findFixtures, remoteWriteRequest } from './ingest.bench.js';
+import { taskHz } from '../taskResult.js';
 
 const NOW_MS = Date.UTC(2024, 4, 1, 12, 0, 0);
 
@@ -29,12 +30,6 @@ function toV2(request: WriteRequestInput): Record<string, unknown> {
     samples: (s.samples ?? []).map((p) => ({ value: p.value, timestamp: String(p.timestamp) })),
   }));
   return { symbols, timeseries };
-}
-
-function hz(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.throughput.mean;
 }
 
 export async function main(): Promise<void> {
@@ -70,8 +65,8 @@ export async function main(): Promise<void> {
   console.log(`\nRemote write 2.0 vs 1.0, ${samples(one)} samples in ${one.records.length} series`);
   console.log(`  raw protobuf bytes      1.0 ${rawV1.length}   2.0 ${rawV2.length}   (2.0/1.0 = ${(rawV2.length / rawV1.length).toFixed(2)})`);
   console.log(`  snappy body bytes       1.0 ${bodyV1.length}   2.0 ${bodyV2.length}   (2.0/1.0 = ${(bodyV2.length / bodyV1.length).toFixed(2)})`);
-  console.log(`  decode speed            2.0/1.0 = ${(hz(bench, '2.0 decode') / hz(bench, '1.0 decode')).toFixed(2)}x`);
-  console.log(`  snappy + decode speed   2.0/1.0 = ${(hz(bench, '2.0 snappy + decode') / hz(bench, '1.0 snappy + decode')).toFixed(2)}x`);
+  console.log(`  decode speed            2.0/1.0 = ${(taskHz(bench, '2.0 decode') / taskHz(bench, '1.0 decode')).toFixed(2)}x`);
+  console.log(`  snappy + decode speed   2.0/1.0 = ${(taskHz(bench, '2.0 snappy + decode') / taskHz(bench, '1.0 snappy + decode')).toFixed(2)}x`);
   console.log('');
   console.table(bench.table());
 }

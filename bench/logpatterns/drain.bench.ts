@@ -12,6 +12,7 @@ import { DrainMiner, type LogPattern } from '../../engine/logpatterns/drain.js';
 import { tokenizeLine } from '../../engine/logpatterns/tokens.js';
 import { Random, fmtRate, jsonLine, logfmtLine, textLine } from '../logql/data.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskHz } from '../taskResult.js';
 
 const LINES = 100_000;
 const START_MS = 1_767_225_600_000;
@@ -58,9 +59,7 @@ function mineAll(lines: readonly string[]): DrainMiner {
 }
 
 function linesPerSecond(bench: Bench, name: string, lines: number): number {
-  const result = bench.getTask(name)!.result;
-  if (result.state !== 'completed') throw new Error(`${name} did not complete`);
-  return lines * result.throughput.mean;
+  return lines * taskHz(bench, name);
 }
 
 function printTop(patterns: readonly LogPattern[], n: number): void {

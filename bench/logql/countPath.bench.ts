@@ -22,6 +22,7 @@ import type { LogEntry, LogReader } from '../../engine/storage/logHead.js';
 import { SharedSegmentReaders } from '../../engine/storage/sharedSegments.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMedianMs } from '../taskResult.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const BASE_MS = Date.UTC(2026, 0, 1);
@@ -37,12 +38,6 @@ function lines(from: number, to: number): LogEntry[] {
     out.push({ timestampNs: BigInt(ms) * 1_000_000n + BigInt(i % 1000), message: `request ${i} done`, level: LEVELS[(i * 31) % 4], tags: { service_name: `svc${i % 10}`, env: 'bench' } });
   }
   return out;
-}
-
-function medianMs(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.latency.p50 ?? result.latency.mean;
 }
 
 /** main fills a store, checks both paths agree, and times them. */
@@ -81,8 +76,8 @@ export async function main(): Promise<void> {
     await bench.run();
     console.log(`${LINES} lines in two segments and a head (median ms; ratio counting / general)`);
     for (const q of queries) {
-      const g = medianMs(bench, `${q.name} | general`);
-      const c = medianMs(bench, `${q.name} | counting`);
+      const g = taskMedianMs(bench, `${q.name} | general`);
+      const c = taskMedianMs(bench, `${q.name} | counting`);
       console.log(`  ${q.name.padEnd(34)}${g.toFixed(1).padStart(10)}${c.toFixed(1).padStart(10)}${`${(c / g).toFixed(2)}x`.padStart(9)}`);
     }
   } finally {

@@ -16,6 +16,7 @@ import { CompiledPipeline, evaluateLogQLInstant } from '../../engine/logql/eval/
 import { LogHead } from '../../engine/storage/logHead.js';
 import { Random, textLine } from './data.js';
 import { runWhenDirect } from '../runDirect.js';
+import { completedResult } from '../taskResult.js';
 
 const LINES = 400_000;
 const NEEDLE = 'needle';
@@ -77,9 +78,8 @@ export async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   if (grep.count !== ours) throw new Error(`grep counted ${grep.count} lines, the filter ${ours}`);
 
-  const kernel = bench.getTask('filter kernel')!.result;
-  const e2e = bench.getTask('count_over_time end to end')!.result;
-  if (kernel.state !== 'completed' || e2e.state !== 'completed') throw new Error('benchmark did not complete');
+  const kernel = completedResult(bench, 'filter kernel');
+  const e2e = completedResult(bench, 'count_over_time end to end');
   const mb = bytes / 1e6;
   const ourRate = mb * kernel.throughput.mean;
   const grepRate = mb / grep.seconds;

@@ -4,14 +4,13 @@
  */
 import type { Bench } from 'tinybench';
 import { fmtRate } from './data.js';
+import { taskHz } from '../taskResult.js';
 
 /** printLineRates prints `title` and the rate of each named task, one pass being `linesPerRun` lines. */
 export function printLineRates(bench: Bench, title: string, names: readonly string[], linesPerRun: number): void {
   console.log(`\n${title}`);
   for (const name of names) {
-    const result = bench.getTask(name)!.result;
-    if (result.state !== 'completed') throw new Error(`${name} did not complete`);
-    console.log(`  ${name.padEnd(24)} ${fmtRate(result.throughput.mean * linesPerRun).padStart(8)} lines/s`);
+    console.log(`  ${name.padEnd(24)} ${fmtRate(taskHz(bench, name) * linesPerRun).padStart(8)} lines/s`);
   }
   console.log('');
   console.table(bench.table());

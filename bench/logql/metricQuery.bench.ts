@@ -18,6 +18,7 @@ import type { LogReader, LogStreamData } from '../../engine/storage/logHead.js';
 import { LogHead, type LogEntry } from '../../engine/storage/logHead.js';
 import { LEVEL_NAMES, Random, fmtRate, textLine } from './data.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMeanMs } from '../taskResult.js';
 
 const TOTAL = Number(process.env.LINES ?? 10_000_000);
 const CHUNK = 250_000;
@@ -125,9 +126,7 @@ export async function main(): Promise<void> {
   const endToEnd = seconds(start);
 
   const rate = (name: string): string => {
-    const result = bench.getTask(name)!.result;
-    if (result.state !== 'completed') throw new Error(`${name} did not complete`);
-    const s = result.latency.mean / 1000;
+    const s = taskMeanMs(bench, name) / 1000;
     return `${s.toFixed(3)} s  ${fmtRate(TOTAL / s).padStart(7)} lines/s`;
   };
   console.log(`Query: ${QUERY}`);

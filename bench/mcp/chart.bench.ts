@@ -12,6 +12,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { Bench } from 'tinybench';
 import { chartFont, renderChartPng, renderChartSvg, type ChartRequest, type ChartSeries } from '../../src/mcp/chart.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMeanMs } from '../taskResult.js';
 
 const SERIES = 10;
 const POINTS = 1000;
@@ -36,11 +37,6 @@ function chartRequest(): ChartRequest {
   return { title: 'HTTP 500 responses by service', series, unit: 'req/s', yAxisLabel: 'Rate', startMs, endMs };
 }
 
-function meanMs(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.latency.mean;
-}
 
 export async function main(): Promise<void> {
   const req = chartRequest();
@@ -66,7 +62,7 @@ export async function main(): Promise<void> {
 
   const rows: Record<string, Record<string, string>> = {};
   for (const task of bench.tasks) {
-    const ms = meanMs(bench, task.name);
+    const ms = taskMeanMs(bench, task.name);
     rows[task.name] = { 'mean ms': ms.toFixed(1), [`of ${TARGET_MS} ms target`]: (ms / TARGET_MS).toFixed(2) };
   }
   console.table(rows);

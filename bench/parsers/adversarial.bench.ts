@@ -13,6 +13,7 @@ import { MAX_QUERY_LENGTH as LOGQL_MAX, checkLogQL, parseLogQL } from '../../eng
 import { MAX_QUERY_LENGTH as PROMQL_MAX, parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { runWhenDirect } from '../runDirect.js';
 import { LOGQL_SHAPES, PROMQL_SHAPES, type Shape } from './shapes.js';
+import { completedResult } from '../taskResult.js';
 
 const TARGET_MS = 100;
 const MIB = 1 << 20;
@@ -54,8 +55,7 @@ export async function main(): Promise<void> {
   }
   await bench.run();
   const rows = all.map((c) => {
-    const result = bench.getTask(c.name)!.result;
-    if (result.state !== 'completed') throw new Error(`${c.name} did not complete`);
+    const result = completedResult(bench, c.name);
     return { name: c.name, meanMs: result.latency.mean, maxMs: result.latency.max, outcome: outcomes.get(c.name)! };
   });
   rows.sort((a, b) => b.meanMs - a.meanMs);

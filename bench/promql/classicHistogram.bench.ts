@@ -16,7 +16,7 @@ import { compileMatchers, matchesAll, type LabelMatcher } from '../../engine/sto
 import { lowerBound, upperBound, type MetricQuerier } from '../../engine/storage/metricHead.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
-import { taskMeanMs } from '../taskMean.js';
+import { taskMeanMs } from '../taskResult.js';
 
 const HISTOGRAMS = 50;
 const BOUNDS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '+Inf'];

@@ -16,6 +16,7 @@ import { lowerBound, upperBound, type MetricQuerier } from '../../engine/storage
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { bitsOf, isStale } from '../../engine/storage/staleness.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskHz } from '../taskResult.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);
 const SCRAPE_MS = 15_000;
@@ -191,12 +192,6 @@ function checkAgreement(engine: RangeResult, naive: SeriesColumns[]): void {
   });
 }
 
-function hz(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.throughput.mean;
-}
-
 function fmt(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(1);
 }
@@ -230,8 +225,8 @@ export async function main(): Promise<void> {
   for (const w of windows) {
     const samplesRead = SERIES * (upperBound(querier.timestamps, end) - lowerBound(querier.timestamps, w.start - RANGE_MS + 1));
     for (const query of ['rate', 'sum by job rate']) {
-      const ours = hz(bench, `${query} ${w.name}`);
-      const naive = hz(bench, `${query} ${w.name} naive`);
+      const ours = taskHz(bench, `${query} ${w.name}`);
+      const naive = taskHz(bench, `${query} ${w.name} naive`);
       console.log(
         `  ${`${query} ${w.name}`.padEnd(20)} ${`${fmt(ours * samplesRead)} samples/s`.padStart(20)}` +
           `   naive ${`${fmt(naive * samplesRead)} samples/s`.padStart(20)}   sliding/naive = ${(ours / naive).toFixed(2)}x`,

@@ -22,6 +22,7 @@ import { MetricHead } from '../../engine/storage/metricHead.js';
 import { runWhenDirect } from '../runDirect.js';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { taskHz } from '../taskResult.js';
 
 /** Engine is the parse and evaluate pair of one build. */
 interface Engine {
@@ -81,12 +82,6 @@ function build(): { querier: HistogramQuerier; samples: number } {
   return { querier, samples: SERIES * points };
 }
 
-function hz(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.throughput.mean;
-}
-
 /** main builds the data, checks both forms agree, times them and prints native/classic ratios. */
 export async function main(): Promise<void> {
   const { querier, samples } = build();
@@ -122,10 +117,10 @@ export async function main(): Promise<void> {
   await bench.run();
   console.log(`\nRange queries over ${HOURS}h at a 1m step (native/classic > 1 means native histograms are faster)`);
   for (const p of pairs) {
-    console.log(`  ${p.name.padEnd(22)} native/classic = ${(hz(bench, `${p.name} native`) / hz(bench, `${p.name} classic`)).toFixed(2)}x`);
+    console.log(`  ${p.name.padEnd(22)} native/classic = ${(taskHz(bench, `${p.name} native`) / taskHz(bench, `${p.name} classic`)).toFixed(2)}x`);
     if (baseline === undefined) continue;
-    console.log(`  ${''.padEnd(22)} baseline native/classic = ${(hz(bench, `${p.name} native (baseline)`) / hz(bench, `${p.name} classic (baseline)`)).toFixed(2)}x`);
-    console.log(`  ${''.padEnd(22)} native this build/baseline = ${(hz(bench, `${p.name} native`) / hz(bench, `${p.name} native (baseline)`)).toFixed(2)}x`);
+    console.log(`  ${''.padEnd(22)} baseline native/classic = ${(taskHz(bench, `${p.name} native (baseline)`) / taskHz(bench, `${p.name} classic (baseline)`)).toFixed(2)}x`);
+    console.log(`  ${''.padEnd(22)} native this build/baseline = ${(taskHz(bench, `${p.name} native`) / taskHz(bench, `${p.name} native (baseline)`)).toFixed(2)}x`);
   }
   console.table(bench.table());
 }

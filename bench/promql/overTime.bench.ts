@@ -12,7 +12,7 @@ import { functionKernel } from '../../engine/promql/functions.js';
 import type { KernelInput, KernelOutput, RangeKernel } from '../../engine/promql/eval/kernels/types.js';
 import { windowBounds } from '../../engine/promql/eval/selectors.js';
 import { runWhenDirect } from '../runDirect.js';
-import { taskMeanMs } from '../taskMean.js';
+import { taskMeanMs } from '../taskResult.js';
 import { legacyAvgOverTime, legacyMaxOverTime } from './legacySliding.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);

@@ -17,7 +17,7 @@ import { lowerBound, upperBound } from '../../engine/storage/bounds.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { mergeSeriesRuns, seriesRunsOf, type SeriesRuns } from '../../engine/storage/seriesMerge.js';
 import { runWhenDirect } from '../runDirect.js';
-import { taskMeanMs } from '../taskMean.js';
+import { taskMeanMs } from '../taskResult.js';
 
 const SERIES = 2_000;
 const SCRAPE_MS = 15_000;

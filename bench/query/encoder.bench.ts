@@ -6,6 +6,7 @@ import { SeriesRenderer } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
 import { runWhenDirect } from '../runDirect.js';
 import { legacyPointEvents, legacyRowEvent } from './legacyEvents.js';
+import { taskMedianMs } from '../taskResult.js';
 
 /**
  * The result-event encoder alone, on one thread: a 1,000-series, one-hour-at-15-s answer as
@@ -88,9 +89,7 @@ export async function main(): Promise<void> {
     });
   await bench.run();
   const rate = (name: string, events: number): number => {
-    const r = bench.tasks.find((t) => t.name === name)?.result;
-    if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-    return events / (r.latency.p50! / 1000);
+    return events / (taskMedianMs(bench, name) / 1000);
   };
   const table = [
     ['points', pointEvents],

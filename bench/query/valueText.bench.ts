@@ -2,7 +2,7 @@ import { Bench } from 'tinybench';
 import { packSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
-import { taskMeanMs } from '../taskMean.js';
+import { taskMeanMs } from '../taskResult.js';
 
 /**
  * A worker's value text (PackedSeries.valueText): a 1,000-series, 241-step rate answer packed

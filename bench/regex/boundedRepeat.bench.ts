@@ -10,6 +10,7 @@
 import { Bench } from 'tinybench';
 import { compileRegex, type CompileOptions } from '../../engine/regex/index.js';
 import { runWhenDirect } from '../runDirect.js';
+import { completedResult } from '../taskResult.js';
 
 /** RepeatCase is one pattern, compiled as a line filter (unanchored) or a label matcher. */
 interface RepeatCase {
@@ -56,8 +57,7 @@ export async function main(): Promise<void> {
   await bench.run();
   const table: Record<string, string | number>[] = [];
   for (const c of CASES) {
-    const result = bench.getTask(label(c))?.result;
-    if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${label(c)} did not complete`);
+    const result = completedResult(bench, label(c));
     const re = compileRegex(c.pattern, c.options);
     table.push({ case: label(c), matcher: re.strategy, 'ms per query (compile + 40 lines)': Number(result.latency.mean.toFixed(3)) });
   }

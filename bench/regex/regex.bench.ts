@@ -10,6 +10,7 @@ import { Bench } from 'tinybench';
 import { compileRegex, type Regex } from '../../engine/regex/index.js';
 import { runWhenDirect } from '../runDirect.js';
 import { Random } from '../logql/data.js';
+import { taskHz } from '../taskResult.js';
 
 const LINES = 10_000;
 
@@ -79,9 +80,7 @@ function countMatches(lines: readonly string[], test: (s: string) => boolean): n
 }
 
 function rate(bench: Bench, name: string, mb: number): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return mb * result.throughput.mean;
+  return mb * taskHz(bench, name);
 }
 
 /** main runs the benchmark and prints MB/s per pattern and the ratio to RegExp. */

@@ -25,6 +25,7 @@ import { evaluateRange } from '../../engine/promql/eval/index.js';
 import type { MetricSeries } from '../../engine/storage/metricHead.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskHz } from '../taskResult.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 200);
 const HOURS = Number(process.env.BENCH_HOURS ?? 6);
@@ -86,12 +87,6 @@ function build(): Record<string, MetricSeries[]> {
   return out;
 }
 
-function hz(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.throughput.mean;
-}
-
 export async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-histogram-bench-'));
   const storage = await Storage.open({ dir, maintenanceIntervalMs: 0, headMaxBytes: Number.MAX_SAFE_INTEGER });
@@ -143,7 +138,7 @@ export async function main(): Promise<void> {
     }
     await bench.run();
     console.log(`\nRange queries over ${HOURS} h at a 1 m step from segments (native/classic > 1: native is faster)`);
-    for (const p of pairs) console.log(`  ${p.name.padEnd(22)} native/classic = ${(hz(bench, `${p.name} native`) / hz(bench, `${p.name} classic`)).toFixed(2)}x`);
+    for (const p of pairs) console.log(`  ${p.name.padEnd(22)} native/classic = ${(taskHz(bench, `${p.name} native`) / taskHz(bench, `${p.name} classic`)).toFixed(2)}x`);
   } finally {
     await storage.close();
     await rm(dir, { recursive: true, force: true });

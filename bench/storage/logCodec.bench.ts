@@ -15,15 +15,10 @@ import { LogSegmentReader, encodeLogSegment } from '../../engine/storage/logSegm
 import { compileMatchers } from '../../engine/storage/matchers.js';
 import { Dataset } from '../peers/dataset.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskMedianMs } from '../taskResult.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 500_000);
 const END_MS = Date.UTC(2024, 4, 2, 0, 0, 0) - 8_000;
-
-function completedMs(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.latency.p50 ?? result.latency.mean;
-}
 
 /** main encodes the lines both ways, checks both answer alike, and times count and filter. */
 export async function main(): Promise<void> {
@@ -70,7 +65,7 @@ export async function main(): Promise<void> {
   console.log('\nOne segment, whole span (median ms; ratio version 2 / version 1)');
   console.log(`  ${'query'.padEnd(14)}${['v1 warm', 'v2 warm', 'v2/v1 warm', 'v1 cold', 'v2 cold', 'v2/v1 cold'].map((h) => h.padStart(12)).join('')}`);
   for (const q of ['count', 'line filter']) {
-    const [w1, w2, c1, c2] = ['v1 warm', 'v2 warm', 'v1 cold', 'v2 cold'].map((v) => completedMs(bench, `${q} | ${v}`));
+    const [w1, w2, c1, c2] = ['v1 warm', 'v2 warm', 'v1 cold', 'v2 cold'].map((v) => taskMedianMs(bench, `${q} | ${v}`));
     console.log(`  ${q.padEnd(14)}${[w1.toFixed(1), w2.toFixed(1), `${(w2 / w1).toFixed(2)}x`, c1.toFixed(1), c2.toFixed(1), `${(c2 / c1).toFixed(2)}x`].map((c) => c.padStart(12)).join('')}`);
   }
 }

@@ -9,6 +9,7 @@ import type { MetricSeries } from '../../engine/storage/metricHead.js';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
+import { completedResult } from '../taskResult.js';
 
 /**
  * What a dashboard panel over recent metrics costs, on one thread: building the task's data
@@ -71,8 +72,7 @@ export async function main(): Promise<void> {
     console.log(`${SERIES} series x ${HOUR_MS / SCRAPE_MS + 1} samples in the head; ${QUERY} over 1 h at 15 s, one thread`);
     console.table(
       bench.tasks.map((t) => {
-        const r = t.result;
-        if (r === undefined || r.state !== 'completed') throw new Error(`benchmark ${t.name} did not complete`);
+        const r = completedResult(bench, t.name);
         return { task: t.name, 'median ms': r.latency.p50?.toFixed(2), 'mean ms': r.latency.mean.toFixed(2), samples: r.latency.samplesCount };
       }),
     );

@@ -27,6 +27,7 @@ import type { ValueLayout } from '../../engine/storage/valueCodec.js';
 import { Generator, SCRAPE_INTERVAL_MS } from '../../src/gen/generator.js';
 import { Dataset } from '../peers/dataset.js';
 import { runWhenDirect } from '../runDirect.js';
+import { completedResult } from '../taskResult.js';
 
 const HOURS = Number(process.env.BENCH_HOURS ?? 24);
 const COUNTERS = Number(process.env.BENCH_COUNTERS ?? 1000);
@@ -81,8 +82,7 @@ function fmt(n: number): string {
 
 /** completed returns a finished task's result, or throws if it did not finish. */
 function completed(bench: Bench, name: string): { hz: number; medianMs: number } {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
+  const result = completedResult(bench, name);
   return { hz: result.throughput.mean, medianMs: result.latency.p50 ?? result.latency.mean };
 }
 

@@ -22,6 +22,7 @@ import { MetricSegmentReader } from '../../engine/storage/metricSegment.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { Generator, SCRAPE_INTERVAL_MS } from '../../src/gen/generator.js';
 import { runWhenDirect } from '../runDirect.js';
+import { taskHz } from '../taskResult.js';
 
 const HOURS = 6;
 const CUT_EVERY_MS = 30 * 60_000;
@@ -58,12 +59,6 @@ async function dirBytes(dir: string): Promise<number> {
   let total = 0;
   for (const name of await fs.readdir(dir)) total += (await fs.stat(path.join(dir, name))).size;
   return total;
-}
-
-function hz(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result === undefined || result.state !== 'completed') throw new Error(`benchmark ${name} did not complete`);
-  return result.throughput.mean;
 }
 
 function fmt(n: number): string {
@@ -167,16 +162,16 @@ export async function main(): Promise<void> {
 
     console.log('\nSelect throughput');
     const rows: Array<[string, string]> = [
-      ['histogram buckets, head', `${fmt(hz(bench, `head: histogram buckets, ${HOURS} h`) * bucketSamples)} samples/s`],
-      ['histogram buckets, segments (views)', `${fmt(hz(bench, `segments: histogram buckets, ${HOURS} h`) * bucketSamples)} samples/s`],
-      ['histogram buckets, segments (cold)', `${fmt(hz(cold, `segments (cold): histogram buckets, ${HOURS} h`) * bucketSamples)} samples/s`],
-      ['one series last hour, head', `${fmt(hz(bench, 'head: one series, last hour'))} selects/s`],
-      ['one series last hour, segments', `${fmt(hz(bench, 'segments: one series, last hour'))} selects/s`],
-      ['label values, head', `${fmt(hz(bench, 'head: label values of __name__'))} calls/s`],
-      ['label values, segments', `${fmt(hz(bench, 'segments: label values of __name__'))} calls/s`],
-      ['logs of one service, head', `${fmt(hz(bench, `head: logs of one service, ${HOURS} h`) * checkoutLines)} lines/s`],
-      ['logs of one service, segments', `${fmt(hz(bench, `segments: logs of one service, ${HOURS} h`) * checkoutLines)} lines/s`],
-      ['logs of one service, segments (cold)', `${fmt(hz(cold, `segments (cold): logs of one service, ${HOURS} h`) * checkoutLines)} lines/s`],
+      ['histogram buckets, head', `${fmt(taskHz(bench, `head: histogram buckets, ${HOURS} h`) * bucketSamples)} samples/s`],
+      ['histogram buckets, segments (views)', `${fmt(taskHz(bench, `segments: histogram buckets, ${HOURS} h`) * bucketSamples)} samples/s`],
+      ['histogram buckets, segments (cold)', `${fmt(taskHz(cold, `segments (cold): histogram buckets, ${HOURS} h`) * bucketSamples)} samples/s`],
+      ['one series last hour, head', `${fmt(taskHz(bench, 'head: one series, last hour'))} selects/s`],
+      ['one series last hour, segments', `${fmt(taskHz(bench, 'segments: one series, last hour'))} selects/s`],
+      ['label values, head', `${fmt(taskHz(bench, 'head: label values of __name__'))} calls/s`],
+      ['label values, segments', `${fmt(taskHz(bench, 'segments: label values of __name__'))} calls/s`],
+      ['logs of one service, head', `${fmt(taskHz(bench, `head: logs of one service, ${HOURS} h`) * checkoutLines)} lines/s`],
+      ['logs of one service, segments', `${fmt(taskHz(bench, `segments: logs of one service, ${HOURS} h`) * checkoutLines)} lines/s`],
+      ['logs of one service, segments (cold)', `${fmt(taskHz(cold, `segments (cold): logs of one service, ${HOURS} h`) * checkoutLines)} lines/s`],
     ];
     for (const [name, rate] of rows) console.log(`  ${name.padEnd(38)} ${rate.padStart(20)}`);
     console.log('');

@@ -2,7 +2,7 @@ import { Bench } from 'tinybench';
 import { mergeSeriesRuns } from '../../engine/storage/seriesMerge.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
-import { taskMeanMs } from '../taskMean.js';
+import { taskMeanMs } from '../taskResult.js';
 
 /**
  * A selection over a segment and the head: 1,000 series whose 12 h (2,880 samples at 15 s)
