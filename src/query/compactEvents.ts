@@ -117,7 +117,7 @@ export class CompactSeriesEncoder {
     if (known !== undefined) return { id: known };
     const id = this.ids.size;
     this.ids.set(rendered, id);
-    return { id, event: `data: {"type":"series","data":{"id":${id},"tags":${JSON.stringify(rendered.tags)},"label":${JSON.stringify(rendered.label)}}}\n\n` };
+    return { id, event: `data: {"type":"series","data":{"id":${id}` + rendered.seriesTail };
   }
 }
 

@@ -36,16 +36,66 @@ export interface RenderedSeries {
   histogramHead: string;
   /** tail follows the timestamp: `,"label":"..."}}` and the blank line. */
   tail: string;
+  /** seriesTail follows a compact `series` event's id: `,"tags":{...},"label":"..."}}` and the blank line. */
+  seriesTail: string;
 }
 
 /** POINT_MIDDLE separates a point event's value from its timestamp. */
 const POINT_MIDDLE = ',"timestamp":';
 
 /**
+ * SHARED_RENDER_CHARS bounds the text of the rendered series kept across queries (about 8 MB
+ * of one-byte strings, some ten thousand series of typical labels).
+ */
+const SHARED_RENDER_CHARS = 8 * 2 ** 20;
+
+/**
+ * SharedRenders keeps rendered series across queries: dashboards ask for the same series again
+ * and again, and an instant query over 10,000 series spent most of the main thread's time
+ * (sorting, JSON.stringify, joining) rendering them anew. The text depends on the labels alone,
+ * so one org's entry is what any query reading that series would render. Over its bound it
+ * drops the oldest entries not used since they were last passed over (a second chance, as a
+ * clock cache gives): a hit only sets a flag, where moving the entry to the back of the Map
+ * cost about a microsecond per series.
+ */
+export class SharedRenders {
+  private readonly entries = new Map<string, { rendered: RenderedSeries; chars: number; used: boolean }>();
+  private chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  of(key: string, labels: Labels): RenderedSeries {
+    const known = this.entries.get(key);
+    if (known !== undefined) {
+      known.used = true;
+      return known.rendered;
+    }
+    const rendered = renderSeries(labels);
+    const chars = key.length + rendered.head.length + rendered.tail.length + rendered.seriesTail.length;
+    this.entries.set(key, { rendered, chars, used: false });
+    this.chars += chars;
+    for (const [oldest, entry] of this.entries) {
+      if (this.chars <= this.maxChars) break;
+      this.entries.delete(oldest);
+      if (entry.used) {
+        entry.used = false;
+        this.entries.set(oldest, entry);
+      } else {
+        this.chars -= entry.chars;
+      }
+    }
+    return rendered;
+  }
+}
+
+const sharedRenders = new SharedRenders(SHARED_RENDER_CHARS);
+
+/**
  * SeriesRenderer renders each series of a query once: its tags, label and the constant text of
  * its point events. Series are keyed by their canonical label key, not by the labels object:
  * every slice's answer brings new objects for the same series, so an identity key would render
- * each series again in every slice.
+ * each series again in every slice. Within a query a series keeps one RenderedSeries (the
+ * compact format numbers series by it); across queries they come from SharedRenders.
  */
 export class SeriesRenderer {
   private readonly cache = new Map<string, RenderedSeries>();
@@ -53,7 +103,7 @@ export class SeriesRenderer {
   of(labels: Labels): RenderedSeries {
     const key = labelsKey(labels);
     let entry = this.cache.get(key);
-    if (!entry) this.cache.set(key, (entry = renderSeries(labels)));
+    if (!entry) this.cache.set(key, (entry = sharedRenders.of(key, labels)));
     return entry;
   }
 
@@ -105,12 +155,15 @@ export class SeriesRenderer {
 function renderSeries(labels: Labels): RenderedSeries {
   const tags = renderTags(labels);
   const label = formatLabels(labels);
+  const tagsJson = JSON.stringify(tags);
+  const labelJson = JSON.stringify(label);
   return {
     tags,
     label,
-    head: `data: {"type":"result","data":{"tags":${JSON.stringify(tags)},"value":`,
-    histogramHead: `data: {"type":"result","data":{"tags":${JSON.stringify(tags)},"histogram":`,
-    tail: `,"label":${JSON.stringify(label)}}}\n\n`,
+    head: `data: {"type":"result","data":{"tags":${tagsJson},"value":`,
+    histogramHead: `data: {"type":"result","data":{"tags":${tagsJson},"histogram":`,
+    tail: `,"label":${labelJson}}}\n\n`,
+    seriesTail: `,"tags":${tagsJson},"label":${labelJson}}}\n\n`,
   };
 }
 

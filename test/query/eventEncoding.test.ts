@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Labels, RawRow, SeriesColumns } from '../../engine/index.js';
 import { legacyPointEvents, legacyRowEvent, legacyText } from '../../bench/query/legacyEvents.js';
 import { PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
-import { SeriesRenderer } from '../../src/query/events.js';
+import { SeriesRenderer, SharedRenders } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
 import { SeededRandom } from '../support/seededRandom.js';
 
@@ -105,5 +105,34 @@ describe('raw log event encoding', () => {
     const fresh = joined(new RawRowRenderer().events(rows));
     expect(fresh.count).toBe(rows.length);
     expect(fresh.text).toBe(legacyText(rows.map(legacyRowEvent)));
+  });
+});
+
+describe('rendered series kept across queries', () => {
+  const labelsOf = (i: number): Labels => ({ __name__: 'requests_total', code: String(200 + i), instance: `i-${i}` });
+
+  it('answers a series it keeps with the same rendering, and one it dropped rendered anew to the same text', () => {
+    const renders = new SharedRenders(4_000);
+    const first = renders.of(JSON.stringify(labelsOf(0)), labelsOf(0));
+    expect(renders.of(JSON.stringify(labelsOf(0)), labelsOf(0))).toBe(first);
+    for (let i = 1; i < 100; i++) renders.of(JSON.stringify(labelsOf(i)), labelsOf(i));
+    const again = renders.of(JSON.stringify(labelsOf(0)), labelsOf(0));
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    expect(first.head).toBe('data: {"type":"result","data":{"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"value":');
+    expect(first.seriesTail).toBe(',"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"label":"requests_total{code=\\"200\\", instance=\\"i-0\\"}"}}\n\n');
+  });
+
+  it('gives a series used since the last pass a second chance before dropping it', () => {
+    const renders = new SharedRenders(2_000);
+    const kept = renders.of('kept', labelsOf(0));
+    // Each pass over the bound drops the oldest unused entries; `kept` is used between passes.
+    for (let i = 1; i < 60; i++) {
+      renders.of(`k${i}`, labelsOf(i));
+      expect(renders.of('kept', labelsOf(0))).toBe(kept);
+    }
+    // Not used any more, it goes within one more pass.
+    for (let i = 60; i < 120; i++) renders.of(`k${i}`, labelsOf(i));
+    expect(renders.of('kept', labelsOf(0))).not.toBe(kept);
   });
 });
