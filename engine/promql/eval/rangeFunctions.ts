@@ -15,7 +15,7 @@ import { dropMetricName, metricNameOf } from './labelset.js';
 import { windowBounds } from './selectors.js';
 import { hasHistograms, rawFloatsOnly, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
 import { histogramWindows } from './histogramWindows.js';
-import { kernelOverRuns } from './runWindows.js';
+import { kernelOverRuns, RunWindows } from './runWindows.js';
 import { checkExtendedCall, extendedMode } from './extendedRange.js';
 import { extendedWindows } from './extendedWindows.js';
 import { START_TIMESTAMP_FUNCTIONS, startTimestampWindows } from './startTimestampWindows.js';
@@ -65,6 +65,7 @@ function* applyKernel(
   /** notedNames are the metric names already checked for a counter suffix. */
   const notedNames = new Set<string>();
   const outputs = new OutputSlabs(count);
+  const runWindows = new RunWindows(input.refs, input.rangeMs, times, params, lo, hi);
   for (const mixed of input.series) {
     ctx.checkAbort();
     const s = rawFloatsOnly(mixed) ?? { ...mixed, ts: new Float64Array(0), vals: new Float64Array(0), hists: undefined };
@@ -75,7 +76,7 @@ function* applyKernel(
       out = startTimestampWindows(ctx, node.func.name, mixed, input, rangeArg.pos);
     } else if (s.runs !== undefined) {
       out = outputs.next();
-      kernelOverRuns(ctx, kernel, s.runs, { refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params, lo, hi }, out);
+      kernelOverRuns(ctx, kernel, s.runs, runWindows, out);
       if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
     } else {
       ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));

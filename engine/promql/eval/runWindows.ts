@@ -14,15 +14,58 @@ import type { KernelOutput, RangeKernel } from './kernels/types.js';
 import { windowBounds } from './selectors.js';
 import type { SampleRun } from './series.js';
 
-/** RunWindowsInput is what kernelOverRuns needs besides the runs: each step's window and the kernel's parameters. */
-export interface RunWindowsInput {
+/** StepViews are the step arrays a kernel reads for a stretch of steps: views of the whole grid's arrays. */
+interface StepViews {
   refs: Float64Array;
-  rangeMs: number;
-  stepTimes: Float64Array;
-  params: readonly Float64Array[];
-  /** lo and hi are scratch for the windows' bounds, one slot per step. */
   lo: Int32Array;
   hi: Int32Array;
+  stepTimes: Float64Array;
+  params: readonly Float64Array[];
+}
+
+/** MAX_KEPT_VIEWS bounds the stretches whose step views a RunWindows keeps. */
+const MAX_KEPT_VIEWS = 64;
+
+/**
+ * RunWindows is what kernelOverRuns needs besides the runs, for every series of one range
+ * function call: each step's window, the kernel's parameters, and scratch for the windows'
+ * bounds (`lo`, `hi`, one slot per step). Series scraped together have their runs' edges at
+ * the same steps, so the views of a stretch are made once and kept: made per series, they
+ * were most of the objects a query over 10,000 series allocated, and their collection a
+ * visible part of its time.
+ */
+export class RunWindows {
+  private readonly views = new Map<number, StepViews>();
+
+  constructor(
+    readonly refs: Float64Array,
+    readonly rangeMs: number,
+    private readonly stepTimes: Float64Array,
+    private readonly params: readonly Float64Array[],
+    private readonly lo: Int32Array,
+    private readonly hi: Int32Array,
+  ) {}
+
+  /** stepViews are the step arrays' views for steps `from..to-1`. */
+  stepViews(from: number, to: number): StepViews {
+    const key = from * (this.refs.length + 1) + to;
+    let views = this.views.get(key);
+    if (views === undefined) {
+      if (this.views.size >= MAX_KEPT_VIEWS) this.views.clear();
+      const whole = from === 0 && to === this.refs.length;
+      views = whole
+        ? { refs: this.refs, lo: this.lo, hi: this.hi, stepTimes: this.stepTimes, params: this.params }
+        : {
+            refs: this.refs.subarray(from, to),
+            lo: this.lo.subarray(from, to),
+            hi: this.hi.subarray(from, to),
+            stepTimes: this.stepTimes.subarray(from, to),
+            params: this.params.map((p) => p.subarray(from, to)),
+          };
+      this.views.set(key, views);
+    }
+    return views;
+  }
 }
 
 /**
@@ -32,7 +75,7 @@ export interface RunWindowsInput {
  * those whose windows read one run (or none), and those whose windows reach across the
  * boundary; the kernel is called once per stretch on views of the step arrays.
  */
-export function kernelOverRuns(ctx: EvalContext, kernel: RangeKernel, runs: readonly SampleRun[], input: RunWindowsInput, out: KernelOutput): void {
+export function kernelOverRuns(ctx: EvalContext, kernel: RangeKernel, runs: readonly SampleRun[], input: RunWindows, out: KernelOutput): void {
   const { refs, rangeMs } = input;
   const count = refs.length;
   let from = 0;
@@ -69,15 +112,11 @@ function firstStepReaching(refs: Float64Array, offsetMs: number, t: number): num
 }
 
 /** evaluateStretch runs the kernel for steps `from..to-1` over `run`, which holds every sample of their windows. */
-function evaluateStretch(ctx: EvalContext, kernel: RangeKernel, run: SampleRun, input: RunWindowsInput, out: KernelOutput, from: number, to: number): void {
-  const whole = from === 0 && to === input.refs.length;
-  const refs = whole ? input.refs : input.refs.subarray(from, to);
-  const lo = whole ? input.lo : input.lo.subarray(from, to);
-  const hi = whole ? input.hi : input.hi.subarray(from, to);
+function evaluateStretch(ctx: EvalContext, kernel: RangeKernel, run: SampleRun, input: RunWindows, out: KernelOutput, from: number, to: number): void {
+  const { refs, lo, hi, stepTimes, params } = input.stepViews(from, to);
   ctx.checkTransient(windowBounds(run.ts, refs, input.rangeMs, lo, hi));
+  const whole = from === 0 && to === input.refs.length;
   const part: KernelOutput = whole ? out : { values: out.values.subarray(from, to), present: out.present.subarray(from, to) };
-  const params = whole ? input.params : input.params.map((p) => p.subarray(from, to));
-  const stepTimes = whole ? input.stepTimes : input.stepTimes.subarray(from, to);
   kernel({ ts: run.ts, vals: run.vals, lo, hi, refs, rangeMs: input.rangeMs, stepTimes, params }, part);
   if (part.invalidParam !== undefined) out.invalidParam = part.invalidParam;
 }
