@@ -6,7 +6,8 @@
  * histogram_quantile over 2,000 bucket series, whose recent half spans two segments and the
  * head, the copy and the collections it caused were a third of that half's worker time.
  * A window's result depends only on the samples inside it, so evaluating it in any array
- * that holds exactly those samples gives the same bits.
+ * that holds exactly those samples gives the same answer; kernels that slide a sum from
+ * window to window start it afresh at each stretch, so theirs agree within rounding.
  */
 import { upperBound } from '../../storage/bounds.js';
 import type { EvalContext } from './context.js';
