@@ -17,6 +17,7 @@ import { lowerBound, upperBound, type MetricQuerier } from '../../engine/storage
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
+import { seededRandom } from '../seededRandom.js';
 
 const HISTOGRAMS = 50;
 const BOUNDS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '+Inf'];
@@ -30,11 +31,7 @@ class BucketQuerier implements MetricQuerier {
   readonly series: { labels: Labels; values: Float64Array }[] = [];
 
   constructor() {
-    let seed = 3;
-    const random = (): number => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 4294967296;
-    };
+    const random = seededRandom(3);
     for (let h = 0; h < HISTOGRAMS; h++) {
       const cumulative = Array.from({ length: STEPS }, () => 0);
       BOUNDS.forEach((le) => {

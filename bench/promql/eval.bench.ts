@@ -17,6 +17,7 @@ import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { bitsOf, isStale } from '../../engine/storage/staleness.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskHz } from '../taskResult.js';
+import { seededRandom } from '../seededRandom.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);
 const SCRAPE_MS = 15_000;
@@ -38,11 +39,7 @@ class SyntheticQuerier implements MetricQuerier {
     this.timestamps = Float64Array.from({ length: samplesPerSeries }, (_, i) => i * SCRAPE_MS);
     this.values = new Float64Array(series * samplesPerSeries);
     this.labels = [];
-    let seed = 42;
-    const random = (): number => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 4294967296;
-    };
+    const random = seededRandom(42);
     for (let s = 0; s < series; s++) {
       this.labels.push({ __name__: 'x', instance: `host-${String(s).padStart(5, '0')}`, job: `job-${s % JOBS}` });
       let v = 0;

@@ -23,6 +23,7 @@ import { runWhenDirect } from '../runDirect.js';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { taskHz } from '../taskResult.js';
+import { seededRandom } from '../seededRandom.js';
 
 /** Engine is the parse and evaluate pair of one build. */
 interface Engine {
@@ -55,11 +56,7 @@ function build(): { querier: HistogramQuerier; samples: number } {
   const querier = new HistogramQuerier(head);
   const customValues = Float64Array.from(BOUNDS);
   const index = Int32Array.from({ length: BOUNDS.length + 1 }, (_, k) => k);
-  let seed = 7;
-  const random = (): number => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed / 4294967296;
-  };
+  const random = seededRandom(7);
   for (let s = 0; s < SERIES; s++) {
     const perBucket = new Float64Array(BOUNDS.length + 1);
     const classic = Array.from({ length: BOUNDS.length + 1 }, () => new Float64Array(points));

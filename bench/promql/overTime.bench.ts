@@ -14,6 +14,7 @@ import { windowBounds } from '../../engine/promql/eval/selectors.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
 import { legacyAvgOverTime, legacyMaxOverTime } from './legacySliding.js';
+import { seededRandom } from '../seededRandom.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
 const SCRAPE_MS = 15_000;
@@ -25,11 +26,7 @@ const STEP_MS = 30_000;
 function inputs(): KernelInput[] {
   const ts = Float64Array.from({ length: SAMPLES }, (_, i) => i * SCRAPE_MS);
   const refs = Float64Array.from({ length: Math.floor((ts[SAMPLES - 1] - RANGE_MS) / STEP_MS) + 1 }, (_, i) => RANGE_MS + i * STEP_MS);
-  let seed = 7;
-  const random = (): number => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed / 4294967296;
-  };
+  const random = seededRandom(7);
   const out: KernelInput[] = [];
   for (let s = 0; s < SERIES; s++) {
     const vals = new Float64Array(SAMPLES);

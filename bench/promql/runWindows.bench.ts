@@ -18,6 +18,7 @@ import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { mergeSeriesRuns, seriesRunsOf, type SeriesRuns } from '../../engine/storage/seriesMerge.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
+import { seededRandom } from '../seededRandom.js';
 
 const SERIES = 2_000;
 const SCRAPE_MS = 15_000;
@@ -31,11 +32,7 @@ class PartedQuerier implements MetricQuerier {
   readonly series: { labels: Labels; runs: SeriesColumns[] }[] = [];
 
   constructor() {
-    let seed = 11;
-    const random = (): number => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 4294967296;
-    };
+    const random = seededRandom(11);
     for (let s = 0; s < SERIES; s++) {
       const labels: Labels = { __name__: 'requests_total', instance: `i-${s % 100}`, route: `/r${Math.floor(s / 100)}` };
       let at = 0;

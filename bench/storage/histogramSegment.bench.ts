@@ -26,6 +26,7 @@ import type { MetricSeries } from '../../engine/storage/metricHead.js';
 import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskHz } from '../taskResult.js';
+import { seededRandom } from '../seededRandom.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 200);
 const HOURS = Number(process.env.BENCH_HOURS ?? 6);
@@ -43,11 +44,7 @@ function histogram(schema: number, index: number[], counts: number[], sum: numbe
 function build(): Record<string, MetricSeries[]> {
   const points = (HOURS * 3600_000) / SCRAPE_MS;
   const ts = Float64Array.from({ length: points }, (_, i) => START_MS + i * SCRAPE_MS);
-  let seed = 11;
-  const random = (): number => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed / 4294967296;
-  };
+  const random = seededRandom(11);
   const out: Record<string, MetricSeries[]> = { exponential: [], float: [], custom: [], classic: [] };
   const customValues = Float64Array.from(BOUNDS);
   const customIndex = BOUNDS.map((_, k) => k).concat(BOUNDS.length);

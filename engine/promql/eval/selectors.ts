@@ -73,6 +73,11 @@ function sortedSelect(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs
   return data.map((s) => (s.histograms === undefined ? s : { ...s, histograms: statsHinted(s.histograms) }));
 }
 
+/** sortedRuns is sortedSelect by parts: the querier's SeriesRuns ordered by labels (callers check it has selectRuns). */
+function sortedRuns(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): SeriesRuns[] {
+  return sortByLabels(ctx.querier.selectRuns!(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
+}
+
 /**
  * selectInstant evaluates an instant vector selector over the grid, yielding series one at a
  * time in label order. With `timestamps` set the value at each step is the chosen sample's
@@ -123,8 +128,7 @@ export function* selectInstant(ctx: EvalContext, vs: VectorSelector, grid: StepG
  * parts or is whole.
  */
 function selectParts(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): (SeriesRuns | HistogramSeriesColumns)[] {
-  const series = sortByLabels(ctx.querier.selectRuns!(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels);
-  return series.map((s) => (s.runs.length === 1 ? s.runs[0] : s.runs.some((run) => run.histograms !== undefined) ? mergeSeriesRuns(s.runs) : s));
+  return sortedRuns(ctx, vs, minMs, maxMs).map((s) => (s.runs.length === 1 ? s.runs[0] : s.runs.some((run) => run.histograms !== undefined) ? mergeSeriesRuns(s.runs) : s));
 }
 
 /** PickedSamples collects an instant selector's chosen sample per step for one series. */
@@ -285,7 +289,7 @@ const NO_SAMPLES = new Float64Array(0);
  */
 function selectRuns(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: number): RawSeries[] {
   const out: RawSeries[] = [];
-  for (const series of sortByLabels(ctx.querier.selectRuns!(toStorageMatchers(vs.matchers), minMs, maxMs), (s) => s.labels)) {
+  for (const series of sortedRuns(ctx, vs, minMs, maxMs)) {
     const parts = series.runs as readonly HistogramSeriesColumns[];
     if (parts.length === 1 || parts.some((p) => p.histograms !== undefined || p.startTimestampsMs !== undefined)) {
       const raw = rawSeriesOf(parts.length === 1 ? parts[0] : mergeSeriesRuns(parts));
