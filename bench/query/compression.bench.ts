@@ -7,6 +7,8 @@ import zlib from 'node:zlib';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
+import { StreamCompressor } from '../../src/http/compression.js';
+import { COMPRESSED_PIECE_BYTES, PIECE_BYTES } from '../../src/http/sse.js';
 import { startService } from '../../src/service.js';
 import { runWhenDirect } from '../runDirect.js';
 
@@ -15,7 +17,9 @@ import { runWhenDirect } from '../runDirect.js';
  * node:http client that decodes the stream as it arrives. Bytes on the wire and time to `done`
  * are reported as ratios to identity measured in the same run, runs interleaved; the compact
  * result format (`format: "compact"`) runs beside the default events, plain and compressed.
- * A one-point instant answer is timed the same way, compressed and not.
+ * A one-point instant answer is timed the same way, compressed and not. Last, the compressor
+ * alone: the CPU and event-loop time of compressing 10 MB of compact result events handed over
+ * in pieces of the uncompressed stream's size and of the size compressed streams use.
  * `node dist/bench/query/compression.bench.js`; BENCH_SERIES sets the series (default 1,000).
  */
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
@@ -50,6 +54,29 @@ function run(url: string, key: string, body: unknown, encoding: string | undefin
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** compressInPieces pushes `text` through a gzip stream in pieces of `pieceChars`, as SseStream does, and measures what it cost. */
+async function compressInPieces(text: string, pieceChars: number): Promise<{ cpuMs: number; loopMs: number; bytes: number }> {
+  const compressor = new StreamCompressor('gzip');
+  const loop0 = performance.eventLoopUtilization();
+  const cpu0 = process.cpuUsage();
+  let bytes = 0;
+  for (let at = 0; at < text.length; at += pieceChars) bytes += (await compressor.push(text.slice(at, at + pieceChars))).length;
+  bytes += (await compressor.finish('')).length;
+  const cpu = process.cpuUsage(cpu0);
+  return { cpuMs: (cpu.user + cpu.system) / 1000, loopMs: performance.eventLoopUtilization(loop0).active, bytes };
+}
+
+/** compactEventsText is about `chars` of compact `points` events for series of 241 irregular values, as a rate over an hour gives. */
+function compactEventsText(chars: number): string {
+  const times = Array.from({ length: 241 }, (_, i) => 1_732_000_000_000 + i * 15_000).join(',');
+  let text = '';
+  for (let id = 0; text.length < chars; id++) {
+    const values = Array.from({ length: 241 }, (_, i) => (Math.sin(id * 241 + i) + 1.5) / 7).join(',');
+    text += `data: {"type":"points","data":{"id":${id},"timestamps":[${times}],"values":[${values}]}}\n\n`;
+  }
+  return text;
+}
 
 export async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-compression-bench-'));
@@ -111,6 +138,26 @@ export async function main(): Promise<void> {
     const smallBase = median(smallRuns.get('identity')!);
     console.log(`\nOne instant point, ${SMALL_ROUNDS} interleaved rounds, medians`);
     console.table([...smallRuns].map(([encoding, ms]) => ({ encoding, 'ms to done': median(ms).toFixed(2), 'time vs identity': (median(ms) / smallBase).toFixed(2) })));
+
+    const text = compactEventsText(10_000_000);
+    const pieces = new Map<number, Array<{ cpuMs: number; loopMs: number; bytes: number }>>();
+    for (let round = 0; round < 2 + 7; round++) {
+      for (const size of [PIECE_BYTES, COMPRESSED_PIECE_BYTES]) {
+        const r = await compressInPieces(text, size);
+        if (round >= 2) pieces.set(size, [...(pieces.get(size) ?? []), r]);
+      }
+    }
+    const small64 = pieces.get(PIECE_BYTES)!;
+    console.log(`\nThe compressor alone: ${(text.length / 1e6).toFixed(1)} MB of compact events in pieces, 7 interleaved rounds after 2, medians`);
+    console.table(
+      [...pieces].map(([size, runs]) => ({
+        'piece KiB': size / 1024,
+        'process CPU ms': median(runs.map((r) => r.cpuMs)).toFixed(1),
+        'event-loop ms': median(runs.map((r) => r.loopMs)).toFixed(1),
+        'CPU vs 64 KiB pieces': (median(runs.map((r) => r.cpuMs)) / median(small64.map((r) => r.cpuMs))).toFixed(2),
+        'compressed bytes': median(runs.map((r) => r.bytes)),
+      })),
+    );
   } finally {
     await service.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { Bench } from 'tinybench';
-import { packSeries } from '../../engine/query/packing.js';
+import { packSeries, unpackSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
+import { renderMatrix } from '../../src/prometheus/render.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
 
@@ -8,7 +9,10 @@ import { taskMeanMs } from '../taskResult.js';
  * A worker's value text (PackedSeries.valueText): a 1,000-series, 241-step rate answer packed
  * with its values formatted, as a query worker sends a large answer, against the previous way
  * of building the text (values joined as strings in groups, the rope flattened once joined) in
- * the same run, after checking that both give the same text. `node dist/bench/query/valueText.bench.js`.
+ * the same run, after checking that both give the same text. Then the same answer as a
+ * Prometheus API matrix: rendered on the answering thread from the workers' rendering of every
+ * point (PackedSeries.sampleText) against rendering every point there, as before; and what
+ * that rendering costs the worker. `node dist/bench/query/valueText.bench.js`.
  */
 const SERIES = 1_000;
 const POINTS = 241;
@@ -57,6 +61,20 @@ export async function main(): Promise<void> {
   const values = SERIES * POINTS;
   console.log(`\n${values.toLocaleString('en')} values packed with their text and copied as a message would be`);
   console.log(`  byte buffer ${ours.toFixed(1)} ms (${((ours * 1e6) / values).toFixed(0)} ns/value)   joined strings ${before.toFixed(1)} ms   ratio ${(ours / before).toFixed(2)}x`);
+
+  const rendered = unpackSeries(packSeries(series, { sampleText: true }));
+  const plain = unpackSeries(packSeries(series));
+  if (renderMatrix(rendered) !== renderMatrix(plain)) throw new Error('the matrices differ');
+  const matrix = new Bench({ time: 1_000, warmup: true, warmupTime: 300 });
+  matrix.add('matrix from the workers\' points', () => void renderMatrix(rendered));
+  matrix.add('matrix point by point', () => void renderMatrix(plain));
+  matrix.add('worker: packSeries with points rendered', () => void structuredClone(packSeries(series, { sampleText: true }).sampleText));
+  await matrix.run();
+  const fromWorkers = taskMeanMs(matrix, "matrix from the workers' points");
+  const pointByPoint = taskMeanMs(matrix, 'matrix point by point');
+  console.log(`\nThe same answer as a Prometheus API matrix (${(renderMatrix(plain).length / 1e6).toFixed(1)} MB), on the answering thread`);
+  console.log(`  from the workers' points ${fromWorkers.toFixed(1)} ms   point by point ${pointByPoint.toFixed(1)} ms   ratio ${(fromWorkers / pointByPoint).toFixed(2)}x`);
+  console.log(`  the workers' rendering, on the workers: ${taskMeanMs(matrix, 'worker: packSeries with points rendered').toFixed(1)} ms`);
 }
 
 runWhenDirect(import.meta.url, main);

@@ -18,6 +18,9 @@ export function formatGoFloat(value: number): string {
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
   if (Object.is(value, -0)) return '-0';
+  const size = Math.abs(value);
+  // Between these JavaScript already writes positionally, as Go does.
+  if (size >= 1e-6 && size < 1e21) return '' + value;
   const shortest = String(value);
   // JavaScript switches to exponent form below 1e-6 and from 1e21; spell those out.
   const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(shortest);

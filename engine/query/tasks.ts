@@ -50,6 +50,8 @@ export interface PromQLRangeTask {
    * on the thread that writes every query's results.
    */
   valueText?: boolean;
+  /** sampleText asks for every point as the Prometheus API renders it (PackedSeries.sampleText), for that API's answers. */
+  sampleText?: boolean;
 }
 
 /** LogQLRangeTask evaluates a LogQL metric query over one slice of steps. */
@@ -177,7 +179,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const out = evaluate(top ? top.expr : expr);
   const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
   if (!top) {
-    const series = packSeries(out.series, { valueText: task.valueText });
+    const series = packSeries(out.series, { valueText: task.valueText, sampleText: task.sampleText });
     const mixed = task.shard?.merge === 'sum' ? mixedOfSum(expr, out.annotations, evaluate) : undefined;
     if (mixed === undefined) return { result: { series, annotations }, transfer: transferablesOf(series) };
     return { result: { series, mixed, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(mixed)] };

@@ -33,10 +33,16 @@ export interface SeriesColumns {
    * many series was most of its time. Only finite values have text (see valueTextAt).
    */
   valueText?: ValueText;
+  /**
+   * sampleText, when present, is every point as the Prometheus API writes it in a matrix,
+   * `[unixSeconds,"value"]` with the value in Go's form, made by the worker that evaluated the
+   * series (packing.ts) for the same reason as valueText; entry i is point i's pair.
+   */
+  sampleText?: ValueText;
 }
 
 /**
- * ValueText holds a series' values as text: value i is `source.slice(at[i], at[i + 1] - 1)`,
+ * ValueText holds a series' values (or points) as text: value i is `source.slice(at[i], at[i + 1] - 1)`,
  * each followed by a comma in `source`, so the values of points i..j-1 as a JSON list's
  * items are `source.slice(at[i], at[j] - 1)`. A value that is not finite has empty text.
  */

@@ -1,6 +1,6 @@
 import type { RecognizedString } from 'uWebSockets.js';
 import { ApiError, type ErrorBody, type ErrorCode } from '../errors.js';
-import { compressBody, MIN_COMPRESSED_JSON_BYTES, type ContentEncoding } from './compression.js';
+import { compressBody, compressBodyOffLoop, MIN_COMPRESSED_JSON_BYTES, MIN_OFF_LOOP_BYTES, type ContentEncoding } from './compression.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -109,13 +109,34 @@ export class Responder {
     }
   }
 
-  /** send writes a complete response. Extra headers override nothing but add to the defaults. */
+  /**
+   * send writes a complete response. Extra headers override nothing but add to the defaults. A
+   * large body to compress is compressed off the event loop and written when ready (unless the
+   * client left meanwhile); the response counts as finished from the call.
+   */
   send(status: number, body: string | Uint8Array, contentType: string, headers: Record<string, string> = {}, closeConnection = false): void {
     if (this.finished || this.started) return;
     this.finished = true;
     this.status = status;
-    const encoding = this.encoding !== undefined && contentType.startsWith('application/json') && byteLength(body) >= MIN_COMPRESSED_JSON_BYTES ? this.encoding : undefined;
-    const payload = encoding === undefined ? body : compressBody(body, encoding);
+    const length = byteLength(body);
+    const encoding = this.encoding !== undefined && contentType.startsWith('application/json') && length >= MIN_COMPRESSED_JSON_BYTES ? this.encoding : undefined;
+    if (encoding === undefined) return this.writeWhole(status, body, contentType, headers, closeConnection, undefined);
+    if (length < MIN_OFF_LOOP_BYTES) return this.writeWhole(status, compressBody(body, encoding), contentType, headers, closeConnection, encoding);
+    compressBodyOffLoop(body, encoding).then(
+      (payload) => {
+        if (this.aborted) this.reportFinished(499);
+        else this.writeWhole(status, payload, contentType, headers, closeConnection, encoding);
+      },
+      () => {
+        // A compressor that fails leaves nothing to send; the connection cannot carry the answer.
+        if (!this.aborted) this.raw.close();
+        this.reportFinished(500);
+      },
+    );
+  }
+
+  /** writeWhole writes the status, headers and the (already encoded) body in one corked write. */
+  private writeWhole(status: number, payload: string | Uint8Array, contentType: string, headers: Record<string, string>, closeConnection: boolean, encoding: ContentEncoding | undefined): void {
     this.raw.cork(() => {
       this.raw.writeStatus(statusLine(status));
       this.raw.writeHeader('content-type', contentType);

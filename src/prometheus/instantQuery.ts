@@ -51,7 +51,8 @@ async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, t
   // The request's `timeout` may only shorten the org's deadline (queryTimeoutMs); every other limit stays the org's.
   const collector = new QueryCollector({ ...deps, queryLimitsFor: (o) => ({ ...deps.queryLimitsFor(o), timeoutMs }) });
   try {
-    return await collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, requestSignal(ctx));
+    // A range query's matrix is rendered from the workers' text of its points (renderMatrix).
+    return await collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, requestSignal(ctx), { sampleText: !window.instant });
   } catch (err) {
     throw toPromError(err, 'run');
   }

@@ -57,6 +57,12 @@ export function renderMatrix(series: readonly SeriesColumns[]): string {
   const parts: string[] = [];
   for (const s of kept) {
     const hists = s.histograms;
+    const text = s.sampleText;
+    if (hists === undefined && text !== undefined) {
+      // The workers' rendering of the points (SeriesColumns.sampleText), each followed by a comma.
+      parts.push(`{"metric":${renderLabels(s.labels)},"values":[${text.source.slice(text.at[0], text.at[text.at.length - 1] - 1)}]}`);
+      continue;
+    }
     if (hists === undefined) {
       const points: string[] = new Array<string>(s.timestampsMs.length);
       for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);

@@ -1,4 +1,4 @@
-import { formatLabels, MemoryBudget, rowBytes, type FloatHistogram, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, MemoryBudget, rowBytes, type FloatHistogram, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns, type ValueText } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { runRawLogs, type LogPlanDeps, type RawLogOptions } from './plans.js';
 import { logSeriesSource, metricSeriesSource, type ResultsCacheDeps } from './metricSource.js';
@@ -40,7 +40,7 @@ export interface CollectedRows {
 }
 
 /** SeriesJoiner appends each slice's part of a series to that series' earlier parts, in order. */
-class SeriesJoiner {
+export class SeriesJoiner {
   private readonly byKey = new Map<string, { labels: SeriesColumns['labels']; parts: SeriesColumns[]; points: number }>();
 
   constructor(
@@ -82,19 +82,43 @@ class SeriesJoiner {
         if (histograms !== undefined && part.histograms !== undefined) for (let i = 0; i < part.histograms.length; i++) histograms[at + i] = part.histograms[i];
         at += part.timestampsMs.length;
       }
-      out.push(histograms === undefined ? { labels, timestampsMs, values } : { labels, timestampsMs, values, histograms });
+      const joined: SeriesColumns = histograms === undefined ? { labels, timestampsMs, values } : { labels, timestampsMs, values, histograms };
+      if (parts.every((p) => p.sampleText !== undefined)) joined.sampleText = joinText(parts.map((p) => p.sampleText!));
+      out.push(joined);
     }
     return out;
   }
+}
+
+/** joinText joins the text of consecutive parts of a series into one ValueText over all their points. */
+function joinText(parts: readonly ValueText[]): ValueText {
+  let points = 0;
+  for (const part of parts) points += part.at.length - 1;
+  const at = new Uint32Array(points + 1);
+  let source = '';
+  let g = 0;
+  for (const part of parts) {
+    const from = part.at[0];
+    const to = part.at[part.at.length - 1];
+    const shift = source.length - from;
+    for (let i = 0; i + 1 < part.at.length; i++) at[g++] = part.at[i] + shift;
+    source += part.source.slice(from, to);
+  }
+  at[points] = source.length;
+  return { source, at };
 }
 
 /** QueryCollector runs checked queries for one org and returns their whole results. */
 export class QueryCollector {
   constructor(private readonly deps: CollectDeps) {}
 
-  /** promql runs a checked PromQL query (as an instant query when the window says so); `maxSeries` bounds what it may hold. */
-  promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal): Promise<CollectedSeries> {
-    return this.collectSeries(org, (deps) => metricSeriesSource(orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), org, q, expr, window), maxSeries, signal);
+  /**
+   * promql runs a checked PromQL query (as an instant query when the window says so); `maxSeries`
+   * bounds what it may hold. `sampleText` asks the workers for the Prometheus API's rendering of
+   * every point (SeriesColumns.sampleText), for a caller that writes it.
+   */
+  promql(org: string, q: string, expr: PromQLExpr, window: QueryWindow, maxSeries: number, signal: AbortSignal, options: { sampleText?: boolean } = {}): Promise<CollectedSeries> {
+    return this.collectSeries(org, (deps) => metricSeriesSource({ ...orgPlanDeps(deps, this.deps.queryLimitsFor(org), 'metrics'), sampleText: options.sampleText }, org, q, expr, window), maxSeries, signal);
   }
 
   /** logqlSeries runs a checked LogQL metric query (as an instant query when the window says so). */

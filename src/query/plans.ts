@@ -65,11 +65,17 @@ export interface PlanDeps {
    * (their text would not be the merged value's).
    */
   valueText?: boolean;
+  /** sampleText: the answer is rendered by the Prometheus API, so workers send each point rendered its way (SeriesColumns.sampleText), on the same terms. */
+  sampleText?: boolean;
 }
 
-/** asksValueText tells whether a task of this shard should bring its values' text (PlanDeps.valueText). */
-function asksValueText(deps: PlanDeps, shard: SeriesShard | undefined): boolean | undefined {
-  return deps.valueText === true && (shard === undefined || shard.merge === 'concat') ? true : undefined;
+/**
+ * textAsked tells whether a task of this shard should bring text with its answer (PlanDeps
+ * valueText, sampleText): not where shards are combined point by point, as their text would
+ * not be the merged value's.
+ */
+function textAsked(asked: boolean | undefined, shard: SeriesShard | undefined): boolean | undefined {
+  return asked === true && (shard === undefined || shard.merge === 'concat') ? true : undefined;
 }
 
 export interface LogPlanDeps extends PlanDeps {
@@ -182,7 +188,8 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           // Each slice resolves range() in durations to the whole query's range, as one evaluation would.
           queryRangeMs: window.endMs - window.startMs,
           delayedNameRemoval: deps.delayedNameRemoval === true,
-          valueText: asksValueText(deps, shard),
+          valueText: textAsked(deps.valueText, shard),
+          sampleText: textAsked(deps.sampleText, shard),
         }),
       );
     },
@@ -222,7 +229,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           data,
           shard,
           instant: window.instant,
-          valueText: asksValueText(deps, shard),
+          valueText: textAsked(deps.valueText, shard),
         }),
       );
     },

@@ -2,7 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { negotiateEncoding } from '../../src/http/compression.js';
+import { MIN_OFF_LOOP_BYTES, negotiateEncoding } from '../../src/http/compression.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const NOW = Math.floor(Date.now() / 1000) * 1000;
@@ -161,6 +161,20 @@ describe('compressed responses', () => {
     expect(small.status).toBe(200);
     expect(small.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(small.body)).toMatchObject({ status: 'success' });
+  });
+
+  it('compresses a large JSON answer off the event loop: the same body in gzip and br as in identity', async () => {
+    const range = `/prometheus/api/v1/query_range?query=${encodeURIComponent('rate(requests_total[5m]) / 7')}&start=${(NOW - HOUR_MS) / 1000}&end=${NOW / 1000}&step=15`;
+    const plain = await post(srv.url, range, srv.key, undefined, undefined, 'GET');
+    expect(plain.status).toBe(200);
+    // Above MIN_OFF_LOOP_BYTES, so compressed on the thread pool.
+    expect(plain.body.length).toBeGreaterThan(MIN_OFF_LOOP_BYTES);
+    for (const encoding of ['gzip', 'br']) {
+      const packed = await post(srv.url, range, srv.key, undefined, encoding, 'GET');
+      expect(packed.headers['content-encoding']).toBe(encoding);
+      expect(packed.body).toBe(plain.body);
+      expect(packed.wireBytes).toBeLessThan(plain.wireBytes / 3);
+    }
   });
 
   it('answers in identity when compression is turned off', async () => {

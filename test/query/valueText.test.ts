@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { MemoryBudget, packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { FramedEvents } from '../../src/http/sse.js';
+import { renderMatrix, renderSample } from '../../src/prometheus/render.js';
+import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
 import { SeriesRenderer } from '../../src/query/events.js';
@@ -114,5 +116,57 @@ describe('values sent as text by the worker', () => {
       expect(i >= 0 && offset >= 0).toBe(true);
       for (let p = 0; p < s.values.length; p++) expect(valueTextAt(s.valueText!, p)).toBe(valueTextAt(whole.valueText!, offset + p));
     });
+  });
+});
+
+/** throughWorkerAsSamples is an answer whose worker rendered every point as the Prometheus API writes it. */
+function throughWorkerAsSamples(series: SeriesColumns[]): SeriesColumns[] {
+  return unpackSeries(packSeries(series, { sampleText: true }));
+}
+
+describe('points rendered for the Prometheus API by the worker', () => {
+  it('gives every point, NaN and infinities included, the pair the API renders for it', () => {
+    const series = answer(new SeededRandom(13), 40, 241, 0.3);
+    const read = throughWorkerAsSamples(series);
+    let checked = 0;
+    read.forEach((s, i) => {
+      expect(s.sampleText).toBeDefined();
+      for (let p = 0; p < s.values.length; p++) {
+        expect(valueTextAt(s.sampleText!, p)).toBe(renderSample(series[i].timestampsMs[p], series[i].values[p]));
+        checked++;
+      }
+    });
+    expect(checked).toBeGreaterThanOrEqual(VALUE_TEXT_MIN_POINTS);
+    expect(throughWorkerAsSamples(answer(new SeededRandom(14), 2, 100, 0)).every((s) => s.sampleText === undefined)).toBe(true);
+  });
+
+  it('leaves a matrix byte for byte as rendering every point does, whole and joined from slices', () => {
+    const rng = new SeededRandom(15);
+    const slices = [answer(rng, 50, 120, 0.1), answer(rng, 50, 121, 0.1)];
+    // The second slice's points follow the first's.
+    for (const s of slices[1]) for (let p = 0; p < s.timestampsMs.length; p++) s.timestampsMs[p] += 120 * 15_000;
+    const plain = new SeriesJoiner(1_000, new MemoryBudget(Infinity));
+    const rendered = new SeriesJoiner(1_000, new MemoryBudget(Infinity));
+    for (const slice of slices) {
+      plain.add(unpackSeries(packSeries(slice)));
+      rendered.add(throughWorkerAsSamples(slice));
+    }
+    const joined = rendered.result();
+    expect(joined.every((s) => s.sampleText !== undefined)).toBe(true);
+    const matrix = renderMatrix(joined);
+    expect(matrix.length).toBeGreaterThan(200_000);
+    expect(matrix).toBe(renderMatrix(plain.result()));
+    expect(renderMatrix(throughWorkerAsSamples(slices[0]))).toBe(renderMatrix(slices[0]));
+  });
+
+  it('stays aligned when the results cache cuts a series', () => {
+    const sent = throughWorkerAsSamples(answer(new SeededRandom(16), 30, 241, 0.1));
+    expect(plainSeries(sent)).toBe(true);
+    const cut = sliceSeries(sent, sent[0].timestampsMs[50], sent[0].timestampsMs[120]);
+    for (const s of cut) {
+      const whole = sent.find((w) => w.labels === s.labels)!;
+      const offset = whole.timestampsMs.indexOf(s.timestampsMs[0]);
+      for (let p = 0; p < s.values.length; p++) expect(valueTextAt(s.sampleText!, p)).toBe(valueTextAt(whole.sampleText!, offset + p));
+    }
   });
 });

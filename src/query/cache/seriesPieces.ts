@@ -22,12 +22,12 @@ export function seriesBytes(series: readonly SeriesColumns[]): number {
 
 /**
  * plainSeries tells whether every series is just labels, timestamps and float values (no
- * histograms), which is what the cache keeps; the values' text a worker may add is not kept
+ * histograms), which is what the cache keeps; the text a worker may add is not kept
  * (joinSeries copies the numbers only).
  */
 export function plainSeries(series: readonly SeriesColumns[]): boolean {
   for (const s of series) {
-    for (const key in s) if (key !== 'labels' && key !== 'timestampsMs' && key !== 'values' && key !== 'valueText') return false;
+    for (const key in s) if (key !== 'labels' && key !== 'timestampsMs' && key !== 'values' && key !== 'valueText' && key !== 'sampleText') return false;
   }
   return true;
 }
@@ -58,6 +58,7 @@ export function sliceSeries(series: readonly SeriesColumns[], fromMs: number, to
     else {
       const cut: SeriesColumns = { labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) };
       if (s.valueText !== undefined) cut.valueText = { source: s.valueText.source, at: s.valueText.at.subarray(from, to + 1) };
+      if (s.sampleText !== undefined) cut.sampleText = { source: s.sampleText.source, at: s.sampleText.at.subarray(from, to + 1) };
       out.push(cut);
     }
   }
