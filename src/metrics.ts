@@ -32,6 +32,7 @@ export class ServiceMetrics {
   readonly ingested: Counter<'signal'>;
   readonly ingestRejected: Counter<'signal' | 'reason' | 'org'>;
   readonly queryTasks: Counter<'outcome'>;
+  readonly abandonedTasks: Counter<'ending'>;
   readonly workerAdmissions: Counter<'outcome'>;
   /** admissionWait is how long queries waited for admission (0 for those let in at once). */
   readonly admissionWait: Histogram;
@@ -96,6 +97,12 @@ export class ServiceMetrics {
       name: 'sluice_query_tasks_total',
       help: 'Query slices run on worker threads, by outcome: completed, failed, or aborted (client gone, deadline, limit reached).',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.abandonedTasks = new Counter({
+      name: 'sluice_query_tasks_abandoned_total',
+      help: 'Tasks already running when their query ended, by how they ended: finished within the grace period (answer dropped) or stopped by replacing their worker thread.',
+      labelNames: ['ending'],
       registers: [this.registry],
     });
     this.workerAdmissions = new Counter({

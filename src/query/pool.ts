@@ -7,11 +7,25 @@ import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
 
 /**
+ * ABANDONED_TASK_GRACE_MS is how long a task its query no longer wants may go on running before
+ * its worker is replaced. Ending a running task means terminating its thread, and the thread
+ * that takes its place starts cold: it loads the engine again and runs unoptimised code for
+ * seconds. Clients cancel often (a dashboard refreshed or closed mid-answer), and a slice task
+ * mostly ends within milliseconds, so letting it finish costs less than a new thread; one that
+ * runs on past the grace (a slice over far more data) is stopped as before.
+ */
+export const ABANDONED_TASK_GRACE_MS = 1_000;
+
+/** StartFlagged is a task with the shared flag its worker sets when it begins it (QueryPool.run reads it on abort). */
+export type StartFlagged<T> = T & { started?: SharedArrayBuffer };
+
+/**
  * QueryPool runs query tasks on worker threads (Piscina), one per core by default. Workers run
  * the compiled engine, so the service must be built first (npm start and npm test do it). An
- * aborted task that has not started is dropped from the queue; one that is running has its
- * worker replaced, so abandoned work stops using a core at once. Outcomes are counted in
- * `sluice_query_tasks_total`.
+ * aborted task that has not started is dropped from the queue; one that is running is left to
+ * finish for ABANDONED_TASK_GRACE_MS (its answer dropped), then has its worker replaced, so
+ * abandoned work stops using a core soon without a thread start per cancelled query. The caller
+ * is answered at once either way. Outcomes are counted in `sluice_query_tasks_total`.
  */
 export class QueryPool {
   private readonly piscina: Piscina;
@@ -83,14 +97,50 @@ export class QueryPool {
 
   async run(task: QueryTask, signal: AbortSignal): Promise<TaskResult> {
     if (task.kind === 'logql-raw') return this.runCooperative(task, signal);
+    if (signal.aborted) {
+      this.metrics.queryTasks.inc({ outcome: 'aborted' });
+      throw signal.reason;
+    }
+    const started = new SharedArrayBuffer(4);
+    const stop = new AbortController();
+    const flagged: StartFlagged<QueryTask> = { ...task, started };
+    const running = this.piscina.run(flagged, { signal: stop.signal, transferList: taskTransferables(task) }) as Promise<TaskResult>;
+    let onAbort: (() => void) | undefined;
+    const abandoned = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        if (Atomics.load(new Int32Array(started), 0) === 0) {
+          // Still queued: dropped from the queue, no thread is touched.
+          stop.abort(signal.reason);
+        } else {
+          let stopped = false;
+          const grace = setTimeout(() => {
+            stopped = true;
+            this.metrics.abandonedTasks.inc({ ending: 'stopped' });
+            stop.abort(signal.reason);
+          }, ABANDONED_TASK_GRACE_MS);
+          const ended = (): void => {
+            clearTimeout(grace);
+            if (!stopped) this.metrics.abandonedTasks.inc({ ending: 'finished' });
+            // The worker is free again; admission may let a query in.
+            this.settled();
+          };
+          void running.then(ended, ended);
+        }
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    // An abandoned task's own answer is not wanted; its failure must not go unheard.
+    running.catch(() => {});
     try {
-      const result = (await this.piscina.run(task, { signal, transferList: taskTransferables(task) })) as TaskResult;
+      const result = await Promise.race([running, abandoned]);
       this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
       return result;
     } catch (err) {
       this.metrics.queryTasks.inc({ outcome: signal.aborted ? 'aborted' : 'failed' });
       throw err;
     } finally {
+      signal.removeEventListener('abort', onAbort!);
       this.settled();
     }
   }

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import { configureWorkerCaches, isSegmentTask, runSegmentTask, runTask, type QueryTask, type SegmentTask } from '../../engine/index.js';
+import type { StartFlagged } from './pool.js';
 
 /** WorkerSetup is what the pool hands every worker thread it starts (Piscina's workerData). */
 export interface WorkerSetup {
@@ -27,7 +28,9 @@ class TransferredResult {
   }
 }
 
-export default function run(task: QueryTask | SegmentTask): unknown {
+export default function run(task: StartFlagged<QueryTask> | SegmentTask): unknown {
+  // Tells the pool the task is running: a query that leaves now lets it finish (QueryPool.run).
+  if ('started' in task && task.started !== undefined) Atomics.store(new Int32Array(task.started), 0, 1);
   const { result, transfer } = isSegmentTask(task) ? runSegmentTask(task) : runTask(task);
   return Piscina.move(new TransferredResult(result, transfer) as unknown as ArrayBuffer);
 }

@@ -111,6 +111,37 @@ describe('query streams over time', () => {
     expect(srv.logs.text()).toContain('client closed request');
   });
 
+  it('lets a task its query abandoned finish instead of replacing the worker, unless it runs past the grace period', async () => {
+    srv = await startTestServer({ SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '1' });
+    await writeBusySeries(srv);
+    const s = srv;
+    const abandonAfterFirstRead = async (body: object): Promise<void> => {
+      const controller = new AbortController();
+      const res = await fetch(`${s.url}/api/v1/metrics/query`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'x-svc-api-key': s.key, 'content-type': 'application/json' },
+        signal: controller.signal,
+      });
+      await res.body!.getReader().read();
+      controller.abort();
+    };
+    // One worker evaluates the query as one task; over five minutes it takes a fraction of a
+    // second, so it is still running when the first heartbeat arrives and ends within the grace.
+    // Asked once in full first, so the worker has loaded the engine and the task starts at once.
+    const short = { ...SLOW_QUERY, s: String(NOW - 300_000) };
+    expect((await readSse(await query(s.url, '/api/v1/metrics/query', s.key, short))).events.at(-1)).toMatchObject({ type: 'done', data: { status: 'ok' } });
+    await abandonAfterFirstRead(short);
+    await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="finished"\} (\d+)/)) >= 1, 10_000);
+    expect(await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="stopped"\} (\d+)/)).toBe(0);
+    // A task of seconds is stopped once the grace is over.
+    await abandonAfterFirstRead(SLOW_QUERY);
+    await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="stopped"\} (\d+)/)) >= 1, 10_000);
+    // The pool still answers with the thread that replaced the stopped one.
+    const after = await readSse(await query(s.url, '/api/v1/metrics/query', s.key, { q: 'vector(1)' }));
+    expect(after.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'ok' } });
+  });
+
   it('queues a query over the org limit until a slot frees, instead of refusing it', async () => {
     srv = await startTestServer({ SVC_MAX_QUERIES_PER_ORG: '1', SVC_QUERY_WORKERS: '1' });
     await writeBusySeries(srv);
