@@ -50,8 +50,25 @@ export function negotiateEncoding(acceptEncoding: string | undefined): ContentEn
  */
 export const MIN_OFF_LOOP_BYTES = 256 * 1024;
 
+/**
+ * utf8Bytes encodes text as UTF-8 for a compressor. The compressors' own conversion
+ * (Buffer.from) measures the encoded length before writing; writing straight into a buffer of
+ * the text's length skips that where the text is all ASCII, as result events mostly are
+ * (bench/query/compression.bench.ts: 0.92x the time for a 1 MiB piece of default events).
+ * Text with other characters does not fit that buffer, and is converted the usual way.
+ */
+export function utf8Bytes(text: string): Buffer {
+  // Every character beyond ASCII takes more than one byte, so the text fits in its own
+  // length (written === length) exactly when it is ASCII; four spare bytes let a longer text
+  // show itself by writing past its length rather than stopping at it.
+  const bytes = Buffer.allocUnsafe(text.length + 4);
+  const written = bytes.write(text);
+  return written === text.length ? bytes.subarray(0, written) : Buffer.from(text);
+}
+
 /** compressBody compresses a whole response body at once. */
-export function compressBody(body: string | Uint8Array, encoding: ContentEncoding): Buffer {
+export function compressBody(text: string | Uint8Array, encoding: ContentEncoding): Buffer {
+  const body = typeof text === 'string' ? utf8Bytes(text) : text;
   return encoding === 'br'
     ? zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
     : zlib.gzipSync(body, { level: GZIP_LEVEL });
@@ -65,7 +82,8 @@ export function compressBody(body: string | Uint8Array, encoding: ContentEncodin
 const OFF_LOOP_CHUNK_BYTES = 1024 * 1024;
 
 /** compressBodyOffLoop compresses a whole response body on libuv's thread pool. */
-export function compressBodyOffLoop(body: string | Uint8Array, encoding: ContentEncoding): Promise<Buffer> {
+export function compressBodyOffLoop(text: string | Uint8Array, encoding: ContentEncoding): Promise<Buffer> {
+  const body = typeof text === 'string' ? utf8Bytes(text) : text;
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, out: Buffer): void => (err === null ? resolve(out) : reject(err));
     if (encoding === 'br') zlib.brotliCompress(body, { chunkSize: OFF_LOOP_CHUNK_BYTES, params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } }, done);
@@ -102,7 +120,7 @@ export class StreamCompressor {
   /** push compresses `text` and resolves to every byte of it, flushed. */
   push(text: string): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      this.z.write(text);
+      this.z.write(utf8Bytes(text));
       this.z.flush(this.flushKind, () => (this.failure ? reject(this.failure) : resolve(this.take())));
     });
   }
@@ -112,7 +130,7 @@ export class StreamCompressor {
     return new Promise((resolve, reject) => {
       this.z.once('end', () => resolve(this.take()));
       this.z.once('error', reject);
-      this.z.end(text);
+      this.z.end(utf8Bytes(text));
     });
   }
 

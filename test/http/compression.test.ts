@@ -2,7 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { MIN_OFF_LOOP_BYTES, negotiateEncoding } from '../../src/http/compression.js';
+import { MIN_OFF_LOOP_BYTES, negotiateEncoding, utf8Bytes } from '../../src/http/compression.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const NOW = Math.floor(Date.now() / 1000) * 1000;
@@ -49,6 +49,13 @@ describe('negotiateEncoding', () => {
     expect(negotiateEncoding('*')).toBe('br');
     expect(negotiateEncoding('*;q=0.1, br;q=0')).toBe('gzip');
     expect(negotiateEncoding('GZIP;Q=1')).toBe('gzip');
+  });
+});
+
+describe('utf8Bytes', () => {
+  it('gives the UTF-8 bytes of ASCII and of any other text, surrogate pairs and lone surrogates included', () => {
+    const texts = ['', 'a', 'data: {"x":1}\n\n'.repeat(5000), 'é', 'quote " snow ☃', '𝄞', 'ascii then 𝄞', '\ud800 lone', 'x'.repeat(1000) + 'ü', 'ü' + 'x'.repeat(1000)];
+    for (const text of texts) expect(utf8Bytes(text).equals(Buffer.from(text))).toBe(true);
   });
 });
 
