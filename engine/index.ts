@@ -64,6 +64,7 @@ export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, VALUE_TEX
 export { gatherSeries } from './query/gather.js';
 export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
 export { sortByLabels } from './promql/eval/labelset.js';
+export { bucketQuantile, type Buckets } from './promql/eval/classicHistogram.js';
 export { formatLabels, labelsKey } from './storage/labels.js';
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMetricSegmentTask, type MergeSegmentsTask, type SegmentTask } from './query/segmentTasks.js';

@@ -1,4 +1,4 @@
-import { labelsKey, sortByLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { bucketQuantile as histogramBucketQuantile, labelsKey, sortByLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { PERCENTILES, WindowHistogram } from './histogramStats.js';
 import type { SseEvent } from '../http/sse.js';
 import type { SeriesRenderer } from './events.js';
@@ -15,26 +15,14 @@ interface SeriesStats {
 
 /**
  * bucketQuantile is the quantile of a classic histogram given each bucket's upper bound and
- * its cumulative total, interpolating linearly inside the bucket as Prometheus'
- * histogram_quantile does; a rank in the +Inf bucket answers the highest finite bound.
+ * its cumulative total, as histogram_quantile computes it (the engine's own function: linear
+ * interpolation inside the bucket, a rank in the +Inf bucket answering the highest finite
+ * bound, counts made monotonic as Prometheus makes them); undefined where it has no answer
+ * (no +Inf bucket, fewer than two buckets, no observations).
  */
 export function bucketQuantile(q: number, buckets: ReadonlyArray<{ le: number; total: number }>): number | undefined {
-  const sorted = [...buckets].sort((a, b) => a.le - b.le);
-  const last = sorted.at(-1);
-  if (!last || last.le !== Infinity || sorted.length < 2) return undefined;
-  // Cumulative totals must not decrease; fix small inconsistencies as Prometheus does.
-  for (let i = 1; i < sorted.length; i++) if (sorted[i].total < sorted[i - 1].total) sorted[i] = { ...sorted[i], total: sorted[i - 1].total };
-  const observations = last.total;
-  if (!(observations > 0)) return undefined;
-  const rank = q * observations;
-  let i = sorted.findIndex((b) => b.total >= rank);
-  if (i === sorted.length - 1) return sorted[sorted.length - 2].le;
-  if (i < 0) i = sorted.length - 1;
-  const lower = i === 0 ? (sorted[0].le > 0 ? 0 : sorted[0].le) : sorted[i - 1].le;
-  const below = i === 0 ? 0 : sorted[i - 1].total;
-  const inBucket = sorted[i].total - below;
-  if (inBucket === 0) return sorted[i].le;
-  return lower + (sorted[i].le - lower) * ((rank - below) / inBucket);
+  const { value } = histogramBucketQuantile(q, { bounds: buckets.map((b) => b.le), counts: buckets.map((b) => b.total) });
+  return Number.isNaN(value) ? undefined : value;
 }
 
 /**

@@ -29,7 +29,8 @@ export function bucketBound(text: string): number | null {
 }
 
 /** Buckets are parallel arrays of upper bounds and cumulative counts. */
-interface Buckets {
+/** Buckets is a classic histogram at one step: each bucket's upper bound and cumulative count. */
+export interface Buckets {
   bounds: number[];
   counts: number[];
 }
