@@ -66,12 +66,15 @@ export function utf8Bytes(text: string): Buffer {
   return written === text.length ? bytes.subarray(0, written) : Buffer.from(text);
 }
 
+/** codingOptions are each coding's settings for a whole body (`chunkSize` is its output buffer). */
+function codingOptions(encoding: ContentEncoding, chunkSize?: number): zlib.ZlibOptions & zlib.BrotliOptions {
+  return encoding === 'br' ? { chunkSize, params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } } : { chunkSize, level: GZIP_LEVEL };
+}
+
 /** compressBody compresses a whole response body at once. */
 export function compressBody(text: string | Uint8Array, encoding: ContentEncoding): Buffer {
   const body = typeof text === 'string' ? utf8Bytes(text) : text;
-  return encoding === 'br'
-    ? zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
-    : zlib.gzipSync(body, { level: GZIP_LEVEL });
+  return encoding === 'br' ? zlib.brotliCompressSync(body, codingOptions(encoding)) : zlib.gzipSync(body, codingOptions(encoding));
 }
 
 /**
@@ -86,8 +89,9 @@ export function compressBodyOffLoop(text: string | Uint8Array, encoding: Content
   const body = typeof text === 'string' ? utf8Bytes(text) : text;
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, out: Buffer): void => (err === null ? resolve(out) : reject(err));
-    if (encoding === 'br') zlib.brotliCompress(body, { chunkSize: OFF_LOOP_CHUNK_BYTES, params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } }, done);
-    else zlib.gzip(body, { chunkSize: OFF_LOOP_CHUNK_BYTES, level: GZIP_LEVEL }, done);
+    const options = codingOptions(encoding, OFF_LOOP_CHUNK_BYTES);
+    if (encoding === 'br') zlib.brotliCompress(body, options, done);
+    else zlib.gzip(body, options, done);
   });
 }
 

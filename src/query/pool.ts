@@ -97,41 +97,57 @@ export class QueryPool {
 
   async run(task: QueryTask, signal: AbortSignal): Promise<TaskResult> {
     if (task.kind === 'logql-raw') return this.runCooperative(task, signal);
+    const started = new SharedArrayBuffer(4);
+    const stop = new AbortController();
+    const flagged: StartFlagged<QueryTask> = { ...task, started };
+    return this.answerUnlessAbandoned(
+      signal,
+      () => this.piscina.run(flagged, { signal: stop.signal, transferList: taskTransferables(task) }) as Promise<TaskResult>,
+      (running) => {
+        if (Atomics.load(new Int32Array(started), 0) === 0) {
+          // Still queued: dropped from the queue, no thread is touched.
+          stop.abort(signal.reason);
+          return;
+        }
+        let stopped = false;
+        const grace = setTimeout(() => {
+          stopped = true;
+          this.metrics.abandonedTasks.inc({ ending: 'stopped' });
+          stop.abort(signal.reason);
+        }, ABANDONED_TASK_GRACE_MS);
+        const ended = (): void => {
+          clearTimeout(grace);
+          if (!stopped) this.metrics.abandonedTasks.inc({ ending: 'finished' });
+          // The worker is free again; admission may let a query in.
+          this.settled();
+        };
+        void running.then(ended, ended);
+      },
+    );
+  }
+
+  /**
+   * answerUnlessAbandoned starts a task and answers with its result, or, as soon as `signal`
+   * aborts, with the signal's reason after handing the running task to `abandon`, which decides
+   * what becomes of it (its answer is never wanted, and its failure is caught). Outcomes are
+   * counted in `sluice_query_tasks_total`, and the settled listeners hear when the caller stops
+   * waiting.
+   */
+  private async answerUnlessAbandoned(signal: AbortSignal, start: () => Promise<TaskResult>, abandon: (running: Promise<TaskResult>) => void): Promise<TaskResult> {
     if (signal.aborted) {
       this.metrics.queryTasks.inc({ outcome: 'aborted' });
       throw signal.reason;
     }
-    const started = new SharedArrayBuffer(4);
-    const stop = new AbortController();
-    const flagged: StartFlagged<QueryTask> = { ...task, started };
-    const running = this.piscina.run(flagged, { signal: stop.signal, transferList: taskTransferables(task) }) as Promise<TaskResult>;
+    const running = start();
+    running.catch(() => {});
     let onAbort: (() => void) | undefined;
     const abandoned = new Promise<never>((_, reject) => {
       onAbort = () => {
-        if (Atomics.load(new Int32Array(started), 0) === 0) {
-          // Still queued: dropped from the queue, no thread is touched.
-          stop.abort(signal.reason);
-        } else {
-          let stopped = false;
-          const grace = setTimeout(() => {
-            stopped = true;
-            this.metrics.abandonedTasks.inc({ ending: 'stopped' });
-            stop.abort(signal.reason);
-          }, ABANDONED_TASK_GRACE_MS);
-          const ended = (): void => {
-            clearTimeout(grace);
-            if (!stopped) this.metrics.abandonedTasks.inc({ ending: 'finished' });
-            // The worker is free again; admission may let a query in.
-            this.settled();
-          };
-          void running.then(ended, ended);
-        }
+        abandon(running);
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
     });
-    // An abandoned task's own answer is not wanted; its failure must not go unheard.
-    running.catch(() => {});
     try {
       const result = await Promise.race([running, abandoned]);
       this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
@@ -160,34 +176,13 @@ export class QueryPool {
    * raw query that reaches its limit aborts its look-ahead slices, and ending them through
    * Piscina would replace their worker threads, a thread start per query.
    */
-  private async runCooperative(task: QueryTask & { kind: 'logql-raw' }, signal: AbortSignal): Promise<TaskResult> {
-    if (signal.aborted) {
-      this.metrics.queryTasks.inc({ outcome: 'aborted' });
-      throw signal.reason;
-    }
+  private runCooperative(task: QueryTask & { kind: 'logql-raw' }, signal: AbortSignal): Promise<TaskResult> {
     const cancel = new SharedArrayBuffer(4);
-    const running = this.piscina.run({ ...task, cancel }, { transferList: taskTransferables(task) }) as Promise<TaskResult>;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => {
-        Atomics.store(new Int32Array(cancel), 0, 1);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    // The task's own answer after a cancel is not wanted; its failure must not go unheard.
-    running.catch(() => {});
-    try {
-      const result = await Promise.race([running, aborted]);
-      this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
-      return result;
-    } catch (err) {
-      this.metrics.queryTasks.inc({ outcome: signal.aborted ? 'aborted' : 'failed' });
-      throw err;
-    } finally {
-      signal.removeEventListener('abort', onAbort!);
-      this.settled();
-    }
+    return this.answerUnlessAbandoned(
+      signal,
+      () => this.piscina.run({ ...task, cancel }, { transferList: taskTransferables(task) }) as Promise<TaskResult>,
+      () => Atomics.store(new Int32Array(cancel), 0, 1),
+    );
   }
 
   /** queued is how many tasks wait for a free worker, the signal of overload. */

@@ -40,6 +40,19 @@ async function writeBulkLogs(srv: TestServer): Promise<void> {
   }
 }
 
+/** abandonAfterFirstRead asks a metrics query and disconnects once the first bytes of its stream arrive. */
+async function abandonAfterFirstRead(srv: TestServer, body: object): Promise<void> {
+  const controller = new AbortController();
+  const res = await fetch(`${srv.url}/api/v1/metrics/query`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' },
+    signal: controller.signal,
+  });
+  await res.body!.getReader().read();
+  controller.abort();
+}
+
 describe('query streams over time', () => {
   let srv: TestServer | undefined;
   afterEach(async () => {
@@ -94,16 +107,7 @@ describe('query streams over time', () => {
   it('aborts the worker tasks of a query whose client disconnects, and records 499', async () => {
     srv = await startTestServer({ SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '2' });
     await writeBusySeries(srv);
-    const controller = new AbortController();
-    const res = await fetch(`${srv.url}/api/v1/metrics/query`, {
-      method: 'POST',
-      body: JSON.stringify(SLOW_QUERY),
-      headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' },
-      signal: controller.signal,
-    });
-    const reader = res.body!.getReader();
-    await reader.read();
-    controller.abort();
+    await abandonAfterFirstRead(srv, SLOW_QUERY);
     const s = srv;
     await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_total\{outcome="aborted"\} (\d+)/)) > 0, 5000);
     await waitFor(async () => (await metricValue(s.url, /sluice_http_requests_total\{route="\/api\/v1\/metrics\/query",method="POST",status="499"\} (\d+)/)) === 1, 5000);
@@ -115,27 +119,16 @@ describe('query streams over time', () => {
     srv = await startTestServer({ SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '1' });
     await writeBusySeries(srv);
     const s = srv;
-    const abandonAfterFirstRead = async (body: object): Promise<void> => {
-      const controller = new AbortController();
-      const res = await fetch(`${s.url}/api/v1/metrics/query`, {
-        method: 'POST',
-        body: JSON.stringify(body),
-        headers: { 'x-svc-api-key': s.key, 'content-type': 'application/json' },
-        signal: controller.signal,
-      });
-      await res.body!.getReader().read();
-      controller.abort();
-    };
     // One worker evaluates the query as one task; over five minutes it takes a fraction of a
     // second, so it is still running when the first heartbeat arrives and ends within the grace.
     // Asked once in full first, so the worker has loaded the engine and the task starts at once.
     const short = { ...SLOW_QUERY, s: String(NOW - 300_000) };
     expect((await readSse(await query(s.url, '/api/v1/metrics/query', s.key, short))).events.at(-1)).toMatchObject({ type: 'done', data: { status: 'ok' } });
-    await abandonAfterFirstRead(short);
+    await abandonAfterFirstRead(s, short);
     await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="finished"\} (\d+)/)) >= 1, 10_000);
     expect(await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="stopped"\} (\d+)/)).toBe(0);
     // A task of seconds is stopped once the grace is over.
-    await abandonAfterFirstRead(SLOW_QUERY);
+    await abandonAfterFirstRead(s, SLOW_QUERY);
     await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="stopped"\} (\d+)/)) >= 1, 10_000);
     // The pool still answers with the thread that replaced the stopped one.
     const after = await readSse(await query(s.url, '/api/v1/metrics/query', s.key, { q: 'vector(1)' }));
