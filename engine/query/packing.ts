@@ -91,11 +91,7 @@ function packValueText(values: Float64Array, packed: PackedSeries): void {
   let length = 0;
   for (let g = 0; g < values.length; g++) {
     at[g] = length;
-    if (bytes.length - length < MAX_VALUE_CHARS + 1) {
-      const grown = Buffer.allocUnsafe(bytes.length * 2);
-      bytes.copy(grown, 0, 0, length);
-      bytes = valueTextScratch = grown;
-    }
+    if (bytes.length - length < MAX_VALUE_CHARS + 1) bytes = grownScratch(length, MAX_VALUE_CHARS + 1);
     const v = values[g];
     if (Number.isFinite(v)) {
       // A series that holds its value (a flat gauge, a rate of zero) repeats the last text.
@@ -111,8 +107,7 @@ function packValueText(values: Float64Array, packed: PackedSeries): void {
   at[values.length] = length;
   packed.valueText = bytes.toString('latin1', 0, length);
   packed.valueTextAt = at;
-  // A buffer grown for one huge answer is not kept for the thread's lifetime.
-  if (valueTextScratch.length > VALUE_TEXT_SCRATCH_KEPT) valueTextScratch = Buffer.allocUnsafe(VALUE_TEXT_SCRATCH_KEPT);
+  releaseScratch();
 }
 
 /**
@@ -139,11 +134,7 @@ function packSampleText(offsets: Uint32Array, timestampsMs: Float64Array, values
         time = stepText[p] = '' + t / 1000;
       }
       const value = formatGoFloat(values[g]);
-      if (bytes.length - length < time.length + value.length + 8) {
-        const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, length + time.length + value.length + 8));
-        bytes.copy(grown, 0, 0, length);
-        bytes = valueTextScratch = grown;
-      }
+      if (bytes.length - length < time.length + value.length + 8) bytes = grownScratch(length, time.length + value.length + 8);
       bytes[length++] = OPEN_BRACKET;
       for (let k = 0; k < time.length; k++) bytes[length++] = time.charCodeAt(k);
       bytes[length++] = COMMA;
@@ -157,7 +148,7 @@ function packSampleText(offsets: Uint32Array, timestampsMs: Float64Array, values
   at[values.length] = length;
   packed.sampleText = bytes.toString('latin1', 0, length);
   packed.sampleTextAt = at;
-  if (valueTextScratch.length > VALUE_TEXT_SCRATCH_KEPT) valueTextScratch = Buffer.allocUnsafe(VALUE_TEXT_SCRATCH_KEPT);
+  releaseScratch();
 }
 
 /** MAX_VALUE_CHARS bounds the text of one float as JavaScript prints it ("-1.2345678901234567e-308"). */
@@ -169,6 +160,18 @@ const COMMA = 0x2c;
 /** VALUE_TEXT_SCRATCH_KEPT is the size of the value text buffer a thread keeps between answers. */
 const VALUE_TEXT_SCRATCH_KEPT = 1 << 20;
 let valueTextScratch = Buffer.allocUnsafe(VALUE_TEXT_SCRATCH_KEPT);
+
+/** grownScratch doubles the thread's text buffer (or more, to fit `need` more bytes), keeping its first `length` bytes. */
+function grownScratch(length: number, need: number): typeof valueTextScratch {
+  const grown = Buffer.allocUnsafe(Math.max(valueTextScratch.length * 2, length + need));
+  valueTextScratch.copy(grown, 0, 0, length);
+  return (valueTextScratch = grown);
+}
+
+/** releaseScratch drops a text buffer grown for one huge answer, so it is not kept for the thread's lifetime. */
+function releaseScratch(): void {
+  if (valueTextScratch.length > VALUE_TEXT_SCRATCH_KEPT) valueTextScratch = Buffer.allocUnsafe(VALUE_TEXT_SCRATCH_KEPT);
+}
 
 /**
  * VALUE_TEXT_MIN_POINTS is the smallest answer whose values are sent as text: below it the
