@@ -205,14 +205,15 @@ const PROGRESS_WATCH = `
   }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-state'] });
 `;
 
-/** SLOW_EVENT_MS is how long SLOW_STREAMS holds each of the first SLOW_EVENTS events of a stream that carry results. */
+/** SLOW_EVENT_MS is how long SLOW_STREAMS holds each of the first SLOW_EVENTS events of a stream that carry results or follow one. */
 const SLOW_EVENT_MS = 400;
-const SLOW_EVENTS = 10;
+const SLOW_EVENTS = 20;
 
 /**
  * SLOW_STREAMS runs in a page before the app: query streams (`.../query`, `.../query/batch`)
  * reach the app one SSE event at a time, and each of the first SLOW_EVENTS events that carry
- * points or lines is held SLOW_EVENT_MS (longer than the app's 150 ms between partial redraws). Before handing each event over it
+ * points or lines, or come right after one, is held SLOW_EVENT_MS (longer than the app's 150 ms
+ * between partial redraws). Before handing each event over it
  * notes in `window.__streamLog` the event's type and what Explore shows at that moment: the
  * log lines on the page plus the points its chart draws.
  */
@@ -234,6 +235,7 @@ const SLOW_STREAMS = `
     const encoder = new TextEncoder();
     let buffer = '';
     let handed = 0;
+    let afterCarrier = false;
     const body = new ReadableStream({
       async pull(controller) {
         for (;;) {
@@ -242,7 +244,11 @@ const SLOW_STREAMS = `
             const event = buffer.slice(0, end + 2);
             buffer = buffer.slice(end + 2);
             const type = /"type":"([a-z]+)"/.exec(event)?.[1] ?? '';
-            if (CARRIES.includes(type) && handed++ < ${SLOW_EVENTS}) await new Promise((r) => setTimeout(r, ${SLOW_EVENT_MS}));
+            const carries = CARRIES.includes(type);
+            // The event after one that carried results is held too, so what is noted before it
+            // includes that event's redraw (the last batch before done would otherwise go unseen).
+            if ((carries || afterCarrier) && handed++ < ${SLOW_EVENTS}) await new Promise((r) => setTimeout(r, ${SLOW_EVENT_MS}));
+            afterCarrier = carries;
             window.__streamLog.push({ type, shown: shown() });
             controller.enqueue(encoder.encode(event));
             return;
@@ -508,7 +514,9 @@ describe.skipIf(skip)('web UI in Chromium', () => {
         const log = (await slow.evaluate('window.__streamLog')) as Array<{ type: string; shown: number }>;
         const done = log.findIndex((e) => e.type === 'done');
         expect(done, `${lang}: ${JSON.stringify(log)}`).toBeGreaterThan(1);
-        const before = log.slice(0, done).map((e) => e.shown);
+        // Each entry is what was on screen just before its event was handed over, so the done
+        // entry itself still counts as before done.
+        const before = log.slice(0, done + 1).map((e) => e.shown);
         // Something was on screen before done, and it grew while the stream ran.
         const shown = before.filter((n) => n > 0);
         expect(shown.length, `${lang}: ${JSON.stringify(log)}`).toBeGreaterThan(0);
