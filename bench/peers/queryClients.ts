@@ -80,7 +80,11 @@ function sluiceRequest(sys: RunningSystem, req: QueryRequest, signal?: AbortSign
     req.kind === 'range'
       ? { q: req.expr, s: String(req.startMs), e: String(req.endMs), step: req.stepS }
       : { q: req.expr, s: String(req.endMs), e: String(req.endMs) };
-  if (sys.name === 'sluice-compact') body.format = 'compact';
+  if (sys.name === 'sluice-compact') {
+    // As the web UI asks: compact columns of doubles in base64.
+    body.format = 'compact';
+    body.columns = 'float64';
+  }
   return fetch(`${sys.url}/api/v1/metrics/query`, {
     method: 'POST',
     body: JSON.stringify(body),
@@ -157,22 +161,33 @@ function parseSluiceSse(bytes: Buffer): SeriesPoints {
   return points;
 }
 
-/** parseSluiceCompact reads the compact format: `series` events name an id's tags, `points` events carry its columns. */
+/**
+ * parseSluiceCompact reads the compact format: `series` events name an id's tags, `points`
+ * events carry its columns, as JSON numbers or (`columns: "float64"`) base64 doubles.
+ */
 function parseSluiceCompact(bytes: Buffer): SeriesPoints {
   const points: SeriesPoints = new Map();
   const keys = new Map<number, string>();
   for (const data of sseData(bytes)) {
-    const event = JSON.parse(data) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[]; values?: number[] } };
+    const event = JSON.parse(data) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[] | string; values?: number[] | string } };
     if (event.type === 'series') keys.set(event.data.id!, labelsKey(event.data.tags ?? {}));
     else if (event.type === 'points') {
       const key = keys.get(event.data.id!);
       if (key === undefined) throw new QueryFailed(`compact points for series ${event.data.id} before its series event`);
-      const ts = event.data.timestamps!;
-      const vs = event.data.values!;
+      const ts = numberColumn(event.data.timestamps!);
+      const vs = numberColumn(event.data.values!);
       for (let i = 0; i < ts.length; i++) add(points, key, ts[i], vs[i]);
     }
   }
   return points;
+}
+
+/** numberColumn reads a compact column: JSON numbers, or base64 of little-endian doubles. */
+function numberColumn(column: number[] | string): ArrayLike<number> {
+  if (typeof column !== 'string') return column;
+  const bytes = Buffer.from(column, 'base64');
+  // A fresh copy: the decoded Buffer may sit at an offset of a pooled buffer that is not a multiple of 8.
+  return new Float64Array(new Uint8Array(bytes).buffer);
 }
 
 interface PrometheusAnswer {

@@ -7,9 +7,12 @@ import { histogramJson, type RenderedSeries, type SeriesRenderer } from './event
  * event per point or row, the default), or `compact`, which a client asks for with the query
  * body's `format` field: each series' tags and label once in a `series` event, then its points
  * as columns in `points` events (raw logs: `stream` events, then `rows` events). Terminal,
- * heartbeat and summary events are the same in both.
+ * heartbeat and summary events are the same in both. `compact-float64` (`columns: "float64"`)
+ * writes a points event's timestamps and values as base64 of little-endian doubles instead of
+ * JSON numbers: no number is formatted as text or parsed back, and every value arrives bit for
+ * bit; raw log rows are written as in `compact`.
  */
-export type ResultFormat = 'events' | 'compact';
+export type ResultFormat = 'events' | 'compact' | 'compact-float64';
 
 /**
  * COLUMN_CHARS bounds the text of one columns event, so a long series or a big slice of rows is
@@ -29,7 +32,11 @@ const NS_PER_MS = 1_000_000n;
 export class CompactSeriesEncoder {
   private readonly ids = new Map<RenderedSeries, number>();
 
-  constructor(private readonly renderer: SeriesRenderer) {}
+  /** `float64` writes points events' numbers as base64 doubles (ResultFormat `compact-float64`). */
+  constructor(
+    private readonly renderer: SeriesRenderer,
+    private readonly float64 = false,
+  ) {}
 
   /**
    * frames turns a slice's series into, per series with any finite point, its `series` event
@@ -38,6 +45,10 @@ export class CompactSeriesEncoder {
    * across the stream. Values come as the worker's text where it sent it.
    */
   *frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
+    if (this.float64) {
+      yield* this.float64Frames(series);
+      return;
+    }
     const out = new FrameBatcher();
     // Series of one slice mostly share their steps: a timestamp's text is kept by its position
     // and reused while the next series has the same timestamp there (number-to-text is the
@@ -110,6 +121,75 @@ export class CompactSeriesEncoder {
     if (rest) yield rest;
   }
 
+  /**
+   * float64Frames is `frames` with base64 columns. A series whose points are all finite floats
+   * is written from the worker's arrays as they are (one event, or several of at most
+   * FLOAT64_POINTS_PER_EVENT points); otherwise its finite floats and its histogram samples are
+   * gathered in runs of one kind, as the JSON columns are.
+   */
+  private *float64Frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
+    const out = new FrameBatcher();
+    const shared = new SharedTimestamps64();
+    for (const s of series) {
+      const ts = s.timestampsMs;
+      const vs = s.values;
+      const hs = s.histograms;
+      let id = -1;
+      const named = (): FramedEvents | undefined => {
+        const known = this.idOf(s.labels);
+        id = known.id;
+        return known.event === undefined ? undefined : out.add(known.event);
+      };
+      if (hs === undefined && allFinite(vs)) {
+        if (ts.length === 0) continue;
+        const first = named();
+        if (first) yield first;
+        for (let from = 0; from < ts.length; from += FLOAT64_POINTS_PER_EVENT) {
+          const to = Math.min(ts.length, from + FLOAT64_POINTS_PER_EVENT);
+          const times = from === 0 && to === ts.length ? shared.of(ts) : float64Base64(ts.subarray(from, to));
+          const full = out.add(float64PointsEvent(id, times, `"values":"${float64Base64(vs.subarray(from, to))}"`));
+          if (full) yield full;
+        }
+        continue;
+      }
+      // Point by point: runs of finite floats or of histograms, each at most an event long.
+      const runTimes = new Float64Array(Math.min(ts.length, FLOAT64_POINTS_PER_EVENT));
+      const runValues = new Float64Array(runTimes.length);
+      const runHistograms: string[] = [];
+      let count = 0;
+      let inHistograms = false;
+      const flush = (): FramedEvents | undefined => {
+        if (count === 0) return undefined;
+        const times = float64Base64(runTimes.subarray(0, count));
+        const column = inHistograms ? `"histograms":[${runHistograms.join(',')}]` : `"values":"${float64Base64(runValues.subarray(0, count))}"`;
+        count = 0;
+        runHistograms.length = 0;
+        return out.add(float64PointsEvent(id, times, column));
+      };
+      for (let p = 0; p < ts.length; p++) {
+        const h = hs?.[p];
+        if (h === undefined && !Number.isFinite(vs[p])) continue;
+        if (id < 0) {
+          const first = named();
+          if (first) yield first;
+        }
+        if (count > 0 && (inHistograms !== (h !== undefined) || count === runTimes.length)) {
+          const full = flush();
+          if (full) yield full;
+        }
+        inHistograms = h !== undefined;
+        runTimes[count] = ts[p];
+        if (h !== undefined) runHistograms.push(histogramJson(h));
+        else runValues[count] = vs[p];
+        count++;
+      }
+      const full = flush();
+      if (full) yield full;
+    }
+    const rest = out.take();
+    if (rest) yield rest;
+  }
+
   /** idOf returns the series' id, with its `series` event when the query meets it for the first time. */
   private idOf(labels: Labels): { id: number; event?: string } {
     const rendered = this.renderer.of(labels);
@@ -143,6 +223,45 @@ class SharedTimestamps {
     this.text = text;
     return text;
   }
+}
+
+/**
+ * FLOAT64_POINTS_PER_EVENT bounds a base64 points event near COLUMN_CHARS: a point is 16 bytes
+ * of doubles, 21⅓ characters of base64.
+ */
+const FLOAT64_POINTS_PER_EVENT = Math.floor((COLUMN_CHARS * 3) / 4 / 16);
+
+function allFinite(values: Float64Array): boolean {
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return false;
+  return true;
+}
+
+/** float64Base64 is the bytes of `column` (little-endian doubles, as every platform Node runs on stores them) in base64. */
+function float64Base64(column: Float64Array): string {
+  return Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString('base64');
+}
+
+/** SharedTimestamps64 is SharedTimestamps for base64 columns: the series of a slice mostly share one timestamps column. */
+class SharedTimestamps64 {
+  private timestampsMs: Float64Array | undefined;
+  private text = '';
+
+  of(ts: Float64Array): string {
+    const last = this.timestampsMs;
+    if (last !== undefined && last.length === ts.length) {
+      let same = true;
+      for (let i = 0; i < ts.length && same; i++) same = ts[i] === last[i];
+      if (same) return this.text;
+    }
+    this.timestampsMs = ts;
+    this.text = float64Base64(ts);
+    return this.text;
+  }
+}
+
+/** float64PointsEvent writes one points event with base64 timestamps and the given values or histograms column. */
+function float64PointsEvent(id: number, times: string, column: string): string {
+  return `data: {"type":"points","data":{"id":${id},"timestamps":"${times}",${column}}}\n\n`;
 }
 
 /**

@@ -103,7 +103,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   if (raw) checkLimitShape(body.limit);
   const reverse = optionalBoolean(body.reverse, 'reverse');
   const fields = optionalFields(body.fields);
-  const format = resultFormat(body.format);
+  const format = resultFormat(body);
   if (body.summary !== undefined && body.summary !== false) throw new ApiError('BAD_REQUEST', 'summary applies to metrics queries only');
   requireEventStream(ctx.headers.accept);
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
@@ -112,7 +112,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   let rawFailed = 0;
   const { planDeps, source, stream } = holdingSlot(release, () => {
-    const planDeps = { ...orgPlanDeps(deps, limits, 'logs'), valueText: true };
+    const planDeps = { ...orgPlanDeps(deps, limits, 'logs'), valueText: format !== 'compact-float64' };
     const source = raw ? undefined : logSeriesSource(planDeps, org, q, expr, window);
     const stream = new QueryStream(ctx, {
       endpoint: raw ? 'logs_raw' : 'logs_aggregate',
@@ -125,7 +125,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
     await streamSeriesSlices(stream, source, false, format);
     return;
   }
-  const renderer = format === 'compact' ? new CompactRowEncoder() : new RawRowRenderer();
+  const renderer = format === 'events' ? new RawRowRenderer() : new CompactRowEncoder();
   try {
     const outcome = await runRawLogs(planDeps, org, q, expr, window, { limit, reverse, fields }, stream.signal, async (rows, bytes) => {
       await stream.emit(renderer instanceof CompactRowEncoder ? renderer.frames(rows) : renderer.events(rows), bytes);

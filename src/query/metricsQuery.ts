@@ -27,7 +27,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const body = requireObject(parseJsonBody(ctx.body!));
   const q = requireQueryText(body);
   const summary = optionalBoolean(body.summary, 'summary');
-  const format = resultFormat(body.format);
+  const format = resultFormat(body);
   const window = resolveWindow(body, { defaultMaxDataPoints: deps.defaultMaxDataPoints, maxPointsPerSeries: deps.maxPointsPerSeries });
   const expr = parseAndCheckPromQL(q);
   const type = promqlValueType(expr);
@@ -41,8 +41,8 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const limits = deps.queryLimitsFor(org);
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const { source, stream } = holdingSlot(release, () => {
-    // Points are written as text unless the answer is folded into per-series statistics.
-    const source = metricSeriesSource({ ...orgPlanDeps(deps, limits, 'metrics'), valueText: !summary }, org, q, expr, window);
+    // Points are written as text unless the answer is folded into per-series statistics or sent as doubles.
+    const source = metricSeriesSource({ ...orgPlanDeps(deps, limits, 'metrics'), valueText: !summary && format !== 'compact-float64' }, org, q, expr, window);
     const stream = new QueryStream(ctx, {
       failedSegments: () => source.failedSegments(),
       endpoint: 'metrics',

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import type { ResultFormat } from './compactEvents.js';
 
 /**
  * requireObject insists on a JSON object body: arrays, strings and null are a malformed
@@ -28,11 +29,19 @@ export function optionalBoolean(value: unknown, field: string): boolean {
 }
 
 /**
- * resultFormat reads the query body's `format`: absent, null or `events` is the spec's shape;
- * `compact` asks for series (or streams) once and their points (or rows) as columns.
+ * resultFormat reads the query body's `format` and `columns`: absent, null or `events` is the
+ * spec's shape; `compact` asks for series (or streams) once and their points (or rows) as
+ * columns, written as JSON numbers, or with `columns: "float64"` as the bytes of little-endian
+ * doubles in base64 (ResultFormat).
  */
-export function resultFormat(value: unknown): 'events' | 'compact' {
-  if (value === undefined || value === null || value === 'events') return 'events';
-  if (value === 'compact') return 'compact';
-  throw new ApiError('BAD_REQUEST', 'format must be "events" (the default) or "compact"');
+export function resultFormat(body: Record<string, unknown>): ResultFormat {
+  const { format, columns } = body;
+  let compact: boolean;
+  if (format === undefined || format === null || format === 'events') compact = false;
+  else if (format === 'compact') compact = true;
+  else throw new ApiError('BAD_REQUEST', 'format must be "events" (the default) or "compact"');
+  if (columns === undefined || columns === null || columns === 'json') return compact ? 'compact' : 'events';
+  if (columns !== 'float64') throw new ApiError('BAD_REQUEST', 'columns must be "json" (the default) or "float64"');
+  if (!compact) throw new ApiError('BAD_REQUEST', 'columns applies to the compact format only: add "format": "compact"');
+  return 'compact-float64';
 }

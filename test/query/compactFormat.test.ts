@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { dataLines, expandCompact, splitDefault, type ExpandedStream } from '../support/compactSse.js';
+import { dataLines, expandCompact, numberColumn, splitDefault, type ExpandedStream } from '../support/compactSse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query } from '../support/sse.js';
 
@@ -59,23 +59,26 @@ async function writeLogs(srv: TestServer, keep: (t: number) => boolean): Promise
 interface Pair {
   plain: ExpandedStream;
   compact: ExpandedStream;
+  /** float64 is the compact format with `columns: "float64"`. */
+  float64: ExpandedStream;
   compactBytes: number;
   plainBytes: number;
 }
 
-/** both runs one query in the default and in the compact format, with the same Accept-Encoding. */
+/** both runs one query in the default and in the compact format (JSON and float64 columns), with the same Accept-Encoding. */
 async function both(srv: TestServer, endpoint: 'metrics' | 'logs', body: Record<string, unknown>, encoding = 'identity'): Promise<Pair> {
-  const read = async (format: string | undefined): Promise<{ raw: string; bytes: number }> => {
-    const res = await query(srv.url, `/api/v1/${endpoint}/query`, srv.key, format === undefined ? body : { ...body, format }, { 'accept-encoding': encoding });
+  const read = async (extra: Record<string, unknown>): Promise<{ raw: string; bytes: number }> => {
+    const res = await query(srv.url, `/api/v1/${endpoint}/query`, srv.key, { ...body, ...extra }, { 'accept-encoding': encoding });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('content-encoding') ?? 'identity').toBe(encoding);
     const raw = await res.text();
     return { raw, bytes: Buffer.byteLength(raw) };
   };
-  const plain = await read(undefined);
-  const compact = await read('compact');
-  return { plain: splitDefault(plain.raw), compact: expandCompact(compact.raw), plainBytes: plain.bytes, compactBytes: compact.bytes };
+  const plain = await read({});
+  const compact = await read({ format: 'compact' });
+  const float64 = await read({ format: 'compact', columns: 'float64' });
+  return { plain: splitDefault(plain.raw), compact: expandCompact(compact.raw), float64: expandCompact(float64.raw), plainBytes: plain.bytes, compactBytes: compact.bytes };
 }
 
 const sorted = (lines: string[]): string[] => [...lines].sort();
@@ -107,9 +110,13 @@ describe('the compact result format', () => {
     ['a scalar', { q: '1 / 3', step: 60 }],
     ['an empty result', { q: 'no_such_metric_anywhere', step: 60 }],
   ])('carries exactly the default points: %s', async (_name, q) => {
-    const { plain, compact, plainBytes, compactBytes } = await both(srv, 'metrics', { ...window, ...q });
+    const { plain, compact, float64, plainBytes, compactBytes } = await both(srv, 'metrics', { ...window, ...q });
     expect(sorted(compact.results)).toEqual(sorted(plain.results));
     expect(compact.others).toEqual(plain.others);
+    // The doubles' own bytes print as the default events print them, -0 as 0 included.
+    expect(sorted(float64.results)).toEqual(sorted(plain.results));
+    expect(float64.others).toEqual(plain.others);
+    expect(float64.eventTypes).toEqual(compact.eventTypes);
     expect(plain.others.at(-1)).toBe('{"type":"done","data":{"status":"ok"}}');
     expect(compact.eventTypes.result).toBeUndefined();
     if (plain.results.length > 100) {
@@ -151,16 +158,19 @@ describe('the compact result format', () => {
     ['parsed labels', { q: '{service_name="compact"} | logfmt', limit: 400 }],
     ['no rows', { q: '{service_name="nobody"}', limit: 10 }],
   ])('carries exactly the default log rows, in order: %s', async (_name, q) => {
-    const { plain, compact } = await both(srv, 'logs', { ...window, ...q });
+    const { plain, compact, float64 } = await both(srv, 'logs', { ...window, ...q });
     expect(compact.results).toEqual(plain.results);
     expect(compact.others).toEqual(plain.others);
+    // Rows have no columns of doubles: float64 leaves them as they are.
+    expect(float64.results).toEqual(plain.results);
     if ('limit' in q && plain.results.length > 0) expect(plain.results.length).toBeLessThanOrEqual(q.limit);
   });
 
   it('carries exactly the default points of a log aggregate', async () => {
-    const { plain, compact } = await both(srv, 'logs', { ...window, q: 'sum by (job) (count_over_time({service_name="compact"}[5m]))', step: 60 });
+    const { plain, compact, float64 } = await both(srv, 'logs', { ...window, q: 'sum by (job) (count_over_time({service_name="compact"}[5m]))', step: 60 });
     expect(plain.results.length).toBeGreaterThan(0);
     expect(sorted(compact.results)).toEqual(sorted(plain.results));
+    expect(sorted(float64.results)).toEqual(sorted(plain.results));
     expect(compact.others).toEqual(plain.others);
   });
 
@@ -168,6 +178,7 @@ describe('the compact result format', () => {
     const metrics = await both(srv, 'metrics', { ...window, q: 'rate(compact_total[5m])', step: 30 }, encoding);
     expect(metrics.plain.results.length).toBeGreaterThan(1000);
     expect(sorted(metrics.compact.results)).toEqual(sorted(metrics.plain.results));
+    expect(sorted(metrics.float64.results)).toEqual(sorted(metrics.plain.results));
     const logs = await both(srv, 'logs', { ...window, q: '{service_name="compact"}', limit: 5000 }, encoding);
     expect(logs.compact.results).toEqual(logs.plain.results);
   });
@@ -183,11 +194,38 @@ describe('the compact result format', () => {
     ];
     for (const c of cases) {
       const validate = validator(c.schema);
-      const res = await query(srv.url, `/api/v1/${c.endpoint}/query`, srv.key, { ...window, ...c.body, format: 'compact' });
-      const events = dataLines(await res.text()).map((l) => JSON.parse(l) as { type: string });
-      expect(events.length).toBeGreaterThan(2);
-      for (const e of events) expect(validate(e), `${JSON.stringify(e).slice(0, 200)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      for (const columns of ['json', 'float64']) {
+        const res = await query(srv.url, `/api/v1/${c.endpoint}/query`, srv.key, { ...window, ...c.body, format: 'compact', columns });
+        const events = dataLines(await res.text()).map((l) => JSON.parse(l) as { type: string });
+        expect(events.length).toBeGreaterThan(2);
+        for (const e of events) expect(validate(e), `${JSON.stringify(e).slice(0, 200)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      }
     }
+  });
+
+  it('refuses float64 columns without the compact format, and unknown columns, with the JSON error body', async () => {
+    for (const endpoint of ['metrics', 'logs']) {
+      const q = endpoint === 'metrics' ? 'compact_total' : '{service_name="compact"}';
+      for (const extra of [{ columns: 'float64' }, { format: 'events', columns: 'float64' }, { format: 'compact', columns: 'f32' }, { format: 'compact', columns: 64 }]) {
+        const res = await query(srv.url, `/api/v1/${endpoint}/query`, srv.key, { ...window, q, ...extra });
+        expect(res.status, JSON.stringify(extra)).toBe(400);
+        expect(await res.json()).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringContaining('columns') });
+      }
+    }
+  });
+
+  it('writes a long series in float64 columns as several events of bounded size, in time order', async () => {
+    // Every 15 s over the hour at a 1 s step: 3,601 points a series, more than one event holds.
+    const res = await query(srv.url, '/api/v1/metrics/query', srv.key, { ...window, q: 'compact_total{series="3"}', step: 1, format: 'compact', columns: 'float64' }, { 'accept-encoding': 'identity' });
+    const raw = await res.text();
+    const points = dataLines(raw)
+      .map((l) => JSON.parse(l) as { type: string; data: { id: number; timestamps: string; values: string } })
+      .filter((e) => e.type === 'points');
+    expect(points.length).toBeGreaterThan(1);
+    const ts = points.flatMap((e) => numberColumn(e.data.timestamps));
+    expect(ts.length).toBe(3601);
+    for (let i = 1; i < ts.length; i++) expect(ts[i]).toBeGreaterThan(ts[i - 1]);
+    for (const e of points) expect(e.data.timestamps.length + e.data.values.length).toBeLessThan(70 * 1024);
   });
 
   it('refuses an unknown format with the JSON error body', async () => {
@@ -227,6 +265,8 @@ describe('the compact format with a segment that cannot be read', () => {
     expect(sorted(metrics.compact.results)).toEqual(sorted(metrics.plain.results));
     expect(JSON.parse(metrics.compact.others.at(-1)!)).toMatchObject({ type: 'done', data: { status: 'error', code: 'SERVICE_UNAVAILABLE' } });
     expect(metrics.compact.others).toEqual(metrics.plain.others);
+    expect(sorted(metrics.float64.results)).toEqual(sorted(metrics.plain.results));
+    expect(metrics.float64.others).toEqual(metrics.plain.others);
     const logs = await both(srv, 'logs', { s: String(START_MS), e: String(END_MS), q: '{service_name="compact"}', limit: 5000 });
     expect(logs.plain.results.length).toBeGreaterThan(0);
     expect(logs.compact.results).toEqual(logs.plain.results);

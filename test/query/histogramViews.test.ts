@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snappyCompress } from '../../engine/ingest/index.js';
 import { pbEncode, WriteRequest } from '../engine/ingest/protoTypes.js';
+import { numberColumn } from '../support/compactSse.js';
 import { connectMcp, textOf } from '../support/mcpClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
@@ -137,18 +138,20 @@ describe('native histograms in the compact format', () => {
     for (const q of ['rpc_seconds', 'rate(rpc_seconds[5m])', 'histogram_count(rate(rpc_seconds[5m]))']) {
       const body = { q, s: String(END_MS - 20 * MIN), e: String(END_MS), step: 60 };
       const events = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, body));
-      const compact = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { ...body, format: 'compact' }));
       const want = new Map<number, unknown>();
       for (const e of events.events.filter((x) => x.type === 'result')) want.set(e.data.timestamp as number, e.data.histogram ?? e.data.value);
-      const got = new Map<number, unknown>();
-      for (const e of compact.events.filter((x) => x.type === 'points')) {
-        const cells = (e.data.histograms ?? e.data.values) as unknown[];
-        // Exactly one of the two columns.
-        expect(e.data.histograms === undefined, q).toBe(e.data.values !== undefined);
-        (e.data.timestamps as number[]).forEach((t, i) => got.set(t, cells[i]));
-      }
       expect(want.size, q).toBe(21);
-      expect(got, q).toEqual(want);
+      for (const columns of ['json', 'float64']) {
+        const compact = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { ...body, format: 'compact', columns }));
+        const got = new Map<number, unknown>();
+        for (const e of compact.events.filter((x) => x.type === 'points')) {
+          const cells = e.data.histograms !== undefined ? (e.data.histograms as unknown[]) : numberColumn(e.data.values as number[] | string);
+          // Exactly one of the two columns.
+          expect(e.data.histograms === undefined, q).toBe(e.data.values !== undefined);
+          numberColumn(e.data.timestamps as number[] | string).forEach((t, i) => got.set(t, cells[i]));
+        }
+        expect(got, `${q} ${columns}`).toEqual(want);
+      }
       const first = want.get(END_MS);
       if (q === 'rpc_seconds') expect(first).toMatchObject({ count: 6000, sum: SUM_PER_MINUTE * 60 });
       if (q.startsWith('histogram_count')) expect(first).toBeCloseTo(100 / 60, 9);

@@ -67,8 +67,8 @@ export function expandCompact(raw: string): ExpandedStream {
     } else if (event.type === 'points') {
       const s = series.get(d.id as number);
       if (s === undefined) throw new Error(`points for unannounced series ${String(d.id)}`);
-      const ts = d.timestamps as number[];
-      const vs = d.values as number[];
+      const ts = numberColumn(d.timestamps as number[] | string);
+      const vs = numberColumn(d.values as number[] | string);
       if (ts.length !== vs.length || ts.length === 0) throw new Error('points columns differ in length or are empty');
       for (let i = 0; i < ts.length; i++) out.results.push(`{"type":"result","data":{"tags":${s.tagsJson},"value":${JSON.stringify(vs[i])},"timestamp":${JSON.stringify(ts[i])},"label":${s.labelJson}}}`);
     } else if (event.type === 'stream') {
@@ -101,4 +101,15 @@ export function expandCompact(raw: string): ExpandedStream {
     }
   }
   return out;
+}
+
+/**
+ * numberColumn reads a points event's column: JSON numbers, or (`columns: "float64"`) base64 of
+ * little-endian doubles, which must be whole doubles.
+ */
+export function numberColumn(column: number[] | string): number[] {
+  if (typeof column !== 'string') return column;
+  const bytes = Buffer.from(column, 'base64');
+  if (bytes.length % 8 !== 0 || bytes.toString('base64') !== column) throw new Error(`not base64 of doubles: ${column.slice(0, 40)}`);
+  return Array.from(new Float64Array(new Uint8Array(bytes).buffer));
 }

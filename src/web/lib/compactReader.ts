@@ -19,7 +19,7 @@ export interface RowResult {
 /**
  * CompactReader reads the compact result format a query asks for with `format: "compact"`:
  * `series` and `stream` events name an id once, `points` and `rows` events carry columns that
- * refer to it. It hands each point or row on in the shape of a default `result` event, so the
+ * refer to it (a points event's numbers as JSON, or as base64 doubles with `columns: "float64"`). It hands each point or row on in the shape of a default `result` event, so the
  * panels draw the same whichever format arrived.
  */
 export class CompactReader {
@@ -41,15 +41,15 @@ export class CompactReader {
         return 0;
       case 'points': {
         const s = this.series.get(d.id as number);
-        const timestamps = d.timestamps as number[];
         if (s === undefined) return 0;
+        const timestamps = numberColumn(d.timestamps as number[] | string);
         // A points event carries either float values or native histogram samples.
         const histograms = d.histograms as Array<Record<string, unknown>> | undefined;
         if (histograms !== undefined) {
           for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], histogram: histograms[i] });
           return timestamps.length;
         }
-        const values = d.values as number[];
+        const values = numberColumn(d.values as number[] | string);
         for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], value: values[i] });
         return timestamps.length;
       }
@@ -68,4 +68,13 @@ export class CompactReader {
         return 0;
     }
   }
+}
+
+/** numberColumn reads a points event's column: JSON numbers, or base64 of little-endian doubles. */
+export function numberColumn(column: number[] | string): ArrayLike<number> {
+  if (typeof column !== 'string') return column;
+  const binary = atob(column);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new Float64Array(bytes.buffer, 0, bytes.length >> 3);
 }

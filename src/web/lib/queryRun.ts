@@ -98,8 +98,9 @@ export function useQueryRun(queries: QuerySpec[] | undefined, window: RunWindow,
     };
     queries.forEach((query, index) => {
       // The compact format carries each series' tags once and its points as columns: the same
-      // results in about a tenth of the bytes and JSON parsing.
-      const body: Record<string, unknown> = { q: query.q, s: window.s, e: window.e, format: 'compact' };
+      // results in about a tenth of the bytes and JSON parsing. Its float64 columns are the
+      // numbers' own bytes, so no value is formatted on the server or parsed here.
+      const body: Record<string, unknown> = { q: query.q, s: window.s, e: window.e, format: 'compact', columns: 'float64' };
       const compact = new CompactReader();
       if (query.raw) {
         body.limit = query.limit ?? 100;
