@@ -30,7 +30,7 @@ export type { LogCutInput } from './storage/logHead.js';
 export type { MetricHeadSnapshot } from './storage/metricHeadSnapshots.js';
 export { DEFAULT_INDEXED_TAGS, type LogEntry, type LogReader, type LogStreamData } from './storage/logHead.js';
 export type { LastSampleLookup, MetricQuerier, MetricSeries } from './storage/metricHead.js';
-export type { SeriesColumns, ValueText } from './storage/seriesColumns.js';
+export type { ByteText, SeriesColumns, ValueText } from './storage/seriesColumns.js';
 export { valueTextAt } from './storage/seriesColumns.js';
 export { renderHistogram, type RenderedHistogram } from './histogram/render.js';
 export type { FloatHistogram } from './histogram/floatHistogram.js';

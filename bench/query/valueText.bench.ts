@@ -1,7 +1,7 @@
 import { Bench } from 'tinybench';
 import { packSeries, unpackSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
-import { renderMatrix } from '../../src/prometheus/render.js';
+import { joinJson, renderMatrix, renderMatrixPieces } from '../../src/prometheus/render.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
 
@@ -11,7 +11,8 @@ import { taskMeanMs } from '../taskResult.js';
  * of building the text (values joined as strings in groups, the rope flattened once joined) in
  * the same run, after checking that both give the same text. Then the same answer as a
  * Prometheus API matrix: rendered on the answering thread from the workers' rendering of every
- * point (PackedSeries.sampleText) against rendering every point there, as before; and what
+ * point (PackedSeries.sampleText, bytes joined into the body) against rendering every point
+ * there, as before; and what
  * that rendering costs the worker. `node dist/bench/query/valueText.bench.js`.
  */
 const SERIES = 1_000;
@@ -66,9 +67,9 @@ export async function main(): Promise<void> {
   const plain = unpackSeries(packSeries(series));
   if (renderMatrix(rendered) !== renderMatrix(plain)) throw new Error('the matrices differ');
   const matrix = new Bench({ time: 1_000, warmup: true, warmupTime: 300 });
-  matrix.add('matrix from the workers\' points', () => void renderMatrix(rendered));
+  matrix.add('matrix from the workers\' points', () => void joinJson(renderMatrixPieces(rendered)));
   matrix.add('matrix point by point', () => void renderMatrix(plain));
-  matrix.add('worker: packSeries with points rendered', () => void structuredClone(packSeries(series, { sampleText: true }).sampleText));
+  matrix.add('worker: packSeries with points rendered', () => void packSeries(series, { sampleText: true }).sampleText);
   await matrix.run();
   const fromWorkers = taskMeanMs(matrix, "matrix from the workers' points");
   const pointByPoint = taskMeanMs(matrix, 'matrix point by point');

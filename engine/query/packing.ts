@@ -34,10 +34,11 @@ export interface PackedSeries {
   valueTextAt?: Uint32Array;
   /**
    * Every point as the Prometheus API writes it, when the task asked for it: `sampleText` is
-   * each point's `[unixSeconds,"value"]` followed by a comma, `sampleTextAt[g]` where sample
-   * g's starts (SeriesColumns.sampleText). Left out when any series has histogram samples.
+   * each point's `[unixSeconds,"value"]` followed by a comma, as ASCII bytes (transferred with
+   * the rest), `sampleTextAt[g]` where sample g's starts (SeriesColumns.sampleText). Left out
+   * when any series has histogram samples.
    */
-  sampleText?: string;
+  sampleText?: Uint8Array;
   sampleTextAt?: Uint32Array;
 }
 
@@ -146,7 +147,8 @@ function packSampleText(offsets: Uint32Array, timestampsMs: Float64Array, values
     }
   }
   at[values.length] = length;
-  packed.sampleText = bytes.toString('latin1', 0, length);
+  // A copy of its own: the scratch buffer stays with this thread, the copy is transferred.
+  packed.sampleText = new Uint8Array(bytes.subarray(0, length));
   packed.sampleTextAt = at;
   releaseScratch();
 }
@@ -208,7 +210,7 @@ export function unpackSeries(packed: PackedSeries): SeriesColumns[] {
     const ho = packed.histogramOffsets;
     if (ho !== undefined && ho[i + 1] > ho[i]) out[i].histograms = decodeHistogramBlock(packed.histogramBytes!.subarray(ho[i], ho[i + 1]), to - from);
     if (packed.valueText !== undefined) out[i].valueText = { source: packed.valueText, at: packed.valueTextAt!.subarray(from, to + 1) };
-    if (packed.sampleText !== undefined) out[i].sampleText = { source: packed.sampleText, at: packed.sampleTextAt!.subarray(from, to + 1) };
+    if (packed.sampleText !== undefined) out[i].sampleText = { bytes: packed.sampleText, at: packed.sampleTextAt!.subarray(from, to + 1) };
   }
   return out;
 }
@@ -216,7 +218,7 @@ export function unpackSeries(packed: PackedSeries): SeriesColumns[] {
 /** transferablesOf lists the buffers to move with a message carrying `packed`. */
 export function transferablesOf(packed: PackedSeries): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  for (const a of [packed.labels, packed.offsets, packed.timestampsMs, packed.values, packed.histogramOffsets, packed.histogramBytes, packed.valueTextAt, packed.sampleTextAt]) if (a !== undefined) buffers.add(a.buffer as ArrayBuffer);
+  for (const a of [packed.labels, packed.offsets, packed.timestampsMs, packed.values, packed.histogramOffsets, packed.histogramBytes, packed.valueTextAt, packed.sampleText, packed.sampleTextAt]) if (a !== undefined) buffers.add(a.buffer as ArrayBuffer);
   return [...buffers];
 }
 
@@ -231,7 +233,7 @@ export function packedSeriesBytes(series: PackedSeries): number {
     (series.histogramBytes?.byteLength ?? 0) +
     (series.valueText?.length ?? 0) +
     (series.valueTextAt?.byteLength ?? 0) +
-    (series.sampleText?.length ?? 0) +
+    (series.sampleText?.byteLength ?? 0) +
     (series.sampleTextAt?.byteLength ?? 0)
   );
 }

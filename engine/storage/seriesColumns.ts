@@ -38,7 +38,7 @@ export interface SeriesColumns {
    * `[unixSeconds,"value"]` with the value in Go's form, made by the worker that evaluated the
    * series (packing.ts) for the same reason as valueText; entry i is point i's pair.
    */
-  sampleText?: ValueText;
+  sampleText?: ByteText;
 }
 
 /**
@@ -48,6 +48,17 @@ export interface SeriesColumns {
  */
 export interface ValueText {
   source: string;
+  /** at has one more entry than the series has points. */
+  at: Uint32Array;
+}
+
+/**
+ * ByteText is ValueText kept as ASCII bytes: point i is `bytes[at[i] .. at[i + 1] - 1)`, each
+ * followed by a comma. Bytes move between threads without a copy and go into a response body
+ * as they are, where a string would be copied into each thread's heap and encoded again.
+ */
+export interface ByteText {
+  bytes: Uint8Array;
   /** at has one more entry than the series has points. */
   at: Uint32Array;
 }

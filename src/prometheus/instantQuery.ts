@@ -5,7 +5,7 @@ import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { instantWindow, type QueryWindow } from '../query/timeRange.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import type { PromParams } from './params.js';
-import { renderMatrix, renderScalar, renderString, renderVector, successBody } from './render.js';
+import { joinJson, renderMatrix, renderMatrixPieces, renderScalar, renderString, renderVector, successBody, successPieces, type JsonPiece } from './render.js';
 
 /**
  * Evaluation of /query and /query_range: the same plans, pool, per-org gate, memory budget and
@@ -65,15 +65,15 @@ const INFO_PREFIX = 'PromQL info: ';
  * answerBody renders a query's data with its annotations split as Prometheus splits them
  * (`warnings`, `infos`), plus a warning when unreadable segments left the answer partial.
  */
-function answerBody(dataJson: string, collected: CollectedSeries): string {
+function answerBody(data: readonly JsonPiece[], collected: CollectedSeries): string | Buffer {
   const warnings = collected.annotations.filter((a) => !a.startsWith(INFO_PREFIX));
   const infos = collected.annotations.filter((a) => a.startsWith(INFO_PREFIX));
   if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) or holder(s) of recent data could not be read; the result is partial`);
-  return successBody(dataJson, warnings, infos);
+  return joinJson(successPieces(data, warnings, infos));
 }
 
 /** instantQuery serves /prometheus/api/v1/query. */
-export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, storage: Storage, org: string, params: PromParams): Promise<string> {
+export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, storage: Storage, org: string, params: PromParams): Promise<string | Buffer> {
   const { text, expr } = parseQueryParam(params);
   const timeMs = params.time('time', Date.now());
   const timeoutMs = queryTimeoutMs(params, deps.queryLimitsFor(org).timeoutMs);
@@ -85,7 +85,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
   if (type === 'matrix') return successBody(await rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
   const collected = await evaluate(ctx, deps, org, text, expr, instantWindow(timeMs), timeoutMs);
   const data = type === 'scalar' ? renderScalar(collected.series, timeMs) : renderVector(collected.series, timeMs);
-  return answerBody(data, collected);
+  return answerBody([data], collected);
 }
 
 /**
@@ -128,7 +128,7 @@ async function rangeSelectorAt(storage: Storage, org: string, expr: PromQLExpr, 
 }
 
 /** rangeQuery serves /prometheus/api/v1/query_range. */
-export async function rangeQuery(ctx: RequestContext, deps: PromQueryDeps, org: string, params: PromParams): Promise<string> {
+export async function rangeQuery(ctx: RequestContext, deps: PromQueryDeps, org: string, params: PromParams): Promise<string | Buffer> {
   const startMs = requiredTime(params, 'start');
   const endMs = requiredTime(params, 'end');
   if (endMs < startMs) throw invalidParam('end', 'end timestamp must not be before start time');
@@ -153,7 +153,7 @@ export async function rangeQuery(ctx: RequestContext, deps: PromQueryDeps, org: 
   // A range query stays one even when start equals end, as in Prometheus (series ordered by labels).
   const window: QueryWindow = { startMs, endMs, stepMs, points, instant: false };
   const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
-  return answerBody(renderMatrix(collected.series), collected);
+  return answerBody(renderMatrixPieces(collected.series), collected);
 }
 
 function requiredTime(params: PromParams, name: string): number {

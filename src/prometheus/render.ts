@@ -51,22 +51,70 @@ export function renderHistogramSample(timestampMs: number, h: FloatHistogram): s
   return out + '}]';
 }
 
+/**
+ * JsonPiece is part of a JSON body: text, or bytes already rendered (the workers' points, as
+ * ASCII). A body of pieces is joined once (joinJson), so the workers' bytes are copied into
+ * the body and never become a string on this thread.
+ */
+export type JsonPiece = string | Uint8Array;
+
+/** JsonPieces gathers a body's pieces, running adjacent text together. */
+class JsonPieces {
+  readonly pieces: JsonPiece[] = [];
+  private text = '';
+
+  add(piece: JsonPiece): void {
+    if (typeof piece === 'string') this.text += piece;
+    else {
+      if (this.text !== '') this.pieces.push(this.text);
+      this.text = '';
+      this.pieces.push(piece);
+    }
+  }
+
+  done(): JsonPiece[] {
+    if (this.text !== '') this.pieces.push(this.text);
+    this.text = '';
+    return this.pieces;
+  }
+}
+
+/** joinJson makes a body of pieces: text when it is all text, else one buffer (text encoded as UTF-8). */
+export function joinJson(pieces: readonly JsonPiece[]): string | Buffer {
+  if (pieces.every((p) => typeof p === 'string')) return pieces.join('');
+  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+}
+
 /** renderMatrix renders series with at least one point as a matrix result, sorted by labels as Prometheus sorts range results. */
 export function renderMatrix(series: readonly SeriesColumns[]): string {
+  const body = joinJson(renderMatrixPieces(series));
+  return typeof body === 'string' ? body : body.toString();
+}
+
+/** renderMatrixPieces is renderMatrix as pieces: series rendered by the workers are their bytes. */
+export function renderMatrixPieces(series: readonly SeriesColumns[]): JsonPiece[] {
   const kept = series.filter((s) => s.timestampsMs.length > 0).sort((a, b) => compareLabels(a.labels, b.labels));
-  const parts: string[] = [];
+  const out = new JsonPieces();
+  out.add('{"resultType":"matrix","result":[');
+  let first = true;
+  const part = (text: string): void => {
+    out.add(first ? text : ',' + text);
+    first = false;
+  };
   for (const s of kept) {
     const hists = s.histograms;
     const text = s.sampleText;
     if (hists === undefined && text !== undefined) {
       // The workers' rendering of the points (SeriesColumns.sampleText), each followed by a comma.
-      parts.push(`{"metric":${renderLabels(s.labels)},"values":[${text.source.slice(text.at[0], text.at[text.at.length - 1] - 1)}]}`);
+      part(`{"metric":${renderLabels(s.labels)},"values":[`);
+      out.add(text.bytes.subarray(text.at[0], text.at[text.at.length - 1] - 1));
+      out.add(']}');
       continue;
     }
     if (hists === undefined) {
       const points: string[] = new Array<string>(s.timestampsMs.length);
       for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);
-      parts.push(`{"metric":${renderLabels(s.labels)},"values":[${points.join(',')}]}`);
+      part(`{"metric":${renderLabels(s.labels)},"values":[${points.join(',')}]}`);
       continue;
     }
     // Floats go in `values` and histograms in `histograms`, each left out when empty, as Prometheus writes a series.
@@ -80,9 +128,10 @@ export function renderMatrix(series: readonly SeriesColumns[]): string {
     const members = [`"metric":${renderLabels(s.labels)}`];
     if (points.length > 0) members.push(`"values":[${points.join(',')}]`);
     if (histograms.length > 0) members.push(`"histograms":[${histograms.join(',')}]`);
-    parts.push(`{${members.join(',')}}`);
+    part(`{${members.join(',')}}`);
   }
-  return `{"resultType":"matrix","result":[${parts.join(',')}]}`;
+  out.add(']}');
+  return out.done();
 }
 
 /** renderVector renders each series' point at `timestampMs` (the evaluation time) as an instant vector. */
@@ -113,6 +162,11 @@ export function renderString(text: string, timestampMs: number): string {
 
 /** successBody wraps rendered `data` JSON in the success envelope, with warnings and infos when there are any. */
 export function successBody(dataJson: string, warnings: readonly string[] = [], infos: readonly string[] = []): string {
+  return successPieces([dataJson], warnings, infos).join('');
+}
+
+/** successPieces is successBody for `data` in pieces. */
+export function successPieces<P extends JsonPiece>(data: readonly P[], warnings: readonly string[] = [], infos: readonly string[] = []): Array<P | string> {
   const extra = (warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : '') + (infos.length > 0 ? `,"infos":${JSON.stringify(infos)}` : '');
-  return `{"status":"success","data":${dataJson}${extra}}`;
+  return ['{"status":"success","data":', ...data, `${extra}}`];
 }

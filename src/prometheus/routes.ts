@@ -31,11 +31,12 @@ const PREFIX = '/prometheus/api/v1';
 /** FORM_BODY_BYTES bounds a form-encoded request: a query and its parameters, not data. */
 const FORM_BODY_BYTES = 1024 * 1024;
 
-type PromHandler = (ctx: RequestContext, org: string, params: PromParams) => string | Promise<string>;
+/** PromHandler answers a body: JSON text, or its bytes (a matrix holding the workers' rendering). */
+type PromHandler = (ctx: RequestContext, org: string, params: PromParams) => string | Buffer | Promise<string | Buffer>;
 
 /** answer runs one Prometheus handler and writes its body, or Prometheus' error envelope. */
 async function answer(ctx: RequestContext, deps: PromRoutesDeps, handler: PromHandler, endpoint?: string): Promise<void> {
-  let body: string;
+  let body: string | Buffer;
   try {
     const org = await scopeOrg(ctx, deps.store);
     const params = PromParams.fromRequest(ctx.query, ctx.body, ctx.headers['content-type']);

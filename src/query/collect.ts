@@ -1,4 +1,4 @@
-import { formatLabels, MemoryBudget, rowBytes, type FloatHistogram, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns, type ValueText } from '../../engine/index.js';
+import { formatLabels, MemoryBudget, rowBytes, type FloatHistogram, type LogQLExpr, type PromQLExpr, type RawRow, type SeriesColumns, type ByteText } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { runRawLogs, type LogPlanDeps, type RawLogOptions } from './plans.js';
 import { logSeriesSource, metricSeriesSource, type ResultsCacheDeps } from './metricSource.js';
@@ -90,22 +90,28 @@ export class SeriesJoiner {
   }
 }
 
-/** joinText joins the text of consecutive parts of a series into one ValueText over all their points. */
-function joinText(parts: readonly ValueText[]): ValueText {
+/** joinText joins the text of consecutive parts of a series into one ByteText over all their points. */
+function joinText(parts: readonly ByteText[]): ByteText {
   let points = 0;
-  for (const part of parts) points += part.at.length - 1;
+  let length = 0;
+  for (const part of parts) {
+    points += part.at.length - 1;
+    length += part.at[part.at.length - 1] - part.at[0];
+  }
   const at = new Uint32Array(points + 1);
-  let source = '';
+  const bytes = new Uint8Array(length);
+  let written = 0;
   let g = 0;
   for (const part of parts) {
     const from = part.at[0];
     const to = part.at[part.at.length - 1];
-    const shift = source.length - from;
+    const shift = written - from;
     for (let i = 0; i + 1 < part.at.length; i++) at[g++] = part.at[i] + shift;
-    source += part.source.slice(from, to);
+    bytes.set(part.bytes.subarray(from, to), written);
+    written += to - from;
   }
-  at[points] = source.length;
-  return { source, at };
+  at[points] = written;
+  return { bytes, at };
 }
 
 /** QueryCollector runs checked queries for one org and returns their whole results. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget, packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { MemoryBudget, packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { FramedEvents } from '../../src/http/sse.js';
-import { renderMatrix, renderSample } from '../../src/prometheus/render.js';
+import { joinJson, renderMatrix, renderMatrixPieces, renderSample } from '../../src/prometheus/render.js';
 import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
@@ -119,6 +119,11 @@ describe('values sent as text by the worker', () => {
   });
 });
 
+/** sampleAt is point p's pair in a worker's rendering. */
+function sampleAt(text: ByteText, p: number): string {
+  return Buffer.from(text.bytes.buffer, text.bytes.byteOffset + text.at[p], text.at[p + 1] - 1 - text.at[p]).toString('latin1');
+}
+
 /** throughWorkerAsSamples is an answer whose worker rendered every point as the Prometheus API writes it. */
 function throughWorkerAsSamples(series: SeriesColumns[]): SeriesColumns[] {
   return unpackSeries(packSeries(series, { sampleText: true }));
@@ -132,7 +137,7 @@ describe('points rendered for the Prometheus API by the worker', () => {
     read.forEach((s, i) => {
       expect(s.sampleText).toBeDefined();
       for (let p = 0; p < s.values.length; p++) {
-        expect(valueTextAt(s.sampleText!, p)).toBe(renderSample(series[i].timestampsMs[p], series[i].values[p]));
+        expect(sampleAt(s.sampleText!, p)).toBe(renderSample(series[i].timestampsMs[p], series[i].values[p]));
         checked++;
       }
     });
@@ -157,6 +162,10 @@ describe('points rendered for the Prometheus API by the worker', () => {
     expect(matrix.length).toBeGreaterThan(200_000);
     expect(matrix).toBe(renderMatrix(plain.result()));
     expect(renderMatrix(throughWorkerAsSamples(slices[0]))).toBe(renderMatrix(slices[0]));
+    // As the API sends it: the workers' bytes joined into one buffer with the rest.
+    const body = joinJson(renderMatrixPieces(joined));
+    expect(Buffer.isBuffer(body)).toBe(true);
+    expect(body.toString()).toBe(matrix);
   });
 
   it('stays aligned when the results cache cuts a series', () => {
@@ -166,7 +175,7 @@ describe('points rendered for the Prometheus API by the worker', () => {
     for (const s of cut) {
       const whole = sent.find((w) => w.labels === s.labels)!;
       const offset = whole.timestampsMs.indexOf(s.timestampsMs[0]);
-      for (let p = 0; p < s.values.length; p++) expect(valueTextAt(s.sampleText!, p)).toBe(valueTextAt(whole.sampleText!, offset + p));
+      for (let p = 0; p < s.values.length; p++) expect(sampleAt(s.sampleText!, p)).toBe(sampleAt(whole.sampleText!, offset + p));
     }
   });
 });

@@ -58,7 +58,7 @@ export function sliceSeries(series: readonly SeriesColumns[], fromMs: number, to
     else {
       const cut: SeriesColumns = { labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) };
       if (s.valueText !== undefined) cut.valueText = { source: s.valueText.source, at: s.valueText.at.subarray(from, to + 1) };
-      if (s.sampleText !== undefined) cut.sampleText = { source: s.sampleText.source, at: s.sampleText.at.subarray(from, to + 1) };
+      if (s.sampleText !== undefined) cut.sampleText = { bytes: s.sampleText.bytes, at: s.sampleText.at.subarray(from, to + 1) };
       out.push(cut);
     }
   }
