@@ -6,6 +6,7 @@ import { utf8Bytes } from '../../src/http/compression.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
 import { SeriesRenderer } from '../../src/query/events.js';
 import { runWhenDirect } from '../runDirect.js';
+import { manySeriesAnswer, POINTS, SERIES } from './manySeries.js';
 import { taskMeanMs } from '../taskResult.js';
 
 /**
@@ -17,20 +18,12 @@ import { taskMeanMs } from '../taskResult.js';
  * client's side, parsing every event and reading its columns back into numbers. Both variants
  * are checked to carry the same numbers first. `node dist/bench/query/compactColumns.bench.js`.
  */
-const SERIES = 1_000;
-const POINTS = 241;
-
 function answer(): SeriesColumns[] {
-  return Array.from({ length: SERIES }, (_, i) => {
-    const timestampsMs = new Float64Array(POINTS);
-    const values = new Float64Array(POINTS);
-    for (let p = 0; p < POINTS; p++) {
-      timestampsMs[p] = 1_700_000_000_000 + p * 15_000;
-      // Rates of counters growing by irrational shares: every digit of a double in use.
-      values[p] = ((i + 1) * Math.PI * (p + 17)) / 300;
-    }
-    return { labels: { __name__: 'http_requests_total', instance: `host-${i}`, job: 'api' }, timestampsMs, values };
-  });
+  // Rates of counters growing by irrational shares: every digit of a double in use.
+  return manySeriesAnswer(
+    (i, p) => ((i + 1) * Math.PI * (p + 17)) / 300,
+    (i) => ({ __name__: 'http_requests_total', instance: `host-${i}`, job: 'api' }),
+  );
 }
 
 /** serve runs the server's side of one answer and returns its events' text. */

@@ -5,6 +5,7 @@ import { CompactRowEncoder, CompactSeriesEncoder } from '../../src/query/compact
 import { SeriesRenderer } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
 import { runWhenDirect } from '../runDirect.js';
+import { manySeriesAnswer, POINTS, SERIES } from './manySeries.js';
 import { legacyPointEvents, legacyRowEvent } from './legacyEvents.js';
 import { taskMedianMs } from '../taskResult.js';
 
@@ -17,21 +18,13 @@ import { taskMedianMs } from '../taskResult.js';
  * columns) is measured beside the default on the same answers: points (or rows) per second
  * and bytes. `node dist/bench/query/encoder.bench.js`.
  */
-const SERIES = 1_000;
-const POINTS = 241;
 const ROWS = 20_000;
 
 function slice(): SeriesColumns[] {
-  return Array.from({ length: SERIES }, (_, i) => {
-    const timestampsMs = new Float64Array(POINTS);
-    const values = new Float64Array(POINTS);
-    for (let p = 0; p < POINTS; p++) {
-      timestampsMs[p] = 1_700_000_000_000 + p * 15_000;
-      values[p] = (i % 7) * 0.37 + p / 13;
-    }
-    const labels = { __name__: 'http_requests_total', code: String(200 + (i % 4) * 100), instance: `host-${i % 250}:9100`, job: 'api', route: `/v1/r${i % 5}` };
-    return { labels, timestampsMs, values };
-  });
+  return manySeriesAnswer(
+    (i, p) => (i % 7) * 0.37 + p / 13,
+    (i) => ({ __name__: 'http_requests_total', code: String(200 + (i % 4) * 100), instance: `host-${i % 250}:9100`, job: 'api', route: `/v1/r${i % 5}` }),
+  );
 }
 
 function rows(): RawRow[] {

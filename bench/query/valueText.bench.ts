@@ -3,6 +3,7 @@ import { packSeries, unpackSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { joinJson, renderMatrix, renderMatrixPieces } from '../../src/prometheus/render.js';
 import { runWhenDirect } from '../runDirect.js';
+import { manySeriesAnswer, POINTS, SERIES } from './manySeries.js';
 import { taskMeanMs } from '../taskResult.js';
 
 /**
@@ -15,20 +16,12 @@ import { taskMeanMs } from '../taskResult.js';
  * there, as before; and what
  * that rendering costs the worker. `node dist/bench/query/valueText.bench.js`.
  */
-const SERIES = 1_000;
-const POINTS = 241;
-
 function answer(): SeriesColumns[] {
-  return Array.from({ length: SERIES }, (_, i) => {
-    const timestampsMs = new Float64Array(POINTS);
-    const values = new Float64Array(POINTS);
-    for (let p = 0; p < POINTS; p++) {
-      timestampsMs[p] = 1_700_000_000_000 + p * 15_000;
-      // Per-second rates of integer counters over 5 m: mostly repeating decimals.
-      values[p] = ((i * 7 + p * 13) % 997) / 300;
-    }
-    return { labels: { instance: `host-${i}`, job: 'api' }, timestampsMs, values };
-  });
+  // Per-second rates of integer counters over 5 m: mostly repeating decimals.
+  return manySeriesAnswer(
+    (i, p) => ((i * 7 + p * 13) % 997) / 300,
+    (i) => ({ instance: `host-${i}`, job: 'api' }),
+  );
 }
 
 /** joinedValueText is the previous builder: `v + ','` appended to groups of 16 Ki characters, then joined. */

@@ -55,7 +55,7 @@ export class CompactSeriesEncoder {
     // costly part of a point).
     const stepMs: number[] = [];
     const stepText: string[] = [];
-    const shared = new SharedTimestamps();
+    const shared = new SharedTimestamps(jsonNumbers);
     for (const s of series) {
       const whole = wholeColumns(s, shared);
       if (whole !== undefined) {
@@ -129,7 +129,7 @@ export class CompactSeriesEncoder {
    */
   private *float64Frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const out = new FrameBatcher();
-    const shared = new SharedTimestamps64();
+    const shared = new SharedTimestamps(float64Base64);
     for (const s of series) {
       const ts = s.timestampsMs;
       const vs = s.values;
@@ -204,11 +204,14 @@ export class CompactSeriesEncoder {
 /**
  * SharedTimestamps keeps the text of the last timestamps column written whole: the series of a
  * slice mostly have the same steps, so the next one usually reuses it after a comparison of
- * numbers instead of formatting and joining every timestamp again.
+ * numbers instead of writing every timestamp again. `write` is how a column becomes text (JSON
+ * numbers, or base64 doubles).
  */
 class SharedTimestamps {
   private timestampsMs: Float64Array | undefined;
   private text = '';
+
+  constructor(private readonly write: (ts: Float64Array) => string) {}
 
   of(ts: Float64Array): string {
     const last = this.timestampsMs;
@@ -217,12 +220,17 @@ class SharedTimestamps {
       for (let i = 0; i < ts.length && same; i++) same = ts[i] === last[i];
       if (same) return this.text;
     }
-    let text = '';
-    for (let i = 0; i < ts.length; i++) text += i === 0 ? '' + ts[i] : ',' + ts[i];
     this.timestampsMs = ts;
-    this.text = text;
-    return text;
+    this.text = this.write(ts);
+    return this.text;
   }
+}
+
+/** jsonNumbers joins a column as JSON numbers, as a number joined to a string prints. */
+function jsonNumbers(ts: Float64Array): string {
+  let text = '';
+  for (let i = 0; i < ts.length; i++) text += i === 0 ? '' + ts[i] : ',' + ts[i];
+  return text;
 }
 
 /**
@@ -239,24 +247,6 @@ function allFinite(values: Float64Array): boolean {
 /** float64Base64 is the bytes of `column` (little-endian doubles, as every platform Node runs on stores them) in base64. */
 function float64Base64(column: Float64Array): string {
   return Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString('base64');
-}
-
-/** SharedTimestamps64 is SharedTimestamps for base64 columns: the series of a slice mostly share one timestamps column. */
-class SharedTimestamps64 {
-  private timestampsMs: Float64Array | undefined;
-  private text = '';
-
-  of(ts: Float64Array): string {
-    const last = this.timestampsMs;
-    if (last !== undefined && last.length === ts.length) {
-      let same = true;
-      for (let i = 0; i < ts.length && same; i++) same = ts[i] === last[i];
-      if (same) return this.text;
-    }
-    this.timestampsMs = ts;
-    this.text = float64Base64(ts);
-    return this.text;
-  }
 }
 
 /** float64PointsEvent writes one points event with base64 timestamps and the given values or histograms column. */
