@@ -75,6 +75,12 @@ export async function timedQuery(sys: RunningSystem, req: QueryRequest, signal?:
   return { ms, bytes, body };
 }
 
+/**
+ * BROWSER_ENCODINGS is what Chromium asks a server for; the compact client stands for the web
+ * UI, which runs in a browser, where fetch's own default (`gzip, deflate`) stands for other clients.
+ */
+const BROWSER_ENCODINGS = { 'accept-encoding': 'gzip, deflate, br, zstd' };
+
 function sluiceRequest(sys: RunningSystem, req: QueryRequest, signal?: AbortSignal): Promise<Response> {
   const body: Record<string, unknown> =
     req.kind === 'range'
@@ -88,7 +94,7 @@ function sluiceRequest(sys: RunningSystem, req: QueryRequest, signal?: AbortSign
   return fetch(`${sys.url}/api/v1/metrics/query`, {
     method: 'POST',
     body: JSON.stringify(body),
-    headers: { 'x-svc-api-key': sys.key, 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { 'x-svc-api-key': sys.key, 'content-type': 'application/json', accept: 'text/event-stream', ...(sys.name === 'sluice-compact' ? BROWSER_ENCODINGS : {}) },
     signal,
   });
 }

@@ -129,7 +129,7 @@ function compactSection(queries: readonly QueryCaseResult[]): string[] {
   const lines = [
     '### Sluice with the compact SSE format',
     '',
-    'The same queries asked of `/api/v1/metrics/query` with `format: "compact"` and `columns: "float64"` (as the web UI asks), read to `done`. A ratio to SSE below 1 means the compact stream was faster than the default one.',
+    'The same queries asked of `/api/v1/metrics/query` with `format: "compact"` and `columns: "float64"` and a browser\'s Accept-Encoding (as the web UI asks), read to `done`. A ratio to SSE below 1 means the compact stream was faster than the default one.',
     '',
     '| Query | Window | Compact ms (p90) | bytes, compact / SSE | Compact / SSE | Compact / Prometheus | Compact / VictoriaMetrics | Answer = Prometheus |',
     '|---|---|---|---|---|---|---|---|',
@@ -251,7 +251,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     out.push(
       '## Concurrent dashboard viewers',
       '',
-      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, RSS its peak while the level ran. Sluice is measured once per client format, one after the other on the same process: its spec events (each point one JSON event), the compact SSE format its web UI reads, and its Prometheus API, which Grafana reads. Every system runs without a results cache; "Sluice (results cache)" rows, when present, are Sluice restarted with its cache on, for comparison with its own rows only.',
+      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, RSS its peak while the level ran. Sluice is measured once per client format, one after the other on the same process: its spec events (each point one JSON event), the compact SSE format its web UI reads (float64 columns, with the Accept-Encoding a browser sends, so brotli), and its Prometheus API, which Grafana reads. Every system runs without a results cache; "Sluice (results cache)" rows, when present, are Sluice restarted with its cache on, for comparison with its own rows only.',
       '',
       concurrencyTable(report.concurrency),
       '',
