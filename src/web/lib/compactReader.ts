@@ -19,7 +19,8 @@ export interface RowResult {
 /**
  * CompactReader reads the compact result format a query asks for with `format: "compact"`:
  * `series` and `stream` events name an id once, `points` and `rows` events carry columns that
- * refer to it (a points event's numbers as JSON, or as base64 doubles with `columns: "float64"`). It hands each point or row on in the shape of a default `result` event, so the
+ * refer to it (a points event's numbers as JSON, or as base64 doubles with `columns:
+ * "float64"`). It hands each point or row on in the shape of a default `result` event, so the
  * panels draw the same whichever format arrived.
  */
 export class CompactReader {
