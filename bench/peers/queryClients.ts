@@ -169,19 +169,22 @@ function parseSluiceSse(bytes: Buffer): SeriesPoints {
 
 /**
  * parseSluiceCompact reads the compact format: `series` events name an id's tags, `points`
- * events carry its columns, as JSON numbers or (`columns: "float64"`) base64 doubles.
+ * events carry its columns, as JSON numbers or (`columns: "float64"`) base64 doubles, whose
+ * timestamps may come as `start` and `step`.
  */
 function parseSluiceCompact(bytes: Buffer): SeriesPoints {
   const points: SeriesPoints = new Map();
   const keys = new Map<number, string>();
   for (const data of sseData(bytes)) {
-    const event = JSON.parse(data) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[] | string; values?: number[] | string } };
+    const event = JSON.parse(data) as { type: string; data: { id?: number; tags?: Record<string, unknown>; timestamps?: number[] | string; start?: number; step?: number; values?: number[] | string } };
     if (event.type === 'series') keys.set(event.data.id!, labelsKey(event.data.tags ?? {}));
     else if (event.type === 'points') {
       const key = keys.get(event.data.id!);
       if (key === undefined) throw new QueryFailed(`compact points for series ${event.data.id} before its series event`);
-      const ts = numberColumn(event.data.timestamps!);
       const vs = numberColumn(event.data.values!);
+      // float64 columns over a regular grid give `start` and `step` instead of timestamps.
+      const { start, step } = event.data;
+      const ts = event.data.timestamps !== undefined ? numberColumn(event.data.timestamps) : Array.from({ length: vs.length }, (_, i) => start! + i * step!);
       for (let i = 0; i < ts.length; i++) add(points, key, ts[i], vs[i]);
     }
   }

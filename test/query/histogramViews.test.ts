@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snappyCompress } from '../../engine/ingest/index.js';
 import { pbEncode, WriteRequest } from '../engine/ingest/protoTypes.js';
-import { numberColumn } from '../support/compactSse.js';
+import { numberColumn, timesOf } from '../support/compactSse.js';
 import { connectMcp, textOf } from '../support/mcpClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
@@ -148,7 +148,7 @@ describe('native histograms in the compact format', () => {
           const cells = e.data.histograms !== undefined ? (e.data.histograms as unknown[]) : numberColumn(e.data.values as number[] | string);
           // Exactly one of the two columns.
           expect(e.data.histograms === undefined, q).toBe(e.data.values !== undefined);
-          numberColumn(e.data.timestamps as number[] | string).forEach((t, i) => got.set(t, cells[i]));
+          timesOf(e.data, cells.length).forEach((t, i) => got.set(t, cells[i]));
         }
         expect(got, `${q} ${columns}`).toEqual(want);
       }

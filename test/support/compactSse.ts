@@ -67,8 +67,8 @@ export function expandCompact(raw: string): ExpandedStream {
     } else if (event.type === 'points') {
       const s = series.get(d.id as number);
       if (s === undefined) throw new Error(`points for unannounced series ${String(d.id)}`);
-      const ts = numberColumn(d.timestamps as number[] | string);
       const vs = numberColumn(d.values as number[] | string);
+      const ts = timesOf(d, vs.length);
       if (ts.length !== vs.length || ts.length === 0) throw new Error('points columns differ in length or are empty');
       for (let i = 0; i < ts.length; i++) out.results.push(`{"type":"result","data":{"tags":${s.tagsJson},"value":${JSON.stringify(vs[i])},"timestamp":${JSON.stringify(ts[i])},"label":${s.labelJson}}}`);
     } else if (event.type === 'stream') {
@@ -101,6 +101,20 @@ export function expandCompact(raw: string): ExpandedStream {
     }
   }
   return out;
+}
+
+/**
+ * timesOf reads a points event's `count` times: its `timestamps` column, or (float64 columns
+ * over a regular grid) `start` and `step`, which then must be the only times given.
+ */
+export function timesOf(d: Record<string, unknown>, count: number): number[] {
+  if (d.timestamps !== undefined) {
+    if (d.start !== undefined || d.step !== undefined) throw new Error('points event with both timestamps and start/step');
+    return numberColumn(d.timestamps as number[] | string);
+  }
+  const { start, step } = d as { start: number; step: number };
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(step) || step <= 0 || count < 2) throw new Error(`points event without timestamps and with start ${start}, step ${step}, ${count} points`);
+  return Array.from({ length: count }, (_, i) => start + i * step);
 }
 
 /**

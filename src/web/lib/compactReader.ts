@@ -43,15 +43,15 @@ export class CompactReader {
       case 'points': {
         const s = this.series.get(d.id as number);
         if (s === undefined) return 0;
-        const timestamps = numberColumn(d.timestamps as number[] | string);
         // A points event carries either float values or native histogram samples.
         const histograms = d.histograms as Array<Record<string, unknown>> | undefined;
+        const values = histograms === undefined ? numberColumn(d.values as number[] | string) : undefined;
+        const timestamps = timesOf(d, histograms?.length ?? values!.length);
         if (histograms !== undefined) {
           for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], histogram: histograms[i] });
           return timestamps.length;
         }
-        const values = numberColumn(d.values as number[] | string);
-        for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], value: values[i] });
+        for (let i = 0; i < timestamps.length; i++) onPoint({ tags: s.tags, label: s.label, timestamp: timestamps[i], value: values![i] });
         return timestamps.length;
       }
       case 'rows': {
@@ -69,6 +69,17 @@ export class CompactReader {
         return 0;
     }
   }
+}
+
+/**
+ * timesOf reads a points event's `count` times: its `timestamps` column, or (float64 columns
+ * over a regular grid) `start` and `step`.
+ */
+function timesOf(d: Record<string, unknown>, count: number): ArrayLike<number> {
+  if (d.timestamps !== undefined) return numberColumn(d.timestamps as number[] | string);
+  const start = d.start as number;
+  const step = d.step as number;
+  return Array.from({ length: count }, (_, i) => start + i * step);
 }
 
 /** numberColumn reads a points event's column: JSON numbers, or base64 of little-endian doubles. */
