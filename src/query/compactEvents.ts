@@ -15,6 +15,11 @@ import { histogramJson, type RenderedSeries, type SeriesRenderer } from './event
  */
 export type ResultFormat = 'events' | 'compact' | 'compact-float64';
 
+/** writesValueText tells whether a format writes values as text, so its plan asks the workers for their values' text. */
+export function writesValueText(format: ResultFormat): boolean {
+  return format !== 'compact-float64';
+}
+
 /**
  * COLUMN_CHARS bounds the text of one columns event, so a long series or a big slice of rows is
  * cut into events of about a stream piece and a client can parse each as it arrives.

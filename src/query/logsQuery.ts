@@ -8,7 +8,7 @@ import { QUERY_NEEDS_ORG, holdingSlot, orgStreamOptions, type QueryDeps } from '
 import { callerOrg } from '../auth/callerOrg.js';
 import { runRawLogs, type LogPlanDeps } from './plans.js';
 import { optionalBoolean, requireObject, requireQueryText, resultFormat } from './request.js';
-import { CompactRowEncoder } from './compactEvents.js';
+import { CompactRowEncoder, writesValueText } from './compactEvents.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { logSeriesSource } from './metricSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
@@ -112,7 +112,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   let rawFailed = 0;
   const { planDeps, source, stream } = holdingSlot(release, () => {
-    const planDeps = { ...orgPlanDeps(deps, limits, 'logs'), valueText: format !== 'compact-float64' };
+    const planDeps = { ...orgPlanDeps(deps, limits, 'logs'), valueText: writesValueText(format) };
     const source = raw ? undefined : logSeriesSource(planDeps, org, q, expr, window);
     const stream = new QueryStream(ctx, {
       endpoint: raw ? 'logs_raw' : 'logs_aggregate',

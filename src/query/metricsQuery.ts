@@ -4,6 +4,7 @@ import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
 import { callerOrg } from '../auth/callerOrg.js';
 import { requireEventStream } from './accept.js';
+import { writesValueText } from './compactEvents.js';
 import { optionalBoolean, requireObject, requireQueryText, resultFormat } from './request.js';
 import { QUERY_NEEDS_ORG, holdingSlot, orgStreamOptions, type QueryDeps } from './queryDeps.js';
 import { metricSeriesSource } from './metricSource.js';
@@ -42,7 +43,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
   const { source, stream } = holdingSlot(release, () => {
     // Points are written as text unless the answer is folded into per-series statistics or sent as doubles.
-    const source = metricSeriesSource({ ...orgPlanDeps(deps, limits, 'metrics'), valueText: !summary && format !== 'compact-float64' }, org, q, expr, window);
+    const source = metricSeriesSource({ ...orgPlanDeps(deps, limits, 'metrics'), valueText: !summary && writesValueText(format) }, org, q, expr, window);
     const stream = new QueryStream(ctx, {
       failedSegments: () => source.failedSegments(),
       endpoint: 'metrics',
