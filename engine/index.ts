@@ -70,7 +70,7 @@ export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRows
 export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMetricSegmentTask, type MergeSegmentsTask, type SegmentTask } from './query/segmentTasks.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
-export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, type MetricTaskData, type LogTaskData } from './query/taskData.js';
+export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
 export { shardMergeFor, logShardMergeFor, mergeShards, topAggregation, type ShardMerge, type ShardOutput, type SeriesShard } from './query/shards.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';

@@ -4,7 +4,6 @@ import {
   gatherMetricShare,
   logSelectionsFor,
   logShardMergeFor,
-  logShareSize,
   logTaskData,
   metricTaskData,
   mergeShards,
@@ -12,11 +11,12 @@ import {
   packedRowsBytes,
   packedSeriesBytes,
   planSlices,
+  reachedLines,
+  reachedSamples,
   refersToQueryWindow,
   selectionsFor,
   shardMergeFor,
   shareLogs,
-  shareSize,
   sortByLabels,
   topAggregation,
   unpackRows,
@@ -172,7 +172,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
       const share = gatherMetricShare(querier, selections);
       return sliceTasks(
         sharding,
-        shareSize(share),
+        reachedSamples(share, selections),
         () => metricTaskData(share),
         (data, shard): QueryTask => ({
           kind: 'promql-range',
@@ -215,7 +215,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
       const share = gatherLogShare(reader, selections);
       return sliceTasks(
         sharding,
-        logShareSize(share),
+        reachedLines(share, selections),
         () => logTaskData(share),
         (data, shard): QueryTask => ({
           kind: 'logql-range',

@@ -8,7 +8,7 @@ import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { logShardMergeFor, mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
-import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData } from '../../../engine/query/taskData.js';
+import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
@@ -255,6 +255,36 @@ describe('series shards over native histograms', () => {
         }
       }
     }
+  });
+
+  it('estimate the samples a slice reads from the part of each segment its ranges reach', () => {
+    const view = storage.metrics(ORG);
+    const sharedOver = (minMs: number, maxMs: number) => {
+      const selections = [{ matchers: [], minMs, maxMs }];
+      return { share: gatherMetricShare(view, selections), selections };
+    };
+    // The first half hour is a segment, the second the head.
+    const whole = sharedOver(START, START + 3_600_000);
+    const [{ meta }] = whole.share.segments;
+    expect(meta.rows).toBeGreaterThan(0);
+    expect(reachedSamples(whole.share, whole.selections)).toBe(meta.rows + whole.share.headSamples);
+    // Five minutes of a half-hour segment: a sixth of its rows, not all of them.
+    const fiveMinutes = sharedOver(START + 600_000, START + 900_000);
+    expect(fiveMinutes.share.segments).toHaveLength(1);
+    expect(fiveMinutes.share.headSamples).toBe(0);
+    const expected = Math.ceil((meta.rows * 300_001) / (meta.maxMs - meta.minMs + 1));
+    expect(reachedSamples(fiveMinutes.share, fiveMinutes.selections)).toBe(expected);
+    expect(expected).toBeLessThan(meta.rows / 5);
+    // Ranges of one slice count once, from the earliest start to the latest end.
+    const twoRanges = [
+      { matchers: [], minMs: START + 600_000, maxMs: START + 700_000 },
+      { matchers: [], minMs: START + 800_000, maxMs: START + 900_000 },
+    ];
+    expect(reachedSamples(gatherMetricShare(view, twoRanges), twoRanges)).toBe(expected);
+    // Past the segment's end only the head's samples count.
+    const headOnly = sharedOver(START + 2_400_000, START + 3_000_000);
+    expect(reachedSamples(headOnly.share, headOnly.selections)).toBe(headOnly.share.headSamples);
+    expect(headOnly.share.headSamples).toBeGreaterThan(0);
   });
 
   it('leave out a group where floats and histograms meet, with the unsharded warning', () => {
