@@ -12,7 +12,7 @@ export {
 export type { EngineErrorCode, LineCol, ParseErrorDetail, PositionRange } from './errors.js';
 export { MemoryBudget, memoryBudgetExceeded } from './common/memoryBudget.js';
 
-export { parseAndCheckPromQL, printPromQL, valueTypeOf as promqlValueType, walkExpr as walkPromQL } from './promql/index.js';
+export { parseAndCheckPromQL, parsedPromQL, printPromQL, valueTypeOf as promqlValueType, walkExpr as walkPromQL } from './promql/index.js';
 export type { Expr as PromQLExpr } from './promql/index.js';
 
 export { parseLogQL, checkLogQL, printLogQL, queryKind as logqlQueryKind } from './logql/index.js';

@@ -47,6 +47,7 @@ export type { DurationExpr } from './durationExpr.js';
 export { resolveDurations } from './durationExpr.js';
 export { parsePromQL, MAX_QUERY_LENGTH } from './parser.js';
 export { checkPromQL, parseAndCheckPromQL } from './checker.js';
+export { parsedPromQL } from './parsedQueries.js';
 export { printPromQL } from './printer.js';
 export type { LabelRegexCheck } from './labelregex.js';
 export { checkLabelRegex } from './labelregex.js';

@@ -2,7 +2,7 @@ import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
 import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
-import { ALL_FEATURES_ON, parseAndCheckPromQL } from '../promql/index.js';
+import { ALL_FEATURES_ON, parsedPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import type { InstantResult } from '../logql/eval/types.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
@@ -17,8 +17,10 @@ import { logViewOf, metricViewOf, type LogTaskData, type MetricTaskData } from '
 
 /**
  * Tasks are what the query front sends to worker threads: plain data, with segments and heads
- * in shared memory (see taskData.ts). A worker re-parses the query text (microseconds) instead of
- * receiving an AST, so nothing but primitives and buffers crosses the thread boundary.
+ * in shared memory (see taskData.ts). A worker parses the query text again instead of receiving
+ * an AST, so nothing but primitives and buffers crosses the thread boundary; the checked tree of
+ * a recent text is kept (parsedPromQL), so the slices and shards of a query and the refreshes
+ * of a panel parse it once per worker.
  */
 export interface PromQLRangeTask {
   kind: 'promql-range';
@@ -170,7 +172,7 @@ export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayB
 
 function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   // The query was accepted (feature flags included) before it was sent here.
-  const expr = parseAndCheckPromQL(task.query, ALL_FEATURES_ON);
+  const expr = parsedPromQL(task.query, ALL_FEATURES_ON);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
   const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs, delayedNameRemoval: task.delayedNameRemoval === true };
   const evaluate = (e: typeof expr) =>

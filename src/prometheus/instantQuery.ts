@@ -1,4 +1,4 @@
-import { parseAndCheckPromQL, promqlValueType, type PromQLExpr, type SeriesColumns, type Storage } from '../../engine/index.js';
+import { parsedPromQL, promqlValueType, type PromQLExpr, type SeriesColumns, type Storage } from '../../engine/index.js';
 import type { RequestContext } from '../http/router.js';
 import { QueryCollector, type CollectDeps, type CollectedSeries } from '../query/collect.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
@@ -27,7 +27,7 @@ const PROM_MAX_POINTS = 11_000;
 export function parseQueryParam(params: PromParams): { text: string; expr: PromQLExpr } {
   const text = params.get('query') ?? '';
   try {
-    return { text, expr: parseAndCheckPromQL(text) };
+    return { text, expr: parsedPromQL(text) };
   } catch (err) {
     throw invalidParam('query', toPromError(err, 'check').message);
   }

@@ -1,4 +1,4 @@
-import { parseAndCheckPromQL, promqlValueType } from '../../engine/index.js';
+import { parsedPromQL, promqlValueType } from '../../engine/index.js';
 import { ApiError } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import type { RequestContext } from '../http/router.js';
@@ -30,7 +30,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   const summary = optionalBoolean(body.summary, 'summary');
   const format = resultFormat(body);
   const window = resolveWindow(body, { defaultMaxDataPoints: deps.defaultMaxDataPoints, maxPointsPerSeries: deps.maxPointsPerSeries });
-  const expr = parseAndCheckPromQL(q);
+  const expr = parsedPromQL(q);
   const type = promqlValueType(expr);
   if (type !== 'vector' && type !== 'scalar') {
     throw new ApiError('COMPILE_ERROR', `a metrics query must yield an instant vector or a scalar, not a ${type === 'matrix' ? 'range vector' : type}`, {
