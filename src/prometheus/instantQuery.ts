@@ -5,7 +5,7 @@ import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { instantWindow, type QueryWindow } from '../query/timeRange.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import type { PromParams } from './params.js';
-import { joinJson, renderMatrix, renderMatrixPieces, renderScalar, renderString, renderVector, successBody, successPieces, type JsonPiece } from './render.js';
+import { joinJson, renderMatrix, renderMatrixPieces, renderScalar, renderString, renderVectorPieces, successBody, successPieces, type JsonPiece } from './render.js';
 
 /**
  * Evaluation of /query and /query_range: the same plans, pool, per-org gate, memory budget and
@@ -51,8 +51,8 @@ async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, t
   // The request's `timeout` may only shorten the org's deadline (queryTimeoutMs); every other limit stays the org's.
   const collector = new QueryCollector({ ...deps, queryLimitsFor: (o) => ({ ...deps.queryLimitsFor(o), timeoutMs }) });
   try {
-    // A range query's matrix is rendered from the workers' text of its points (renderMatrix).
-    return await collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, requestSignal(ctx), { sampleText: !window.instant });
+    // Matrices and vectors are rendered from the workers' text of their points (renderMatrixPieces, renderVectorPieces).
+    return await collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, requestSignal(ctx), { sampleText: true });
   } catch (err) {
     throw toPromError(err, 'run');
   }
@@ -84,8 +84,8 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
   }
   if (type === 'matrix') return successBody(await rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
   const collected = await evaluate(ctx, deps, org, text, expr, instantWindow(timeMs), timeoutMs);
-  const data = type === 'scalar' ? renderScalar(collected.series, timeMs) : renderVector(collected.series, timeMs);
-  return answerBody([data], collected);
+  const data = type === 'scalar' ? [renderScalar(collected.series, timeMs)] : renderVectorPieces(collected.series, timeMs);
+  return answerBody(data, collected);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { labelsKey, parseAndCheckPromQL, type LabelMatcher, type Labels, type Storage } from '../../engine/index.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import { MAX_TIME_MS, MIN_TIME_MS, type PromParams } from './params.js';
-import { compareLabels, renderLabels } from './render.js';
+import { renderLabels, sortByLabelSets } from './render.js';
 
 /**
  * The series, label-name and label-value listings. They read the catalog (series tables of
@@ -64,7 +64,7 @@ export function listSeries(storage: Storage, org: string, params: PromParams, pa
       if (!found.has(key)) found.set(key, labels);
     });
   }
-  const sorted = [...found.values()].sort(compareLabels);
+  const sorted = sortByLabelSets([...found.values()], (labels) => labels);
   const { items, warnings } = truncated(sorted, listing.limit);
   return body(`[${items.map(renderLabels).join(',')}]`, [...warnings, ...partial]);
 }

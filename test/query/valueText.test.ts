@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBudget, packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { FramedEvents } from '../../src/http/sse.js';
-import { joinJson, renderMatrix, renderMatrixPieces, renderSample } from '../../src/prometheus/render.js';
+import { joinJson, renderLabels, renderMatrix, renderMatrixPieces, renderSample, renderVectorPieces } from '../../src/prometheus/render.js';
 import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
@@ -166,6 +166,32 @@ describe('points rendered for the Prometheus API by the worker', () => {
     const body = joinJson(renderMatrixPieces(joined));
     expect(Buffer.isBuffer(body)).toBe(true);
     expect(body.toString()).toBe(matrix);
+  });
+
+  it('leaves an instant vector byte for byte as rendering every point does', () => {
+    const atMs = 1_700_000_000_000;
+    const instant = answer(new SeededRandom(17), 5_000, 1, 0.2).map((s) => ({ ...s, timestampsMs: Float64Array.of(atMs) }));
+    const sent = throughWorkerAsSamples(instant);
+    expect(sent.every((s) => s.sampleText !== undefined)).toBe(true);
+    const render = (series: SeriesColumns[]) => {
+      const body = joinJson(renderVectorPieces(series, atMs));
+      return typeof body === 'string' ? body : body.toString();
+    };
+    const vector = render(sent);
+    expect(vector).toBe(render(instant));
+    const parsed = JSON.parse(vector) as { resultType: string; result: Array<{ metric: Labels; value: [number, string] }> };
+    expect(parsed.resultType).toBe('vector');
+    expect(parsed.result).toHaveLength(5_000);
+    expect(parsed.result[7]).toEqual({ metric: instant[7].labels, value: JSON.parse(renderSample(atMs, instant[7].values[0])) });
+  });
+
+  it('renders label sets as JSON with their names sorted, escapes included', () => {
+    const awkward: Labels = { zone: 'a', __name__: 'm"q', job: 'back\\slash', note: 'line\nbreak\u0001', snow: '☃', face: '😀', lone: '\ud800x', empty: '' };
+    const sortedNames = Object.keys(awkward).sort();
+    const expected = JSON.stringify(Object.fromEntries(sortedNames.map((n) => [n, awkward[n]])));
+    expect(renderLabels(awkward)).toBe(expected);
+    expect(JSON.parse(renderLabels(awkward))).toEqual(awkward);
+    expect(renderLabels({})).toBe('{}');
   });
 
   it('stays aligned when the results cache cuts a series', () => {
