@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBudget, packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { FramedEvents } from '../../src/http/sse.js';
-import { joinJson, renderLabels, renderMatrix, renderMatrixPieces, renderSample, renderVectorPieces } from '../../src/prometheus/render.js';
+import { joinJson, renderLabels, renderMatrix, renderMatrixPieces, renderSample, renderVectorPieces, sortByLabelSets } from '../../src/prometheus/render.js';
 import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
@@ -192,6 +192,27 @@ describe('points rendered for the Prometheus API by the worker', () => {
     expect(renderLabels(awkward)).toBe(expected);
     expect(JSON.parse(renderLabels(awkward))).toEqual(awkward);
     expect(renderLabels({})).toBe('{}');
+  });
+
+  it('sorts label sets as labels.Compare does: pair by pair in name order, then by length', () => {
+    // labels.Compare, written out: names, then values, pair by pair; a set that is a prefix of another comes first.
+    const compare = (a: Labels, b: Labels): number => {
+      const pa = Object.keys(a).sort().flatMap((n) => [n, a[n]]);
+      const pb = Object.keys(b).sort().flatMap((n) => [n, b[n]]);
+      for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return pa[i] < pb[i] ? -1 : 1;
+      return pa.length - pb.length;
+    };
+    const rng = new SeededRandom(18);
+    const pick = (xs: string[]) => xs[Math.floor(rng.next() * xs.length)];
+    const sets: Labels[] = [{}, { a: 'x' }, { ab: 'x' }, { a: 'x', b: '' }, { b: 'x', a: 'x' }, { a: 'xy' }, { a: 'x', c: 'y' }];
+    for (let i = 0; i < 300; i++) {
+      const set: Record<string, string> = {};
+      for (let k = 0; k < 1 + Math.floor(rng.next() * 4); k++) set[pick(['job', 'a', 'ab', '__name__', 'zone', 'b'])] = pick(['', 'x', 'xy', 'y', 'API', 'api', '☃']);
+      sets.push(set);
+    }
+    const sorted = sortByLabelSets(sets, (l) => l);
+    expect(sorted).toHaveLength(sets.length);
+    for (let i = 1; i < sorted.length; i++) expect(compare(sorted[i - 1], sorted[i]), `${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(sorted[i])}`).toBeLessThanOrEqual(0);
   });
 
   it('stays aligned when the results cache cuts a series', () => {
