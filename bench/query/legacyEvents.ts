@@ -1,11 +1,12 @@
-import { formatLabels, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, inNameOrder, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { frame, type SseEvent } from '../../src/http/sse.js';
 import { renderTags } from '../../src/query/events.js';
 
 /**
  * The event encoder as it was before events were rendered straight to text: one event object
  * per point or row, framed by `frame()` with a JSON.stringify each. It is kept as the baseline
- * of the encoder benchmark and as the reference the new encoder must match byte for byte.
+ * of the encoder benchmark and as the reference the new encoder must match byte for byte. A
+ * label's text has its names in order, as every series' label has since series came keyed.
  */
 
 const NS_PER_MS = 1_000_000n;
@@ -15,7 +16,7 @@ export function* legacyPointEvents(series: readonly SeriesColumns[]): Generator<
   const cache = new WeakMap<Labels, { tags: Record<string, string | number>; label: string }>();
   const of = (labels: Labels): { tags: Record<string, string | number>; label: string } => {
     let entry = cache.get(labels);
-    if (!entry) cache.set(labels, (entry = { tags: renderTags(labels), label: formatLabels(labels) }));
+    if (!entry) cache.set(labels, (entry = { tags: renderTags(labels), label: formatLabels(inNameOrder(labels)) }));
     return entry;
   };
   const cursors = new Uint32Array(series.length);

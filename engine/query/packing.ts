@@ -1,19 +1,25 @@
-import { Packr } from 'msgpackr';
 import { formatGoFloat } from '../common/goFloat.js';
 import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from '../storage/histogramCodec.js';
-import type { Labels } from '../storage/labels.js';
+import { KeyedSeries } from '../storage/keyedSeries.js';
+import { inNameOrder, labelPairKey } from '../storage/labels.js';
+import { jsonQuoted } from '../common/labelsJson.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 
 /**
- * PackedSeries moves many series between threads as four buffers: labels packed once with
- * msgpackr, and all samples concatenated into two typed arrays with offsets. The buffers are
- * transferred, not cloned, so the cost does not grow with the number of samples, and no
- * per-sample objects are ever made. Each array owns its whole ArrayBuffer: transferring a
- * view of a shared buffer (a pooled Buffer, a packer's scratch space) would detach that buffer
- * for every other user.
+ * PackedSeries moves many series between threads as their keys and a few buffers: each
+ * series' label-set key (KeyedSeries), and all samples concatenated into two typed arrays with
+ * offsets. The buffers are transferred, not cloned, so the cost does not grow with the number
+ * of samples, and no per-sample objects are ever made. Each array owns its whole ArrayBuffer:
+ * transferring a view of a shared buffer (a pooled Buffer, a packer's scratch space) would
+ * detach that buffer for every other user.
  */
 export interface PackedSeries {
-  labels: Uint8Array;
+  /**
+   * keys has every series' label-set key (seriesKeyOf). Separate strings, not slices of one: a
+   * slice keeps the whole string it was cut from alive, and keys outlive their answer in the
+   * caches of rendered series and of results.
+   */
+  keys: string[];
   offsets: Uint32Array;
   timestampsMs: Float64Array;
   values: Float64Array;
@@ -40,9 +46,14 @@ export interface PackedSeries {
    */
   sampleText?: Uint8Array;
   sampleTextAt?: Uint32Array;
+  /**
+   * Every series' label set as the Prometheus API writes it (labelsJson), when the task asked
+   * for the points' text: `labelsText[labelsTextAt[i], labelsTextAt[i + 1])` is series i's, as
+   * UTF-8. Sent for answers of any size: it costs the worker what the answering thread saves.
+   */
+  labelsText?: Uint8Array;
+  labelsTextAt?: Uint32Array;
 }
-
-const packr = new Packr({ useRecords: false });
 
 /**
  * PackOptions: `valueText` adds the values' text and `sampleText` the Prometheus API's
@@ -67,15 +78,86 @@ export function packSeries(series: readonly SeriesColumns[], options: PackOption
     at += s.timestampsMs.length;
   });
   offsets[series.length] = at;
-  // pack() answers a view into the packer's reusable buffer; copy it so the buffer we
-  // transfer to another thread is ours alone.
-  const labels = new Uint8Array(packr.pack(series.map((s) => s.labels)));
-  const packed: PackedSeries = { labels, offsets, timestampsMs, values };
+  const packed: PackedSeries = { keys: [], offsets, timestampsMs, values };
+  packLabels(series, packed, options.sampleText === true);
   const withHistograms = series.some((s) => hasHistograms(s.histograms));
   if (withHistograms) packHistograms(series, packed);
   if (options.valueText === true && total >= VALUE_TEXT_MIN_POINTS) packValueText(values, packed);
   if (options.sampleText === true && !withHistograms && total >= VALUE_TEXT_MIN_POINTS) packSampleText(offsets, timestampsMs, values, packed);
   return packed;
+}
+
+/**
+ * packLabels gives every series' key (seriesKeyOf) and, with `json`, its label set as the
+ * Prometheus API writes it (labelsJson) as UTF-8, in one pass over each label set. Names and
+ * values of printable ASCII without a quote or backslash, which nearly all are, are their own
+ * key and JSON text and are copied as they are: escaping each with regular expressions and
+ * encoding each set on its own took a worker 1.7 µs a series.
+ */
+function packLabels(series: readonly SeriesColumns[], packed: PackedSeries, json: boolean): void {
+  const keys = new Array<string>(series.length);
+  const at = json ? new Uint32Array(series.length + 1) : undefined;
+  let bytes = valueTextScratch;
+  let length = 0;
+  for (let i = 0; i < series.length; i++) {
+    const s = series[i];
+    const keyed = s instanceof KeyedSeries;
+    if (!json && keyed) {
+      keys[i] = s.key;
+      continue;
+    }
+    const labels = inNameOrder(s.labels);
+    let key = '';
+    let first = true;
+    if (at !== undefined) {
+      at[i] = length;
+      if (bytes.length - length < 2) bytes = grownScratch(length, 2);
+      bytes[length++] = OPEN_BRACE;
+    }
+    for (const name in labels) {
+      const value = labels[name];
+      const plain = plainAscii(name) && plainAscii(value);
+      if (!keyed) key += plain ? name + '\u0001' + value + '\u0000' : labelPairKey(name, value);
+      if (at === undefined) continue;
+      if (plain) {
+        if (bytes.length - length < name.length + value.length + 8) bytes = grownScratch(length, name.length + value.length + 8);
+        if (!first) bytes[length++] = COMMA;
+        bytes[length++] = QUOTE;
+        for (let k = 0; k < name.length; k++) bytes[length++] = name.charCodeAt(k);
+        bytes[length++] = QUOTE;
+        bytes[length++] = COLON;
+        bytes[length++] = QUOTE;
+        for (let k = 0; k < value.length; k++) bytes[length++] = value.charCodeAt(k);
+        bytes[length++] = QUOTE;
+      } else {
+        const text = (first ? '' : ',') + jsonQuoted(name) + ':' + jsonQuoted(value);
+        // UTF-8 takes at most three bytes per UTF-16 code unit.
+        if (bytes.length - length < text.length * 3) bytes = grownScratch(length, text.length * 3);
+        length += bytes.write(text, length, 'utf8');
+      }
+      first = false;
+    }
+    if (at !== undefined) {
+      if (bytes.length - length < 1) bytes = grownScratch(length, 1);
+      bytes[length++] = CLOSE_BRACE;
+    }
+    keys[i] = keyed ? s.key : key;
+  }
+  packed.keys = keys;
+  if (at === undefined) return;
+  at[series.length] = length;
+  packed.labelsText = new Uint8Array(bytes.subarray(0, length));
+  packed.labelsTextAt = at;
+  releaseScratch();
+}
+
+/** plainAscii tells whether text is printable ASCII without a quote or backslash: its key part and its JSON are the text itself. */
+function plainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return false;
+  }
+  return true;
 }
 
 /**
@@ -159,6 +241,10 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
+const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 /** VALUE_TEXT_SCRATCH_KEPT is the size of the value text buffer a thread keeps between answers. */
 const VALUE_TEXT_SCRATCH_KEPT = 1 << 20;
 let valueTextScratch = Buffer.allocUnsafe(VALUE_TEXT_SCRATCH_KEPT);
@@ -199,18 +285,23 @@ function packHistograms(series: readonly SeriesColumns[], packed: PackedSeries):
   packed.histogramBytes = histogramBytes;
 }
 
-/** unpackSeries returns views into the packed buffers: no sample is copied. */
-export function unpackSeries(packed: PackedSeries): SeriesColumns[] {
-  const labels = packr.unpack(packed.labels) as Labels[];
-  const out: SeriesColumns[] = new Array(labels.length);
-  for (let i = 0; i < labels.length; i++) {
+/**
+ * unpackSeries returns the series as KeyedSeries over views into the packed buffers: no sample
+ * is copied, and no label set is made until something reads it.
+ */
+export function unpackSeries(packed: PackedSeries): KeyedSeries[] {
+  const count = packed.keys.length;
+  const out: KeyedSeries[] = new Array(count);
+  for (let i = 0; i < count; i++) {
     const from = packed.offsets[i];
     const to = packed.offsets[i + 1];
-    out[i] = { labels: labels[i], timestampsMs: packed.timestampsMs.subarray(from, to), values: packed.values.subarray(from, to) };
+    const s = new KeyedSeries(packed.keys[i], packed.timestampsMs.subarray(from, to), packed.values.subarray(from, to));
     const ho = packed.histogramOffsets;
-    if (ho !== undefined && ho[i + 1] > ho[i]) out[i].histograms = decodeHistogramBlock(packed.histogramBytes!.subarray(ho[i], ho[i + 1]), to - from);
-    if (packed.valueText !== undefined) out[i].valueText = { source: packed.valueText, at: packed.valueTextAt!.subarray(from, to + 1) };
-    if (packed.sampleText !== undefined) out[i].sampleText = { bytes: packed.sampleText, at: packed.sampleTextAt!.subarray(from, to + 1) };
+    if (ho !== undefined && ho[i + 1] > ho[i]) s.histograms = decodeHistogramBlock(packed.histogramBytes!.subarray(ho[i], ho[i + 1]), to - from);
+    if (packed.valueText !== undefined) s.valueText = { source: packed.valueText, at: packed.valueTextAt!.subarray(from, to + 1) };
+    if (packed.sampleText !== undefined) s.sampleText = { bytes: packed.sampleText, at: packed.sampleTextAt!.subarray(from, to + 1) };
+    if (packed.labelsText !== undefined) s.labelsText = { bytes: packed.labelsText, from: packed.labelsTextAt![i], to: packed.labelsTextAt![i + 1] };
+    out[i] = s;
   }
   return out;
 }
@@ -218,14 +309,14 @@ export function unpackSeries(packed: PackedSeries): SeriesColumns[] {
 /** transferablesOf lists the buffers to move with a message carrying `packed`. */
 export function transferablesOf(packed: PackedSeries): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  for (const a of [packed.labels, packed.offsets, packed.timestampsMs, packed.values, packed.histogramOffsets, packed.histogramBytes, packed.valueTextAt, packed.sampleText, packed.sampleTextAt]) if (a !== undefined) buffers.add(a.buffer as ArrayBuffer);
+  for (const a of [packed.offsets, packed.timestampsMs, packed.values, packed.histogramOffsets, packed.histogramBytes, packed.valueTextAt, packed.sampleText, packed.sampleTextAt, packed.labelsText, packed.labelsTextAt]) if (a !== undefined) buffers.add(a.buffer as ArrayBuffer);
   return [...buffers];
 }
 
 /** packedSeriesBytes is the size of packed series, what holding them costs before they are read back. */
 export function packedSeriesBytes(series: PackedSeries): number {
   return (
-    series.labels.byteLength +
+    keysBytes(series.keys) +
     series.offsets.byteLength +
     series.timestampsMs.byteLength +
     series.values.byteLength +
@@ -234,6 +325,15 @@ export function packedSeriesBytes(series: PackedSeries): number {
     (series.valueText?.length ?? 0) +
     (series.valueTextAt?.byteLength ?? 0) +
     (series.sampleText?.byteLength ?? 0) +
-    (series.sampleTextAt?.byteLength ?? 0)
+    (series.sampleTextAt?.byteLength ?? 0) +
+    (series.labelsText?.byteLength ?? 0) +
+    (series.labelsTextAt?.byteLength ?? 0)
   );
+}
+
+/** keysBytes estimates the keys' size: a character each and a string's header. */
+function keysBytes(keys: readonly string[]): number {
+  let bytes = 0;
+  for (const key of keys) bytes += key.length + 16;
+  return bytes;
 }

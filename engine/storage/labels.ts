@@ -32,6 +32,18 @@ export function sortKeepingEmpty(labels: Readonly<Record<string, string>>): Labe
   return out;
 }
 
+/** namesAscending tells whether names come in code-unit order, as a sorted label set's do. */
+export function namesAscending(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (names[i - 1] > names[i]) return false;
+  return true;
+}
+
+/** inNameOrder is a label set with its names sorted: itself when they already are. */
+export function inNameOrder(labels: Labels): Labels {
+  const names = Object.keys(labels);
+  return namesAscending(names) ? labels : (Object.fromEntries(names.sort().map((name) => [name, labels[name]])) as Labels);
+}
+
 /** labelsKey is an unambiguous string identity for a sorted label set. */
 export function labelsKey(labels: Labels): string {
   let key = '';

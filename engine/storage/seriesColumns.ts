@@ -39,6 +39,19 @@ export interface SeriesColumns {
    * series (packing.ts) for the same reason as valueText; entry i is point i's pair.
    */
   sampleText?: ByteText;
+  /**
+   * labelsText, when present, is the label set as the Prometheus API writes it (labelsJson: a
+   * JSON object, names in order, as UTF-8), made by the worker that evaluated the series, so
+   * that API's answers copy it instead of reading the labels on the thread that writes them.
+   */
+  labelsText?: ByteRange;
+}
+
+/** ByteRange is `bytes[from, to)`. */
+export interface ByteRange {
+  bytes: Uint8Array;
+  from: number;
+  to: number;
 }
 
 /**

@@ -1,9 +1,8 @@
-import { formatGoFloat, walkPromQL, type LabelMatcher, type SeriesExemplars } from '../../engine/index.js';
+import { formatGoFloat, labelsJson, walkPromQL, type LabelMatcher, type SeriesExemplars } from '../../engine/index.js';
 import type { ExemplarReader } from '../exemplars/exemplarReader.js';
 import { parseQueryParam } from './instantQuery.js';
 import { invalidParam } from './promError.js';
 import { MAX_TIME_MS, MIN_TIME_MS, type PromParams } from './params.js';
-import { renderLabels } from './render.js';
 
 /**
  * /query_exemplars: the exemplars of the series every selector of `query` matches, within
@@ -24,8 +23,8 @@ function selectorsOf(params: PromParams): LabelMatcher[][] {
 }
 
 function renderSeries(s: SeriesExemplars): string {
-  const exemplars = s.exemplars.map((e) => `{"labels":${renderLabels(e.labels)},"value":"${formatGoFloat(e.value)}","timestamp":${e.timestampMs / 1000}}`);
-  return `{"seriesLabels":${renderLabels(s.seriesLabels)},"exemplars":[${exemplars.join(',')}]}`;
+  const exemplars = s.exemplars.map((e) => `{"labels":${labelsJson(e.labels)},"value":"${formatGoFloat(e.value)}","timestamp":${e.timestampMs / 1000}}`);
+  return `{"seriesLabels":${labelsJson(s.seriesLabels)},"exemplars":[${exemplars.join(',')}]}`;
 }
 
 /** queryExemplars answers /query_exemplars for one org. */

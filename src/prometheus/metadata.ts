@@ -1,7 +1,7 @@
-import { labelsKey, parseAndCheckPromQL, type LabelMatcher, type Labels, type Storage } from '../../engine/index.js';
+import { labelsJson, labelsKey, parseAndCheckPromQL, type LabelMatcher, type Labels, type Storage } from '../../engine/index.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import { MAX_TIME_MS, MIN_TIME_MS, type PromParams } from './params.js';
-import { renderLabels, sortByLabelSets } from './render.js';
+import { sortByLabelSets } from './render.js';
 
 /**
  * The series, label-name and label-value listings. They read the catalog (series tables of
@@ -66,7 +66,7 @@ export function listSeries(storage: Storage, org: string, params: PromParams, pa
   }
   const sorted = sortByLabelSets([...found.values()], (labels) => labels);
   const { items, warnings } = truncated(sorted, listing.limit);
-  return body(`[${items.map(renderLabels).join(',')}]`, [...warnings, ...partial]);
+  return body(`[${items.map(labelsJson).join(',')}]`, [...warnings, ...partial]);
 }
 
 /** listLabelNames serves /labels: label names of the series in range, of those matching `match[]` when given. */

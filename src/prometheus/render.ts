@@ -1,4 +1,4 @@
-import { formatGoFloat, renderHistogram, sortByLabels, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { formatGoFloat, inNameOrder, labelsJson, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 
 /**
  * JSON rendering of Prometheus API results, written by hand: result bodies are the bulk of a
@@ -6,40 +6,6 @@ import { formatGoFloat, renderHistogram, sortByLabels, type FloatHistogram, type
  * strings in Go's shortest fixed-point form ('f', -1; `+Inf`, `-Inf`, `NaN`), timestamps are
  * Unix seconds as JSON numbers, and label sets have their names sorted, as Prometheus writes them.
  */
-
-/** namesInOrder lists a label set's names sorted; most sets come sorted already, which is checked first. */
-function namesInOrder(labels: Labels): string[] {
-  const names = Object.keys(labels);
-  return ascending(names) ? names : names.sort();
-}
-
-function ascending(names: readonly string[]): boolean {
-  for (let i = 1; i < names.length; i++) if (names[i - 1] > names[i]) return false;
-  return true;
-}
-
-/** PLAIN_JSON matches text that needs no escape in a JSON string (no quote, backslash, control character or surrogate). */
-const PLAIN_JSON = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/** jsonQuoted is JSON.stringify for a string, without its work for the common text that needs no escape. */
-function jsonQuoted(text: string): string {
-  return PLAIN_JSON.test(text) ? `"${text}"` : JSON.stringify(text);
-}
-
-/**
- * renderLabels renders a label set as a JSON object with its names sorted. It runs once per
- * series of every answer on the thread that answers all queries (10,000 series: 4 ms, where
- * sorting pairs into arrays and quoting with JSON.stringify took 10), so it builds no arrays.
- */
-export function renderLabels(labels: Labels): string {
-  const names = namesInOrder(labels);
-  let out = '{';
-  for (let i = 0; i < names.length; i++) {
-    if (i > 0) out += ',';
-    out += `${jsonQuoted(names[i])}:${jsonQuoted(labels[names[i]])}`;
-  }
-  return out + '}';
-}
 
 /**
  * sortByLabelSets sorts items by their label sets as Prometheus' labels.Compare orders them:
@@ -49,12 +15,6 @@ export function renderLabels(labels: Labels): string {
  */
 export function sortByLabelSets<T>(items: readonly T[], labelsOf: (item: T) => Labels): T[] {
   return sortByLabels([...items], (item) => inNameOrder(labelsOf(item)));
-}
-
-/** inNameOrder is a label set with its names sorted: itself when they already are. */
-function inNameOrder(labels: Labels): Labels {
-  const names = Object.keys(labels);
-  return ascending(names) ? labels : (Object.fromEntries(names.sort().map((name) => [name, labels[name]])) as Labels);
 }
 
 /** renderSample renders one `[unixSeconds, "value"]` pair. */
@@ -83,26 +43,56 @@ export function renderHistogramSample(timestampMs: number, h: FloatHistogram): s
  */
 export type JsonPiece = string | Uint8Array;
 
-/** JsonPieces gathers a body's pieces, running adjacent text together. */
-class JsonPieces {
-  readonly pieces: JsonPiece[] = [];
-  private text = '';
+/**
+ * JsonWriter builds a body as UTF-8 in one growing buffer: text is encoded as it is added and
+ * the workers' bytes (points, label sets) are copied in. An answer of 10,000 series so makes
+ * one buffer, where a list of pieces made a string and a buffer per series, and encoding them
+ * one by one was most of the time the answering thread spent on it.
+ */
+export class JsonWriter {
+  private buffer = Buffer.allocUnsafe(JSON_WRITER_START_BYTES);
+  private length = 0;
 
-  add(piece: JsonPiece): void {
-    if (typeof piece === 'string') this.text += piece;
-    else {
-      if (this.text !== '') this.pieces.push(this.text);
-      this.text = '';
-      this.pieces.push(piece);
-    }
+  text(text: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    this.reserve(text.length * 3);
+    this.length += this.buffer.write(text, this.length, 'utf8');
   }
 
-  done(): JsonPiece[] {
-    if (this.text !== '') this.pieces.push(this.text);
-    this.text = '';
-    return this.pieces;
+  /** bytes copies `source[from, to)`: short runs byte by byte, which costs less than a view to copy from. */
+  bytes(source: Uint8Array, from: number, to: number): void {
+    this.reserve(to - from);
+    if (to - from < SHORT_COPY_BYTES) {
+      const buffer = this.buffer;
+      let at = this.length;
+      for (let i = from; i < to; i++) buffer[at++] = source[i];
+    } else this.buffer.set(source.subarray(from, to), this.length);
+    this.length += to - from;
+  }
+
+  /** labels writes a series' label set: the worker's JSON of it when it sent one (SeriesColumns.labelsText). */
+  labels(s: SeriesColumns): void {
+    const text = s.labelsText;
+    if (text !== undefined) this.bytes(text.bytes, text.from, text.to);
+    else this.text(labelsJson(s.labels));
+  }
+
+  done(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
   }
 }
+
+/** JSON_WRITER_START_BYTES is a body's first buffer; it doubles as the body grows. */
+const JSON_WRITER_START_BYTES = 16 * 1024;
+/** SHORT_COPY_BYTES: runs shorter than this (one point's text) are copied without making a view. */
+const SHORT_COPY_BYTES = 64;
 
 /** joinJson makes a body of pieces: text when it is all text, else one buffer (text encoded as UTF-8). */
 export function joinJson(pieces: readonly JsonPiece[]): string | Buffer {
@@ -112,37 +102,40 @@ export function joinJson(pieces: readonly JsonPiece[]): string | Buffer {
 
 /** renderMatrix renders series with at least one point as a matrix result, sorted by labels as Prometheus sorts range results. */
 export function renderMatrix(series: readonly SeriesColumns[]): string {
-  const body = joinJson(renderMatrixPieces(series));
-  return typeof body === 'string' ? body : body.toString();
+  const out = new JsonWriter();
+  writeMatrix(out, series);
+  return out.done().toString();
 }
 
-/** renderMatrixPieces is renderMatrix as pieces: series rendered by the workers are their bytes. */
+/** renderMatrixPieces is renderMatrix as pieces (one buffer): series rendered by the workers are their bytes. */
 export function renderMatrixPieces(series: readonly SeriesColumns[]): JsonPiece[] {
-  const kept = sortByLabelSets(
-    series.filter((s) => s.timestampsMs.length > 0),
-    (s) => s.labels,
-  );
-  const out = new JsonPieces();
-  out.add('{"resultType":"matrix","result":[');
+  const out = new JsonWriter();
+  writeMatrix(out, series);
+  return [out.done()];
+}
+
+/** writeMatrix writes series with at least one point as a matrix result, sorted by labels. */
+function writeMatrix(out: JsonWriter, series: readonly SeriesColumns[]): void {
+  const kept = sortSeriesByKey(series.filter((s) => s.timestampsMs.length > 0));
+  out.text('{"resultType":"matrix","result":[');
   let first = true;
-  const part = (text: string): void => {
-    out.add(first ? text : ',' + text);
-    first = false;
-  };
   for (const s of kept) {
+    out.text(first ? '{"metric":' : ',{"metric":');
+    first = false;
+    out.labels(s);
     const hists = s.histograms;
     const text = s.sampleText;
     if (hists === undefined && text !== undefined) {
       // The workers' rendering of the points (SeriesColumns.sampleText), each followed by a comma.
-      part(`{"metric":${renderLabels(s.labels)},"values":[`);
-      out.add(text.bytes.subarray(text.at[0], text.at[text.at.length - 1] - 1));
-      out.add(']}');
+      out.text(',"values":[');
+      out.bytes(text.bytes, text.at[0], text.at[text.at.length - 1] - 1);
+      out.text(']}');
       continue;
     }
     if (hists === undefined) {
       const points: string[] = new Array<string>(s.timestampsMs.length);
       for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);
-      part(`{"metric":${renderLabels(s.labels)},"values":[${points.join(',')}]}`);
+      out.text(`,"values":[${points.join(',')}]}`);
       continue;
     }
     // Floats go in `values` and histograms in `histograms`, each left out when empty, as Prometheus writes a series.
@@ -153,40 +146,40 @@ export function renderMatrixPieces(series: readonly SeriesColumns[]): JsonPiece[
       if (h === undefined) points.push(renderSample(s.timestampsMs[i], s.values[i]));
       else histograms.push(renderHistogramSample(s.timestampsMs[i], h));
     }
-    const members = [`"metric":${renderLabels(s.labels)}`];
-    if (points.length > 0) members.push(`"values":[${points.join(',')}]`);
-    if (histograms.length > 0) members.push(`"histograms":[${histograms.join(',')}]`);
-    part(`{${members.join(',')}}`);
+    let members = '';
+    if (points.length > 0) members += `,"values":[${points.join(',')}]`;
+    if (histograms.length > 0) members += `,"histograms":[${histograms.join(',')}]`;
+    out.text(members + '}');
   }
-  out.add(']}');
-  return out.done();
+  out.text(']}');
 }
 
 /**
  * renderVectorPieces renders each series' point at `timestampMs` (the evaluation time) as an
- * instant vector, in pieces: points rendered by the workers are their bytes.
+ * instant vector, as pieces (one buffer): points rendered by the workers are their bytes.
  */
 export function renderVectorPieces(series: readonly SeriesColumns[], timestampMs: number): JsonPiece[] {
-  const out = new JsonPieces();
-  out.add('{"resultType":"vector","result":[');
+  const out = new JsonWriter();
+  out.text('{"resultType":"vector","result":[');
   let first = true;
   for (const s of series) {
     const at = s.timestampsMs.indexOf(timestampMs);
     if (at < 0) continue;
-    const head = `${first ? '' : ','}{"metric":${renderLabels(s.labels)},`;
+    out.text(first ? '{"metric":' : ',{"metric":');
     first = false;
+    out.labels(s);
     const h = s.histograms?.[at];
     const text = s.sampleText;
-    if (h !== undefined) out.add(`${head}"histogram":${renderHistogramSample(timestampMs, h)}}`);
+    if (h !== undefined) out.text(`,"histogram":${renderHistogramSample(timestampMs, h)}}`);
     else if (text !== undefined) {
       // The workers' rendering of the point, without the comma that follows it.
-      out.add(`${head}"value":`);
-      out.add(text.bytes.subarray(text.at[at], text.at[at + 1] - 1));
-      out.add('}');
-    } else out.add(`${head}"value":${renderSample(timestampMs, s.values[at])}}`);
+      out.text(',"value":');
+      out.bytes(text.bytes, text.at[at], text.at[at + 1] - 1);
+      out.text('}');
+    } else out.text(`,"value":${renderSample(timestampMs, s.values[at])}}`);
   }
-  out.add(']}');
-  return out.done();
+  out.text(']}');
+  return [out.done()];
 }
 
 /** renderScalar renders a scalar result; a scalar always has a value (NaN when the series is empty). */

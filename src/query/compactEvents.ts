@@ -65,7 +65,7 @@ export class CompactSeriesEncoder {
     for (const s of series) {
       const whole = wholeColumns(s, shared);
       if (whole !== undefined) {
-        const known = this.idOf(s.labels);
+        const known = this.idOf(s);
         const first = known.event === undefined ? undefined : out.add(known.event);
         if (first) yield first;
         const full = out.add(pointsEvent(known.id, whole.times, whole.values, false));
@@ -85,7 +85,7 @@ export class CompactSeriesEncoder {
         const value = vs[p];
         if (h === undefined && !Number.isFinite(value)) continue;
         if (id < 0) {
-          const known = this.idOf(s.labels);
+          const known = this.idOf(s);
           id = known.id;
           const full = known.event === undefined ? undefined : out.add(known.event);
           if (full) yield full;
@@ -142,7 +142,7 @@ export class CompactSeriesEncoder {
       const hs = s.histograms;
       let id = -1;
       const named = (): FramedEvents | undefined => {
-        const known = this.idOf(s.labels);
+        const known = this.idOf(s);
         id = known.id;
         return known.event === undefined ? undefined : out.add(known.event);
       };
@@ -197,8 +197,8 @@ export class CompactSeriesEncoder {
   }
 
   /** idOf returns the series' id, with its `series` event when the query meets it for the first time. */
-  private idOf(labels: Labels): { id: number; event?: string } {
-    const rendered = this.renderer.of(labels);
+  private idOf(s: SeriesColumns): { id: number; event?: string } {
+    const rendered = this.renderer.ofSeries(s);
     const known = this.ids.get(rendered);
     if (known !== undefined) return { id: known };
     const id = this.ids.size;

@@ -1,4 +1,4 @@
-import { formatLabels, labelsKey, renderHistogram, valueTextAt, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, inNameOrder, labelsKey, renderHistogram, seriesKeyOf, valueTextAt, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 
 /**
@@ -64,13 +64,14 @@ export class SharedRenders {
 
   constructor(private readonly maxChars: number) {}
 
-  of(key: string, labels: Labels): RenderedSeries {
+  /** of is the rendering of the series keyed `key` (seriesKeyOf); `labelsOf` is asked only when it is not kept. */
+  of(key: string, labelsOf: () => Labels): RenderedSeries {
     const known = this.entries.get(key);
     if (known !== undefined) {
       known.used = true;
       return known.rendered;
     }
-    const rendered = renderSeries(labels);
+    const rendered = renderSeries(labelsOf());
     const chars = key.length + rendered.head.length + rendered.tail.length + rendered.seriesTail.length;
     this.entries.set(key, { rendered, chars, used: false });
     this.chars += chars;
@@ -92,18 +93,29 @@ const sharedRenders = new SharedRenders(SHARED_RENDER_CHARS);
 
 /**
  * SeriesRenderer renders each series of a query once: its tags, label and the constant text of
- * its point events. Series are keyed by their canonical label key, not by the labels object:
- * every slice's answer brings new objects for the same series, so an identity key would render
- * each series again in every slice. Within a query a series keeps one RenderedSeries (the
- * compact format numbers series by it); across queries they come from SharedRenders.
+ * its point events. Series are keyed by their label-set key (seriesKeyOf), not by the labels
+ * object: every slice's answer brings new objects for the same series, so an identity key
+ * would render each series again in every slice, and a worker's series carries its key, so a
+ * series already rendered never has its labels read. Within a query a series keeps one
+ * RenderedSeries (the compact format numbers series by it); across queries they come from
+ * SharedRenders.
  */
 export class SeriesRenderer {
   private readonly cache = new Map<string, RenderedSeries>();
 
+  /** ofSeries is the rendering of a series. */
+  ofSeries(s: SeriesColumns): RenderedSeries {
+    return this.ofKey(seriesKeyOf(s), () => s.labels);
+  }
+
+  /** of is the rendering of a label set. */
   of(labels: Labels): RenderedSeries {
-    const key = labelsKey(labels);
+    return this.ofKey(labelsKey(inNameOrder(labels)), () => labels);
+  }
+
+  private ofKey(key: string, labelsOf: () => Labels): RenderedSeries {
     let entry = this.cache.get(key);
-    if (!entry) this.cache.set(key, (entry = sharedRenders.of(key, labels)));
+    if (!entry) this.cache.set(key, (entry = sharedRenders.of(key, labelsOf)));
     return entry;
   }
 
@@ -116,7 +128,7 @@ export class SeriesRenderer {
    */
   *pointFrames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const cursors = new Uint32Array(series.length);
-    const rendered = series.map((s) => this.of(s.labels));
+    const rendered = series.map((s) => this.ofSeries(s));
     const batch = new FrameBatcher();
     for (;;) {
       let next = Infinity;
@@ -154,7 +166,8 @@ export class SeriesRenderer {
 
 function renderSeries(labels: Labels): RenderedSeries {
   const tags = renderTags(labels);
-  const label = formatLabels(labels);
+  // Names in order, so a label set's text does not depend on which of its equal forms came first.
+  const label = formatLabels(inNameOrder(labels));
   const tagsJson = JSON.stringify(tags);
   const labelJson = JSON.stringify(label);
   return {

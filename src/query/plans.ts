@@ -17,7 +17,7 @@ import {
   selectionsFor,
   shardMergeFor,
   shareLogs,
-  sortByLabels,
+  sortSeriesByKey,
   topAggregation,
   unpackRows,
   unpackSeries,
@@ -266,7 +266,7 @@ export async function runSeriesPlan(
         if (!warned && plan.mixedWarning !== undefined) annotations.push(...plan.mixedWarning);
         warned = true;
       });
-      return { series: plan.sortedByLabels ? sortByLabels(merged, (s) => s.labels) : merged, bytes, annotations };
+      return { series: plan.sortedByLabels ? sortSeriesByKey(merged) : merged, bytes, annotations };
     },
     async (_i, result) => {
       await consume(result.series, result.bytes, result.annotations);

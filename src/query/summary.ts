@@ -1,4 +1,4 @@
-import { bucketQuantile as histogramBucketQuantile, labelsKey, sortByLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { bucketQuantile as histogramBucketQuantile, labelsKey, seriesKeyOf, sortByLabels, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { PERCENTILES, WindowHistogram } from './histogramStats.js';
 import type { SseEvent } from '../http/sse.js';
 import type { SeriesRenderer } from './events.js';
@@ -45,7 +45,7 @@ export class SummaryAccumulator {
 
   add(series: readonly SeriesColumns[]): void {
     for (const s of series) {
-      const key = labelsKey(s.labels);
+      const key = seriesKeyOf(s);
       let st = this.stats.get(key);
       if (!st) this.stats.set(key, (st = { labels: s.labels, min: Infinity, max: -Infinity, sum: 0, count: 0 }));
       const v = s.values;

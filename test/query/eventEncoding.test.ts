@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Labels, RawRow, SeriesColumns } from '../../engine/index.js';
+import { packSeries, unpackSeries, type KeyedSeries, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { legacyPointEvents, legacyRowEvent, legacyText } from '../../bench/query/legacyEvents.js';
 import { PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
 import { SeriesRenderer, SharedRenders } from '../../src/query/events.js';
@@ -109,14 +109,24 @@ describe('raw log event encoding', () => {
 });
 
 describe('rendered series kept across queries', () => {
+  it('finds a worker’s series by its key, never reading its labels once it was rendered', () => {
+    const series = (): KeyedSeries[] =>
+      unpackSeries(packSeries(Array.from({ length: 50 }, (_, i) => ({ labels: { __name__: 'kept_total', shard: `s${i}` }, timestampsMs: Float64Array.of(1_700_000_000_000), values: Float64Array.of(i) }))));
+    const first = joined(new SeriesRenderer().pointFrames(series()));
+    const again = series();
+    const second = joined(new SeriesRenderer().pointFrames(again));
+    expect(second.text).toBe(first.text);
+    expect(again.every((s) => s.labelsIfRead() === undefined)).toBe(true);
+  });
+
   const labelsOf = (i: number): Labels => ({ __name__: 'requests_total', code: String(200 + i), instance: `i-${i}` });
 
   it('answers a series it keeps with the same rendering, and one it dropped rendered anew to the same text', () => {
     const renders = new SharedRenders(4_000);
-    const first = renders.of(JSON.stringify(labelsOf(0)), labelsOf(0));
-    expect(renders.of(JSON.stringify(labelsOf(0)), labelsOf(0))).toBe(first);
-    for (let i = 1; i < 100; i++) renders.of(JSON.stringify(labelsOf(i)), labelsOf(i));
-    const again = renders.of(JSON.stringify(labelsOf(0)), labelsOf(0));
+    const first = renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0));
+    expect(renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0))).toBe(first);
+    for (let i = 1; i < 100; i++) renders.of(JSON.stringify(labelsOf(i)), () => labelsOf(i));
+    const again = renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0));
     expect(again).not.toBe(first);
     expect(again).toEqual(first);
     expect(first.head).toBe('data: {"type":"result","data":{"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"value":');
@@ -125,14 +135,14 @@ describe('rendered series kept across queries', () => {
 
   it('gives a series used since the last pass a second chance before dropping it', () => {
     const renders = new SharedRenders(2_000);
-    const kept = renders.of('kept', labelsOf(0));
+    const kept = renders.of('kept', () => labelsOf(0));
     // Each pass over the bound drops the oldest unused entries; `kept` is used between passes.
     for (let i = 1; i < 60; i++) {
-      renders.of(`k${i}`, labelsOf(i));
-      expect(renders.of('kept', labelsOf(0))).toBe(kept);
+      renders.of(`k${i}`, () => labelsOf(i));
+      expect(renders.of('kept', () => labelsOf(0))).toBe(kept);
     }
     // Not used any more, it goes within one more pass.
-    for (let i = 60; i < 120; i++) renders.of(`k${i}`, labelsOf(i));
-    expect(renders.of('kept', labelsOf(0))).not.toBe(kept);
+    for (let i = 60; i < 120; i++) renders.of(`k${i}`, () => labelsOf(i));
+    expect(renders.of('kept', () => labelsOf(0))).not.toBe(kept);
   });
 });

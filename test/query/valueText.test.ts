@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget, packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { labelsJson, MemoryBudget, packSeries, seriesKeyOf, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { FramedEvents } from '../../src/http/sse.js';
-import { joinJson, renderLabels, renderMatrix, renderMatrixPieces, renderSample, renderVectorPieces, sortByLabelSets } from '../../src/prometheus/render.js';
+import { joinJson, renderMatrix, renderMatrixPieces, renderSample, renderVectorPieces, sortByLabelSets } from '../../src/prometheus/render.js';
 import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
@@ -111,7 +111,7 @@ describe('values sent as text by the worker', () => {
     const to = sent[0].timestampsMs[120];
     const cut = sliceSeries(sent, from, to);
     cut.forEach((s, i) => {
-      const whole = sent.find((w) => w.labels === s.labels)!;
+      const whole = sent.find((w) => seriesKeyOf(w) === seriesKeyOf(s))!;
       const offset = whole.timestampsMs.indexOf(s.timestampsMs[0]);
       expect(i >= 0 && offset >= 0).toBe(true);
       for (let p = 0; p < s.values.length; p++) expect(valueTextAt(s.valueText!, p)).toBe(valueTextAt(whole.valueText!, offset + p));
@@ -185,13 +185,34 @@ describe('points rendered for the Prometheus API by the worker', () => {
     expect(parsed.result[7]).toEqual({ metric: instant[7].labels, value: JSON.parse(renderSample(atMs, instant[7].values[0])) });
   });
 
+  it('writes the workers’ JSON of each label set as the labels render, escapes and any name order included', () => {
+    const atMs = 1_700_000_000_000;
+    const awkward: Labels[] = [
+      { zone: 'a', __name__: 'm"q', job: 'back\\slash' },
+      { note: 'line\nbreak\u0001', snow: '☃', face: '😀' },
+      { lone: '\ud800x', ctrl: '\u0000\u0002' },
+      {},
+      { 'weird "name"': 'v', le: '+Inf' },
+    ];
+    const series = awkward.map((labels, i): SeriesColumns => ({ labels, timestampsMs: Float64Array.of(atMs), values: Float64Array.of(i / 3) }));
+    const sent = throughWorkerAsSamples(series);
+    expect(sent.every((s) => s.labelsText !== undefined)).toBe(true);
+    const text = (body: ReturnType<typeof joinJson>): string => (typeof body === 'string' ? body : body.toString());
+    const vector = text(joinJson(renderVectorPieces(sent, atMs)));
+    expect(vector).toBe(text(joinJson(renderVectorPieces(series, atMs))));
+    const parsed = JSON.parse(vector) as { result: Array<{ metric: Labels }> };
+    expect(parsed.result.map((r) => r.metric)).toEqual(awkward);
+    parsed.result.forEach((r, i) => expect(Object.keys(r.metric)).toEqual(Object.keys(awkward[i]).sort()));
+    expect(renderMatrix(sent)).toBe(renderMatrix(series));
+  });
+
   it('renders label sets as JSON with their names sorted, escapes included', () => {
     const awkward: Labels = { zone: 'a', __name__: 'm"q', job: 'back\\slash', note: 'line\nbreak\u0001', snow: '☃', face: '😀', lone: '\ud800x', empty: '' };
     const sortedNames = Object.keys(awkward).sort();
     const expected = JSON.stringify(Object.fromEntries(sortedNames.map((n) => [n, awkward[n]])));
-    expect(renderLabels(awkward)).toBe(expected);
-    expect(JSON.parse(renderLabels(awkward))).toEqual(awkward);
-    expect(renderLabels({})).toBe('{}');
+    expect(labelsJson(awkward)).toBe(expected);
+    expect(JSON.parse(labelsJson(awkward))).toEqual(awkward);
+    expect(labelsJson({})).toBe('{}');
   });
 
   it('sorts label sets as labels.Compare does: pair by pair in name order, then by length', () => {
@@ -220,7 +241,7 @@ describe('points rendered for the Prometheus API by the worker', () => {
     expect(plainSeries(sent)).toBe(true);
     const cut = sliceSeries(sent, sent[0].timestampsMs[50], sent[0].timestampsMs[120]);
     for (const s of cut) {
-      const whole = sent.find((w) => w.labels === s.labels)!;
+      const whole = sent.find((w) => seriesKeyOf(w) === seriesKeyOf(s))!;
       const offset = whole.timestampsMs.indexOf(s.timestampsMs[0]);
       for (let p = 0; p < s.values.length; p++) expect(sampleAt(s.sampleText!, p)).toBe(sampleAt(whole.sampleText!, offset + p));
     }

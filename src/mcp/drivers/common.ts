@@ -1,4 +1,4 @@
-import { formatLabels } from '../../../engine/index.js';
+import { formatLabels, withColumns } from '../../../engine/index.js';
 import { autoStepMs } from '../../query/timeRange.js';
 import { countValues, hasHistogramSamples } from '../../query/histogramStats.js';
 import { renderChartPng } from '../chart.js';
@@ -127,7 +127,7 @@ export function commonDriver(access: TelemetryAccess): Driver {
         const window = access.window({ start: args.start, end: args.end, maxDataPoints: Math.max(50, Math.floor(width / 2)) });
         const series = await access.series(ctx.orgId, query, window, ctx.signal);
         // A native histogram sample is drawn as its observation count (histogram_count).
-        const counted = series.map((s) => (hasHistogramSamples(s) ? { ...s, values: countValues(s) } : s));
+        const counted = series.map((s) => (hasHistogramSamples(s) ? withColumns(s, s.timestampsMs, countValues(s), s.histograms) : s));
         const histograms = series.filter(hasHistogramSamples).length;
         const ranked = [...counted].sort((a, b) => peak(b.values) - peak(a.values)).slice(0, CHART_MAX_SERIES);
         const png = renderChartPng({

@@ -1,4 +1,4 @@
-import { labelsKey, sortByLabels, type SeriesColumns } from '../../../engine/index.js';
+import { seriesKeyOf, sortSeriesByKey, withColumns, type SeriesColumns } from '../../../engine/index.js';
 
 /**
  * Series cut into time pieces and joined back: the results cache keeps a query's answer as
@@ -10,15 +10,15 @@ import { labelsKey, sortByLabels, type SeriesColumns } from '../../../engine/ind
 /** SERIES_OVERHEAD_BYTES stands for a series' label object and arrays in size estimates. */
 const SERIES_OVERHEAD_BYTES = 96;
 
-/** seriesBytes estimates what holding `series` costs: 16 bytes a point plus the labels. */
+/** seriesBytes estimates what holding `series` costs: 16 bytes a point plus the labels (as long as their key). */
 export function seriesBytes(series: readonly SeriesColumns[]): number {
   let bytes = 0;
-  for (const s of series) {
-    bytes += SERIES_OVERHEAD_BYTES + s.timestampsMs.length * 16;
-    for (const name in s.labels) bytes += 2 * (name.length + s.labels[name].length);
-  }
+  for (const s of series) bytes += SERIES_OVERHEAD_BYTES + s.timestampsMs.length * 16 + 2 * seriesKeyOf(s).length;
   return bytes;
 }
+
+/** PLAIN_FIELDS are the fields of a series the cache keeps or may drop (the workers' text); any other set field makes it not plain. */
+const PLAIN_FIELDS = new Set(['labels', 'key', 'timestampsMs', 'values', 'valueText', 'sampleText', 'labelsText']);
 
 /**
  * plainSeries tells whether every series is just labels, timestamps and float values (no
@@ -27,7 +27,7 @@ export function seriesBytes(series: readonly SeriesColumns[]): number {
  */
 export function plainSeries(series: readonly SeriesColumns[]): boolean {
   for (const s of series) {
-    for (const key in s) if (key !== 'labels' && key !== 'timestampsMs' && key !== 'values' && key !== 'valueText' && key !== 'sampleText') return false;
+    for (const field in s) if (!PLAIN_FIELDS.has(field) && (s as unknown as Record<string, unknown>)[field] !== undefined) return false;
   }
   return true;
 }
@@ -56,9 +56,10 @@ export function sliceSeries(series: readonly SeriesColumns[], fromMs: number, to
     if (to <= from) continue;
     if (from === 0 && to === s.timestampsMs.length) out.push(s);
     else {
-      const cut: SeriesColumns = { labels: s.labels, timestampsMs: s.timestampsMs.subarray(from, to), values: s.values.subarray(from, to) };
+      const cut = withColumns(s, s.timestampsMs.subarray(from, to), s.values.subarray(from, to));
       if (s.valueText !== undefined) cut.valueText = { source: s.valueText.source, at: s.valueText.at.subarray(from, to + 1) };
       if (s.sampleText !== undefined) cut.sampleText = { bytes: s.sampleText.bytes, at: s.sampleText.at.subarray(from, to + 1) };
+      cut.labelsText = s.labelsText;
       out.push(cut);
     }
   }
@@ -71,18 +72,18 @@ export function sliceSeries(series: readonly SeriesColumns[], fromMs: number, to
  * kept does not hold a worker's whole answer alive; the result is sorted by labels.
  */
 export function joinSeries(pieces: ReadonlyArray<readonly SeriesColumns[]>): SeriesColumns[] {
-  const byKey = new Map<string, { labels: SeriesColumns['labels']; parts: SeriesColumns[]; points: number }>();
+  const byKey = new Map<string, { parts: SeriesColumns[]; points: number }>();
   for (const piece of pieces) {
     for (const s of piece) {
-      const key = labelsKey(s.labels);
+      const key = seriesKeyOf(s);
       let entry = byKey.get(key);
-      if (!entry) byKey.set(key, (entry = { labels: s.labels, parts: [], points: 0 }));
+      if (!entry) byKey.set(key, (entry = { parts: [], points: 0 }));
       entry.parts.push(s);
       entry.points += s.timestampsMs.length;
     }
   }
   const out: SeriesColumns[] = [];
-  for (const { labels, parts, points } of byKey.values()) {
+  for (const { parts, points } of byKey.values()) {
     const timestampsMs = new Float64Array(points);
     const values = new Float64Array(points);
     let at = 0;
@@ -91,7 +92,7 @@ export function joinSeries(pieces: ReadonlyArray<readonly SeriesColumns[]>): Ser
       values.set(part.values, at);
       at += part.timestampsMs.length;
     }
-    out.push({ labels, timestampsMs, values });
+    out.push(withColumns(parts[0], timestampsMs, values));
   }
-  return sortByLabels(out, (s) => s.labels);
+  return sortSeriesByKey(out);
 }

@@ -1,4 +1,4 @@
-import { formatLabels, type Labels, type RawRow, type SeriesColumns } from '../../../../engine/index.js';
+import { formatLabels, withColumns, type Labels, type RawRow, type SeriesColumns } from '../../../../engine/index.js';
 import { BudgetedLines, clip, csvRow, formatDuration, formatNumber, isoTime, seriesStats, type SeriesStats } from '../../format.js';
 import type { QueryWindow } from '../../../query/timeRange.js';
 import { countValues, hasHistogramSamples, WindowHistogram } from '../../../query/histogramStats.js';
@@ -46,7 +46,7 @@ export function renderSeries(series: readonly SeriesColumns[], window: QueryWind
   const ranked: Array<{ s: SeriesColumns; stats: SeriesStats }> = [];
   for (const raw of series) {
     // A native histogram sample reads as its observation count.
-    const s = hasHistogramSamples(raw) ? { ...raw, values: countValues(raw) } : raw;
+    const s = hasHistogramSamples(raw) ? withColumns(raw, raw.timestampsMs, countValues(raw), raw.histograms) : raw;
     const stats = seriesStats(s.timestampsMs, s.values);
     if (stats) ranked.push({ s, stats });
   }
