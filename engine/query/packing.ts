@@ -57,7 +57,8 @@ export interface PackedSeries {
 
 /**
  * PackOptions: `valueText` adds the values' text and `sampleText` the Prometheus API's
- * rendering of every point (see PackedSeries) to answers of at least VALUE_TEXT_MIN_POINTS samples.
+ * rendering of every point (see PackedSeries) to answers of at least VALUE_TEXT_MIN_POINTS
+ * samples; `sampleText` also adds that API's JSON of every label set, whatever the size.
  */
 export interface PackOptions {
   valueText?: boolean;
