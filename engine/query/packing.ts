@@ -1,7 +1,7 @@
 import { formatGoFloat } from '../common/goFloat.js';
 import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from '../storage/histogramCodec.js';
 import { KeyedSeries } from '../storage/keyedSeries.js';
-import { inNameOrder, labelPairKey } from '../storage/labels.js';
+import { inNameOrder, labelPairKey, type Labels } from '../storage/labels.js';
 import { jsonQuoted } from '../common/labelsJson.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 
@@ -80,13 +80,48 @@ export function packSeries(series: readonly SeriesColumns[], options: PackOption
   });
   offsets[series.length] = at;
   const packed: PackedSeries = { keys: [], offsets, timestampsMs, values };
-  packLabels(series, packed, options.sampleText === true);
   const withHistograms = series.some((s) => hasHistograms(s.histograms));
   if (withHistograms) packHistograms(series, packed);
-  if (options.valueText === true && total >= VALUE_TEXT_MIN_POINTS) packValueText(values, packed);
-  if (options.sampleText === true && !withHistograms && total >= VALUE_TEXT_MIN_POINTS) packSampleText(offsets, timestampsMs, values, packed);
+  return withText(series, packed, options, withHistograms);
+}
+
+/** VectorPoint is one float sample of an instant vector: a series' labels and its one point. */
+export interface VectorPoint {
+  labels: Labels;
+  timestampMs: number;
+  value: number;
+}
+
+/**
+ * packVector packs an instant vector of floats as packSeries packs its series of one point
+ * each, straight from the samples: a vector of 10,000 series would otherwise make two
+ * one-element arrays and a series object per sample on the worker, only to copy them.
+ */
+export function packVector(samples: readonly VectorPoint[], options: PackOptions = {}): PackedSeries {
+  const count = samples.length;
+  const offsets = new Uint32Array(count + 1);
+  const timestampsMs = new Float64Array(count);
+  const values = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    offsets[i] = i;
+    timestampsMs[i] = samples[i].timestampMs;
+    values[i] = samples[i].value;
+  }
+  offsets[count] = count;
+  return withText(samples, { keys: [], offsets, timestampsMs, values }, options, false);
+}
+
+/** withText adds the keys and what `options` ask for to a pack of `series`' points. */
+function withText(series: readonly LabelledSeries[], packed: PackedSeries, options: PackOptions, withHistograms: boolean): PackedSeries {
+  packLabels(series, packed, options.sampleText === true);
+  const total = packed.values.length;
+  if (options.valueText === true && total >= VALUE_TEXT_MIN_POINTS) packValueText(packed.values, packed);
+  if (options.sampleText === true && !withHistograms && total >= VALUE_TEXT_MIN_POINTS) packSampleText(packed.offsets, packed.timestampsMs, packed.values, packed);
   return packed;
 }
+
+/** LabelledSeries is what packing reads of a series to key it: its labels, or a worker's series' key. */
+type LabelledSeries = Pick<SeriesColumns, 'labels'>;
 
 /**
  * packLabels gives every series' key (seriesKeyOf) and, with `json`, its label set as the
@@ -95,7 +130,7 @@ export function packSeries(series: readonly SeriesColumns[], options: PackOption
  * key and JSON text and are copied as they are: escaping each with regular expressions and
  * encoding each set on its own took a worker 1.7 µs a series.
  */
-function packLabels(series: readonly SeriesColumns[], packed: PackedSeries, json: boolean): void {
+function packLabels(series: readonly LabelledSeries[], packed: PackedSeries, json: boolean): void {
   const keys = new Array<string>(series.length);
   const at = json ? new Uint32Array(series.length + 1) : undefined;
   let bytes = valueTextScratch;

@@ -8,7 +8,7 @@ import type { InstantResult } from '../logql/eval/types.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
-import { packSeries, transferablesOf, type PackedSeries } from './packing.js';
+import { packSeries, packVector, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
 import { mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
 import { Annotations } from '../promql/eval/annotations.js';
@@ -178,10 +178,19 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const evaluate = (e: typeof expr) =>
     task.instant === true ? promqlInstantSeries(evaluateInstant(e, querier, task.startMs, options)) : evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
   const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;
+  const text = { valueText: task.valueText, sampleText: task.sampleText };
+  if (!top && task.instant === true && task.shard?.merge !== 'sum') {
+    // An instant vector of floats is packed from its samples (packVector); anything else as series.
+    const instant = evaluateInstant(expr, querier, task.startMs, options);
+    const annotations = instant.annotations.map((a) => formatAnnotation(a, task.query));
+    const vector = instant.value.type === 'vector' && instant.value.samples.every((s) => s.histogram === undefined) ? instant.value.samples : undefined;
+    const series = vector !== undefined ? packVector(vector, text) : packSeries(promqlInstantSeries(instant).series, text);
+    return { result: { series, annotations }, transfer: transferablesOf(series) };
+  }
   const out = evaluate(top ? top.expr : expr);
   const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
   if (!top) {
-    const series = packSeries(out.series, { valueText: task.valueText, sampleText: task.sampleText });
+    const series = packSeries(out.series, text);
     const mixed = task.shard?.merge === 'sum' ? mixedOfSum(expr, out.annotations, evaluate) : undefined;
     if (mixed === undefined) return { result: { series, annotations }, transfer: transferablesOf(series) };
     return { result: { series, mixed, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(mixed)] };
