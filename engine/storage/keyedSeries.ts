@@ -47,7 +47,12 @@ export class KeyedSeries implements SeriesColumns {
  * of a name or value, and escaped characters keep their order (see labelPairKey).
  */
 export function seriesKeyOf(s: SeriesColumns): string {
-  return s instanceof KeyedSeries ? s.key : labelsKey(inNameOrder(s.labels));
+  return s instanceof KeyedSeries ? s.key : labelSetKey(s.labels);
+}
+
+/** labelSetKey is the key of a label set, whatever order its names come in: a series with these labels has it (seriesKeyOf). */
+export function labelSetKey(labels: Labels): string {
+  return labelsKey(inNameOrder(labels));
 }
 
 /**

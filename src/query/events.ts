@@ -1,4 +1,4 @@
-import { formatLabels, inNameOrder, labelsKey, renderHistogram, seriesKeyOf, valueTextAt, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { formatLabels, inNameOrder, labelSetKey, renderHistogram, seriesKeyOf, valueTextAt, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { FrameBatcher, type FramedEvents } from '../http/sse.js';
 
 /**
@@ -110,7 +110,7 @@ export class SeriesRenderer {
 
   /** of is the rendering of a label set. */
   of(labels: Labels): RenderedSeries {
-    return this.ofKey(labelsKey(inNameOrder(labels)), () => labels);
+    return this.ofKey(labelSetKey(labels), () => labels);
   }
 
   private ofKey(key: string, labelsOf: () => Labels): RenderedSeries {
