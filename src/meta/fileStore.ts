@@ -41,6 +41,8 @@ export class FileMetaStore implements MetaStore {
   private readonly file: string;
   private readonly lockFile: string;
   private doc: MetaDocument = EMPTY;
+  /** writes counts this process' own writes, so a reload that read the file before one is dropped. */
+  private writes = 0;
   private readonly listeners = new Set<() => void>();
   private watcher: FSWatcher | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -85,9 +87,16 @@ export class FileMetaStore implements MetaStore {
     this.watcher.unref();
   }
 
+  /**
+   * reload takes in another process' write. A read that was under way while this process wrote
+   * (the watch reports our own writes too) returns the older document; it is dropped, since
+   * installing it would briefly undo the write (a key just created would be refused).
+   */
   private async reload(): Promise<void> {
+    const writesBefore = this.writes;
     try {
       const next = await this.read();
+      if (writesBefore !== this.writes) return;
       if (JSON.stringify(next) === JSON.stringify(this.doc)) return;
       this.doc = next;
       this.emit();
@@ -108,6 +117,7 @@ export class FileMetaStore implements MetaStore {
       const out = change(doc);
       await writeFileAtomic(this.file, JSON.stringify(doc, null, 2) + '\n');
       this.doc = doc;
+      this.writes++;
       return out;
     });
     this.emit();
