@@ -1,6 +1,6 @@
 import type { RecognizedString } from 'uWebSockets.js';
 import { ApiError, type ErrorBody, type ErrorCode } from '../errors.js';
-import { compressBody, compressBodyOffLoop, MIN_COMPRESSED_JSON_BYTES, MIN_OFF_LOOP_BYTES, type ContentEncoding } from './compression.js';
+import { compressBody, compressBodyOffLoop, MIN_COMPRESSED_BYTES, MIN_OFF_LOOP_BYTES, type ContentEncoding } from './compression.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -119,7 +119,7 @@ export class Responder {
     this.finished = true;
     this.status = status;
     const length = byteLength(body);
-    const encoding = this.encoding !== undefined && contentType.startsWith('application/json') && length >= MIN_COMPRESSED_JSON_BYTES ? this.encoding : undefined;
+    const encoding = this.encoding !== undefined && contentType.startsWith('application/json') && length >= MIN_COMPRESSED_BYTES ? this.encoding : undefined;
     if (encoding === undefined) return this.writeWhole(status, body, contentType, headers, closeConnection, undefined);
     if (length < MIN_OFF_LOOP_BYTES) return this.writeWhole(status, compressBody(body, encoding), contentType, headers, closeConnection, encoding);
     compressBodyOffLoop(body, encoding).then(

@@ -1,4 +1,4 @@
-import { StreamCompressor } from './compression.js';
+import { MIN_COMPRESSED_BYTES, StreamCompressor } from './compression.js';
 import type { Responder } from './responder.js';
 import { statusLine } from './responder.js';
 import { yieldIfSliceSpent } from './timeSlice.js';
@@ -156,12 +156,24 @@ export class SseStream {
     res.onAbort(() => this.close());
   }
 
-  /** open writes the 200 status and the spec's headers. */
+  /**
+   * open starts the answer: 200 with the spec's headers. A compressed stream writes them with its
+   * first bytes instead (at most HOLD_MS later), since a stream that ends within its held start
+   * and is smaller than MIN_COMPRESSED_BYTES is sent as is, without a content-encoding.
+   */
   open(): void {
     if (this.res.finished || this.res.started) return;
-    const raw = this.res.raw;
     // Made here, not with the stream: a query that fails before its first event answers plain JSON.
     if (this.res.encoding !== undefined) this.compressor = new StreamCompressor(this.res.encoding);
+    else this.writeHeaders(undefined);
+    this.res.status = 200;
+    this.res.started = true;
+    this.armHeartbeat();
+  }
+
+  /** writeHeaders writes the status line and headers, naming the encoding of the bytes that follow. */
+  private writeHeaders(encoding: string | undefined): void {
+    const raw = this.res.raw;
     raw.cork(() => {
       raw.writeStatus(statusLine(200));
       raw.writeHeader('content-type', 'text/event-stream');
@@ -169,14 +181,9 @@ export class SseStream {
       raw.writeHeader('connection', 'keep-alive');
       raw.writeHeader('x-svc-query-id', this.res.queryId);
       raw.writeHeader('x-accel-buffering', 'no');
-      if (this.compressor !== undefined) {
-        raw.writeHeader('content-encoding', this.compressor.encoding);
-        raw.writeHeader('vary', 'accept-encoding');
-      }
+      if (this.compressor !== undefined) raw.writeHeader('vary', 'accept-encoding');
+      if (encoding !== undefined) raw.writeHeader('content-encoding', encoding);
     });
-    this.res.status = 200;
-    this.res.started = true;
-    this.armHeartbeat();
   }
 
   get closed(): boolean {
@@ -281,6 +288,7 @@ export class SseStream {
 
   /** push hands text to the compressor; a batch reaches uWS once the compressor has flushed it, and `drained` waits for that. */
   private push(compressor: StreamCompressor, text: string): void {
+    if (!this.pushed && !this.res.aborted) this.writeHeaders(compressor.encoding);
     this.pushed = true;
     this.output = this.output.then(() => compressor.push(text)).then(
       (bytes) => void this.writeRaw(bytes),
@@ -388,8 +396,16 @@ export class SseStream {
     if (compressor === undefined) {
       this.res.raw.cork(() => this.res.raw.end(chunk));
     } else if (!this.pushed) {
-      const bytes = compressor.finishWhole(this.takeHeld() + chunk);
-      if (!this.res.aborted) this.res.raw.cork(() => this.res.raw.end(bytes));
+      const text = this.takeHeld() + chunk;
+      if (!this.res.aborted) {
+        const whole = text.length < MIN_COMPRESSED_BYTES ? undefined : compressor.finishWhole(text);
+        if (whole === undefined) compressor.close();
+        // One cork: headers and body leave in one packet (uWS runs a nested cork's handler at once).
+        this.res.raw.cork(() => {
+          this.writeHeaders(whole === undefined ? undefined : compressor.encoding);
+          this.res.raw.end(whole ?? text);
+        });
+      }
     } else {
       this.output = this.output.then(() => compressor.finish(chunk)).then(
         (bytes) => {

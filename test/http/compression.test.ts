@@ -131,6 +131,22 @@ describe('compressed responses', () => {
     expect(withoutHeartbeats(slicedPacked.body)).toBe(withoutHeartbeats(slicedPlain.body));
   });
 
+  it('sends an event stream that ends under 1 KiB as is, with the same events, and keeps the stream headers', async () => {
+    const tiny = { q: 'vector(1)', s: String(NOW), e: String(NOW) };
+    const plain = await post(srv.url, '/api/v1/metrics/query', srv.key, tiny);
+    expect(plain.body.length).toBeLessThan(1024);
+    for (const encoding of ['gzip', 'br']) {
+      const answer = await post(srv.url, '/api/v1/metrics/query', srv.key, tiny, encoding);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(answer.headers['content-type']).toBe('text/event-stream');
+      expect(answer.headers.vary).toBe('accept-encoding');
+      expect(answer.headers['x-svc-query-id']).toBeTruthy();
+      expect(answer.body.replace(/"queryId":"[^"]*"/g, '')).toBe(plain.body.replace(/"queryId":"[^"]*"/g, ''));
+      expect(answer.body.endsWith('data: {"type":"done","data":{"status":"ok"}}\n\n')).toBe(true);
+    }
+  });
+
   it('streams compressed events as they are made: the first arrives while the query still runs', async () => {
     const body = { q: 'mad_over_time(requests_total[1h])', s: String(NOW - HOUR_MS), e: String(NOW), step: 1 };
     const seen = await new Promise<{ firstEventBeforeEnd: boolean; events: string[] }>((resolve, reject) => {
