@@ -66,6 +66,22 @@ describe('sluice serve start-up', () => {
     ws.children.pop();
     expect(srv.stdout()).toContain('sluice stopped');
   });
+
+  it('writes log lines in batches that still appear within a second, and every one of them before it exits', async () => {
+    const srv = await startChildServer({ SVC_DATA_DIR: ws.dataDir });
+    ws.children.push(srv);
+    const logged = (query: string): boolean => srv.stdout().includes(`"query":"${query}"`);
+    expect((await fetch(`${srv.url}/healthz?probe=first`)).status).toBe(200);
+    // No other write follows it, so only the flush timer can bring it out.
+    const deadline = Date.now() + 1000;
+    while (!logged('probe=first') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(logged('probe=first')).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${srv.url}/healthz?probe=last-${i}`)).status).toBe(200);
+    srv.proc.kill('SIGTERM');
+    expect(await srv.exit).toBe(0);
+    ws.children.pop();
+    for (let i = 0; i < 3; i++) expect(logged(`probe=last-${i}`)).toBe(true);
+  });
 });
 
 describe('npm start', () => {

@@ -136,7 +136,8 @@ describe.runIf(clusterBackendsAvailable('the ingest-only limits test'))('scaled 
     const logs = await readSse(await query(reader.url, '/api/v1/logs/query', KEY, { q: '{service_name=~"lim-svc-.*"}', s: 'now-1h', e: 'now', limit: 100 }));
     const services = new Set(logs.events.filter((e) => e.type === 'result').map((e) => (e.data.tags as Record<string, string>).service_name));
     expect(services.size).toBe(2);
-    expect(ingester.stdout()).toMatch(/read from the write log refused: the org is at its share of the active series limit/);
+    // Log lines reach standard output in batches, within 200 ms.
+    await waitFor(() => /read from the write log refused: the org is at its share of the active series limit/.test(ingester.stdout()), 2000);
     // The ingest process counted nothing of it: it could not know.
     expect(await rejected(ingest, 'metrics', 'series_limit')).toBe(0);
   }, 90_000);

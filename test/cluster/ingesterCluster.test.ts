@@ -200,7 +200,8 @@ describe.runIf(clusterBackendsAvailable('the ingester cluster test'))('scaled ou
 
     await stop(leader, 'SIGKILL');
     await waitFor(async () => (await leaderOf(follower)) === 1, 10_000);
-    expect(follower.stdout()).toContain('compactor leadership taken');
+    // Log lines reach standard output in batches, within 200 ms.
+    await waitFor(() => follower.stdout().includes('compactor leadership taken'), 2000);
 
     // Compacted segments still answer exactly what was written.
     const reader = await c!.startRole('query');

@@ -182,7 +182,8 @@ describe.runIf(natsAvailable('the JetStream write log test'))('write path on NAT
     expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
     // Segments were cut along the way (by a killed run or at this start), so the exact counts
     // above cover segments plus replayed heads.
-    expect([...logs, server.stdout()].join('\n')).toContain('cut heads into segments');
+    // Log lines reach standard output in batches, within 200 ms.
+    await waitFor(() => [...logs, server.stdout()].join('\n').includes('cut heads into segments'), 2000);
     server.proc.kill('SIGTERM');
     await server.exit;
   }, 120_000);
