@@ -20,17 +20,36 @@ import type { SeriesColumns } from '../storage/seriesColumns.js';
  *   expression: each shard's answer is a partial aggregate per group, merged per timestamp
  *   (avg travels as a sum and a count, histograms as histogram sums).
  *
+ * - expressions whose output series each depend only on input series that agree on some labels
+ *   (the groups of an aggregation `by` them, the matching labels of a binary operation, all but
+ *   `le` for histogram_quantile): series are placed by those labels' values (a ShardKey), so
+ *   every group is whole in one shard, the shards' outputs are disjoint, and merging is
+ *   concatenation again (shardKeyFor).
+ *
  * Which functions are series-local (or constant) is a property of each row of the function
- * table (`shard` in engine/promql/functions.ts). Anything else (binary operations between
- * vectors, topk, quantiles, histogram_quantile, ...) is evaluated unsharded.
+ * table (`shard` in engine/promql/functions.ts). Anything else is evaluated unsharded.
  */
 export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg';
+
+/**
+ * ShardKey says which labels place a series in a shard: the values of `only` those names (a
+ * missing label counts as empty), or every label `allBut` those names. Without one a series is
+ * placed by all its labels but the metric name (shardOf).
+ */
+export type ShardKey = { only: readonly string[] } | { allBut: readonly string[] };
 
 /** SeriesShard names one shard of `count`; `avg` asks the worker for a sum and a count instead of a mean. */
 export interface SeriesShard {
   index: number;
   count: number;
   merge: ShardMerge;
+  key?: ShardKey;
+}
+
+/** ShardPlan is how a query's shards are made and merged. */
+export interface ShardPlan {
+  merge: ShardMerge;
+  key?: ShardKey;
 }
 
 const MERGEABLE_AGGREGATIONS: ReadonlyMap<string, ShardMerge> = new Map([
@@ -87,6 +106,107 @@ function isSeriesLocal(expr: Expr): boolean {
   }
 }
 
+/**
+ * shardPlanFor says how `expr` is split by series and its shards combined, or undefined when it
+ * must run unsharded: a merge of partial answers where shardMergeFor allows one, else shards
+ * placed by the labels its groups keep together (shardKeyFor), concatenated.
+ */
+export function shardPlanFor(expr: Expr): ShardPlan | undefined {
+  const merge = shardMergeFor(expr);
+  if (merge !== undefined) return { merge };
+  const key = shardKeyFor(expr);
+  return key === undefined ? undefined : { merge: 'concat', key };
+}
+
+/**
+ * Together is what an expression needs of a placement of series in shards: input series that
+ * one output series (or one group of a later aggregation) may depend on agree on the values of
+ * `only` these labels, or of every label `allBut` these. Placing series by a subset of those
+ * labels keeps each such set of series in one shard.
+ */
+type Together = { only: ReadonlySet<string> } | { allBut: ReadonlySet<string> };
+
+/** EVERY_SERIES is a selector's need: nothing ties its series together but their identity without the name. */
+const EVERY_SERIES: Together = { allBut: new Set([METRIC_NAME]) };
+
+/**
+ * GROUP_LOCAL_AGGREGATIONS compute each group's output from that group's series alone (given
+ * a constant parameter), so whole groups in one shard give exactly the unsharded answer.
+ */
+const GROUP_LOCAL_AGGREGATIONS: ReadonlySet<string> = new Set(['sum', 'avg', 'count', 'min', 'max', 'group', 'stddev', 'stdvar', 'topk', 'bottomk', 'quantile', 'count_values']);
+
+/** both is what two needs ask together: series must agree on the labels both name. */
+function both(a: Together, b: Together): Together {
+  if ('only' in a) return { only: new Set([...a.only].filter((n) => ('only' in b ? b.only.has(n) : !b.allBut.has(n)))) };
+  if ('only' in b) return both(b, a);
+  return { allBut: new Set([...a.allBut, ...b.allBut]) };
+}
+
+/**
+ * keptTogether finds what `expr` needs of a placement ('constant' for an expression of no
+ * series), or undefined when no placement by labels keeps it exact: a function that rewrites
+ * labels, one over all series at once (absent, scalar, sort), a non-constant parameter.
+ */
+function keptTogether(expr: Expr): Together | 'constant' | undefined {
+  switch (expr.type) {
+    case 'NumberLiteral':
+    case 'StringLiteral':
+      return 'constant';
+    case 'VectorSelector':
+    case 'MatrixSelector':
+      return EVERY_SERIES;
+    case 'ParenExpr':
+    case 'UnaryExpr':
+    case 'SubqueryExpr':
+      return keptTogether(expr.expr);
+    case 'Call': {
+      if (isConstant(expr)) return 'constant';
+      if (expr.func.name === 'histogram_quantile') {
+        const inner = isConstant(expr.args[0]) ? keptTogether(expr.args[1]) : undefined;
+        // Its groups are the series equal in every label but `le` (the name is dropped).
+        return inner === undefined || inner === 'constant' ? undefined : both(inner, { allBut: new Set(['le', METRIC_NAME]) });
+      }
+      if (expr.func.shard !== 'perSeries') return undefined;
+      const data = expr.args.filter((a) => !isConstant(a));
+      const inner = data.length === 1 ? keptTogether(data[0]) : undefined;
+      return inner === 'constant' ? undefined : inner;
+    }
+    case 'AggregateExpr': {
+      if (!GROUP_LOCAL_AGGREGATIONS.has(expr.op) || (expr.param !== null && !isConstant(expr.param))) return undefined;
+      const inner = keptTogether(expr.expr);
+      if (inner === undefined || inner === 'constant') return undefined;
+      return both(inner, expr.without ? { allBut: new Set([...expr.grouping, METRIC_NAME]) } : { only: new Set(expr.grouping) });
+    }
+    case 'BinaryExpr': {
+      const lhs = keptTogether(expr.lhs);
+      const rhs = keptTogether(expr.rhs);
+      if (lhs === undefined || rhs === undefined) return undefined;
+      if (lhs === 'constant') return rhs;
+      if (rhs === 'constant') return lhs;
+      // A fill stands in for a missing match, which a shard cannot tell from one in another shard.
+      if (expr.matching.fill !== undefined && (expr.matching.fill.lhs !== null || expr.matching.fill.rhs !== null)) return undefined;
+      const matched: Together = expr.matching.on ? { only: new Set(expr.matching.labels) } : { allBut: new Set([...expr.matching.labels, METRIC_NAME]) };
+      return both(both(lhs, rhs), matched);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * shardKeyFor finds the labels to place series by so that `expr`'s shards are disjoint and whole
+ * (see keptTogether), or undefined when none does: no label is left that every group shares, or
+ * the expression gives no vector.
+ */
+export function shardKeyFor(expr: Expr): ShardKey | undefined {
+  if (unwrap(expr).valueType !== 'vector') return undefined;
+  const need = keptTogether(expr);
+  if (need === undefined || need === 'constant') return undefined;
+  if ('allBut' in need) return { allBut: [...need.allBut].sort() };
+  const only = [...need.only].filter((n) => n !== METRIC_NAME).sort();
+  return only.length === 0 ? undefined : { only };
+}
+
 /** shardMergeFor says how shards of `expr` combine, or undefined when it must run unsharded. */
 export function shardMergeFor(expr: Expr): ShardMerge | undefined {
   const top = unwrap(expr);
@@ -138,6 +258,48 @@ export function shardOf(labels: Labels, count: number): number {
     h = Math.imul(h ^ 0xfe, 0x01000193);
   }
   return (h >>> 0) % count;
+}
+
+/** placements keeps one placing function per key, so readers that remember placements per function reuse them. */
+const placements = new Map<string, (labels: Labels, count: number) => number>();
+
+/** shardPlacement is the function that places a series under `key` (shardOf without one). */
+export function shardPlacement(key: ShardKey | undefined): (labels: Labels, count: number) => number {
+  if (key === undefined) return shardOf;
+  const id = JSON.stringify(key);
+  let place = placements.get(id);
+  if (place === undefined) {
+    place = 'only' in key ? placeByOnly(key.only) : placeByAllBut(new Set(key.allBut));
+    placements.set(id, place);
+  }
+  return place;
+}
+
+/** placeByOnly hashes the values of `names` (sorted), a missing label as empty. */
+function placeByOnly(names: readonly string[]): (labels: Labels, count: number) => number {
+  return (labels, count) => {
+    let h = 0x811c9dc5;
+    for (const name of names) {
+      h = mix(h, labels[name] ?? '');
+      h = Math.imul(h ^ 0xff, 0x01000193);
+    }
+    return (h >>> 0) % count;
+  };
+}
+
+/** placeByAllBut hashes every label but `excluded`, as shardOf does without the name. */
+function placeByAllBut(excluded: ReadonlySet<string>): (labels: Labels, count: number) => number {
+  return (labels, count) => {
+    let h = 0x811c9dc5;
+    for (const name of Object.keys(labels).sort()) {
+      if (excluded.has(name) || labels[name] === '') continue;
+      h = mix(h, name);
+      h = Math.imul(h ^ 0xff, 0x01000193);
+      h = mix(h, labels[name]);
+      h = Math.imul(h ^ 0xfe, 0x01000193);
+    }
+    return (h >>> 0) % count;
+  };
 }
 
 function mix(h: number, s: string): number {

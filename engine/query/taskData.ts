@@ -7,7 +7,7 @@ import { gatherLogStreams } from './gather.js';
 import { countRows } from '../storage/logCounts.js';
 import type { LogSelection } from './logqlPlan.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
-import { shardOf } from './shards.js';
+import { shardOf, shardPlacement, type ShardKey } from './shards.js';
 import type { Selection } from './promqlPlan.js';
 import { SnapshotLogReader } from './snapshotLogReader.js';
 import { SnapshotMetricReader } from './snapshotMetricReader.js';
@@ -167,9 +167,9 @@ export function shareLogs(view: OrgLogView, selections: readonly LogSelection[])
 }
 
 /** metricViewOf rebuilds, on the worker, a view reading the task's segments and head snapshots as one store, narrowed to the shard if any. */
-export function metricViewOf(data: MetricTaskData, readers: SharedSegmentReaders, shard?: { index: number; count: number }): OrgMetricView {
+export function metricViewOf(data: MetricTaskData, readers: SharedSegmentReaders, shard?: { index: number; count: number; key?: ShardKey }): OrgMetricView {
   const segments = data.segments.map((s) => segmentEntryOf(s.meta));
-  const only = shard ? { of: shardOf, index: shard.index, count: shard.count } : undefined;
+  const only = shard ? { of: shardPlacement(shard.key), index: shard.index, count: shard.count } : undefined;
   const heads = data.heads.map((h) => new SnapshotMetricReader(h, only));
   return new OrgMetricView(() => ({ segments, heads }), readers.over(data.segments), only);
 }

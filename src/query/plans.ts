@@ -15,7 +15,7 @@ import {
   reachedSamples,
   refersToQueryWindow,
   selectionsFor,
-  shardMergeFor,
+  shardPlanFor,
   shareLogs,
   sortSeriesByKey,
   topAggregation,
@@ -156,7 +156,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardMergeFor(expr));
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr));
   // What the whole query reads: the first slice's prepare fetches recent data for every slice.
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
   const top = topAggregation(expr);
@@ -203,7 +203,10 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
 export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesPlan {
   const reader = deps.storage.logs(org);
   const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardMergeFor(expr));
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => {
+    const merge = logShardMergeFor(expr);
+    return merge === undefined ? undefined : { merge };
+  });
   const scope = clipLogRanges(logSelectionsFor(expr, window.startMs, window.endMs), deps.oldestMs);
   return {
     slices,

@@ -1,4 +1,4 @@
-import type { QueryTask, SeriesShard, ShardMerge } from '../../engine/index.js';
+import type { QueryTask, SeriesShard, ShardMerge, ShardPlan } from '../../engine/index.js';
 import { CompactSeriesEncoder, type ResultFormat } from './compactEvents.js';
 import { SeriesRenderer } from './events.js';
 import type { SeriesSource } from './seriesSource.js';
@@ -16,9 +16,9 @@ export interface SliceTasks {
   merge?: ShardMerge;
 }
 
-/** ShardingPolicy is when a slice is split by series: the merge its query allows, if any, and how big a slice must be. */
+/** ShardingPolicy is when a slice is split by series: how its query's shards are made and merged, if it can be, and how big a slice must be. */
 export interface ShardingPolicy {
-  merge: ShardMerge | undefined;
+  plan: ShardPlan | undefined;
   minSize: number;
   shards: number;
 }
@@ -26,10 +26,10 @@ export interface ShardingPolicy {
 /**
  * shardingPolicy decides once per query whether its slices may be split by series: only when
  * time slices leave workers idle (fewer slices than workers) and the query's shape merges
- * exactly (`mergeFor`); `minSize` 0 turns sharding off.
+ * exactly (`planFor`); `minSize` 0 turns sharding off.
  */
-export function shardingPolicy(sliceCount: number, workers: number, minSize: number, mergeFor: () => ShardMerge | undefined): ShardingPolicy {
-  return { merge: sliceCount < workers && minSize > 0 ? mergeFor() : undefined, minSize, shards: workers };
+export function shardingPolicy(sliceCount: number, workers: number, minSize: number, planFor: () => ShardPlan | undefined): ShardingPolicy {
+  return { plan: sliceCount < workers && minSize > 0 ? planFor() : undefined, minSize, shards: workers };
 }
 
 /**
@@ -42,9 +42,10 @@ export function sliceTasks<D>(
   dataFor: (shard?: { index: number; count: number }) => D,
   taskFor: (data: D, shard?: SeriesShard) => QueryTask,
 ): SliceTasks {
-  const { merge, minSize, shards: count } = policy;
-  if (merge === undefined || size < minSize) return { tasks: [taskFor(dataFor())] };
-  const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, merge }));
+  const { plan, minSize, shards: count } = policy;
+  if (plan === undefined || size < minSize) return { tasks: [taskFor(dataFor())] };
+  const { merge, key } = plan;
+  const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), key === undefined ? { index, count, merge } : { index, count, merge, key }));
   return { tasks, merge };
 }
 

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import type { RangeResult } from '../../../engine/promql/eval/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
-import { mergeShards, type ShardMerge, type ShardOutput } from '../../../engine/query/shards.js';
+import { mergeShards, type ShardMerge, type ShardOutput, type ShardPlan } from '../../../engine/query/shards.js';
 import { metricTaskData, type MetricShare } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
@@ -19,11 +19,15 @@ export interface StepRange {
   stepMs: number;
 }
 
-/** evaluateInShards evaluates `query` as `count` shards of `share` and merges their answers (`onMixed` as mergeShards takes it). */
-export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, merge: ShardMerge, onMixed?: () => void): SeriesColumns[] {
+/**
+ * evaluateInShards evaluates `query` as `count` shards of `share` and merges their answers
+ * (`onMixed` as mergeShards takes it); `plan` is the merge, or the merge with the key placing series.
+ */
+export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, plan: ShardMerge | ShardPlan, onMixed?: () => void): SeriesColumns[] {
+  const { merge, key } = typeof plan === 'string' ? { merge: plan, key: undefined } : plan;
   const outputs: ShardOutput[] = [];
   for (let index = 0; index < count; index++) {
-    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: { index, count, merge } };
+    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: key === undefined ? { index, count, merge } : { index, count, merge, key } };
     const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
     outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed) });

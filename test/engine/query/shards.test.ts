@@ -6,7 +6,7 @@ import { evaluateRange } from '../../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
-import { logShardMergeFor, mergeShards, shardMergeFor, shardOf, type ShardOutput } from '../../../engine/query/shards.js';
+import { logShardMergeFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
@@ -37,6 +37,15 @@ function seriesBatch(fromMs: number, toMs: number): MetricSeries[] {
     const labels = { job: `job${i % 4}`, instance: `i${i}`, zone: `z${i % 3}` };
     out.push({ labels: { __name__: 'requests_total', ...labels }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(counter) });
     out.push({ labels: { __name__: 'temperature', ...labels }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(gauge) });
+    // A classic histogram for a third of the instances: cumulative buckets growing at their own rates.
+    if (i % 3 === 0) {
+      let below = 0;
+      for (const [le, share] of [['0.1', 1], ['0.5', 3], ['1', 2], ['+Inf', 1]] as const) {
+        below += share * ((i % 4) + 1);
+        const perSecond = below;
+        out.push({ labels: { __name__: 'latency_bucket', ...labels, le }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(ts, (t) => ((t - START) / 1000) * perSecond) });
+      }
+    }
   }
   return out;
 }
@@ -93,6 +102,44 @@ describe('series shards', () => {
     }
   });
 
+  it('places series by the labels every group keeps together where no partial answers merge', () => {
+    const keyOf = (q: string) => shardKeyFor(parseAndCheckPromQL(q));
+    expect(keyOf('histogram_quantile(0.99, sum by (le, job) (rate(latency_bucket[5m])))')).toEqual({ only: ['job'] });
+    expect(keyOf('histogram_quantile(0.9, rate(latency_bucket[5m]))')).toEqual({ allBut: ['__name__', 'le'] });
+    expect(keyOf('sum by (job) (rate(requests_total{zone="z1"}[5m])) / sum by (job) (rate(requests_total[5m]))')).toEqual({ only: ['job'] });
+    expect(keyOf('sum by (job, zone) (temperature) / on (job) group_left sum by (job) (temperature)')).toEqual({ only: ['job'] });
+    expect(keyOf('topk by (zone) (2, temperature)')).toEqual({ only: ['zone'] });
+    expect(keyOf('quantile by (job) (0.9, temperature) > 3')).toEqual({ only: ['job'] });
+    expect(keyOf('count_values by (zone) ("value", round(temperature))')).toEqual({ only: ['zone'] });
+    expect(keyOf('stddev without (instance) (temperature)')).toEqual({ allBut: ['__name__', 'instance'] });
+    expect(keyOf('max_over_time(sum by (job) (rate(requests_total[5m]))[30m:1m])')).toEqual({ only: ['job'] });
+    for (const q of [
+      'topk(3, sum by (job) (temperature))',
+      'sum by (job) (temperature) / on (zone) group_left sum by (zone) (temperature)',
+      'sum by (__name__) (temperature)',
+      'label_replace(sum by (job) (temperature), "x", "$1", "job", "(.*)")',
+      'sum by (job) (temperature) / scalar(sum(temperature))',
+      'sort(sum by (job) (temperature))',
+      'absent(sum by (job) (temperature))',
+      'topk by (job) (scalar(temperature), temperature)',
+      'histogram_quantile(scalar(temperature), sum by (le, job) (rate(latency_bucket[5m])))',
+      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))',
+      'vector(1)',
+    ]) {
+      expect(keyOf(q), q).toBeUndefined();
+    }
+    // A merge of partial answers comes first; a key only where there is none.
+    expect(shardPlanFor(parseAndCheckPromQL('sum by (job) (temperature)'))).toEqual({ merge: 'sum' });
+    expect(shardPlanFor(parseAndCheckPromQL('topk by (zone) (2, temperature)'))).toEqual({ merge: 'concat', key: { only: ['zone'] } });
+    // Series that share the key's labels share a shard, and the shards take a fair part each.
+    const place = shardPlacement({ only: ['job'] });
+    expect(shardPlacement({ only: ['job'] })).toBe(place);
+    expect(place({ __name__: 'a', job: 'x', le: '1' }, 4)).toBe(place({ job: 'x', instance: '7' }, 4));
+    const counts = new Array(4).fill(0);
+    for (let i = 0; i < 1000; i++) counts[shardPlacement({ allBut: ['__name__', 'le'] })({ instance: `i${i}`, le: String(i % 5) }, 4)]++;
+    for (const c of counts) expect(c).toBeGreaterThan(150);
+  });
+
   it('places series by their labels without the name, in every shard', () => {
     const a = { __name__: 'a', job: 'x', instance: '1' };
     expect(shardOf(a, 4)).toBe(shardOf({ __name__: 'b', instance: '1', job: 'x' }, 4));
@@ -101,8 +148,44 @@ describe('series shards', () => {
     for (const c of counts) expect(c).toBeGreaterThan(150);
   });
 
+  /** expectShardsLikeDirect evaluates `q` in 2 and 3 shards as its plan says, at one instant and over a range, against one evaluation. */
+  const expectShardsLikeDirect = (q: string): void => {
+    const view = storage.metrics(ORG);
+    const expr = parseAndCheckPromQL(q);
+    const plan = shardPlanFor(expr);
+    expect(plan, q).toBeDefined();
+    for (const [startMs, endMs, stepMs] of [
+      [START + 3_600_000, START + 3_600_000, STEP],
+      [START + 600_000, START + 3_000_000, 1_200_000],
+    ]) {
+      const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+      expect(direct.series.length, q).toBeGreaterThan(0);
+      const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+      for (const count of [2, 3]) {
+        const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, plan!);
+        expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, 6);
+      }
+    }
+  };
+
+  it('shards placed by a key answer like one evaluation over all series', () => {
+    for (const q of [
+      'histogram_quantile(0.9, sum by (le, job) (rate(latency_bucket[5m])))',
+      'histogram_quantile(0.5, rate(latency_bucket[5m]))',
+      'sum by (job) (rate(requests_total{zone="z1"}[5m])) / sum by (job) (rate(requests_total[5m]))',
+      'sum by (job, zone) (temperature) / on (job) group_left sum by (job) (temperature)',
+      'topk by (zone) (2, temperature)',
+      'quantile by (job) (0.9, temperature) > 3',
+      'count_values by (zone) ("value", round(temperature / 10))',
+      'stddev without (instance) (temperature)',
+    ]) {
+      expect(shardPlanFor(parseAndCheckPromQL(q))?.key, q).toBeDefined();
+      expectShardsLikeDirect(q);
+    }
+  });
+
   it('merged shards answer like one evaluation over all series', () => {
-    const queries = [
+    for (const q of [
       'rate(requests_total[5m])',
       'sum by (job) (rate(requests_total[5m]))',
       'sum(temperature)',
@@ -114,22 +197,9 @@ describe('series shards', () => {
       'group by (job) (temperature)',
       '-temperature * 2',
       'max_over_time(temperature[10m])',
-    ];
-    const view = storage.metrics(ORG);
-    for (const q of queries) {
-      for (const [startMs, endMs, stepMs] of [
-        [START + 3_600_000, START + 3_600_000, STEP],
-        [START + 600_000, START + 3_000_000, 1_200_000],
-      ]) {
-        const expr = parseAndCheckPromQL(q);
-        const merge = shardMergeFor(expr)!;
-        const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
-        const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
-        for (const count of [2, 3]) {
-          const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, merge);
-          expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, 6);
-        }
-      }
+    ]) {
+      expect(shardPlanFor(parseAndCheckPromQL(q))?.key, q).toBeUndefined();
+      expectShardsLikeDirect(q);
     }
   });
 });
