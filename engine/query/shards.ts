@@ -260,6 +260,9 @@ export function shardOf(labels: Labels, count: number): number {
   return (h >>> 0) % count;
 }
 
+/** MAX_PLACEMENTS bounds the placing functions kept; a dashboard's queries use a few keys. */
+const MAX_PLACEMENTS = 64;
+
 /** placements keeps one placing function per key, so readers that remember placements per function reuse them. */
 const placements = new Map<string, (labels: Labels, count: number) => number>();
 
@@ -270,6 +273,8 @@ export function shardPlacement(key: ShardKey | undefined): (labels: Labels, coun
   let place = placements.get(id);
   if (place === undefined) {
     place = 'only' in key ? placeByOnly(key.only) : placeByAllBut(new Set(key.allBut));
+    // Keys come from queries, so their number is the users' to choose: the map is bounded.
+    if (placements.size >= MAX_PLACEMENTS) placements.clear();
     placements.set(id, place);
   }
   return place;

@@ -49,6 +49,9 @@ export interface EncodedMetricSegment {
   metricNames: string[];
 }
 
+/** MAX_PARTITIONINGS bounds the series placements a segment reader remembers (4 bytes per series each). */
+const MAX_PARTITIONINGS = 4;
+
 /**
  * encodeMetricSegment writes series (each already sorted by time with unique timestamps, as
  * `MetricHead` and `mergeSeriesRuns` produce them) into a segment; series with no samples are
@@ -250,15 +253,22 @@ export class MetricSegmentReader {
     return out;
   }
 
-  private partitions: { of: SeriesPartition['of']; count: number; parts: Uint32Array } | undefined;
+  /**
+   * partitions keeps each series' part per partitioning function and count: queries of several
+   * shapes (shards placed by all labels, or by a key's) alternate under dashboard load, and
+   * one remembered placement would be recomputed over every series at each change.
+   */
+  private readonly partitions = new Map<SeriesPartition['of'], { count: number; parts: Uint32Array }>();
 
   /** partition assigns every series its part under `only`, once per partitioning function and count. */
   private partition(only: SeriesPartition): Uint32Array {
-    const cached = this.partitions;
-    if (cached && cached.of === only.of && cached.count === only.count) return cached.parts;
+    const cached = this.partitions.get(only.of);
+    if (cached && cached.count === only.count) return cached.parts;
     const parts = new Uint32Array(this.labels.length);
     for (let i = 0; i < parts.length; i++) parts[i] = only.of(this.labels[i], only.count);
-    this.partitions = { of: only.of, count: only.count, parts };
+    // The placing functions are a handful (shardPlacement keeps one per key); past a few, the oldest goes.
+    if (this.partitions.size >= MAX_PARTITIONINGS) this.partitions.delete(this.partitions.keys().next().value!);
+    this.partitions.set(only.of, { count: only.count, parts });
     return parts;
   }
 

@@ -28,6 +28,7 @@ import {
   type SeriesColumns,
   type SeriesShard,
   type ShardOutput,
+  type ShardPlan,
   type Storage,
 } from '../../engine/index.js';
 import type { QueryPool } from './pool.js';
@@ -156,7 +157,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr));
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr), () => deps.pool.idle);
   // What the whole query reads: the first slice's prepare fetches recent data for every slice.
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
   const top = topAggregation(expr);
@@ -203,10 +204,11 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
 export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesPlan {
   const reader = deps.storage.logs(org);
   const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => {
+  const logShardPlan = (): ShardPlan | undefined => {
     const merge = logShardMergeFor(expr);
     return merge === undefined ? undefined : { merge };
-  });
+  };
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, logShardPlan, () => deps.pool.idle);
   const scope = clipLogRanges(logSelectionsFor(expr, window.startMs, window.endMs), deps.oldestMs);
   return {
     slices,

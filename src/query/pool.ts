@@ -39,6 +39,8 @@ export class QueryPool {
   private rawPlacesFree: number;
   private readonly rawWaiters: Array<() => void> = [];
   private readonly settledListeners: Array<() => void> = [];
+  /** inFlight counts tasks handed to the pool and not yet settled, queued ones included (an abandoned task counts until it ends). */
+  private inFlight = 0;
 
   constructor(
     readonly threads: number,
@@ -139,7 +141,11 @@ export class QueryPool {
       throw signal.reason;
     }
     const running = start();
-    running.catch(() => {});
+    this.inFlight++;
+    const ended = (): void => {
+      this.inFlight--;
+    };
+    running.then(ended, ended);
     let onAbort: (() => void) | undefined;
     const abandoned = new Promise<never>((_, reject) => {
       onAbort = () => {
@@ -183,6 +189,16 @@ export class QueryPool {
       () => this.piscina.run({ ...task, cancel }, { transferList: taskTransferables(task) }) as Promise<TaskResult>,
       () => Atomics.store(new Int32Array(cancel), 0, 1),
     );
+  }
+
+  /**
+   * idle tells whether every worker is free: a query is split into series shards only then, since
+   * shards cut one query's latency by using workers that would otherwise wait, but where other
+   * queries keep the workers busy they only add each shard's fixed cost (measured under dashboard
+   * load: more CPU per query, fewer queries per second).
+   */
+  get idle(): boolean {
+    return this.inFlight === 0;
   }
 
   /** queued is how many tasks wait for a free worker, the signal of overload. */

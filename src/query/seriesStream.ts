@@ -16,9 +16,13 @@ export interface SliceTasks {
   merge?: ShardMerge;
 }
 
-/** ShardingPolicy is when a slice is split by series: how its query's shards are made and merged, if it can be, and how big a slice must be. */
+/**
+ * ShardingPolicy is when a slice is split by series: how its query's shards are made and merged,
+ * if it can be, how big a slice must be, and whether the workers are free to take shards now.
+ */
 export interface ShardingPolicy {
   plan: ShardPlan | undefined;
+  workersFree: () => boolean;
   minSize: number;
   shards: number;
 }
@@ -26,10 +30,11 @@ export interface ShardingPolicy {
 /**
  * shardingPolicy decides once per query whether its slices may be split by series: only when
  * time slices leave workers idle (fewer slices than workers) and the query's shape merges
- * exactly (`planFor`); `minSize` 0 turns sharding off.
+ * exactly (`planFor`); `minSize` 0 turns sharding off. A slice is split only when `workersFree`
+ * says so at the time its tasks are made.
  */
-export function shardingPolicy(sliceCount: number, workers: number, minSize: number, planFor: () => ShardPlan | undefined): ShardingPolicy {
-  return { plan: sliceCount < workers && minSize > 0 ? planFor() : undefined, minSize, shards: workers };
+export function shardingPolicy(sliceCount: number, workers: number, minSize: number, planFor: () => ShardPlan | undefined, workersFree: () => boolean = () => true): ShardingPolicy {
+  return { plan: sliceCount < workers && minSize > 0 ? planFor() : undefined, minSize, shards: workers, workersFree };
 }
 
 /**
@@ -43,7 +48,7 @@ export function sliceTasks<D>(
   taskFor: (data: D, shard?: SeriesShard) => QueryTask,
 ): SliceTasks {
   const { plan, minSize, shards: count } = policy;
-  if (plan === undefined || size < minSize) return { tasks: [taskFor(dataFor())] };
+  if (plan === undefined || size < minSize || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
   const { merge, key } = plan;
   const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), key === undefined ? { index, count, merge } : { index, count, merge, key }));
   return { tasks, merge };

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { QueryTask, SeriesShard } from '../../engine/index.js';
+import { shardingPolicy, sliceTasks } from '../../src/query/seriesStream.js';
+
+/** taskFor stands for the plan's task builder: it records the shard each task was made for. */
+function taskFor(_data: unknown, shard?: SeriesShard): QueryTask {
+  return { kind: 'promql-range', shard } as unknown as QueryTask;
+}
+
+describe('series sharding policy', () => {
+  const plan = () => ({ merge: 'concat' as const, key: { only: ['route'] } });
+
+  it('splits a big enough slice into one task per worker, each with the plan\'s key, while the workers are free', () => {
+    const { tasks, merge } = sliceTasks(shardingPolicy(1, 2, 100, plan, () => true), 1_000, () => ({}), taskFor);
+    expect(merge).toBe('concat');
+    expect(tasks.map((t) => (t as { shard?: SeriesShard }).shard)).toEqual([
+      { index: 0, count: 2, merge: 'concat', key: { only: ['route'] } },
+      { index: 1, count: 2, merge: 'concat', key: { only: ['route'] } },
+    ]);
+  });
+
+  it('keeps the slice whole while other queries keep the workers busy, asking at the time the tasks are made', () => {
+    let free = false;
+    const policy = shardingPolicy(1, 2, 100, plan, () => free);
+    expect(sliceTasks(policy, 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
+    free = true;
+    expect(sliceTasks(policy, 1_000, () => ({}), taskFor).tasks).toHaveLength(2);
+  });
+
+  it('keeps small slices, slices enough to spread by time, and shapes without a plan whole', () => {
+    expect(sliceTasks(shardingPolicy(1, 2, 100, plan), 99, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(shardingPolicy(2, 2, 100, plan), 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(shardingPolicy(1, 2, 100, () => undefined), 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
+  });
+});
