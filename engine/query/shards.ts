@@ -195,11 +195,13 @@ function keptTogether(expr: Expr): Together | 'constant' | undefined {
 
 /**
  * shardKeyFor finds the labels to place series by so that `expr`'s shards are disjoint and whole
- * (see keptTogether), or undefined when none does: no label is left that every group shares, or
- * the expression gives no vector.
+ * (see keptTogether), or undefined when none does: no label is left that every group shares, the
+ * expression gives no vector, or it ends in topk or bottomk, whose instant answer's order (the
+ * selection heap's) the merge, which orders by labels, would not keep.
  */
 export function shardKeyFor(expr: Expr): ShardKey | undefined {
-  if (unwrap(expr).valueType !== 'vector') return undefined;
+  const top = unwrap(expr);
+  if (top.valueType !== 'vector' || (top.type === 'AggregateExpr' && (top.op === 'topk' || top.op === 'bottomk'))) return undefined;
   const need = keptTogether(expr);
   if (need === undefined || need === 'constant') return undefined;
   if ('allBut' in need) return { allBut: [...need.allBut].sort() };

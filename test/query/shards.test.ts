@@ -49,7 +49,7 @@ describe('queries split by series shard', () => {
       ['max by (team) (jobs_done_total)', 2],
       ['rate(jobs_done_total[5m])', 2],
       // Shards placed by team: each team's series are whole in one shard.
-      ['topk by (team) (2, rate(jobs_done_total[5m]))', 2],
+      ['sum by (team) (topk by (team) (2, rate(jobs_done_total[5m])))', 2],
       ['sum by (team) (rate(jobs_done_total[5m])) / sum by (team) (jobs_done_total)', 2],
       ['topk(3, jobs_done_total)', 1],
     ] as const) {

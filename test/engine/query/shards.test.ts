@@ -108,13 +108,16 @@ describe('series shards', () => {
     expect(keyOf('histogram_quantile(0.9, rate(latency_bucket[5m]))')).toEqual({ allBut: ['__name__', 'le'] });
     expect(keyOf('sum by (job) (rate(requests_total{zone="z1"}[5m])) / sum by (job) (rate(requests_total[5m]))')).toEqual({ only: ['job'] });
     expect(keyOf('sum by (job, zone) (temperature) / on (job) group_left sum by (job) (temperature)')).toEqual({ only: ['job'] });
-    expect(keyOf('topk by (zone) (2, temperature)')).toEqual({ only: ['zone'] });
+    expect(keyOf('sum by (zone) (topk by (zone) (2, temperature))')).toEqual({ only: ['zone'] });
     expect(keyOf('quantile by (job) (0.9, temperature) > 3')).toEqual({ only: ['job'] });
     expect(keyOf('count_values by (zone) ("value", round(temperature))')).toEqual({ only: ['zone'] });
     expect(keyOf('stddev without (instance) (temperature)')).toEqual({ allBut: ['__name__', 'instance'] });
     expect(keyOf('max_over_time(sum by (job) (rate(requests_total[5m]))[30m:1m])')).toEqual({ only: ['job'] });
     for (const q of [
       'topk(3, sum by (job) (temperature))',
+      // The order of topk's instant answer is its own; merged shards are ordered by labels.
+      'topk by (zone) (2, temperature)',
+      'bottomk by (job) (1, rate(requests_total[5m]))',
       'sum by (job) (temperature) / on (zone) group_left sum by (zone) (temperature)',
       'sum by (__name__) (temperature)',
       'label_replace(sum by (job) (temperature), "x", "$1", "job", "(.*)")',
@@ -130,7 +133,7 @@ describe('series shards', () => {
     }
     // A merge of partial answers comes first; a key only where there is none.
     expect(shardPlanFor(parseAndCheckPromQL('sum by (job) (temperature)'))).toEqual({ merge: 'sum' });
-    expect(shardPlanFor(parseAndCheckPromQL('topk by (zone) (2, temperature)'))).toEqual({ merge: 'concat', key: { only: ['zone'] } });
+    expect(shardPlanFor(parseAndCheckPromQL('quantile by (zone) (0.5, temperature)'))).toEqual({ merge: 'concat', key: { only: ['zone'] } });
     // Series that share the key's labels share a shard, and the shards take a fair part each.
     const place = shardPlacement({ only: ['job'] });
     expect(shardPlacement({ only: ['job'] })).toBe(place);
@@ -174,7 +177,7 @@ describe('series shards', () => {
       'histogram_quantile(0.5, rate(latency_bucket[5m]))',
       'sum by (job) (rate(requests_total{zone="z1"}[5m])) / sum by (job) (rate(requests_total[5m]))',
       'sum by (job, zone) (temperature) / on (job) group_left sum by (job) (temperature)',
-      'topk by (zone) (2, temperature)',
+      'sum by (zone) (topk by (zone) (2, temperature))',
       'quantile by (job) (0.9, temperature) > 3',
       'count_values by (zone) ("value", round(temperature / 10))',
       'stddev without (instance) (temperature)',
