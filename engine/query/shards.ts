@@ -250,10 +250,16 @@ export function topAggregation(expr: Expr): AggregateExpr | undefined {
  * shard and still meet.
  */
 export function shardOf(labels: Labels, count: number): number {
+  return placeAllBut(labels, count, WITHOUT_NAME);
+}
+
+const WITHOUT_NAME: ReadonlySet<string> = new Set([METRIC_NAME]);
+
+/** placeAllBut hashes every label but `excluded`, names and values, in name order. */
+function placeAllBut(labels: Labels, count: number, excluded: ReadonlySet<string>): number {
   let h = 0x811c9dc5;
-  const names = Object.keys(labels).sort();
-  for (const name of names) {
-    if (name === METRIC_NAME) continue;
+  for (const name of Object.keys(labels).sort()) {
+    if (excluded.has(name)) continue;
     h = mix(h, name);
     h = Math.imul(h ^ 0xff, 0x01000193);
     h = mix(h, labels[name]);
@@ -282,6 +288,11 @@ export function shardPlacement(key: ShardKey | undefined): (labels: Labels, coun
   return place;
 }
 
+/** placeByAllBut places by every label but `excluded`, as shardOf does by all but the name. */
+function placeByAllBut(excluded: ReadonlySet<string>): (labels: Labels, count: number) => number {
+  return (labels, count) => placeAllBut(labels, count, excluded);
+}
+
 /** placeByOnly hashes the values of `names` (sorted), a missing label as empty. */
 function placeByOnly(names: readonly string[]): (labels: Labels, count: number) => number {
   return (labels, count) => {
@@ -289,21 +300,6 @@ function placeByOnly(names: readonly string[]): (labels: Labels, count: number) 
     for (const name of names) {
       h = mix(h, labels[name] ?? '');
       h = Math.imul(h ^ 0xff, 0x01000193);
-    }
-    return (h >>> 0) % count;
-  };
-}
-
-/** placeByAllBut hashes every label but `excluded`, as shardOf does without the name. */
-function placeByAllBut(excluded: ReadonlySet<string>): (labels: Labels, count: number) => number {
-  return (labels, count) => {
-    let h = 0x811c9dc5;
-    for (const name of Object.keys(labels).sort()) {
-      if (excluded.has(name) || labels[name] === '') continue;
-      h = mix(h, name);
-      h = Math.imul(h ^ 0xff, 0x01000193);
-      h = mix(h, labels[name]);
-      h = Math.imul(h ^ 0xfe, 0x01000193);
     }
     return (h >>> 0) % count;
   };
