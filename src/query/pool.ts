@@ -194,8 +194,8 @@ export class QueryPool {
   /**
    * idle tells whether every worker is free: a query is split into series shards only then, since
    * shards cut one query's latency by using workers that would otherwise wait, but where other
-   * queries keep the workers busy they only add each shard's fixed cost (measured under dashboard
-   * load: more CPU per query, fewer queries per second).
+   * queries keep the workers busy they only add each shard's fixed cost (under dashboard load the
+   * difference measured was within the noise).
    */
   get idle(): boolean {
     return this.inFlight === 0;

@@ -49,9 +49,8 @@ export function sliceTasks<D>(
 ): SliceTasks {
   const { plan, minSize, shards: count } = policy;
   if (plan === undefined || size < minSize || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
-  const { merge, key } = plan;
-  const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), key === undefined ? { index, count, merge } : { index, count, merge, key }));
-  return { tasks, merge };
+  const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, ...plan }));
+  return { tasks, merge: plan.merge };
 }
 
 /**
