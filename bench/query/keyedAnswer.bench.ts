@@ -6,7 +6,7 @@ import { packSeries, transferablesOf, unpackSeries, type PackedSeries } from '..
 import { sortSeriesByKey } from '../../engine/storage/keyedSeries.js';
 import type { Labels } from '../../engine/storage/labels.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
-import { joinJson, renderVectorPieces } from '../../src/prometheus/render.js';
+import { successJson, vectorData } from '../../src/prometheus/render.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
 
@@ -64,10 +64,10 @@ export async function main(): Promise<void> {
   const shards = [shard(0), shard(1)];
   const keyed = shards.map((s) => packSeries(s, { sampleText: true }));
   const objects = shards.map(labelObjectsAnswer);
-  const keyedBody = (): string | Buffer => joinJson(renderVectorPieces(sortSeriesByKey([...unpackSeries(received(keyed[0])), ...unpackSeries(received(keyed[1]))]), AT_MS));
-  const objectsBody = (): string | Buffer =>
-    joinJson(
-      renderVectorPieces(
+  const keyedBody = (): Buffer => successJson(vectorData(sortSeriesByKey([...unpackSeries(received(keyed[0])), ...unpackSeries(received(keyed[1]))]), AT_MS));
+  const objectsBody = (): Buffer =>
+    successJson(
+      vectorData(
         sortByLabels([...fromLabelObjects(received(objects[0])), ...fromLabelObjects(received(objects[1]))], (s) => s.labels),
         AT_MS,
       ),

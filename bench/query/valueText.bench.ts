@@ -1,7 +1,7 @@
 import { Bench } from 'tinybench';
 import { packSeries, unpackSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
-import { joinJson, renderMatrix, renderMatrixPieces } from '../../src/prometheus/render.js';
+import { renderMatrix, successJson, matrixData } from '../../src/prometheus/render.js';
 import { runWhenDirect } from '../runDirect.js';
 import { manySeriesAnswer, POINTS, SERIES } from './manySeries.js';
 import { taskMeanMs } from '../taskResult.js';
@@ -60,7 +60,7 @@ export async function main(): Promise<void> {
   const plain = unpackSeries(packSeries(series));
   if (renderMatrix(rendered) !== renderMatrix(plain)) throw new Error('the matrices differ');
   const matrix = new Bench({ time: 1_000, warmup: true, warmupTime: 300 });
-  matrix.add('matrix from the workers\' points', () => void joinJson(renderMatrixPieces(rendered)));
+  matrix.add('matrix from the workers\' points', () => void successJson(matrixData(rendered)));
   matrix.add('matrix point by point', () => void renderMatrix(plain));
   matrix.add('worker: packSeries with points rendered', () => void packSeries(series, { sampleText: true }).sampleText);
   await matrix.run();

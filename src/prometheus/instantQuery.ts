@@ -5,7 +5,7 @@ import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { instantWindow, type QueryWindow } from '../query/timeRange.js';
 import { PromError, invalidParam, toPromError } from './promError.js';
 import type { PromParams } from './params.js';
-import { joinJson, renderMatrix, renderMatrixPieces, renderScalar, renderString, renderVectorPieces, successBody, successPieces, type JsonPiece } from './render.js';
+import { matrixData, renderMatrix, renderScalar, renderString, successBody, successJson, textData, vectorData, type PromData } from './render.js';
 
 /**
  * Evaluation of /query and /query_range: the same plans, pool, per-org gate, memory budget and
@@ -51,7 +51,7 @@ async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, t
   // The request's `timeout` may only shorten the org's deadline (queryTimeoutMs); every other limit stays the org's.
   const collector = new QueryCollector({ ...deps, queryLimitsFor: (o) => ({ ...deps.queryLimitsFor(o), timeoutMs }) });
   try {
-    // Matrices and vectors are rendered from the workers' text of their points (renderMatrixPieces, renderVectorPieces).
+    // Matrices and vectors are written from the workers' text of their points (matrixData, vectorData).
     return await collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, requestSignal(ctx), { sampleText: true });
   } catch (err) {
     throw toPromError(err, 'run');
@@ -65,11 +65,11 @@ const INFO_PREFIX = 'PromQL info: ';
  * answerBody renders a query's data with its annotations split as Prometheus splits them
  * (`warnings`, `infos`), plus a warning when unreadable segments left the answer partial.
  */
-function answerBody(data: readonly JsonPiece[], collected: CollectedSeries): string | Buffer {
+function answerBody(data: PromData, collected: CollectedSeries): Buffer {
   const warnings = collected.annotations.filter((a) => !a.startsWith(INFO_PREFIX));
   const infos = collected.annotations.filter((a) => a.startsWith(INFO_PREFIX));
   if (collected.failedSegments > 0) warnings.push(`${collected.failedSegments} stored segment(s) or holder(s) of recent data could not be read; the result is partial`);
-  return joinJson(successPieces(data, warnings, infos));
+  return successJson(data, warnings, infos);
 }
 
 /** instantQuery serves /prometheus/api/v1/query. */
@@ -84,7 +84,7 @@ export async function instantQuery(ctx: RequestContext, deps: PromQueryDeps, sto
   }
   if (type === 'matrix') return successBody(await rangeSelectorAt(storage, org, expr, timeMs, deps.queryLimitsFor(org)));
   const collected = await evaluate(ctx, deps, org, text, expr, instantWindow(timeMs), timeoutMs);
-  const data = type === 'scalar' ? [renderScalar(collected.series, timeMs)] : renderVectorPieces(collected.series, timeMs);
+  const data = type === 'scalar' ? textData(renderScalar(collected.series, timeMs)) : vectorData(collected.series, timeMs);
   return answerBody(data, collected);
 }
 
@@ -153,7 +153,7 @@ export async function rangeQuery(ctx: RequestContext, deps: PromQueryDeps, org: 
   // A range query stays one even when start equals end, as in Prometheus (series ordered by labels).
   const window: QueryWindow = { startMs, endMs, stepMs, points, instant: false };
   const collected = await evaluate(ctx, deps, org, text, expr, window, timeoutMs);
-  return answerBody(renderMatrixPieces(collected.series), collected);
+  return answerBody(matrixData(collected.series), collected);
 }
 
 function requiredTime(params: PromParams, name: string): number {

@@ -37,21 +37,22 @@ export function renderHistogramSample(timestampMs: number, h: FloatHistogram): s
 }
 
 /**
- * JsonPiece is part of a JSON body: text, or bytes already rendered (the workers' points, as
- * ASCII). A body of pieces is joined once (joinJson), so the workers' bytes are copied into
- * the body and never become a string on this thread.
- */
-export type JsonPiece = string | Uint8Array;
-
-/**
- * JsonWriter builds a body as UTF-8 in one growing buffer: text is encoded as it is added and
- * the workers' bytes (points, label sets) are copied in. An answer of 10,000 series so makes
- * one buffer, where a list of pieces made a string and a buffer per series, and encoding them
- * one by one was most of the time the answering thread spent on it.
+ * JsonWriter builds a body as UTF-8 in one buffer: text is encoded as it is added and the
+ * workers' bytes (points, label sets) are copied in. An answer of 10,000 series so makes one
+ * buffer, where a list of pieces made a string and a buffer per series, and encoding them one
+ * by one was most of the time the answering thread spent on it. The buffer is sized up front
+ * from what the answer holds (PromData.bytes): a buffer doubled from a small start allocated
+ * four times the body, and that much memory outside the heap per answer made every answer of
+ * many series end in a full collection of the answering thread's heap.
  */
 export class JsonWriter {
-  private buffer = Buffer.allocUnsafe(JSON_WRITER_START_BYTES);
+  private buffer: Buffer;
   private length = 0;
+
+  /** `expectedBytes` is the body's likely size; the buffer still grows past it if needed. */
+  constructor(expectedBytes = JSON_WRITER_START_BYTES) {
+    this.buffer = Buffer.allocUnsafe(Math.max(JSON_WRITER_START_BYTES, Math.ceil(expectedBytes)));
+  }
 
   text(text: string): void {
     // UTF-8 takes at most three bytes per UTF-16 code unit.
@@ -89,34 +90,72 @@ export class JsonWriter {
   }
 }
 
-/** JSON_WRITER_START_BYTES is a body's first buffer; it doubles as the body grows. */
+/** JSON_WRITER_START_BYTES is the smallest buffer a body starts with. */
 const JSON_WRITER_START_BYTES = 16 * 1024;
 /** SHORT_COPY_BYTES: runs shorter than this (one point's text) are copied without making a view. */
 const SHORT_COPY_BYTES = 64;
 
-/** joinJson makes a body of pieces: text when it is all text, else one buffer (text encoded as UTF-8). */
-export function joinJson(pieces: readonly JsonPiece[]): string | Buffer {
-  if (pieces.every((p) => typeof p === 'string')) return pieces.join('');
-  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+/**
+ * PromData is a result's `data` member, ready to write into a body: `bytes` is about the size
+ * it will take (exact for what the workers rendered, estimated for the rest), so the body that
+ * holds it is allocated once.
+ */
+export interface PromData {
+  readonly bytes: number;
+  write(out: JsonWriter): void;
+}
+
+/** Estimates for what the answering thread renders itself: a label set, a float point, a histogram point. */
+const LABELS_BYTES_GUESS = 128;
+const POINT_BYTES_GUESS = 32;
+const HISTOGRAM_POINT_BYTES_GUESS = 512;
+/** SERIES_FRAMING_BYTES covers a series' `{"metric":…,"values":[…]}` around its label set and points. */
+const SERIES_FRAMING_BYTES = 24;
+
+/** labelsBytes is the size of a series' label set in the body (exact when the worker rendered it). */
+function labelsBytes(s: SeriesColumns): number {
+  const text = s.labelsText;
+  return text === undefined ? LABELS_BYTES_GUESS : text.to - text.from;
+}
+
+/** pointsBytes is the size of points [from, to) of a series in the body (exact when the worker rendered them). */
+function pointsBytes(s: SeriesColumns, from: number, to: number): number {
+  const text = s.sampleText;
+  if (text !== undefined && s.histograms === undefined) return text.at[to] - text.at[from];
+  return (to - from) * (s.histograms === undefined ? POINT_BYTES_GUESS : HISTOGRAM_POINT_BYTES_GUESS);
+}
+
+/** textData is data already rendered as JSON text. */
+export function textData(json: string): PromData {
+  return { bytes: json.length * 3, write: (out) => out.text(json) };
 }
 
 /** renderMatrix renders series with at least one point as a matrix result, sorted by labels as Prometheus sorts range results. */
 export function renderMatrix(series: readonly SeriesColumns[]): string {
-  const out = new JsonWriter();
-  writeMatrix(out, series);
+  return renderData(matrixData(series));
+}
+
+/** renderVector renders an instant vector result (vectorData) as text. */
+export function renderVector(series: readonly SeriesColumns[], timestampMs: number): string {
+  return renderData(vectorData(series, timestampMs));
+}
+
+function renderData(data: PromData): string {
+  const out = new JsonWriter(data.bytes);
+  data.write(out);
   return out.done().toString();
 }
 
-/** renderMatrixPieces is renderMatrix as pieces (one buffer): series rendered by the workers are their bytes. */
-export function renderMatrixPieces(series: readonly SeriesColumns[]): JsonPiece[] {
-  const out = new JsonWriter();
-  writeMatrix(out, series);
-  return [out.done()];
+/** matrixData is a matrix result of the series with at least one point, sorted by labels; points the workers rendered are copied as their bytes. */
+export function matrixData(series: readonly SeriesColumns[]): PromData {
+  const kept = sortSeriesByKey(series.filter((s) => s.timestampsMs.length > 0));
+  let bytes = 64;
+  for (const s of kept) bytes += SERIES_FRAMING_BYTES + labelsBytes(s) + pointsBytes(s, 0, s.timestampsMs.length);
+  return { bytes, write: (out) => writeMatrix(out, kept) };
 }
 
-/** writeMatrix writes series with at least one point as a matrix result, sorted by labels. */
-function writeMatrix(out: JsonWriter, series: readonly SeriesColumns[]): void {
-  const kept = sortSeriesByKey(series.filter((s) => s.timestampsMs.length > 0));
+/** writeMatrix writes series, each with at least one point and already in label order, as a matrix result. */
+function writeMatrix(out: JsonWriter, kept: readonly SeriesColumns[]): void {
   out.text('{"resultType":"matrix","result":[');
   let first = true;
   for (const s of kept) {
@@ -155,16 +194,25 @@ function writeMatrix(out: JsonWriter, series: readonly SeriesColumns[]): void {
 }
 
 /**
- * renderVectorPieces renders each series' point at `timestampMs` (the evaluation time) as an
- * instant vector, as pieces (one buffer): points rendered by the workers are their bytes.
+ * vectorData is an instant vector of each series' point at `timestampMs` (the evaluation
+ * time); points the workers rendered are copied as their bytes.
  */
-export function renderVectorPieces(series: readonly SeriesColumns[], timestampMs: number): JsonPiece[] {
-  const out = new JsonWriter();
-  out.text('{"resultType":"vector","result":[');
-  let first = true;
+export function vectorData(series: readonly SeriesColumns[], timestampMs: number): PromData {
+  const points: Array<{ s: SeriesColumns; at: number }> = [];
+  let bytes = 64;
   for (const s of series) {
     const at = s.timestampsMs.indexOf(timestampMs);
     if (at < 0) continue;
+    points.push({ s, at });
+    bytes += SERIES_FRAMING_BYTES + labelsBytes(s) + pointsBytes(s, at, at + 1);
+  }
+  return { bytes, write: (out) => writeVector(out, points, timestampMs) };
+}
+
+function writeVector(out: JsonWriter, points: ReadonlyArray<{ s: SeriesColumns; at: number }>, timestampMs: number): void {
+  out.text('{"resultType":"vector","result":[');
+  let first = true;
+  for (const { s, at } of points) {
     out.text(first ? '{"metric":' : ',{"metric":');
     first = false;
     out.labels(s);
@@ -179,7 +227,6 @@ export function renderVectorPieces(series: readonly SeriesColumns[], timestampMs
     } else out.text(`,"value":${renderSample(timestampMs, s.values[at])}}`);
   }
   out.text(']}');
-  return [out.done()];
 }
 
 /** renderScalar renders a scalar result; a scalar always has a value (NaN when the series is empty). */
@@ -197,11 +244,21 @@ export function renderString(text: string, timestampMs: number): string {
 
 /** successBody wraps rendered `data` JSON in the success envelope, with warnings and infos when there are any. */
 export function successBody(dataJson: string, warnings: readonly string[] = [], infos: readonly string[] = []): string {
-  return successPieces([dataJson], warnings, infos).join('');
+  return `{"status":"success","data":${dataJson}${envelopeTail(warnings, infos)}`;
 }
 
-/** successPieces is successBody for `data` in pieces. */
-export function successPieces<P extends JsonPiece>(data: readonly P[], warnings: readonly string[] = [], infos: readonly string[] = []): Array<P | string> {
-  const extra = (warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : '') + (infos.length > 0 ? `,"infos":${JSON.stringify(infos)}` : '');
-  return ['{"status":"success","data":', ...data, `${extra}}`];
+/** successJson is successBody for data written straight into the body: one buffer, sized once. */
+export function successJson(data: PromData, warnings: readonly string[] = [], infos: readonly string[] = []): Buffer {
+  const head = '{"status":"success","data":';
+  const tail = envelopeTail(warnings, infos);
+  const out = new JsonWriter(head.length + data.bytes + tail.length * 3);
+  out.text(head);
+  data.write(out);
+  out.text(tail);
+  return out.done();
+}
+
+/** envelopeTail closes the envelope after `data`, with the annotations Prometheus lists beside it. */
+function envelopeTail(warnings: readonly string[], infos: readonly string[]): string {
+  return (warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : '') + (infos.length > 0 ? `,"infos":${JSON.stringify(infos)}` : '') + '}';
 }

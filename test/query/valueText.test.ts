@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { labelsJson, MemoryBudget, packSeries, seriesKeyOf, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
 import type { FramedEvents } from '../../src/http/sse.js';
-import { joinJson, renderMatrix, renderMatrixPieces, renderSample, renderVectorPieces, sortByLabelSets } from '../../src/prometheus/render.js';
+import { matrixData, renderMatrix, renderSample, renderVector, sortByLabelSets, successJson } from '../../src/prometheus/render.js';
 import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
@@ -162,10 +162,12 @@ describe('points rendered for the Prometheus API by the worker', () => {
     expect(matrix.length).toBeGreaterThan(200_000);
     expect(matrix).toBe(renderMatrix(plain.result()));
     expect(renderMatrix(throughWorkerAsSamples(slices[0]))).toBe(renderMatrix(slices[0]));
-    // As the API sends it: the workers' bytes joined into one buffer with the rest.
-    const body = joinJson(renderMatrixPieces(joined));
-    expect(Buffer.isBuffer(body)).toBe(true);
-    expect(body.toString()).toBe(matrix);
+    // As the API sends it: the workers' bytes copied into one buffer with the envelope.
+    const data = matrixData(joined);
+    const body = successJson(data, ['a warning']);
+    expect(body.toString()).toBe(`{"status":"success","data":${matrix},"warnings":["a warning"]}`);
+    // Sized once: the estimate covers the body.
+    expect(data.bytes).toBeGreaterThanOrEqual(matrix.length);
   });
 
   it('leaves an instant vector byte for byte as rendering every point does', () => {
@@ -173,10 +175,7 @@ describe('points rendered for the Prometheus API by the worker', () => {
     const instant = answer(new SeededRandom(17), 5_000, 1, 0.2).map((s) => ({ ...s, timestampsMs: Float64Array.of(atMs) }));
     const sent = throughWorkerAsSamples(instant);
     expect(sent.every((s) => s.sampleText !== undefined)).toBe(true);
-    const render = (series: SeriesColumns[]) => {
-      const body = joinJson(renderVectorPieces(series, atMs));
-      return typeof body === 'string' ? body : body.toString();
-    };
+    const render = (series: SeriesColumns[]) => renderVector(series, atMs);
     const vector = render(sent);
     expect(vector).toBe(render(instant));
     const parsed = JSON.parse(vector) as { resultType: string; result: Array<{ metric: Labels; value: [number, string] }> };
@@ -197,9 +196,8 @@ describe('points rendered for the Prometheus API by the worker', () => {
     const series = awkward.map((labels, i): SeriesColumns => ({ labels, timestampsMs: Float64Array.of(atMs), values: Float64Array.of(i / 3) }));
     const sent = throughWorkerAsSamples(series);
     expect(sent.every((s) => s.labelsText !== undefined)).toBe(true);
-    const text = (body: ReturnType<typeof joinJson>): string => (typeof body === 'string' ? body : body.toString());
-    const vector = text(joinJson(renderVectorPieces(sent, atMs)));
-    expect(vector).toBe(text(joinJson(renderVectorPieces(series, atMs))));
+    const vector = renderVector(sent, atMs);
+    expect(vector).toBe(renderVector(series, atMs));
     const parsed = JSON.parse(vector) as { result: Array<{ metric: Labels }> };
     expect(parsed.result.map((r) => r.metric)).toEqual(awkward);
     parsed.result.forEach((r, i) => expect(Object.keys(r.metric)).toEqual(Object.keys(awkward[i]).sort()));
