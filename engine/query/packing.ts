@@ -1,4 +1,4 @@
-import { formatGoFloat } from '../common/goFloat.js';
+import { floatText } from '../common/floatText.js';
 import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from '../storage/histogramCodec.js';
 import { KeyedSeries } from '../storage/keyedSeries.js';
 import { inNameOrder, labelPairKey, type Labels } from '../storage/labels.js';
@@ -116,7 +116,7 @@ function withText(series: readonly LabelledSeries[], packed: PackedSeries, optio
   packLabels(series, packed, options.sampleText === true);
   const total = packed.values.length;
   if (options.valueText === true && total >= VALUE_TEXT_MIN_POINTS) packValueText(packed.values, packed);
-  if (options.sampleText === true && !withHistograms && total >= VALUE_TEXT_MIN_POINTS) packSampleText(packed.offsets, packed.timestampsMs, packed.values, packed);
+  if (options.sampleText === true && !withHistograms && total >= VALUE_TEXT_MIN_POINTS) packSampleText(packed.timestampsMs, packed.values, packed);
   return packed;
 }
 
@@ -197,31 +197,22 @@ function plainAscii(text: string): boolean {
 }
 
 /**
- * packValueText formats every value once, on the thread that evaluated them. Each value's
- * characters are copied into one growing byte buffer, read back as a single flat string at the
- * end: joining the values as strings built a rope of hundreds of thousands of pieces whose
- * flattening (for the copy to the receiving thread) cost as much as the formatting itself.
+ * packValueText formats every value once, on the thread that evaluated them (floatText), into
+ * one byte buffer read back as a single flat string: joining the values as strings built a
+ * rope of hundreds of thousands of pieces whose flattening (for the copy to the receiving
+ * thread) cost as much as the formatting itself.
  */
 function packValueText(values: Float64Array, packed: PackedSeries): void {
   const at = new Uint32Array(values.length + 1);
-  let lastValue = NaN;
-  let lastText = '';
   let bytes = valueTextScratch;
   let length = 0;
-  for (let g = 0; g < values.length; g++) {
-    at[g] = length;
-    if (bytes.length - length < MAX_VALUE_CHARS + 1) bytes = grownScratch(length, MAX_VALUE_CHARS + 1);
-    const v = values[g];
-    if (Number.isFinite(v)) {
-      // A series that holds its value (a flat gauge, a rate of zero) repeats the last text.
-      if (v !== lastValue) {
-        lastValue = v;
-        lastText = '' + v;
-      }
-      const text = lastText;
-      for (let k = 0; k < text.length; k++) bytes[length++] = text.charCodeAt(k);
-    }
-    bytes[length++] = COMMA;
+  for (let from = 0; from < values.length; ) {
+    const batch = floatText().values(values, from, values.length);
+    if (bytes.length - length < batch.text.length) bytes = grownScratch(length, batch.text.length);
+    bytes.set(batch.text, length);
+    for (let i = 0; i < batch.written; i++) at[from + i] = length + batch.at[i];
+    length += batch.text.length;
+    from += batch.written;
   }
   at[values.length] = length;
   packed.valueText = bytes.toString('latin1', 0, length);
@@ -230,39 +221,21 @@ function packValueText(values: Float64Array, packed: PackedSeries): void {
 }
 
 /**
- * packSampleText renders every point as the Prometheus API's JSON pair `[unixSeconds,"value"]`
- * (the value in Go's positional form), each followed by a comma, into one string: the thread
- * that answers then joins each series' slice of it instead of rendering 240,000 pairs itself,
- * which for a 1,000-series answer was most of that thread's time. A timestamp's text is kept
- * by its place in the series, since the series of one answer mostly share their steps.
+ * packSampleText renders every point as the Prometheus API writes it, `[seconds,"value"]`
+ * followed by a comma (floatText), into one byte buffer: the answering thread copies the bytes
+ * into its body and formats no number itself.
  */
-function packSampleText(offsets: Uint32Array, timestampsMs: Float64Array, values: Float64Array, packed: PackedSeries): void {
+function packSampleText(timestampsMs: Float64Array, values: Float64Array, packed: PackedSeries): void {
   const at = new Uint32Array(values.length + 1);
-  const stepMs: number[] = [];
-  const stepText: string[] = [];
   let bytes = valueTextScratch;
   let length = 0;
-  for (let i = 0; i + 1 < offsets.length; i++) {
-    for (let g = offsets[i], p = 0; g < offsets[i + 1]; g++, p++) {
-      at[g] = length;
-      const t = timestampsMs[g];
-      let time: string;
-      if (stepMs[p] === t) time = stepText[p];
-      else {
-        stepMs[p] = t;
-        time = stepText[p] = '' + t / 1000;
-      }
-      const value = formatGoFloat(values[g]);
-      if (bytes.length - length < time.length + value.length + 8) bytes = grownScratch(length, time.length + value.length + 8);
-      bytes[length++] = OPEN_BRACKET;
-      for (let k = 0; k < time.length; k++) bytes[length++] = time.charCodeAt(k);
-      bytes[length++] = COMMA;
-      bytes[length++] = QUOTE;
-      for (let k = 0; k < value.length; k++) bytes[length++] = value.charCodeAt(k);
-      bytes[length++] = QUOTE;
-      bytes[length++] = CLOSE_BRACKET;
-      bytes[length++] = COMMA;
-    }
+  for (let from = 0; from < values.length; ) {
+    const batch = floatText().samples(timestampsMs, values, from, values.length);
+    if (bytes.length - length < batch.text.length) bytes = grownScratch(length, batch.text.length);
+    bytes.set(batch.text, length);
+    for (let i = 0; i < batch.written; i++) at[from + i] = length + batch.at[i];
+    length += batch.text.length;
+    from += batch.written;
   }
   at[values.length] = length;
   // A copy of its own: the scratch buffer stays with this thread, the copy is transferred.
@@ -271,10 +244,6 @@ function packSampleText(offsets: Uint32Array, timestampsMs: Float64Array, values
   releaseScratch();
 }
 
-/** MAX_VALUE_CHARS bounds the text of one float as JavaScript prints it ("-1.2345678901234567e-308"). */
-const MAX_VALUE_CHARS = 24;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const COLON = 0x3a;

@@ -17,6 +17,8 @@ const COMPILED_DIRS = ['src', 'engine', 'bench'];
 /** WEB_SOURCE is the web app's source; WEB_BUILT is the file every build of it rewrites. */
 const WEB_SOURCE = path.join(ROOT, 'src', 'web');
 const WEB_BUILT = path.join(ROOT, 'dist', 'web', 'index.html');
+/** WASM_SOURCE is AssemblyScript, compiled by scripts/build-wasm.sh into engine/common, not by tsc. */
+const WASM_SOURCE = path.join(ROOT, 'engine', 'wasm');
 
 /** outputOf names the file tsc writes for a source file (`.cts` compiles to `.cjs`). */
 function outputOf(source: string): string {
@@ -27,8 +29,8 @@ function outputOf(source: string): string {
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    // The web app is compiled by Vite, not tsc (see webAppStale).
-    if (entry.isDirectory()) return full === WEB_SOURCE ? [] : sourceFiles(full);
+    // The web app is compiled by Vite (see webAppStale) and engine/wasm by AssemblyScript, not tsc.
+    if (entry.isDirectory()) return full === WEB_SOURCE || full === WASM_SOURCE ? [] : sourceFiles(full);
     return /\.c?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
   });
 }
