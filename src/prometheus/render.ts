@@ -1,4 +1,4 @@
-import { formatGoFloat, inNameOrder, labelsJson, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { floatText, formatGoFloat, inNameOrder, labelsJson, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 
 /**
  * JSON rendering of Prometheus API results, written by hand: result bodies are the bulk of a
@@ -76,6 +76,22 @@ export class JsonWriter {
     const text = s.labelsText;
     if (text !== undefined) this.bytes(text.bytes, text.from, text.to);
     else this.text(labelsJson(s.labels));
+  }
+
+  /**
+   * samples writes points as `[seconds,"value"]` pairs separated by commas, formatted in
+   * batches (floatText) straight into the body: no string per point on this thread.
+   */
+  samples(timestampsMs: Float64Array, values: Float64Array): void {
+    for (let from = 0; from < values.length; ) {
+      const batch = floatText().samples(timestampsMs, values, from, values.length);
+      this.reserve(batch.text.length);
+      this.buffer.set(batch.text, this.length);
+      this.length += batch.text.length;
+      from += batch.written;
+    }
+    // Each pair is written with the comma that follows it; the last one's is dropped.
+    if (values.length > 0) this.length--;
   }
 
   done(): Buffer {
@@ -172,9 +188,9 @@ function writeMatrix(out: JsonWriter, kept: readonly SeriesColumns[]): void {
       continue;
     }
     if (hists === undefined) {
-      const points: string[] = new Array<string>(s.timestampsMs.length);
-      for (let i = 0; i < s.timestampsMs.length; i++) points[i] = renderSample(s.timestampsMs[i], s.values[i]);
-      out.text(`,"values":[${points.join(',')}]}`);
+      out.text(',"values":[');
+      out.samples(s.timestampsMs, s.values);
+      out.text(']}');
       continue;
     }
     // Floats go in `values` and histograms in `histograms`, each left out when empty, as Prometheus writes a series.
