@@ -1,4 +1,4 @@
-import { floatText } from '../common/floatText.js';
+import { floatText, type FloatTextBatch } from '../common/floatText.js';
 import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from '../storage/histogramCodec.js';
 import { KeyedSeries } from '../storage/keyedSeries.js';
 import { inNameOrder, labelPairKey, type Labels } from '../storage/labels.js';
@@ -203,20 +203,9 @@ function plainAscii(text: string): boolean {
  * thread) cost as much as the formatting itself.
  */
 function packValueText(values: Float64Array, packed: PackedSeries): void {
-  const at = new Uint32Array(values.length + 1);
-  let bytes = valueTextScratch;
-  let length = 0;
-  for (let from = 0; from < values.length; ) {
-    const batch = floatText().values(values, from, values.length);
-    if (bytes.length - length < batch.text.length) bytes = grownScratch(length, batch.text.length);
-    bytes.set(batch.text, length);
-    for (let i = 0; i < batch.written; i++) at[from + i] = length + batch.at[i];
-    length += batch.text.length;
-    from += batch.written;
-  }
-  at[values.length] = length;
-  packed.valueText = bytes.toString('latin1', 0, length);
-  packed.valueTextAt = at;
+  const text = textOfColumn(values.length, (from) => floatText().values(values, from, values.length));
+  packed.valueText = text.bytes.toString('latin1', 0, text.length);
+  packed.valueTextAt = text.at;
   releaseScratch();
 }
 
@@ -226,22 +215,31 @@ function packValueText(values: Float64Array, packed: PackedSeries): void {
  * into its body and formats no number itself.
  */
 function packSampleText(timestampsMs: Float64Array, values: Float64Array, packed: PackedSeries): void {
-  const at = new Uint32Array(values.length + 1);
+  const text = textOfColumn(values.length, (from) => floatText().samples(timestampsMs, values, from, values.length));
+  // A copy of its own: the scratch buffer stays with this thread, the copy is transferred.
+  packed.sampleText = new Uint8Array(text.bytes.subarray(0, text.length));
+  packed.sampleTextAt = text.at;
+  releaseScratch();
+}
+
+/**
+ * textOfColumn copies the text of items [0, count), batch after batch, into this thread's
+ * scratch buffer: `at[i]` is where item i starts and `at[count]` the text's length.
+ */
+function textOfColumn(count: number, batchFrom: (from: number) => FloatTextBatch): { bytes: Buffer; length: number; at: Uint32Array } {
+  const at = new Uint32Array(count + 1);
   let bytes = valueTextScratch;
   let length = 0;
-  for (let from = 0; from < values.length; ) {
-    const batch = floatText().samples(timestampsMs, values, from, values.length);
+  for (let from = 0; from < count; ) {
+    const batch = batchFrom(from);
     if (bytes.length - length < batch.text.length) bytes = grownScratch(length, batch.text.length);
     bytes.set(batch.text, length);
     for (let i = 0; i < batch.written; i++) at[from + i] = length + batch.at[i];
     length += batch.text.length;
     from += batch.written;
   }
-  at[values.length] = length;
-  // A copy of its own: the scratch buffer stays with this thread, the copy is transferred.
-  packed.sampleText = new Uint8Array(bytes.subarray(0, length));
-  packed.sampleTextAt = at;
-  releaseScratch();
+  at[count] = length;
+  return { bytes, length, at };
 }
 
 const QUOTE = 0x22;
