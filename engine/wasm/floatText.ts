@@ -251,8 +251,17 @@ function writeExponent(at: i32, e: i32): i32 {
   return at;
 }
 
-/** writeJs writes a finite double as JavaScript's Number#toString does (-0 as 0). */
+/** writeAscii writes the text of a short ASCII string constant. */
+function writeAscii(at: i32, text: string): i32 {
+  for (let i = 0; i < text.length; i++) store<u8>(at + i, <u8>text.charCodeAt(i));
+  return at + text.length;
+}
+
+/** writeJs writes a double as JavaScript's Number#toString does (-0 as 0). */
 function writeJs(at: i32, v: f64): i32 {
+  if (v != v) return writeAscii(at, 'NaN');
+  if (v == Infinity) return writeAscii(at, 'Infinity');
+  if (v == -Infinity) return writeAscii(at, '-Infinity');
   if (v == 0) {
     store<u8>(at, CHAR_0);
     return at + 1;
@@ -270,19 +279,9 @@ function writeJs(at: i32, v: f64): i32 {
 
 /** writeGo writes a double as Go's strconv.FormatFloat(v, 'f', -1, 64): NaN, +Inf, -Inf and -0 included. */
 function writeGo(at: i32, v: f64): i32 {
-  if (v != v) {
-    store<u8>(at, 78);
-    store<u8>(at + 1, 97);
-    store<u8>(at + 2, 78);
-    return at + 3;
-  }
-  if (v == Infinity || v == -Infinity) {
-    store<u8>(at, v > 0 ? CHAR_PLUS : CHAR_MINUS);
-    store<u8>(at + 1, 73);
-    store<u8>(at + 2, 110);
-    store<u8>(at + 3, 102);
-    return at + 4;
-  }
+  if (v != v) return writeAscii(at, 'NaN');
+  if (v == Infinity) return writeAscii(at, '+Inf');
+  if (v == -Infinity) return writeAscii(at, '-Inf');
   if (v == 0) {
     if (reinterpret<u64>(v) >> 63) store<u8>(at++, CHAR_MINUS);
     store<u8>(at, CHAR_0);

@@ -100,6 +100,8 @@ describe('float text in WebAssembly', () => {
           return i;
       }
     });
+    // Never a sample's time, but spelled as JavaScript spells them all the same.
+    timestamps.set([NaN, Infinity, -Infinity, -0, 0.5, 1e300], 10);
     const got = samplesText(timestamps, values);
     expect(got).toHaveLength(values.length);
     const wrong = [...values].map((v, i) => ({ t: timestamps[i], v, want: `[${timestamps[i] / 1000},"${formatGoFloat(v)}"],`, got: got[i] })).filter((r) => r.got !== r.want);
