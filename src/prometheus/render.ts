@@ -106,8 +106,11 @@ export class JsonWriter {
   }
 }
 
-/** JSON_WRITER_START_BYTES is the smallest buffer a body starts with. */
-const JSON_WRITER_START_BYTES = 16 * 1024;
+/**
+ * JSON_WRITER_START_BYTES is the smallest buffer a body starts with: below 4 KiB Node carves
+ * buffers out of a shared pool, so a small answer allocates no memory of its own.
+ */
+const JSON_WRITER_START_BYTES = 1024;
 /** SHORT_COPY_BYTES: runs shorter than this (one point's text) are copied without making a view. */
 const SHORT_COPY_BYTES = 64;
 
