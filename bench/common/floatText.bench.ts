@@ -1,5 +1,5 @@
 import { Bench } from 'tinybench';
-import { floatText } from '../../engine/common/floatText.js';
+import { eachBatch, floatText, type FloatTextBatch } from '../../engine/common/floatText.js';
 import { formatGoFloat } from '../../engine/common/goFloat.js';
 import { runWhenDirect } from '../runDirect.js';
 import { seededRandom } from '../seededRandom.js';
@@ -54,26 +54,22 @@ function javaScriptSamples(timestampsMs: Float64Array, values: Float64Array): nu
   return length;
 }
 
-function moduleValues(values: Float64Array): number {
+/** copyOut copies every batch's text into `out`, as the workers copy it into their buffers. */
+function copyOut(count: number, make: (from: number) => FloatTextBatch): number {
   let length = 0;
-  for (let from = 0; from < values.length; ) {
-    const batch = floatText().values(values, from, values.length);
+  eachBatch(count, make, (batch) => {
     out.set(batch.text, length);
     length += batch.text.length;
-    from += batch.written;
-  }
+  });
   return length;
 }
 
+function moduleValues(values: Float64Array): number {
+  return copyOut(values.length, (from) => floatText().values(values, from, values.length));
+}
+
 function moduleSamples(timestampsMs: Float64Array, values: Float64Array): number {
-  let length = 0;
-  for (let from = 0; from < values.length; ) {
-    const batch = floatText().samples(timestampsMs, values, from, values.length);
-    out.set(batch.text, length);
-    length += batch.text.length;
-    from += batch.written;
-  }
-  return length;
+  return copyOut(values.length, (from) => floatText().samples(timestampsMs, values, from, values.length));
 }
 
 function sameBytes(a: () => number, b: () => number, what: string): void {

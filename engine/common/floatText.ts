@@ -121,6 +121,18 @@ function bitLength(n: bigint): number {
   return n.toString(2).length;
 }
 
+/**
+ * eachBatch hands every batch of items [0, count) to `take`, in order, with the index of its
+ * first item: `make(from)` writes the batch that starts at `from` (a FloatTextModule call).
+ */
+export function eachBatch(count: number, make: (from: number) => FloatTextBatch, take: (batch: FloatTextBatch, from: number) => void): void {
+  for (let from = 0; from < count; ) {
+    const batch = make(from);
+    take(batch, from);
+    from += batch.written;
+  }
+}
+
 let loaded: FloatTextModule | undefined;
 
 /** floatText is this thread's instance of the module. */

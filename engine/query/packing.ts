@@ -1,4 +1,4 @@
-import { floatText, type FloatTextBatch } from '../common/floatText.js';
+import { eachBatch, floatText, type FloatTextBatch } from '../common/floatText.js';
 import { decodeHistogramBlock, encodeHistogramBlock, hasHistograms } from '../storage/histogramCodec.js';
 import { KeyedSeries } from '../storage/keyedSeries.js';
 import { inNameOrder, labelPairKey, type Labels } from '../storage/labels.js';
@@ -230,14 +230,12 @@ function textOfColumn(count: number, batchFrom: (from: number) => FloatTextBatch
   const at = new Uint32Array(count + 1);
   let bytes = valueTextScratch;
   let length = 0;
-  for (let from = 0; from < count; ) {
-    const batch = batchFrom(from);
+  eachBatch(count, batchFrom, (batch, from) => {
     if (bytes.length - length < batch.text.length) bytes = grownScratch(length, batch.text.length);
     bytes.set(batch.text, length);
     for (let i = 0; i < batch.written; i++) at[from + i] = length + batch.at[i];
     length += batch.text.length;
-    from += batch.written;
-  }
+  });
   at[count] = length;
   return { bytes, length, at };
 }

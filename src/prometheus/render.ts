@@ -1,4 +1,4 @@
-import { floatText, formatGoFloat, inNameOrder, labelsJson, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { eachBatch, floatText, formatGoFloat, inNameOrder, labelsJson, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 
 /**
  * JSON rendering of Prometheus API results, written by hand: result bodies are the bulk of a
@@ -83,13 +83,11 @@ export class JsonWriter {
    * batches (floatText) straight into the body: no string per point on this thread.
    */
   samples(timestampsMs: Float64Array, values: Float64Array): void {
-    for (let from = 0; from < values.length; ) {
-      const batch = floatText().samples(timestampsMs, values, from, values.length);
-      this.reserve(batch.text.length);
-      this.buffer.set(batch.text, this.length);
-      this.length += batch.text.length;
-      from += batch.written;
-    }
+    eachBatch(
+      values.length,
+      (from) => floatText().samples(timestampsMs, values, from, values.length),
+      (batch) => this.bytes(batch.text, 0, batch.text.length),
+    );
     // Each pair is written with the comma that follows it; the last one's is dropped.
     if (values.length > 0) this.length--;
   }
