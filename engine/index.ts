@@ -77,7 +77,7 @@ export { shardMergeFor, shardPlanFor, shardKeyFor, logShardMergeFor, mergeShards
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
 export { formatGoFloat } from './common/goFloat.js';
-export { eachBatch, floatText, type FloatTextBatch } from './common/floatText.js';
+export { eachBatch, floatText, type FloatTextBatch, type FloatTextWriter } from './common/floatText.js';
 export { encodeExportLogsServiceRequest, encodeRemoteWriteBody, encodeLokiPushBody } from './ingest/index.js';
 export type { ExportLogsServiceRequestInput, LogRecordInput } from './ingest/encode/otlpModel.js';
 export type { TimeSeriesInput, WriteRequestInput } from './ingest/encode/remoteWrite.js';

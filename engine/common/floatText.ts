@@ -1,4 +1,5 @@
 import { FLOAT_TEXT_WASM } from './floatTextWasm.js';
+import { formatGoFloat } from './goFloat.js';
 
 /**
  * Doubles written as text in batches by a small WebAssembly module (engine/wasm/floatText.ts),
@@ -20,14 +21,24 @@ export interface FloatTextBatch {
   at: Uint32Array;
 }
 
+/** FloatTextWriter writes a column's text in batches: the module, or JavaScript where WebAssembly is off. */
+export interface FloatTextWriter {
+  /** samples writes `[seconds,"value"],` for points [from, to) as the Prometheus API renders them (at least one when from < to). */
+  samples(timestampsMs: Float64Array, values: Float64Array, from: number, to: number): FloatTextBatch;
+  /** values writes each of values [from, to) as JavaScript prints it followed by a comma; NaN and infinities as the comma alone. */
+  values(values: Float64Array, from: number, to: number): FloatTextBatch;
+}
+
 /**
  * The part of the WebAssembly API used here: Node has it, but its type declarations (like
  * TypeScript's outside the DOM library) do not describe it.
  */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: object };
-};
+declare const WebAssembly:
+  | {
+      Module: new (bytes: Uint8Array) => object;
+      Instance: new (module: object, imports: object) => { exports: object };
+    }
+  | undefined;
 
 interface FloatTextExports {
   memory: { buffer: ArrayBuffer };
@@ -44,7 +55,7 @@ const K_MIN = -324;
 const K_MAX = 292;
 const TABLE_ENTRY_BYTES = 24;
 
-class FloatTextModule {
+class FloatTextModule implements FloatTextWriter {
   private readonly exports: FloatTextExports;
   private readonly chunk: number;
   private readonly valuesIn: Float64Array;
@@ -53,9 +64,9 @@ class FloatTextModule {
   private readonly bytes: Uint8Array;
   private readonly out: number;
 
-  constructor() {
-    const module = new WebAssembly.Module(Buffer.from(FLOAT_TEXT_WASM, 'base64'));
-    this.exports = new WebAssembly.Instance(module, {}).exports as unknown as FloatTextExports;
+  constructor(wasm: NonNullable<typeof WebAssembly>) {
+    const module = new wasm.Module(Buffer.from(FLOAT_TEXT_WASM, 'base64'));
+    this.exports = new wasm.Instance(module, {}).exports as unknown as FloatTextExports;
     const x = this.exports;
     x.init();
     const buffer = x.memory.buffer;
@@ -69,7 +80,6 @@ class FloatTextModule {
     this.out = x.layout(REGION.out);
   }
 
-  /** samples writes `[seconds,"value"],` for points [from, to) as the Prometheus API renders them (at least one when from < to). */
   samples(timestampsMs: Float64Array, values: Float64Array, from: number, to: number): FloatTextBatch {
     const count = Math.min(to - from, this.chunk);
     this.valuesIn.set(values.subarray(from, from + count));
@@ -77,7 +87,6 @@ class FloatTextModule {
     return this.batch(this.exports.samples(count));
   }
 
-  /** values writes each of values [from, to) as JavaScript prints it followed by a comma; NaN and infinities as the comma alone. */
   values(values: Float64Array, from: number, to: number): FloatTextBatch {
     const count = Math.min(to - from, this.chunk);
     this.valuesIn.set(values.subarray(from, from + count));
@@ -133,11 +142,46 @@ export function eachBatch(count: number, make: (from: number) => FloatTextBatch,
   }
 }
 
-let loaded: FloatTextModule | undefined;
+/**
+ * FloatTextInJavaScript writes the same text with JavaScript's own conversions, a string per
+ * value, for a runtime without WebAssembly (`node --jitless`): slower, never different.
+ */
+export class FloatTextInJavaScript implements FloatTextWriter {
+  private bytes = Buffer.allocUnsafe(64 * JS_BATCH_ITEMS);
+  private readonly at = new Uint32Array(JS_BATCH_ITEMS + 1);
 
-/** floatText is this thread's instance of the module. */
-export function floatText(): FloatTextModule {
-  return (loaded ??= new FloatTextModule());
+  samples(timestampsMs: Float64Array, values: Float64Array, from: number, to: number): FloatTextBatch {
+    return this.batch(from, to, (i) => `[${timestampsMs[i] / 1000},"${formatGoFloat(values[i])}"],`);
+  }
+
+  values(values: Float64Array, from: number, to: number): FloatTextBatch {
+    return this.batch(from, to, (i) => (Number.isFinite(values[i]) ? `${values[i]},` : ','));
+  }
+
+  private batch(from: number, to: number, textOf: (i: number) => string): FloatTextBatch {
+    const written = Math.min(to - from, JS_BATCH_ITEMS);
+    let length = 0;
+    for (let i = 0; i < written; i++) {
+      const text = textOf(from + i);
+      if (this.bytes.length - length < text.length) {
+        const grown = Buffer.allocUnsafe(2 * (length + text.length));
+        this.bytes.copy(grown, 0, 0, length);
+        this.bytes = grown;
+      }
+      this.at[i] = length;
+      length += this.bytes.write(text, length, 'latin1');
+    }
+    this.at[written] = length;
+    return { written, text: this.bytes.subarray(0, length), at: this.at.subarray(0, written + 1) };
+  }
 }
 
-export type { FloatTextModule };
+/** JS_BATCH_ITEMS is how many items FloatTextInJavaScript writes per call. */
+const JS_BATCH_ITEMS = 8192;
+
+let loaded: FloatTextWriter | undefined;
+
+/** floatText is this thread's writer: the module, or FloatTextInJavaScript where WebAssembly is off. */
+export function floatText(): FloatTextWriter {
+  return (loaded ??= typeof WebAssembly === 'undefined' ? new FloatTextInJavaScript() : new FloatTextModule(WebAssembly));
+}

@@ -1,15 +1,15 @@
 import asc from 'assemblyscript/asc';
 import { describe, expect, it } from 'vitest';
-import { floatText } from '../../../engine/common/floatText.js';
+import { floatText, FloatTextInJavaScript, type FloatTextWriter } from '../../../engine/common/floatText.js';
 import { FLOAT_TEXT_WASM } from '../../../engine/common/floatTextWasm.js';
 import { formatGoFloat } from '../../../engine/common/goFloat.js';
 import { SeededRandom } from '../../support/seededRandom.js';
 
 /** valuesText runs the module's `values` over a whole column, batch after batch, and splits its text per value. */
-function valuesText(values: Float64Array): string[] {
+function valuesText(values: Float64Array, writer: FloatTextWriter = floatText()): string[] {
   const out: string[] = [];
   for (let from = 0; from < values.length; ) {
-    const batch = floatText().values(values, from, values.length);
+    const batch = writer.values(values, from, values.length);
     expect(batch.written).toBeGreaterThan(0);
     for (let i = 0; i < batch.written; i++) out.push(Buffer.from(batch.text.subarray(batch.at[i], batch.at[i + 1])).toString('latin1'));
     from += batch.written;
@@ -17,10 +17,10 @@ function valuesText(values: Float64Array): string[] {
   return out;
 }
 
-function samplesText(timestampsMs: Float64Array, values: Float64Array): string[] {
+function samplesText(timestampsMs: Float64Array, values: Float64Array, writer: FloatTextWriter = floatText()): string[] {
   const out: string[] = [];
   for (let from = 0; from < values.length; ) {
-    const batch = floatText().samples(timestampsMs, values, from, values.length);
+    const batch = writer.samples(timestampsMs, values, from, values.length);
     expect(batch.written).toBeGreaterThan(0);
     for (let i = 0; i < batch.written; i++) out.push(Buffer.from(batch.text.subarray(batch.at[i], batch.at[i + 1])).toString('latin1'));
     from += batch.written;
@@ -106,6 +106,16 @@ describe('float text in WebAssembly', () => {
     expect(got).toHaveLength(values.length);
     const wrong = [...values].map((v, i) => ({ t: timestamps[i], v, want: `[${timestamps[i] / 1000},"${formatGoFloat(v)}"],`, got: got[i] })).filter((r) => r.got !== r.want);
     expect(wrong.slice(0, 5)).toEqual([]);
+  });
+
+  it('writes the same text in JavaScript where WebAssembly is off (node --jitless)', () => {
+    const rng = new SeededRandom(73);
+    const values = Float64Array.from([...edges().subarray(0, 3_000), ...randomBits(rng, 20_000), NaN, Infinity, -Infinity, -0, 1e-300]);
+    const timestamps = Float64Array.from(values, (_, i) => (i % 2 === 0 ? 1_764_000_000_000 + i * 15_000 : rng.next() * 1e12));
+    const javaScript = new FloatTextInJavaScript();
+    expect(floatText()).not.toBeInstanceOf(FloatTextInJavaScript);
+    expect(valuesText(values, javaScript)).toEqual(valuesText(values));
+    expect(samplesText(timestamps, values, javaScript)).toEqual(samplesText(timestamps, values));
   });
 
   it('splits a column whose text outgrows one batch', () => {
