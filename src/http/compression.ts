@@ -124,9 +124,9 @@ export class StreamCompressor {
   }
 
   /** push compresses `text` and resolves to every byte of it, flushed. */
-  push(text: string): Promise<Buffer> {
+  push(text: string | Uint8Array): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      this.z.write(utf8Bytes(text));
+      this.z.write(typeof text === 'string' ? utf8Bytes(text) : text);
       this.z.flush(this.flushKind, () => (this.failure ? reject(this.failure) : resolve(this.take())));
     });
   }

@@ -1,4 +1,4 @@
-import { MIN_COMPRESSED_BYTES, StreamCompressor } from './compression.js';
+import { MIN_COMPRESSED_BYTES, StreamCompressor, utf8Bytes } from './compression.js';
 import type { Responder } from './responder.js';
 import { statusLine } from './responder.js';
 import { yieldIfSliceSpent } from './timeSlice.js';
@@ -46,11 +46,30 @@ const HOLD_MS = 5;
 
 /**
  * FramedEvents is text already in the spec's framing holding `count` events, as producers that
- * render events straight to text hand them over (no event object, no JSON.stringify per event).
+ * render events straight to text hand them over (no event object, no JSON.stringify per event):
+ * a string, or its UTF-8 bytes where the producer wrote bytes (FrameBytesBatcher).
  */
 export interface FramedEvents {
-  framed: string;
+  framed: Chunk;
   count: number;
+}
+
+/** Chunk is text to write: a string, or UTF-8 bytes. */
+export type Chunk = string | Uint8Array;
+
+/** chunkText is a chunk as a string. */
+export function chunkText(chunk: Chunk): string {
+  return typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+}
+
+/**
+ * joinChunks makes one write of several chunks: a string when they all are, else one buffer
+ * (strings among bytes are encoded, bytes copied once).
+ */
+export function joinChunks(chunks: readonly Chunk[]): Chunk {
+  if (chunks.length === 1) return chunks[0]!;
+  if (chunks.every((c) => typeof c === 'string')) return chunks.join('');
+  return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? utf8Bytes(c) : c)));
 }
 
 /** StreamItem is what a stream writes: an event to frame, or events already framed. */
@@ -231,29 +250,29 @@ export class SseStream {
     // Events are rendered as the pieces are cut, so a producer handing over a lazy sequence
     // (rows rendered on demand) has at most one piece of text in memory at a time.
     const pieceBytes = this.compressor === undefined ? PIECE_BYTES : COMPRESSED_PIECE_BYTES;
-    let piece = '';
+    // A string's length stands for its bytes: result text is almost all ASCII.
+    let piece: Chunk[] = [];
+    let length = 0;
     let count = 0;
     for (const item of events) {
-      if ('framed' in item) {
-        piece += item.framed;
-        count += item.count;
-      } else {
-        piece += frame(item);
-        count++;
-      }
-      if (piece.length < pieceBytes) continue;
+      const chunk = 'framed' in item ? item.framed : frame(item);
+      piece.push(chunk);
+      length += chunk.length;
+      count += 'framed' in item ? item.count : 1;
+      if (length < pieceBytes) continue;
       await this.drained(signal);
       // A client that keeps up never makes drained() wait; the turn is given up here instead.
       await yieldIfSliceSpent();
       if (this.closed || signal?.aborted) return;
-      this.write(piece, count);
-      piece = '';
+      this.write(joinChunks(piece), count);
+      piece = [];
+      length = 0;
       count = 0;
     }
     if (count > 0) {
       await this.drained(signal);
       if (this.closed || signal?.aborted) return;
-      this.write(piece, count);
+      this.write(joinChunks(piece), count);
     }
     await this.drained(signal);
   }
@@ -268,15 +287,17 @@ export class SseStream {
     return this.write(text, events);
   }
 
-  private write(text: string, events: number): boolean {
+  private write(text: Chunk, events: number): boolean {
     this.eventsSent += events;
     const compressor = this.compressor;
     if (compressor !== undefined) {
       if (!this.pushed && this.held.length + text.length <= HOLD_BYTES) {
-        this.held += text;
+        // Bytes of whole events decode to the same text; only a stream's small start is held.
+        this.held += chunkText(text);
         this.holdTimer ??= setTimeout(() => this.pushHeld(), HOLD_MS);
       } else {
-        this.push(compressor, this.takeHeld() + text);
+        const held = this.takeHeld();
+        this.push(compressor, held === '' ? text : joinChunks([held, text]));
       }
       this.armHeartbeat();
       return this.writableNow;
@@ -287,7 +308,7 @@ export class SseStream {
   }
 
   /** push hands text to the compressor; a batch reaches uWS once the compressor has flushed it, and `drained` waits for that. */
-  private push(compressor: StreamCompressor, text: string): void {
+  private push(compressor: StreamCompressor, text: Chunk): void {
     if (!this.pushed && !this.res.aborted) this.writeHeaders(compressor.encoding);
     this.pushed = true;
     this.output = this.output.then(() => compressor.push(text)).then(
@@ -311,7 +332,7 @@ export class SseStream {
     return text;
   }
 
-  private writeRaw(chunk: string | Buffer): boolean {
+  private writeRaw(chunk: Chunk): boolean {
     if (this.res.aborted) return false;
     const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     let ok = true;

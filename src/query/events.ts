@@ -1,5 +1,6 @@
-import { formatLabels, inNameOrder, labelSetKey, renderHistogram, seriesKeyOf, valueTextAt, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
-import { FrameBatcher, type FramedEvents } from '../http/sse.js';
+import { formatLabels, inNameOrder, labelSetKey, renderHistogram, seriesKeyOf, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { FrameBytesBatcher } from '../http/frameBytes.js';
+import type { FramedEvents } from '../http/sse.js';
 
 /**
  * CANONICAL_INTEGER is an integer written the one way it prints back: no sign but a minus, no
@@ -36,6 +37,9 @@ export interface RenderedSeries {
   histogramHead: string;
   /** tail follows the timestamp: `,"label":"..."}}` and the blank line. */
   tail: string;
+  /** headBytes and tailBytes are `head` and `tail` as UTF-8, which point events are written in. */
+  headBytes: Buffer;
+  tailBytes: Buffer;
   /** seriesTail follows a compact `series` event's id: `,"tags":{...},"label":"..."}}` and the blank line. */
   seriesTail: string;
 }
@@ -72,7 +76,7 @@ export class SharedRenders {
       return known.rendered;
     }
     const rendered = renderSeries(labelsOf());
-    const chars = key.length + rendered.head.length + rendered.tail.length + rendered.seriesTail.length;
+    const chars = key.length + 2 * (rendered.head.length + rendered.tail.length) + rendered.seriesTail.length;
     this.entries.set(key, { rendered, chars, used: false });
     this.chars += chars;
     for (const [oldest, entry] of this.entries) {
@@ -122,14 +126,15 @@ export class SeriesRenderer {
   /**
    * pointFrames turns series into one result event per (series, timestamp), time-major so a
    * chart fills left to right; NaN and infinities are dropped, as the spec requires. The events
-   * come already framed, in batches of about a stream piece, made as the stream takes them, so
-   * a slice's text never all exists at once. Values come as the worker's text where it sent
-   * it (SeriesColumns.valueText).
+   * come already framed as UTF-8 bytes, in batches of about a stream piece, made as the stream
+   * takes them, so a slice's text never all exists at once. An event is its series' head bytes,
+   * the value's text, the timestamp's bytes (made once per timestamp) and the series' tail
+   * bytes. Values come as the worker's text where it sent it (SeriesColumns.valueText).
    */
   *pointFrames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const cursors = new Uint32Array(series.length);
     const rendered = series.map((s) => this.ofSeries(s));
-    const batch = new FrameBatcher();
+    const batch = new FrameBytesBatcher();
     for (;;) {
       let next = Infinity;
       for (let i = 0; i < series.length; i++) {
@@ -138,24 +143,34 @@ export class SeriesRenderer {
       }
       if (next === Infinity) break;
       // A number joined to a string prints as JSON prints a finite number (-0 as 0, 1e21 as 1e+21).
-      const timestamp = POINT_MIDDLE + next;
+      const timestamp = Buffer.from(POINT_MIDDLE + next, 'latin1');
       for (let i = 0; i < series.length; i++) {
         const s = series[i];
         const c = cursors[i];
         if (c >= s.timestampsMs.length || s.timestampsMs[c] !== next) continue;
         cursors[i]++;
+        const parts = rendered[i];
         const histogram = s.histograms?.[c];
         if (histogram !== undefined) {
-          const full = batch.add(rendered[i].histogramHead + histogramJson(histogram) + timestamp + rendered[i].tail);
-          if (full) yield full;
-          continue;
+          const text = parts.histogramHead + histogramJson(histogram);
+          batch.room(3 * text.length + timestamp.length + parts.tailBytes.length);
+          batch.putText(text);
+        } else {
+          const value = s.values[c];
+          if (!Number.isFinite(value)) continue;
+          // The worker's text of the value when it sent one: the same characters, not formatted here.
+          const valueText = s.valueText;
+          const from = valueText === undefined ? 0 : valueText.at[c];
+          const to = valueText === undefined ? 0 : valueText.at[c + 1] - 1;
+          const text = valueText === undefined ? '' + value : valueText.source;
+          const length = valueText === undefined ? text.length : to - from;
+          batch.room(parts.headBytes.length + length + timestamp.length + parts.tailBytes.length);
+          batch.put(parts.headBytes);
+          batch.putAscii(text, from, valueText === undefined ? length : to);
         }
-        const value = s.values[c];
-        if (!Number.isFinite(value)) continue;
-        const parts = rendered[i];
-        // The worker's text of the value when it sent one: the same characters, not formatted here.
-        const text = s.valueText === undefined ? value : valueTextAt(s.valueText, c);
-        const full = batch.add(parts.head + text + timestamp + parts.tail);
+        batch.put(timestamp);
+        batch.put(parts.tailBytes);
+        const full = batch.ended();
         if (full) yield full;
       }
     }
@@ -170,13 +185,17 @@ function renderSeries(labels: Labels): RenderedSeries {
   const label = formatLabels(inNameOrder(labels));
   const tagsJson = JSON.stringify(tags);
   const labelJson = JSON.stringify(label);
+  const head = `data: {"type":"result","data":{"tags":${tagsJson},"value":`;
+  const tail = `,"label":${labelJson}}}\n\n`;
   return {
     tags,
     label,
-    head: `data: {"type":"result","data":{"tags":${tagsJson},"value":`,
+    head,
     histogramHead: `data: {"type":"result","data":{"tags":${tagsJson},"histogram":`,
-    tail: `,"label":${labelJson}}}\n\n`,
+    tail,
     seriesTail: `,"tags":${tagsJson},"label":${labelJson}}}\n\n`,
+    headBytes: Buffer.from(head),
+    tailBytes: Buffer.from(tail),
   };
 }
 

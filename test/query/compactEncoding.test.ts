@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Labels, RawRow, SeriesColumns } from '../../engine/index.js';
-import { PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
+import { chunkText, PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
 import { CompactRowEncoder, CompactSeriesEncoder } from '../../src/query/compactEvents.js';
 import { SeriesRenderer } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
@@ -12,8 +12,8 @@ function text(batches: Iterable<FramedEvents>): { raw: string; sizes: number[] }
   let raw = '';
   const sizes: number[] = [];
   for (const b of batches) {
-    expect(b.framed.split('\n\n').length - 1).toBe(b.count);
-    raw += b.framed;
+    expect(chunkText(b.framed).split('\n\n').length - 1).toBe(b.count);
+    raw += chunkText(b.framed);
     sizes.push(b.framed.length);
   }
   return { raw, sizes };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { packSeries, unpackSeries, type KeyedSeries, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { legacyPointEvents, legacyRowEvent, legacyText } from '../../bench/query/legacyEvents.js';
-import { PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
+import { chunkText, PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
 import { SeriesRenderer, SharedRenders } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
 import { SeededRandom } from '../support/seededRandom.js';
@@ -12,7 +12,7 @@ function joined(batches: Iterable<FramedEvents>): { text: string; count: number;
   let count = 0;
   const sizes: number[] = [];
   for (const b of batches) {
-    text += b.framed;
+    text += chunkText(b.framed);
     count += b.count;
     sizes.push(b.framed.length);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { labelsJson, MemoryBudget, packSeries, seriesKeyOf, unpackSeries, VALUE_TEXT_MIN_POINTS, valueTextAt, type ByteText, type Labels, type SeriesColumns } from '../../engine/index.js';
-import type { FramedEvents } from '../../src/http/sse.js';
+import { chunkText, type FramedEvents } from '../../src/http/sse.js';
 import { matrixData, renderMatrix, renderSample, renderVector, sortByLabelSets, successJson } from '../../src/prometheus/render.js';
 import { SeriesJoiner } from '../../src/query/collect.js';
 import { plainSeries, sliceSeries } from '../../src/query/cache/seriesPieces.js';
@@ -39,7 +39,7 @@ function throughWorker(series: SeriesColumns[], valueText: boolean): SeriesColum
 
 function joined(batches: Iterable<FramedEvents>): string {
   let raw = '';
-  for (const b of batches) raw += b.framed;
+  for (const b of batches) raw += chunkText(b.framed);
   return raw;
 }
 

@@ -1,0 +1,64 @@
+import { PIECE_BYTES, type FramedEvents } from './sse.js';
+
+/**
+ * FrameBytesBatcher writes framed events straight into bytes, in batches of about PIECE_BYTES,
+ * for producers whose events are mostly constant pieces (a series' head and tail, encoded once)
+ * around a few numbers. Joining strings per event made a rope the stream then had to flatten
+ * and encode as UTF-8: for 241,000 point events (48 MB) that flattening was 84 ms of the
+ * answering thread's 140, more than rendering them.
+ *
+ * An event is written with `room` (its most bytes), then `put`/`putAscii`/`putText`, then
+ * `ended`. Every batch is a new buffer: the stream keeps what it was handed until the socket
+ * or the compressor has taken it.
+ */
+export class FrameBytesBatcher {
+  private bytes = Buffer.allocUnsafeSlow(0);
+  private at = 0;
+  private count = 0;
+
+  /** room makes sure `bytes` more bytes fit in the batch. */
+  room(bytes: number): void {
+    if (this.at + bytes <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(PIECE_BYTES + PIECE_BYTES / 4, this.at + bytes));
+    this.bytes.copy(grown, 0, 0, this.at);
+    this.bytes = grown;
+  }
+
+  /** put copies bytes. */
+  put(bytes: Uint8Array): void {
+    this.bytes.set(bytes, this.at);
+    this.at += bytes.length;
+  }
+
+  /**
+   * putAscii copies characters `from` to `to` of a text known to be ASCII (number text), one
+   * byte each: for the few characters of a number a loop is cheaper than a call into Buffer.
+   */
+  putAscii(text: string, from: number, to: number): void {
+    const bytes = this.bytes;
+    let at = this.at;
+    for (let i = from; i < to; i++) bytes[at++] = text.charCodeAt(i);
+    this.at = at;
+  }
+
+  /** putText writes any text as UTF-8; `room` must have allowed three bytes a character. */
+  putText(text: string): void {
+    this.at += this.bytes.write(text, this.at);
+  }
+
+  /** ended counts an event written; it returns the batch once the batch is a piece long. */
+  ended(): FramedEvents | undefined {
+    this.count++;
+    return this.at >= PIECE_BYTES ? this.take() : undefined;
+  }
+
+  /** take hands over what was written, if anything. */
+  take(): FramedEvents | undefined {
+    if (this.count === 0) return undefined;
+    const batch = { framed: this.bytes.subarray(0, this.at), count: this.count };
+    this.bytes = Buffer.allocUnsafeSlow(0);
+    this.at = 0;
+    this.count = 0;
+    return batch;
+  }
+}
