@@ -123,10 +123,10 @@ export class StreamCompressor {
     this.z.on('error', (err: Error) => (this.failure = err));
   }
 
-  /** push compresses `text` and resolves to every byte of it, flushed. */
-  push(text: string | Uint8Array): Promise<Buffer> {
+  /** push compresses the chunks of text in order and resolves to every byte of them, flushed. */
+  push(chunks: readonly (string | Uint8Array)[]): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      this.z.write(typeof text === 'string' ? utf8Bytes(text) : text);
+      for (const text of chunks) this.z.write(typeof text === 'string' ? utf8Bytes(text) : text);
       this.z.flush(this.flushKind, () => (this.failure ? reject(this.failure) : resolve(this.take())));
     });
   }

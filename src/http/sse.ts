@@ -235,7 +235,7 @@ export class SseStream {
     if (list.length === 0) return this.writableNow;
     let text = '';
     for (const e of list) text += frame(e);
-    return this.write(text, list.length);
+    return this.write([text], list.length);
   }
 
   /**
@@ -264,7 +264,7 @@ export class SseStream {
       // A client that keeps up never makes drained() wait; the turn is given up here instead.
       await yieldIfSliceSpent();
       if (this.closed || signal?.aborted) return;
-      this.write(joinChunks(piece), count);
+      this.write(piece, count);
       piece = [];
       length = 0;
       count = 0;
@@ -272,7 +272,7 @@ export class SseStream {
     if (count > 0) {
       await this.drained(signal);
       if (this.closed || signal?.aborted) return;
-      this.write(joinChunks(piece), count);
+      this.write(piece, count);
     }
     await this.drained(signal);
   }
@@ -284,31 +284,37 @@ export class SseStream {
    */
   writeFramed(text: string, events: number): boolean {
     if (this.closed) return false;
-    return this.write(text, events);
+    return this.write([text], events);
   }
 
-  private write(text: Chunk, events: number): boolean {
+  /**
+   * write writes one piece, given as the chunks it was gathered from: a compressor takes them one
+   * by one (joining them first would copy every byte of the stream once more), uWS as one write.
+   */
+  private write(chunks: readonly Chunk[], events: number): boolean {
     this.eventsSent += events;
     const compressor = this.compressor;
     if (compressor !== undefined) {
-      if (!this.pushed && this.held.length + text.length <= HOLD_BYTES) {
+      let length = 0;
+      for (const c of chunks) length += c.length;
+      if (!this.pushed && this.held.length + length <= HOLD_BYTES) {
         // Bytes of whole events decode to the same text; only a stream's small start is held.
-        this.held += chunkText(text);
+        for (const c of chunks) this.held += chunkText(c);
         this.holdTimer ??= setTimeout(() => this.pushHeld(), HOLD_MS);
       } else {
         const held = this.takeHeld();
-        this.push(compressor, held === '' ? text : joinChunks([held, text]));
+        this.push(compressor, held === '' ? chunks : [held, ...chunks]);
       }
       this.armHeartbeat();
       return this.writableNow;
     }
-    const ok = this.writeRaw(text);
+    const ok = this.writeRaw(joinChunks(chunks));
     this.armHeartbeat();
     return ok;
   }
 
   /** push hands text to the compressor; a batch reaches uWS once the compressor has flushed it, and `drained` waits for that. */
-  private push(compressor: StreamCompressor, text: Chunk): void {
+  private push(compressor: StreamCompressor, text: readonly Chunk[]): void {
     if (!this.pushed && !this.res.aborted) this.writeHeaders(compressor.encoding);
     this.pushed = true;
     this.output = this.output.then(() => compressor.push(text)).then(
@@ -321,7 +327,7 @@ export class SseStream {
   private pushHeld(): void {
     this.holdTimer = undefined;
     const text = this.takeHeld();
-    if (text !== '' && !this.closed && this.compressor !== undefined) this.push(this.compressor, text);
+    if (text !== '' && !this.closed && this.compressor !== undefined) this.push(this.compressor, [text]);
   }
 
   private takeHeld(): string {
