@@ -28,11 +28,19 @@ export function bucketBound(text: string): number | null {
   return parsed.ok ? parsed.value : null;
 }
 
-/** Buckets are parallel arrays of upper bounds and cumulative counts. */
 /** Buckets is a classic histogram at one step: each bucket's upper bound and cumulative count. */
 export interface Buckets {
   bounds: number[];
   counts: number[];
+}
+
+/**
+ * StepBuckets is Buckets gathered afresh at every step into the same arrays: its first `n`
+ * entries are the step's. The arrays keep their largest length, where emptying them (length 0)
+ * gave their storage back and every step allocated it again.
+ */
+interface StepBuckets extends Buckets {
+  n: number;
 }
 
 /** sortAndCoalesce orders buckets by bound and merges equal bounds. */
@@ -59,11 +67,24 @@ interface Monotonicity {
   maxDiff: number;
 }
 
-/** ensureMonotonic irons out float noise and decreasing counts in place. */
-function ensureMonotonic(b: Buckets): Monotonicity {
-  const result: Monotonicity = { forced: false, minBucket: Infinity, maxBucket: -Infinity, maxDiff: 0 };
+/**
+ * repairs is what the last quantile's ensureMonotonic did, and `repaired` whether it ran: one
+ * object for every call, as a quantile is taken per histogram and step and an object per call
+ * was most of what histogram_quantile allocated.
+ */
+const repairs: Monotonicity = { forced: false, minBucket: Infinity, maxBucket: -Infinity, maxDiff: 0 };
+let repaired = false;
+
+/** ensureMonotonic irons out float noise and decreasing counts of the first `n` buckets in place, noting what it did in `repairs`. */
+function ensureMonotonic(b: Buckets, n: number): void {
+  const result = repairs;
+  result.forced = false;
+  result.minBucket = Infinity;
+  result.maxBucket = -Infinity;
+  result.maxDiff = 0;
+  repaired = true;
   let prev = b.counts[0];
-  for (let i = 1; i < b.counts.length; i++) {
+  for (let i = 1; i < n; i++) {
     const curr = b.counts[i];
     if (curr === prev) continue;
     if (almostEqual(prev, curr, SMALL_DELTA_TOLERANCE)) {
@@ -80,25 +101,30 @@ function ensureMonotonic(b: Buckets): Monotonicity {
     }
     prev = curr;
   }
-  return result;
 }
 
 /** bucketQuantile is Prometheus' BucketQuantile over unsorted buckets. */
 export function bucketQuantile(q: number, raw: Buckets): { value: number; monotonicity: Monotonicity | null } {
-  return sortedBucketQuantile(q, sortAndCoalesce(raw));
+  const sorted = sortAndCoalesce(raw);
+  const value = sortedBucketQuantile(q, sorted, sorted.bounds.length);
+  return { value, monotonicity: repaired ? { ...repairs } : null };
 }
 
-/** sortedBucketQuantile is BucketQuantile over buckets already sorted by bound and coalesced; it may change their counts. */
-function sortedBucketQuantile(q: number, b: Buckets): { value: number; monotonicity: Monotonicity | null } {
-  if (q !== q) return { value: NaN, monotonicity: null };
-  if (q < 0) return { value: -Infinity, monotonicity: null };
-  if (q > 1) return { value: Infinity, monotonicity: null };
-  if (b.bounds[b.bounds.length - 1] !== Infinity) return { value: NaN, monotonicity: null };
-  const monotonicity = ensureMonotonic(b);
-  const n = b.bounds.length;
-  if (n < 2) return { value: NaN, monotonicity };
+/**
+ * sortedBucketQuantile is BucketQuantile over the first `n` buckets, already sorted by bound
+ * and coalesced; it may change their counts. `repaired` then says whether it checked them for
+ * monotonicity, and `repairs` what it changed.
+ */
+function sortedBucketQuantile(q: number, b: Buckets, n: number): number {
+  repaired = false;
+  if (q !== q) return NaN;
+  if (q < 0) return -Infinity;
+  if (q > 1) return Infinity;
+  if (b.bounds[n - 1] !== Infinity) return NaN;
+  ensureMonotonic(b, n);
+  if (n < 2) return NaN;
   const observations = b.counts[n - 1];
-  if (observations === 0) return { value: NaN, monotonicity };
+  if (observations === 0) return NaN;
   let rank = q * observations;
   let idx = 0;
   let hiIdx = n - 1;
@@ -107,8 +133,8 @@ function sortedBucketQuantile(q: number, b: Buckets): { value: number; monotonic
     if (b.counts[m] >= rank) hiIdx = m;
     else idx = m + 1;
   }
-  if (idx === n - 1) return { value: b.bounds[n - 2], monotonicity };
-  if (idx === 0 && b.bounds[0] <= 0) return { value: b.bounds[0], monotonicity };
+  if (idx === n - 1) return b.bounds[n - 2];
+  if (idx === 0 && b.bounds[0] <= 0) return b.bounds[0];
   let bucketStart = 0;
   const bucketEnd = b.bounds[idx];
   let count = b.counts[idx];
@@ -117,17 +143,17 @@ function sortedBucketQuantile(q: number, b: Buckets): { value: number; monotonic
     count -= b.counts[idx - 1];
     rank -= b.counts[idx - 1];
   }
-  return { value: bucketStart + (bucketEnd - bucketStart) * (rank / count), monotonicity };
+  return bucketStart + (bucketEnd - bucketStart) * (rank / count);
 }
 
 /** bucketFraction is Prometheus' BucketFraction: the share of observations in [lower, upper]. */
 export function bucketFraction(lower: number, upper: number, raw: Buckets): number {
-  return sortedBucketFraction(lower, upper, sortAndCoalesce(raw));
+  const sorted = sortAndCoalesce(raw);
+  return sortedBucketFraction(lower, upper, sorted, sorted.bounds.length);
 }
 
-/** sortedBucketFraction is BucketFraction over buckets already sorted by bound and coalesced. */
-function sortedBucketFraction(lower: number, upper: number, b: Buckets): number {
-  const n = b.bounds.length;
+/** sortedBucketFraction is BucketFraction over the first `n` buckets, already sorted by bound and coalesced. */
+function sortedBucketFraction(lower: number, upper: number, b: Buckets, n: number): number {
   if (b.bounds[n - 1] !== Infinity) return NaN;
   const count = b.counts[n - 1];
   if (count === 0 || lower !== lower || upper !== upper) return NaN;
@@ -190,12 +216,11 @@ function withBoundOrder(group: HistogramGroup): void {
 }
 
 /**
- * stepBuckets gathers a group's buckets present at step i into `into` (emptied first), sorted
- * by bound and coalesced; false when none is present.
+ * stepBuckets gathers a group's buckets present at step i into `into` (its first `into.n`
+ * entries), sorted by bound and coalesced; false when none is present.
  */
-function stepBuckets(group: HistogramGroup, input: readonly VectorSeries[], i: number, into: Buckets): boolean {
-  into.bounds.length = 0;
-  into.counts.length = 0;
+function stepBuckets(group: HistogramGroup, input: readonly VectorSeries[], i: number, into: StepBuckets): boolean {
+  into.n = 0;
   const order = group.byBound;
   if (order === undefined) {
     const raw: Buckets = { bounds: [], counts: [] };
@@ -207,23 +232,28 @@ function stepBuckets(group: HistogramGroup, input: readonly VectorSeries[], i: n
     }
     if (raw.bounds.length === 0) return false;
     const sorted = sortAndCoalesce(raw);
-    into.bounds.push(...sorted.bounds);
-    into.counts.push(...sorted.counts);
+    for (let k = 0; k < sorted.bounds.length; k++) {
+      into.bounds[k] = sorted.bounds[k];
+      into.counts[k] = sorted.counts[k];
+    }
+    into.n = sorted.bounds.length;
     return true;
   }
+  let n = 0;
   for (let j = 0; j < order.length; j++) {
     const k = order[j];
     const member = input[group.members[k]];
     if (member.present[i] === 0) continue;
     const bound = group.bounds[k];
-    const last = into.bounds.length - 1;
-    if (last >= 0 && into.bounds[last] === bound) into.counts[last] += member.values[i];
+    if (n > 0 && into.bounds[n - 1] === bound) into.counts[n - 1] += member.values[i];
     else {
-      into.bounds.push(bound);
-      into.counts.push(member.values[i]);
+      into.bounds[n] = bound;
+      into.counts[n] = member.values[i];
+      n++;
     }
   }
-  return into.bounds.length > 0;
+  into.n = n;
+  return n > 0;
 }
 
 /**
@@ -302,17 +332,17 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
     series.values[step] = value;
     series.present[step] = 1;
   };
-  const quantile = (group: HistogramGroup, q: number, step: number, buckets: Buckets): number => {
-    const { value, monotonicity } = sortedBucketQuantile(q, buckets);
-    if (monotonicity !== null && monotonicity.forced) {
+  const quantile = (group: HistogramGroup, q: number, step: number, buckets: StepBuckets): number => {
+    const value = sortedBucketQuantile(q, buckets, buckets.n);
+    if (repaired && repairs.forced) {
       const name = ctx.delayedNameRemoval ? group.name : '';
-      ctx.annotations.forcedMonotonicity(name, vectorPos, stepTime(grid, step), monotonicity.minBucket, monotonicity.maxBucket, monotonicity.maxDiff);
+      ctx.annotations.forcedMonotonicity(name, vectorPos, stepTime(grid, step), repairs.minBucket, repairs.maxBucket, repairs.maxDiff);
     }
     return value;
   };
   const qCount = fn.kind === 'quantiles' ? fn.qs.length : 1;
   // One buckets object for every step: each step's buckets are gathered into it afresh.
-  const buckets: Buckets = { bounds: [], counts: [] };
+  const buckets: StepBuckets = { bounds: [], counts: [], n: 0 };
   for (let qi = 0; qi < qCount; qi++) {
     for (const group of order) {
       const labels = ctx.delayedNameRemoval ? group.labels : dropMetricName(group.labels);
@@ -337,7 +367,7 @@ export function classicHistogram(ctx: EvalContext, fn: ClassicHistogramFn, input
           }
           case 'fraction':
             series ??= outputFor(labels);
-            write(series, i, sortedBucketFraction(fn.lower[i], fn.upper[i], buckets));
+            write(series, i, sortedBucketFraction(fn.lower[i], fn.upper[i], buckets, buckets.n));
             break;
         }
       }
