@@ -62,13 +62,15 @@ export function evaluateInstant(parsed: Expr, querier: MetricQuerier, timeMs: nu
       return { value: { type: 'string', timestampMs: timeMs, value: value.value }, annotations: ctx.annotations.list() };
     case 'vector': {
       const series = finalSeries(materialize(value.series), ctx.delayedNameRemoval);
-      const seen = new Set<string>();
+      const seen = ctx.delayedNameRemoval ? new Set<string>() : undefined;
       const samples: VectorSample[] = [];
       for (const s of series) {
         if (s.present[0] === 0) continue;
-        const key = labelsKey(s.labels);
-        if (seen.has(key)) throw evalError(DUPLICATE_LABELSET);
-        seen.add(key);
+        if (seen !== undefined) {
+          const key = labelsKey(s.labels);
+          if (seen.has(key)) throw evalError(DUPLICATE_LABELSET);
+          seen.add(key);
+        }
         const sample: VectorSample = { labels: s.labels, timestampMs: timeMs, value: s.values[0] };
         const histogram = s.histograms?.[0];
         if (histogram !== undefined) sample.histogram = histogram;
