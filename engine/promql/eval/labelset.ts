@@ -118,8 +118,16 @@ export function sortKey(labels: Labels): string {
   return key;
 }
 
-/** sortByLabels orders items by their label sets, computing each sort key once. */
+/**
+ * sortByLabels orders items by their label sets, computing each sort key once. Items already in
+ * order are left as they are after one pass of comparisons: a segment keeps its series sorted,
+ * so most selections arrive sorted, and their keys were the largest part of what a selection
+ * over many series allocated.
+ */
 export function sortByLabels<T>(items: T[], labelsOf: (item: T) => Labels): T[] {
+  let sorted = true;
+  for (let i = 1; i < items.length && sorted; i++) sorted = compareLabels(labelsOf(items[i - 1]), labelsOf(items[i])) <= 0;
+  if (sorted) return items;
   const keyed = items.map((item) => ({ item, key: sortKey(labelsOf(item)) }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (let i = 0; i < items.length; i++) items[i] = keyed[i].item;
