@@ -94,8 +94,11 @@ function compareStrings(a: string, b: string): number {
 
 /** compareLabels orders label sets as Prometheus' labels.Compare: pairwise by name, then value, shorter first. */
 export function compareLabels(a: Labels, b: Labels): number {
-  const an = Object.keys(a);
-  const bn = Object.keys(b);
+  return compareNamedLabels(a, Object.keys(a), b, Object.keys(b));
+}
+
+/** compareNamedLabels is compareLabels given each set's names (Object.keys), for callers comparing one set with several. */
+function compareNamedLabels(a: Labels, an: readonly string[], b: Labels, bn: readonly string[]): number {
   const n = Math.min(an.length, bn.length);
   for (let i = 0; i < n; i++) {
     const byName = compareStrings(an[i], bn[i]);
@@ -125,13 +128,26 @@ export function sortKey(labels: Labels): string {
  * over many series allocated.
  */
 export function sortByLabels<T>(items: T[], labelsOf: (item: T) => Labels): T[] {
-  let sorted = true;
-  for (let i = 1; i < items.length && sorted; i++) sorted = compareLabels(labelsOf(items[i - 1]), labelsOf(items[i])) <= 0;
-  if (sorted) return items;
+  if (inLabelOrder(items, labelsOf)) return items;
   const keyed = items.map((item) => ({ item, key: sortKey(labelsOf(item)) }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (let i = 0; i < items.length; i++) items[i] = keyed[i].item;
   return items;
+}
+
+/** inLabelOrder tells whether items are sorted by their label sets, reading each set's names once. */
+function inLabelOrder<T>(items: readonly T[], labelsOf: (item: T) => Labels): boolean {
+  if (items.length < 2) return true;
+  let previous = labelsOf(items[0]);
+  let previousNames = Object.keys(previous);
+  for (let i = 1; i < items.length; i++) {
+    const labels = labelsOf(items[i]);
+    const names = Object.keys(labels);
+    if (compareNamedLabels(previous, previousNames, labels, names) > 0) return false;
+    previous = labels;
+    previousNames = names;
+  }
+  return true;
 }
 
 /** isLegacyLabelName tells whether a label name needs no quoting when printed. */
