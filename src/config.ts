@@ -89,6 +89,7 @@ export interface Config {
   segmentTargetBytes: number;
   segmentCacheBytes: number;
   workerSegmentCacheBytes: number;
+  workerAllocationProfileDir: string | undefined;
   retentionDays: number;
   compactionIntervalMs: number;
   indexedTags: string[];
@@ -739,6 +740,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '60% of SVC_CACHE_MEMORY_BYTES',
     doc: 'Memory for segments the query workers have decoded (series samples as arrays), for all workers together, each keeping an equal part; the least recently used segment is dropped first. Decoding is most of the cost of a query over stored data, so this cache decides how wide a window repeats fast.',
     parse: (raw, env) => (raw === undefined ? cacheShare(env, 'decodedSegments') : byteSize('SVC_WORKER_SEGMENT_CACHE_BYTES', raw)),
+  },
+  {
+    env: 'SVC_WORKER_ALLOCATION_PROFILE_DIR',
+    key: 'workerAllocationProfileDir',
+    defaultText: 'unset (off)',
+    doc: "For finding what query evaluation allocates: each query worker samples its allocations, those already collected included (V8's sampling heap profiler, one sample per 4 KiB on average), and writes them to `worker-<thread>.heapprofile` in this directory (Chrome DevTools' Memory panel reads it) after its first task and then at most every 5 s. `node --heap-prof` keeps only what is still alive when the process ends, which leaves out the short-lived garbage that makes collections. Off in production: sampling costs a few per cent of the workers' time.",
+    parse: (raw) => (raw === undefined || raw.trim() === '' ? undefined : path.resolve(raw.trim())),
   },
   {
     env: 'SVC_RETENTION_DAYS',

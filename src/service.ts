@@ -371,6 +371,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
   const { log, metrics, store, storage, orgSettings, exemplars, openApi, webDir, resultsCache } = deps;
   const pool = new QueryPool(config.queryWorkers, metrics, (err) => log.debug({ err: err.message }, 'query pool dropped a late worker message'), config.queryBacklogPerWorker, {
     segmentCacheBytes: Math.floor(config.workerSegmentCacheBytes / config.queryWorkers),
+    allocationProfileDir: config.workerAllocationProfileDir,
   });
   const admission = new WorkerAdmission(
     pool,
