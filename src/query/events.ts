@@ -25,21 +25,18 @@ export function renderTags(labels: Labels): Record<string, string | number> {
 
 /**
  * RenderedSeries is what every event of one series shares: its tags and display label, and
- * the text of a point event around the value and timestamp, so a point costs two number
- * conversions and a concatenation instead of an object and a JSON.stringify.
+ * the bytes of a point event around the value and timestamp, so a point costs a few copies
+ * instead of an object and a JSON.stringify.
  */
 export interface RenderedSeries {
   tags: Record<string, string | number>;
   label: string;
-  /** head is the framed event up to its value: `data: {"type":"result","data":{"tags":{...},"value":`. */
-  head: string;
+  /** head is the framed event up to its value, as UTF-8: `data: {"type":"result","data":{"tags":{...},"value":`. */
+  head: Buffer;
   /** histogramHead is `head` for a native histogram point: it ends in `"histogram":` instead of `"value":`. */
   histogramHead: string;
-  /** tail follows the timestamp: `,"label":"..."}}` and the blank line. */
-  tail: string;
-  /** headBytes and tailBytes are `head` and `tail` as UTF-8, which point events are written in. */
-  headBytes: Buffer;
-  tailBytes: Buffer;
+  /** tail follows the timestamp, as UTF-8: `,"label":"..."}}` and the blank line. */
+  tail: Buffer;
   /** seriesTail follows a compact `series` event's id: `,"tags":{...},"label":"..."}}` and the blank line. */
   seriesTail: string;
 }
@@ -76,7 +73,7 @@ export class SharedRenders {
       return known.rendered;
     }
     const rendered = renderSeries(labelsOf());
-    const chars = key.length + 2 * (rendered.head.length + rendered.tail.length) + rendered.seriesTail.length;
+    const chars = key.length + rendered.head.length + rendered.tail.length + rendered.seriesTail.length;
     this.entries.set(key, { rendered, chars, used: false });
     this.chars += chars;
     for (const [oldest, entry] of this.entries) {
@@ -151,25 +148,25 @@ export class SeriesRenderer {
         cursors[i]++;
         const parts = rendered[i];
         const histogram = s.histograms?.[c];
+        const around = timestamp.length + parts.tail.length;
         if (histogram !== undefined) {
           const text = parts.histogramHead + histogramJson(histogram);
-          batch.room(3 * text.length + timestamp.length + parts.tailBytes.length);
+          batch.room(3 * text.length + around);
           batch.putText(text);
         } else {
           const value = s.values[c];
           if (!Number.isFinite(value)) continue;
           // The worker's text of the value when it sent one: the same characters, not formatted here.
           const valueText = s.valueText;
-          const from = valueText === undefined ? 0 : valueText.at[c];
-          const to = valueText === undefined ? 0 : valueText.at[c + 1] - 1;
           const text = valueText === undefined ? '' + value : valueText.source;
-          const length = valueText === undefined ? text.length : to - from;
-          batch.room(parts.headBytes.length + length + timestamp.length + parts.tailBytes.length);
-          batch.put(parts.headBytes);
-          batch.putAscii(text, from, valueText === undefined ? length : to);
+          const from = valueText === undefined ? 0 : valueText.at[c];
+          const to = valueText === undefined ? text.length : valueText.at[c + 1] - 1;
+          batch.room(parts.head.length + (to - from) + around);
+          batch.put(parts.head);
+          batch.putAscii(text, from, to);
         }
         batch.put(timestamp);
-        batch.put(parts.tailBytes);
+        batch.put(parts.tail);
         const full = batch.ended();
         if (full) yield full;
       }
@@ -185,17 +182,13 @@ function renderSeries(labels: Labels): RenderedSeries {
   const label = formatLabels(inNameOrder(labels));
   const tagsJson = JSON.stringify(tags);
   const labelJson = JSON.stringify(label);
-  const head = `data: {"type":"result","data":{"tags":${tagsJson},"value":`;
-  const tail = `,"label":${labelJson}}}\n\n`;
   return {
     tags,
     label,
-    head,
+    head: Buffer.from(`data: {"type":"result","data":{"tags":${tagsJson},"value":`),
     histogramHead: `data: {"type":"result","data":{"tags":${tagsJson},"histogram":`,
-    tail,
+    tail: Buffer.from(`,"label":${labelJson}}}\n\n`),
     seriesTail: `,"tags":${tagsJson},"label":${labelJson}}}\n\n`,
-    headBytes: Buffer.from(head),
-    tailBytes: Buffer.from(tail),
   };
 }
 

@@ -129,7 +129,7 @@ describe('rendered series kept across queries', () => {
     const again = renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0));
     expect(again).not.toBe(first);
     expect(again).toEqual(first);
-    expect(first.head).toBe('data: {"type":"result","data":{"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"value":');
+    expect(first.head.toString()).toBe('data: {"type":"result","data":{"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"value":');
     expect(first.seriesTail).toBe(',"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"label":"requests_total{code=\\"200\\", instance=\\"i-0\\"}"}}\n\n');
   });
 
