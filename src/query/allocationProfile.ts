@@ -35,9 +35,15 @@ export class AllocationProfile {
     this.writtenAt = now;
     this.session.post('HeapProfiler.getSamplingProfile', (err, result) => {
       if (err !== null) return;
+      // The callback runs inside the task: a profile that cannot be written (the directory gone,
+      // the disk full) is skipped, never the task's failure.
       const temporary = `${this.file}.tmp`;
-      writeFileSync(temporary, JSON.stringify(result.profile));
-      renameSync(temporary, this.file);
+      try {
+        writeFileSync(temporary, JSON.stringify(result.profile));
+        renameSync(temporary, this.file);
+      } catch {
+        return;
+      }
     });
   }
 }
