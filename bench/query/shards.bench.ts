@@ -12,7 +12,8 @@ import { runWhenDirect } from '../runDirect.js';
  * slices, so without shards one worker does all the work. This benchmark stores 20,000 series
  * for one hour (4.8M samples, in a segment as they would be in service), then times one-step
  * dashboard queries through the real server and SSE, with sharding off and on, in one run;
- * likewise a one-step LogQL count over a million log lines.
+ * likewise a one-step LogQL count over a million log lines, and a range query ending in topk
+ * (shards select among their series, the merge among their choices).
  */
 const SERIES = 20_000;
 const STEP_MS = 15_000;
@@ -24,6 +25,7 @@ const QUERIES = [
   { path: '/api/v1/metrics/query', q: 'max by (zone) (deriv(requests_total[30m]))' },
   { path: '/api/v1/metrics/query', q: 'rate(requests_total[5m]) > 1000000' },
   { path: '/api/v1/logs/query', q: 'sum by (level) (count_over_time({service_name=~".+"} |= "timeout" [1h]))' },
+  { path: '/api/v1/metrics/query', q: 'topk(5, sum by (instance) (rate(requests_total[5m])))', rangeMs: 3_600_000 },
 ];
 
 class Sink extends Writable {
@@ -44,11 +46,13 @@ async function serve(dataDir: string, shardMinSamples: number): Promise<RunningS
   return startService(config, { logDestination: new Sink(), announce: () => {} });
 }
 
-async function timeQuery(url: string, key: string, { path: route, q }: (typeof QUERIES)[number], atMs: number): Promise<number> {
+async function timeQuery(url: string, key: string, query: (typeof QUERIES)[number], atMs: number): Promise<number> {
+  const { path: route, q } = query;
+  const fromMs = atMs - ('rangeMs' in query ? (query.rangeMs ?? 0) : 0);
   const started = performance.now();
   const res = await fetch(`${url}${route}`, {
     method: 'POST',
-    body: JSON.stringify({ q, s: String(atMs), e: String(atMs), step: 60 }),
+    body: JSON.stringify({ q, s: String(fromMs), e: String(atMs), step: 60 }),
     headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
   });
   const text = await res.text();

@@ -3,6 +3,7 @@ import { CompensatedSum } from '../histogram/compensatedSum.js';
 import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { Grouper } from '../promql/eval/grouping.js';
+import { BestK, labelRanks, selectedBefore } from '../promql/eval/rankedSelection.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 
@@ -24,12 +25,26 @@ import type { SeriesColumns } from '../storage/seriesColumns.js';
  *   (the groups of an aggregation `by` them, the matching labels of a binary operation, all but
  *   `le` for histogram_quantile): series are placed by those labels' values (a ShardKey), so
  *   every group is whole in one shard, the shards' outputs are disjoint, and merging is
- *   concatenation again (shardKeyFor).
+ *   concatenation again (shardKeyFor);
+ * - a range query's topk or bottomk with a number for k, its input placed as above: each shard
+ *   selects among its series and the merge selects among the shards' choices (selectionPlanFor).
  *
  * Which functions are series-local (or constant) is a property of each row of the function
  * table (`shard` in engine/promql/functions.ts). Anything else is evaluated unsharded.
  */
-export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg';
+export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg' | SelectionMerge;
+
+/**
+ * SelectionMerge merges the shards of a range query's topk or bottomk (`k` per group): each shard
+ * answers with its own selection, and the k best of all are among those, since a range query
+ * selects by value and then labels (engine/promql/eval/rankedSelection.ts).
+ */
+export interface SelectionMerge {
+  select: 'topk' | 'bottomk';
+  k: number;
+  grouping: readonly string[];
+  without: boolean;
+}
 
 /**
  * ShardKey says which labels place a series in a shard: the values of `only` those names (a
@@ -111,11 +126,31 @@ function isSeriesLocal(expr: Expr): boolean {
  * must run unsharded: a merge of partial answers where shardMergeFor allows one, else shards
  * placed by the labels its groups keep together (shardKeyFor), concatenated.
  */
-export function shardPlanFor(expr: Expr): ShardPlan | undefined {
+export function shardPlanFor(expr: Expr, instant = false): ShardPlan | undefined {
   const merge = shardMergeFor(expr);
   if (merge !== undefined) return { merge };
   const key = shardKeyFor(expr);
-  return key === undefined ? undefined : { merge: 'concat', key };
+  if (key !== undefined) return { merge: 'concat', key };
+  return instant ? undefined : selectionPlanFor(expr);
+}
+
+/**
+ * selectionPlanFor shards a range query that ends in topk or bottomk with a number for k: series
+ * are placed as the selection's input needs (its own shardKeyFor), every shard selects among its
+ * part, and the merge selects again among the shards' choices. Not for instant queries, whose
+ * selection follows Prometheus' heap over the input order (and whose answer keeps that order),
+ * which a shard does not see.
+ */
+function selectionPlanFor(expr: Expr): ShardPlan | undefined {
+  const top = unwrap(expr);
+  if (top.type !== 'AggregateExpr' || (top.op !== 'topk' && top.op !== 'bottomk') || top.param === null) return undefined;
+  const param = unwrap(top.param);
+  if (param.type !== 'NumberLiteral') return undefined;
+  // Grouped by the name, a group's labels depend on when the name is removed; left whole.
+  if (!top.without && top.grouping.includes(METRIC_NAME)) return undefined;
+  const key = shardKeyFor(top.expr);
+  if (key === undefined) return undefined;
+  return { merge: { select: top.op, k: param.value, grouping: top.grouping, without: top.without }, key };
 }
 
 /**
@@ -323,7 +358,7 @@ export interface ShardOutput {
 
 type Combine = (a: number, b: number) => number;
 
-const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg'>, Combine> = {
+const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg' | SelectionMerge>, Combine> = {
   sum: (a, b) => a + b,
   // Prometheus' min and max let any number replace a NaN, and keep NaN only when all are NaN.
   min: (a, b) => (b < a || Number.isNaN(a) ? b : a),
@@ -338,10 +373,59 @@ const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg'>, Combine> = {
  * histograms of another in a sum or average (no shard saw the mix, so none warned of it).
  */
 export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[], onMixed: () => void = () => {}): SeriesColumns[] {
+  if (typeof merge === 'object') return mergeSelections(merge, outputs);
   if (merge === 'concat') return outputs.flatMap((o) => o.series);
   if (merge === 'avg') return mergeAverages(outputs, onMixed);
   const merged = combineByGroup(outputs.map((o) => o.series), COMBINE[merge], onMixed);
   return merge === 'sum' ? withoutMixedSteps(merged, outputs) : merged;
+}
+
+/**
+ * mergeSelections selects again among the shards' topk or bottomk choices: per group and
+ * timestamp the k best points under the order every shard selected by (value, then labels),
+ * each series keeping the points chosen.
+ */
+function mergeSelections(selection: SelectionMerge, outputs: readonly ShardOutput[]): SeriesColumns[] {
+  const series = outputs.flatMap((o) => o.series);
+  const k = Math.trunc(selection.k);
+  if (series.length === 0 || !(k >= 1)) return [];
+  const ranks = labelRanks(series.map((s) => s.labels));
+  const smallestFirst = selection.select === 'bottomk';
+  // Candidates are numbered points: seriesOf[c] and pointOf[c] say which.
+  const seriesOf: number[] = [];
+  const pointOf: number[] = [];
+  const before = (a: number, b: number): boolean => {
+    const sa = seriesOf[a];
+    const sb = seriesOf[b];
+    return selectedBefore(series[sa].values[pointOf[a]], ranks[sa], series[sb].values[pointOf[b]], ranks[sb], smallestFirst);
+  };
+  const grouper = new Grouper(selection.grouping, selection.without);
+  const choices = new Map<string, Map<number, BestK>>();
+  for (let i = 0; i < series.length; i++) {
+    const s = series[i];
+    const key = grouper.key(s.labels);
+    let atTimes = choices.get(key);
+    if (atTimes === undefined) choices.set(key, (atTimes = new Map()));
+    for (let j = 0; j < s.timestampsMs.length; j++) {
+      const t = s.timestampsMs[j];
+      let best = atTimes.get(t);
+      if (best === undefined) atTimes.set(t, (best = new BestK(k, before)));
+      seriesOf.push(i);
+      pointOf.push(j);
+      best.offer(seriesOf.length - 1);
+    }
+  }
+  const kept: number[][] = series.map(() => []);
+  for (const atTimes of choices.values()) for (const best of atTimes.values()) for (const c of best.members) kept[seriesOf[c]].push(pointOf[c]);
+  const out: SeriesColumns[] = [];
+  for (let i = 0; i < series.length; i++) {
+    const s = series[i];
+    const points = kept[i].sort((a, b) => a - b);
+    if (points.length === 0) continue;
+    if (points.length === s.timestampsMs.length) out.push(s);
+    else out.push({ labels: s.labels, timestampsMs: Float64Array.from(points, (j) => s.timestampsMs[j]), values: Float64Array.from(points, (j) => s.values[j]) });
+  }
+  return out;
 }
 
 /**

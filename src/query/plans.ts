@@ -157,7 +157,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const planCtx = { queryStartMs: window.startMs, queryEndMs: window.endMs, lookbackMs: deps.lookbackMs, defaultSubqueryStepMs: 60_000 };
   // Series shards pay only where time slices leave workers idle (few steps) and the slice
   // holds enough samples that evaluation, not task overhead, dominates.
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr), () => deps.pool.idle);
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr, window.instant === true), () => deps.pool.idle);
   // What the whole query reads: the first slice's prepare fetches recent data for every slice.
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
   const top = topAggregation(expr);

@@ -13,6 +13,8 @@ import type { Labels } from './labelset.js';
 import { labelsHash } from './xxhash.js';
 import { paramExtremes } from './aggregate.js';
 import { materialize, type SeriesStream, type VectorSeries } from './series.js';
+import { dropMetricName } from './labelset.js';
+import { BestK, labelRanks, selectedBefore } from './rankedSelection.js';
 
 const MIN_INT64 = -9223372036854775808;
 const MAX_INT64 = 9223372036854775807;
@@ -166,6 +168,9 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
     groupOf[s] = id;
   }
   const offsets = op === 'limit_ratio' ? input.map((s) => ratioOffset(s.labels)) : null;
+  // A range query selects by value and then labels (rankedSelection.ts); an instant query's
+  // selection and order are Prometheus' heap's, which depend on the order series come in.
+  const ranked = (op === 'topk' || op === 'bottomk') && ctx.queryStepMs > 0 ? new RankedSteps(ctx, input, groupIds.size, op === 'bottomk') : undefined;
   const outputs = new Map<number, VectorSeries>();
   const ordered: VectorSeries[] = [];
   const emit = (s: number, step: number): void => {
@@ -192,6 +197,10 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
     } else {
       k = Math.min(Math.trunc(p), input.length);
       if (k < 1) continue;
+    }
+    if (ranked !== undefined) {
+      for (const s of ranked.select(step, k, groupOf)) emit(s, step);
+      continue;
     }
     const heaps: (ValueHeap | undefined)[] = new Array(groupIds.size);
     for (let s = 0; s < input.length; s++) {
@@ -230,4 +239,55 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
     }
   }
   return ordered;
+}
+
+/**
+ * RankedSteps selects a range query's topk or bottomk at each step: per group the k best present
+ * values, ties broken by the series' labels as the result will show them (without the metric
+ * name where its removal is pending), so the selection does not depend on input order.
+ */
+class RankedSteps {
+  private readonly ranks: Int32Array;
+  private readonly heaps: (BestK | undefined)[];
+  private heapsK = 0;
+  private step = 0;
+  private readonly before = (a: number, b: number): boolean => {
+    const step = this.step;
+    return selectedBefore(this.input[a].values[step], this.ranks[a], this.input[b].values[step], this.ranks[b], this.smallestFirst);
+  };
+
+  constructor(
+    ctx: EvalContext,
+    private readonly input: readonly VectorSeries[],
+    groups: number,
+    private readonly smallestFirst: boolean,
+  ) {
+    this.ranks = labelRanks(input.map((s) => (ctx.delayedNameRemoval && s.dropName ? dropMetricName(s.labels) : s.labels)));
+    this.heaps = new Array(groups);
+  }
+
+  /** select lists the series selected at `step`, `k` per group (`groupOf` gives each series' group). */
+  select(step: number, k: number, groupOf: Int32Array): number[] {
+    this.step = step;
+    // k is usually one number for every step; a scalar() parameter may change it.
+    if (k !== this.heapsK) {
+      this.heaps.fill(undefined);
+      this.heapsK = k;
+    }
+    const input = this.input;
+    for (let s = 0; s < input.length; s++) {
+      if (input[s].present[step] === 0) continue;
+      const g = groupOf[s];
+      let heap = this.heaps[g];
+      if (heap === undefined) this.heaps[g] = heap = new BestK(k, this.before);
+      heap.offer(s);
+    }
+    const selected: number[] = [];
+    for (const heap of this.heaps) {
+      if (heap === undefined) continue;
+      selected.push(...heap.members);
+      heap.clear();
+    }
+    return selected;
+  }
 }

@@ -24,7 +24,7 @@ export interface StepRange {
  * (`onMixed` as mergeShards takes it); `plan` is the merge, or the merge with the key placing series.
  */
 export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, plan: ShardMerge | ShardPlan, onMixed?: () => void): SeriesColumns[] {
-  const { merge, key } = typeof plan === 'string' ? { merge: plan, key: undefined } : plan;
+  const { merge, key } = typeof plan === 'string' || 'select' in plan ? { merge: plan, key: undefined } : plan;
   const outputs: ShardOutput[] = [];
   for (let index = 0; index < count; index++) {
     const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: key === undefined ? { index, count, merge } : { index, count, merge, key } };

@@ -187,6 +187,46 @@ describe('series shards', () => {
     }
   });
 
+  it('splits a range query ending in topk or bottomk with a number for k, and no instant query', () => {
+    const planOf = (q: string, instant = false) => shardPlanFor(parseAndCheckPromQL(q), instant);
+    expect(planOf('topk(5, sum by (instance) (rate(requests_total[5m])))')).toEqual({ merge: { select: 'topk', k: 5, grouping: [], without: false }, key: { only: ['instance'] } });
+    expect(planOf('(bottomk by (zone) ((2), temperature))')).toEqual({ merge: { select: 'bottomk', k: 2, grouping: ['zone'], without: false }, key: { allBut: ['__name__'] } });
+    expect(planOf('topk(5, sum by (instance) (rate(requests_total[5m])))', true)).toBeUndefined();
+    for (const q of ['topk(scalar(vector(2)), temperature)', 'topk by (__name__) (1, temperature)', 'topk(1, sum(temperature))', 'limitk(2, temperature)', 'topk(1, topk(2, temperature))']) {
+      expect(planOf(q), q).toBeUndefined();
+    }
+  });
+
+  it('merged selections of topk and bottomk answer like one evaluation, ties included', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    for (const q of [
+      'topk(3, sum by (instance) (rate(requests_total[5m])))',
+      'bottomk(4, temperature)',
+      'topk by (zone) (2, rate(requests_total[5m]))',
+      'bottomk without (instance) (1, temperature)',
+      // Many equal values, so the k-th place is mostly a tie.
+      'topk(5, round(temperature / 10))',
+      'bottomk(7, temperature * 0)',
+      'topk(2, requests_total - requests_total + 1)',
+      'topk(500, temperature)',
+    ]) {
+      const expr = parseAndCheckPromQL(q);
+      const plan = shardPlanFor(expr);
+      expect(plan?.merge, q).toHaveProperty('select');
+      for (const [startMs, endMs, stepMs] of [
+        [START + 3_600_000, START + 3_600_000, STEP],
+        [START + 600_000, START + 3_000_000, 60_000],
+      ]) {
+        const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+        for (const count of [2, 3]) {
+          const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, plan!);
+          expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, 12);
+        }
+      }
+    }
+  });
+
   it('merged shards answer like one evaluation over all series', () => {
     for (const q of [
       'rate(requests_total[5m])',

@@ -89,6 +89,18 @@ describe('selecting aggregations', () => {
     expect(byInstance).toEqual({ '0': [60e3], '1': [0, 120e3] });
   });
 
+  it('breaks ties at the k-th place by labels in range queries, by the heap in instant ones', () => {
+    const ties = headWith(['a', 'b', 'c', 'd'].map((instance) => ({ labels: { __name__: 'tie', instance }, samples: regular(60e3, instance === 'd' ? [5, 5] : [1, 1]) })));
+    // The heap keeps a, b and c, then 5 replaces its root, a.
+    expect(vectorOf(ties, 'topk(3, tie)', 0).map((s) => s.labels.instance)).toEqual(['d', 'b', 'c']);
+    // A range query takes the larger value, then the smaller label set: the same at every step
+    // whatever order the series come in, which is what lets its shards merge exactly.
+    const r = range(ties, 'topk(3, tie)', 0, 60e3, 60e3);
+    expect(Object.fromEntries(r.series.map((s) => [s.labels.instance, Array.from(s.timestampsMs)]))).toEqual({ a: [0, 60e3], b: [0, 60e3], d: [0, 60e3] });
+    const bottom = range(ties, 'bottomk(2, tie * 0)', 0, 60e3, 60e3);
+    expect(bottom.series.map((s) => s.labels.instance)).toEqual(['a', 'b']);
+  });
+
   it('limitk returns k series per group and limit_ratio a stable sample', () => {
     expect(vectorOf(head, 'limitk by (job) (1, http)', 0)).toHaveLength(2);
     const all = vectorOf(head, 'limit_ratio(1, http)', 0);
