@@ -186,6 +186,10 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
     if (histogram !== undefined) (out.histograms ??= new Array(grid.count))[step] = histogram;
     if (grid.count === 1) ordered.push(out);
   };
+  if (ranked !== undefined) {
+    const { min, max } = paramExtremes(param);
+    if (min === max && ranked.selectAll(Math.min(Math.trunc(min), input.length), groupOf, grid.count, emit)) return ordered;
+  }
   for (let step = 0; step < grid.count; step++) {
     ctx.checkAbort();
     const p = param[step];
@@ -241,6 +245,9 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
   return ordered;
 }
 
+/** MAX_FLAT_SLOTS bounds the heap entries RankedSteps.selectAll keeps at once (about 16 bytes each). */
+const MAX_FLAT_SLOTS = 1 << 20;
+
 /**
  * RankedSteps selects a range query's topk or bottomk at each step: per group the k best present
  * values, ties broken by the series' labels as the result will show them (without the metric
@@ -257,13 +264,87 @@ class RankedSteps {
   };
 
   constructor(
-    ctx: EvalContext,
+    private readonly ctx: EvalContext,
     private readonly input: readonly VectorSeries[],
     groups: number,
     private readonly smallestFirst: boolean,
   ) {
     this.ranks = labelRanks(input.map((s) => (ctx.delayedNameRemoval && s.dropName ? dropMetricName(s.labels) : s.labels)));
     this.heaps = new Array(groups);
+  }
+
+  /**
+   * selectAll selects at every step at once with the same `k`, series by series: each series'
+   * values are read in order, where selecting step by step reads one value of every series per
+   * step (a cache miss each over many series). Every (group, step) keeps its heap in flat
+   * arrays, with the values and ranks compared kept beside the candidates. Returns false, having
+   * done nothing, when those arrays would exceed MAX_FLAT_SLOTS entries.
+   */
+  selectAll(k: number, groupOf: Int32Array, steps: number, emit: (s: number, step: number) => void): boolean {
+    if (k < 1) return true;
+    const input = this.input;
+    const groups = this.heaps.length;
+    const sizes = new Int32Array(groups);
+    for (let s = 0; s < input.length; s++) sizes[groupOf[s]]++;
+    let capacity = 0;
+    for (let g = 0; g < groups; g++) capacity = Math.max(capacity, Math.min(k, sizes[g]));
+    if (groups * steps * capacity > MAX_FLAT_SLOTS) return false;
+    const kept = new Int32Array(groups * steps * capacity);
+    const keptValue = new Float64Array(kept.length);
+    const keptRank = new Int32Array(kept.length);
+    const length = new Int32Array(groups * steps);
+    const smallestFirst = this.smallestFirst;
+    for (let s = 0; s < input.length; s++) {
+      this.ctx.checkAbort();
+      const { values, present } = input[s];
+      const r = this.ranks[s];
+      const row = groupOf[s] * steps;
+      for (let step = 0; step < steps; step++) {
+        if (present[step] === 0) continue;
+        const v = values[step];
+        const slot = row + step;
+        const base = slot * capacity;
+        const n = length[slot];
+        let at: number;
+        if (n < k) {
+          // Push: the worst stays at the root, so parents selected before v move down.
+          length[slot] = n + 1;
+          at = n;
+          while (at > 0) {
+            const parent = (at - 1) >> 1;
+            if (!selectedBefore(keptValue[base + parent], keptRank[base + parent], v, r, smallestFirst)) break;
+            kept[base + at] = kept[base + parent];
+            keptValue[base + at] = keptValue[base + parent];
+            keptRank[base + at] = keptRank[base + parent];
+            at = parent;
+          }
+        } else if (selectedBefore(v, r, keptValue[base], keptRank[base], smallestFirst)) {
+          // Replace the worst: children that v is selected before move up.
+          at = 0;
+          for (;;) {
+            const left = 2 * at + 1;
+            if (left >= n) break;
+            let worst = left;
+            if (left + 1 < n && selectedBefore(keptValue[base + left], keptRank[base + left], keptValue[base + left + 1], keptRank[base + left + 1], smallestFirst)) worst = left + 1;
+            if (!selectedBefore(v, r, keptValue[base + worst], keptRank[base + worst], smallestFirst)) break;
+            kept[base + at] = kept[base + worst];
+            keptValue[base + at] = keptValue[base + worst];
+            keptRank[base + at] = keptRank[base + worst];
+            at = worst;
+          }
+        } else {
+          continue;
+        }
+        kept[base + at] = s;
+        keptValue[base + at] = v;
+        keptRank[base + at] = r;
+      }
+    }
+    for (let slot = 0; slot < length.length; slot++) {
+      const base = slot * capacity;
+      for (let j = 0; j < length[slot]; j++) emit(kept[base + j], slot % steps);
+    }
+    return true;
   }
 
   /** select lists the series selected at `step`, `k` per group (`groupOf` gives each series' group). */
@@ -275,11 +356,18 @@ class RankedSteps {
       this.heapsK = k;
     }
     const input = this.input;
+    const smallestFirst = this.smallestFirst;
     for (let s = 0; s < input.length; s++) {
       if (input[s].present[step] === 0) continue;
       const g = groupOf[s];
       let heap = this.heaps[g];
       if (heap === undefined) this.heaps[g] = heap = new BestK(k, this.before);
+      else if (heap.full) {
+        // Most values lose to the worst kept outright; only the rest need the full order.
+        const v = input[s].values[step];
+        const worst = input[heap.worst].values[step];
+        if (smallestFirst ? v > worst : v < worst) continue;
+      }
       heap.offer(s);
     }
     const selected: number[] = [];

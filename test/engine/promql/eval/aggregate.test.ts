@@ -99,6 +99,9 @@ describe('selecting aggregations', () => {
     expect(Object.fromEntries(r.series.map((s) => [s.labels.instance, Array.from(s.timestampsMs)]))).toEqual({ a: [0, 60e3], b: [0, 60e3], d: [0, 60e3] });
     const bottom = range(ties, 'bottomk(2, tie * 0)', 0, 60e3, 60e3);
     expect(bottom.series.map((s) => s.labels.instance)).toEqual(['a', 'b']);
+    // A k that changes from step to step is selected one step at a time, by the same order.
+    const growing = range(ties, 'topk(time() / 60 + 2, tie)', 0, 60e3, 60e3);
+    expect(Object.fromEntries(growing.series.map((s) => [s.labels.instance, Array.from(s.timestampsMs)]))).toEqual({ a: [0, 60e3], b: [60e3], d: [0, 60e3] });
   });
 
   it('limitk returns k series per group and limit_ratio a stable sample', () => {
