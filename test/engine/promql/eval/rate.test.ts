@@ -2,6 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { deltaKernel, ideltaKernel, increaseKernel, irateKernel, rateKernel } from '../../../../engine/promql/eval/kernels/rate.js';
 import type { KernelInput, KernelOutput, RangeKernel } from '../../../../engine/promql/eval/kernels/types.js';
 import { byLabels, headWith, key, range, regular, vectorOf } from './helpers.js';
+import { SeededRandom } from '../../../support/seededRandom.js';
+
+/**
+ * prometheusExtrapolatedRate is Prometheus' extrapolatedRate for one window, written out step by
+ * step as its source computes it, so the kernel's shortcuts can be held to the same bits.
+ */
+function prometheusExtrapolatedRate(ts: Float64Array, vals: Float64Array, first: number, last: number, rangeEnd: number, rangeMs: number, isCounter: boolean, isRate: boolean): number {
+  let result = vals[last] - vals[first];
+  if (isCounter) for (let j = first + 1; j <= last; j++) if (vals[j] < vals[j - 1]) result += vals[j - 1];
+  const rangeStart = rangeEnd - rangeMs;
+  let durationToStart = (ts[first] - rangeStart) / 1000;
+  let durationToEnd = (rangeEnd - ts[last]) / 1000;
+  const sampledInterval = (ts[last] - ts[first]) / 1000;
+  const averageDurationBetweenSamples = sampledInterval / (last - first);
+  const extrapolationThreshold = averageDurationBetweenSamples * 1.1;
+  if (durationToStart >= extrapolationThreshold) durationToStart = averageDurationBetweenSamples / 2;
+  if (isCounter) {
+    let durationToZero = durationToStart;
+    if (result > 0 && vals[first] >= 0) durationToZero = sampledInterval * (vals[first] / result);
+    if (durationToZero < durationToStart) durationToStart = durationToZero;
+  }
+  if (durationToEnd >= extrapolationThreshold) durationToEnd = averageDurationBetweenSamples / 2;
+  let factor = 1;
+  if (sampledInterval !== 0) factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval;
+  if (isRate) factor /= rangeMs / 1000;
+  return result * factor;
+}
 
 /** runKernel applies a kernel to samples for one window ending at `endMs`. */
 function runKernel(kernel: RangeKernel, ts: number[], vals: number[], endMs: number, rangeMs: number): number | undefined {
@@ -26,6 +53,53 @@ function runKernel(kernel: RangeKernel, ts: number[], vals: number[], endMs: num
 }
 
 describe('rate/increase extrapolation', () => {
+  it('gives the bits of Prometheus\' formula over regular and irregular series, resets and counters starting near zero', () => {
+    const random = new SeededRandom(2026);
+    const kernels: Array<[RangeKernel, boolean, boolean]> = [
+      [rateKernel, true, true],
+      [increaseKernel, true, false],
+      [deltaKernel, false, false],
+    ];
+    for (let trial = 0; trial < 200; trial++) {
+      const regularScrape = random.chance(0.5);
+      const n = random.int(2, 300);
+      const ts = new Float64Array(n);
+      const vals = new Float64Array(n);
+      let t = 1_700_000_000_000 + random.int(0, 14_999);
+      let v = random.chance(0.3) ? random.next() * 5 : random.next() * 1e6;
+      for (let j = 0; j < n; j++) {
+        ts[j] = t;
+        vals[j] = v;
+        t += regularScrape ? 15_000 : random.int(1, 40_000);
+        v = random.chance(0.02) ? random.next() * 10 : v + random.next() * (random.chance(0.2) ? 0 : 100);
+      }
+      const rangeMs = random.pick([60_000, 300_000, 600_000]);
+      const stepMs = random.pick([15_000, 30_000, 60_000, 7_000]);
+      const refs: number[] = [];
+      const los: number[] = [];
+      const his: number[] = [];
+      for (let end = ts[0] + random.int(0, 60_000); end <= ts[n - 1] + rangeMs; end += stepMs) {
+        let lo = 0;
+        while (lo < n && ts[lo] <= end - rangeMs) lo++;
+        let hi = lo;
+        while (hi < n && ts[hi] <= end) hi++;
+        refs.push(end);
+        los.push(lo);
+        his.push(hi);
+      }
+      const input: KernelInput = { ts, vals, lo: Int32Array.from(los), hi: Int32Array.from(his), refs: Float64Array.from(refs), rangeMs, stepTimes: Float64Array.from(refs), params: [] };
+      for (const [kernel, isCounter, isRate] of kernels) {
+        const out: KernelOutput = { values: new Float64Array(refs.length), present: new Uint8Array(refs.length) };
+        kernel(input, out);
+        for (let i = 0; i < refs.length; i++) {
+          const present = his[i] - los[i] >= 2;
+          expect(out.present[i], `trial ${trial} window ${i}`).toBe(present ? 1 : 0);
+          if (present) expect(Object.is(out.values[i], prometheusExtrapolatedRate(ts, vals, los[i], his[i] - 1, refs[i], rangeMs, isCounter, isRate)), `trial ${trial} window ${i}: ${out.values[i]}`).toBe(true);
+        }
+      }
+    }
+  });
+
   it('covers the whole window when samples reach its start', () => {
     // 1/s counter sampled every 15s; window (0s, 60s] holds 15..60.
     expect(runKernel(rateKernel, [15e3, 30e3, 45e3, 60e3], [15, 30, 45, 60], 60e3, 60e3)).toBeCloseTo(1, 12);
