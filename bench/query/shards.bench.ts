@@ -12,8 +12,9 @@ import { runWhenDirect } from '../runDirect.js';
  * slices, so without shards one worker does all the work. This benchmark stores 20,000 series
  * for one hour (4.8M samples, in a segment as they would be in service), then times one-step
  * dashboard queries through the real server and SSE, with sharding off and on, in one run;
- * likewise a one-step LogQL count over a million log lines, and a range query ending in topk
- * (shards select among their series, the merge among their choices).
+ * likewise a one-step LogQL count over a million log lines, and range queries ending in topk
+ * (shards select among their series, the merge among their choices) and in a sum over a
+ * binary operation between vectors (series placed by the labels the operation matches on).
  */
 const SERIES = 20_000;
 const STEP_MS = 15_000;
@@ -26,6 +27,7 @@ const QUERIES = [
   { path: '/api/v1/metrics/query', q: 'rate(requests_total[5m]) > 1000000' },
   { path: '/api/v1/logs/query', q: 'sum by (level) (count_over_time({service_name=~".+"} |= "timeout" [1h]))' },
   { path: '/api/v1/metrics/query', q: 'topk(5, sum by (instance) (rate(requests_total[5m])))', rangeMs: 3_600_000 },
+  { path: '/api/v1/metrics/query', q: 'sum(rate(requests_total[5m]) / rate(requests_total[10m]))', rangeMs: 3_600_000 },
 ];
 
 class Sink extends Writable {

@@ -26,6 +26,8 @@ import type { SeriesColumns } from '../storage/seriesColumns.js';
  *   `le` for histogram_quantile): series are placed by those labels' values (a ShardKey), so
  *   every group is whole in one shard, the shards' outputs are disjoint, and merging is
  *   concatenation again (shardKeyFor);
+ * - one of those aggregations over an expression placed as above (aggregationPlanFor): the
+ *   shards' partial aggregates merge as over a series-local input;
  * - a range query's topk or bottomk with a number for k, its input placed as above: each shard
  *   selects among its series and the merge selects among the shards' choices (selectionPlanFor).
  *
@@ -131,7 +133,22 @@ export function shardPlanFor(expr: Expr, instant = false): ShardPlan | undefined
   if (merge !== undefined) return { merge };
   const key = shardKeyFor(expr);
   if (key !== undefined) return { merge: 'concat', key };
-  return instant ? undefined : selectionPlanFor(expr);
+  return aggregationPlanFor(expr) ?? (instant ? undefined : selectionPlanFor(expr));
+}
+
+/**
+ * aggregationPlanFor shards a mergeable aggregation (sum, count, min, max, group, avg) whose
+ * input is not series-local but can be placed by labels, as `sum(rate(a[5m]) / rate(b[5m]))`:
+ * series are placed as the input needs (its shardKeyFor), so each input series is whole in one
+ * shard, and the shards' partial aggregates merge as over a series-local input.
+ */
+function aggregationPlanFor(expr: Expr): ShardPlan | undefined {
+  const top = unwrap(expr);
+  if (top.type !== 'AggregateExpr' || top.param !== null) return undefined;
+  const merge = MERGEABLE_AGGREGATIONS.get(top.op);
+  if (merge === undefined) return undefined;
+  const key = shardKeyFor(top.expr);
+  return key === undefined ? undefined : { merge, key };
 }
 
 /**

@@ -24,7 +24,7 @@ import {
   withLabel,
   type Labels,
 } from './labelset.js';
-import { countPresent, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
+import { countPresent, hasHistograms, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
 import type { FloatHistogram } from '../../histogram/floatHistogram.js';
 import { histogramElem } from './histogramBinary.js';
 
@@ -303,6 +303,32 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
     return collector.target(out, node.returnBool);
   };
 
+  const pairs = matching.card === 'one-to-one' && fill?.lhs == null && fill?.rhs == null && !trims ? uniquePairs(manySig, oneSig, count) : undefined;
+  if (pairs !== undefined && !many.some((s) => hasHistograms(s.histograms)) && !one.some((s) => hasHistograms(s.histograms))) {
+    // Every signature has at most one series on each side, so no step can find two matches and
+    // each pair is computed along its steps in one pass (see uniquePairs).
+    for (let p = 0; p < pairs.length; p += 2) {
+      ctx.checkAbort();
+      const m = pairs[p];
+      const o = pairs[p + 1];
+      const { values: manyValues, present: manyPresent } = many[m];
+      const { values: oneValues, present: onePresent } = one[o];
+      let target: VectorSeries | undefined;
+      for (let step = 0; step < grid.count; step++) {
+        if (manyPresent[step] === 0 || onePresent[step] === 0) continue;
+        target ??= resultSeries(m, o);
+        const a = manyValues[step];
+        let value: number;
+        if (compare === undefined) value = arithmetic(op, a, oneValues[step]);
+        else if (node.returnBool) value = compare(a, oneValues[step]) ? 1 : 0;
+        else if (compare(a, oneValues[step])) value = a;
+        else continue;
+        collector.write(target, step, value);
+      }
+    }
+    return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);
+  }
+
   const oneAt = new Int32Array(count);
   const matchedOnce = new Uint8Array(count);
   const matchedResults: (Set<VectorSeries> | undefined)[] = new Array(count);
@@ -395,6 +421,30 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
     }
   }
   return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);
+}
+
+/**
+ * uniquePairs pairs the series of two sides by match signature when no signature has more than
+ * one series on either side: then one-to-one matching can neither fail nor change partner from
+ * step to step, and the pairs (many index, one index, flattened, in the many side's order) are
+ * the whole matching. Undefined when some signature repeats on a side, which the step-by-step
+ * matching must judge at each step.
+ */
+function uniquePairs(manySig: Int32Array, oneSig: Int32Array, count: number): Int32Array | undefined {
+  const oneOf = new Int32Array(count).fill(-1);
+  for (let o = 0; o < oneSig.length; o++) {
+    if (oneOf[oneSig[o]] !== -1) return undefined;
+    oneOf[oneSig[o]] = o;
+  }
+  const seen = new Uint8Array(count);
+  const pairs: number[] = [];
+  for (let m = 0; m < manySig.length; m++) {
+    const s = manySig[m];
+    if (seen[s] !== 0) return undefined;
+    seen[s] = 1;
+    if (oneOf[s] !== -1) pairs.push(m, oneOf[s]);
+  }
+  return Int32Array.from(pairs);
 }
 
 /** settle accounts for an operator's output replacing its inputs in memory. */

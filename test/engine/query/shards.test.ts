@@ -151,22 +151,26 @@ describe('series shards', () => {
     for (const c of counts) expect(c).toBeGreaterThan(150);
   });
 
-  /** expectShardsLikeDirect evaluates `q` in 2 and 3 shards as its plan says, at one instant and over a range, against one evaluation. */
-  const expectShardsLikeDirect = (q: string): void => {
+  /**
+   * expectShardsLikeDirect evaluates `q` in 2 and 3 shards as its plan says, at one instant and
+   * over a range (at `rangeStepMs`), against one evaluation, to `digits` (relative to each
+   * value's size with `relative`).
+   */
+  const expectShardsLikeDirect = (q: string, { rangeStepMs = 1_200_000, digits = 6, relative = false } = {}): void => {
     const view = storage.metrics(ORG);
     const expr = parseAndCheckPromQL(q);
     const plan = shardPlanFor(expr);
     expect(plan, q).toBeDefined();
     for (const [startMs, endMs, stepMs] of [
       [START + 3_600_000, START + 3_600_000, STEP],
-      [START + 600_000, START + 3_000_000, 1_200_000],
+      [START + 600_000, START + 3_000_000, rangeStepMs],
     ]) {
       const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
       expect(direct.series.length, q).toBeGreaterThan(0);
       const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
       for (const count of [2, 3]) {
         const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, plan!);
-        expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, 6);
+        expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, digits, relative);
       }
     }
   };
@@ -198,8 +202,6 @@ describe('series shards', () => {
   });
 
   it('merged selections of topk and bottomk answer like one evaluation, ties included', () => {
-    const view = storage.metrics(ORG);
-    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
     for (const q of [
       'topk(3, sum by (instance) (rate(requests_total[5m])))',
       'bottomk(4, temperature)',
@@ -211,19 +213,27 @@ describe('series shards', () => {
       'topk(2, requests_total - requests_total + 1)',
       'topk(500, temperature)',
     ]) {
-      const expr = parseAndCheckPromQL(q);
-      const plan = shardPlanFor(expr);
-      expect(plan?.merge, q).toHaveProperty('select');
-      for (const [startMs, endMs, stepMs] of [
-        [START + 3_600_000, START + 3_600_000, STEP],
-        [START + 600_000, START + 3_000_000, 60_000],
-      ]) {
-        const direct = evaluateRange(expr, view, startMs, endMs, stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
-        for (const count of [2, 3]) {
-          const merged = evaluateInShards(share, q, { startMs, endMs, stepMs }, count, plan!);
-          expectSameSamples(merged, direct, `${q} over ${count} shards [${startMs}, ${endMs}] step ${stepMs}`, 12);
-        }
-      }
+      expect(shardPlanFor(parseAndCheckPromQL(q))?.merge, q).toHaveProperty('select');
+      expectShardsLikeDirect(q, { rangeStepMs: 60_000, digits: 12 });
+    }
+  });
+
+  it('aggregations over expressions placed by labels merge like one evaluation', () => {
+    const planOf = (q: string) => shardPlanFor(parseAndCheckPromQL(q));
+    expect(planOf('sum(rate(requests_total[5m]) / rate(requests_total[10m]))')).toEqual({ merge: 'sum', key: { allBut: ['__name__'] } });
+    expect(planOf('max(histogram_quantile(0.5, rate(latency_bucket[5m])))')).toEqual({ merge: 'max', key: { allBut: ['__name__', 'le'] } });
+    expect(planOf('sum(sum by (job) (temperature))')).toEqual({ merge: 'sum', key: { only: ['job'] } });
+    expect(planOf('quantile(0.5, temperature / requests_total)')).toBeUndefined();
+    expect(planOf('sum(temperature / on () group_left sum(temperature))')).toBeUndefined();
+    for (const q of [
+      'sum(rate(requests_total[5m]) / rate(requests_total[10m]))',
+      'avg(temperature - ignoring (zone) temperature)',
+      'count(temperature < on (instance, job, zone) requests_total)',
+      'min(histogram_quantile(0.5, rate(latency_bucket[5m])))',
+      'group(temperature * on (instance) group_left (job) requests_total)',
+    ]) {
+      expect(shardPlanFor(parseAndCheckPromQL(q))?.key, q).toBeDefined();
+      expectShardsLikeDirect(q, { rangeStepMs: 60_000, digits: 9, relative: true });
     }
   });
 
