@@ -303,30 +303,34 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
     return collector.target(out, node.returnBool);
   };
 
-  const pairs = matching.card === 'one-to-one' && fill?.lhs == null && fill?.rhs == null && !trims ? uniquePairs(manySig, oneSig, count) : undefined;
+  const pairs = fill?.lhs == null && fill?.rhs == null && !trims ? fixedPairs(manySig, oneSig, count, matching.card === 'one-to-one') : undefined;
   if (pairs !== undefined && !many.some((s) => hasHistograms(s.histograms)) && !one.some((s) => hasHistograms(s.histograms))) {
-    // Every signature has at most one series on each side, so no step can find two matches and
-    // each pair is computed along its steps in one pass (see uniquePairs).
-    for (let p = 0; p < pairs.length; p += 2) {
-      ctx.checkAbort();
-      const m = pairs[p];
-      const o = pairs[p + 1];
-      const { values: manyValues, present: manyPresent } = many[m];
-      const { values: oneValues, present: onePresent } = one[o];
-      let target: VectorSeries | undefined;
-      for (let step = 0; step < grid.count; step++) {
-        if (manyPresent[step] === 0 || onePresent[step] === 0) continue;
-        target ??= resultSeries(m, o);
-        const a = manyValues[step];
-        let value: number;
-        if (compare === undefined) value = arithmetic(op, a, oneValues[step]);
-        else if (node.returnBool) value = compare(a, oneValues[step]) ? 1 : 0;
-        else if (compare(a, oneValues[step])) value = a;
-        else continue;
-        collector.write(target, step, value);
+    // Each "many" series has at most one partner, the same at every step, so each pair is
+    // computed along its steps in one pass (see fixedPairs). Under group_left or group_right two
+    // pairs may still make one output series, which only the step-by-step matching reports as
+    // Prometheus words it; such queries go that way.
+    const targets: VectorSeries[] = [];
+    for (let p = 0; p < pairs.length; p += 2) targets.push(resultSeries(pairs[p], pairs[p + 1]));
+    if (matching.card === 'one-to-one' || new Set(targets).size === targets.length) {
+      for (let p = 0; p < pairs.length; p += 2) {
+        ctx.checkAbort();
+        const { values: manyValues, present: manyPresent } = many[pairs[p]];
+        const { values: oneValues, present: onePresent } = one[pairs[p + 1]];
+        const target = targets[p >> 1];
+        for (let step = 0; step < grid.count; step++) {
+          if (manyPresent[step] === 0 || onePresent[step] === 0) continue;
+          const a = swapped ? oneValues[step] : manyValues[step];
+          const b = swapped ? manyValues[step] : oneValues[step];
+          let value: number;
+          if (compare === undefined) value = arithmetic(op, a, b);
+          else if (node.returnBool) value = compare(a, b) ? 1 : 0;
+          else if (compare(a, b)) value = a;
+          else continue;
+          collector.write(target, step, value);
+        }
       }
+      return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);
     }
-    return settle(ctx, collector.nonEmpty(), lhsIn, rhsIn);
   }
 
   const oneAt = new Int32Array(count);
@@ -424,13 +428,14 @@ export function vectorVector(ctx: EvalContext, node: BinaryExpr, lhsIn: VectorSe
 }
 
 /**
- * uniquePairs pairs the series of two sides by match signature when no signature has more than
- * one series on either side: then one-to-one matching can neither fail nor change partner from
- * step to step, and the pairs (many index, one index, flattened, in the many side's order) are
- * the whole matching. Undefined when some signature repeats on a side, which the step-by-step
+ * fixedPairs pairs each "many" series with the "one" series of its match signature when no
+ * signature has more than one series on the "one" side (and, for one-to-one matching, on the
+ * "many" side too): then matching can neither fail for duplicates nor change partner from step
+ * to step, and the pairs (many index, one index, flattened, in the many side's order) are the
+ * whole matching. Undefined when a signature repeats where it must not, which the step-by-step
  * matching must judge at each step.
  */
-function uniquePairs(manySig: Int32Array, oneSig: Int32Array, count: number): Int32Array | undefined {
+function fixedPairs(manySig: Int32Array, oneSig: Int32Array, count: number, uniqueMany: boolean): Int32Array | undefined {
   const oneOf = new Int32Array(count).fill(-1);
   for (let o = 0; o < oneSig.length; o++) {
     if (oneOf[oneSig[o]] !== -1) return undefined;
@@ -440,7 +445,7 @@ function uniquePairs(manySig: Int32Array, oneSig: Int32Array, count: number): In
   const pairs: number[] = [];
   for (let m = 0; m < manySig.length; m++) {
     const s = manySig[m];
-    if (seen[s] !== 0) return undefined;
+    if (uniqueMany && seen[s] !== 0) return undefined;
     seen[s] = 1;
     if (oneOf[s] !== -1) pairs.push(m, oneOf[s]);
   }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { byLabels, headWith, key, range, regular, scalarOf, STALE, vectorOf } from './helpers.js';
+import type { BinaryExpr } from '../../../../engine/promql/ast.js';
+import { parseAndCheckPromQL } from '../../../../engine/promql/index.js';
+import { vectorVector } from '../../../../engine/promql/eval/binary.js';
+import { EvalContext } from '../../../../engine/promql/eval/context.js';
+import { makeGrid } from '../../../../engine/promql/eval/grid.js';
+import type { VectorSeries } from '../../../../engine/promql/eval/series.js';
+import type { MetricQuerier } from '../../../../engine/storage/metricHead.js';
+import { SeededRandom } from '../../../support/seededRandom.js';
 
 const head = headWith([
   { labels: { __name__: 'node_cpu', instance: 'a', mode: 'idle', job: 'node' }, samples: [[0, 10]] },
@@ -111,5 +119,54 @@ describe('scalar and vector/scalar operators', () => {
       [key({ a: 'x', n: 'm1' })]: 2,
       [key({ a: 'x', n: 'm2' })]: 4,
     });
+  });
+});
+
+describe('vector matching along each pair', () => {
+  /** sides makes two vectors over 12 steps with gaps; `instance` is shared, `mode` only on the left. */
+  const sides = (random: SeededRandom): { lhs: VectorSeries[]; rhs: VectorSeries[] } => {
+    const series = (labels: Record<string, string>): VectorSeries => ({
+      labels,
+      values: Float64Array.from({ length: 12 }, () => random.int(0, 4)),
+      present: Uint8Array.from({ length: 12 }, () => (random.chance(0.8) ? 1 : 0)),
+      dropName: false,
+    });
+    const lhs: VectorSeries[] = [];
+    const rhs: VectorSeries[] = [];
+    for (let i = 0; i < 6; i++) {
+      for (const mode of ['idle', 'user']) lhs.push(series({ __name__: 'a', instance: `i${i}`, mode }));
+      if (i !== 2) rhs.push(series({ __name__: 'b', instance: `i${i}`, role: `r${i % 2}` }));
+    }
+    return { lhs, rhs };
+  };
+
+  it('answers as the step-by-step matching does, for every operator and modifier', () => {
+    const random = new SeededRandom(77);
+    const grid = makeGrid(0, 11 * 60_000, 60_000);
+    const queries = [
+      'a / on (instance, mode) a',
+      'a - ignoring (mode) group_left (role) b',
+      'a > on (instance) group_left b',
+      'a > bool on (instance) group_left (role) b',
+      'b * on (instance) group_right (role) a',
+      'b <= on (instance) group_right a',
+    ];
+    for (let trial = 0; trial < 20; trial++) {
+      const { lhs, rhs } = sides(random);
+      for (const q of queries) {
+        const node = parseAndCheckPromQL(q) as BinaryExpr;
+        const sameNames = node.matching.card === 'one-to-one';
+        const left = sameNames ? lhs : node.matching.card === 'one-to-many' ? rhs : lhs;
+        const right = sameNames ? lhs : node.matching.card === 'one-to-many' ? lhs : rhs;
+        // A series without samples whose signature repeats another's sends the matching step by step.
+        const twinOf = node.matching.card === 'one-to-many' ? left : right;
+        const twin: VectorSeries = { ...twinOf[0], values: new Float64Array(12), present: new Uint8Array(12) };
+        const ctx = (): EvalContext => new EvalContext({} as MetricQuerier, {}, grid.startMs, grid.endMs, grid.stepMs);
+        const paired = vectorVector(ctx(), node, left, right, grid);
+        const stepped = node.matching.card === 'one-to-many' ? vectorVector(ctx(), node, [...left, twin], right, grid) : vectorVector(ctx(), node, left, [...right, twin], grid);
+        const points = (out: VectorSeries[]): string[] => out.flatMap((s) => Array.from(s.present).flatMap((p, i) => (p ? [`${key(s.labels)}@${i}=${s.values[i]}`] : []))).sort();
+        expect(points(paired), `${q} trial ${trial}`).toEqual(points(stepped));
+      }
+    }
   });
 });
