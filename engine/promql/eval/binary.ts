@@ -212,17 +212,52 @@ function ordinals(sig: (labels: Labels) => string, lhs: VectorSeries[], rhs: Vec
   return { left, right, count: ids.size };
 }
 
+/** MAX_PRESENCE_CELLS bounds the (signature, step) presence table setOperation keeps at once, in bytes. */
+const MAX_PRESENCE_CELLS = 1 << 24;
+
 /**
  * setOperation evaluates `and`, `or` and `unless`: per step, a left series is kept or dropped by
  * whether any right series with its signature is present; `or` adds the right series whose
- * signature no left series has at that step.
+ * signature no left series has at that step. Series by series where a (signature, step) table
+ * of at most `maxPresenceCells` bytes holds the deciding side's presence, else step by step.
  */
-export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: VectorSeries[], rhs: VectorSeries[], grid: StepGrid): VectorSeries[] {
+export function setOperation(ctx: EvalContext, node: BinaryExpr, lhs: VectorSeries[], rhs: VectorSeries[], grid: StepGrid, maxPresenceCells = MAX_PRESENCE_CELLS): VectorSeries[] {
   const sig = signatureFunction(node.matching);
   const { left, right, count } = ordinals(sig, lhs, rhs);
   const collector = new OutputCollector(grid.count);
   const leftOut = lhs.map((s) => collector.target(s.labels, s.dropName));
   const rightOut = node.op === 'or' ? rhs.map((s) => collector.target(s.labels, s.dropName)) : [];
+  const steps = grid.count;
+  if (count * steps <= maxPresenceCells) {
+    // Series by series: first where each signature of the deciding side is present, then each
+    // series kept or dropped along its steps (reading every series' values in order).
+    const decidedBy = node.op === 'or' ? lhs : rhs;
+    const decidingSig = node.op === 'or' ? left : right;
+    const present = new Uint8Array(count * steps);
+    for (let i = 0; i < decidedBy.length; i++) {
+      ctx.checkAbort();
+      const base = decidingSig[i] * steps;
+      const p = decidedBy[i].present;
+      for (let step = 0; step < steps; step++) if (p[step] !== 0) present[base + step] = 1;
+    }
+    /** keep writes `series` at the steps where it is present and its signature's presence is `want` (any, when undefined). */
+    const keep = (series: VectorSeries, out: VectorSeries, sig: number, want: boolean | undefined): void => {
+      ctx.checkAbort();
+      const base = sig * steps;
+      for (let step = 0; step < steps; step++) {
+        if (series.present[step] === 0) continue;
+        if (want !== undefined && (present[base + step] !== 0) !== want) continue;
+        collector.write(out, step, series.values[step], series.histograms?.[step]);
+      }
+    };
+    if (node.op === 'or') {
+      for (let l = 0; l < lhs.length; l++) keep(lhs[l], leftOut[l], left[l], undefined);
+      for (let r = 0; r < rhs.length; r++) keep(rhs[r], rightOut[r], right[r], false);
+    } else {
+      for (let l = 0; l < lhs.length; l++) keep(lhs[l], leftOut[l], left[l], node.op === 'and');
+    }
+    return settle(ctx, collector.nonEmpty(), lhs, rhs);
+  }
   const mark = new Uint8Array(count);
   for (let step = 0; step < grid.count; step++) {
     ctx.checkAbort();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { byLabels, headWith, key, range, regular, scalarOf, STALE, vectorOf } from './helpers.js';
 import type { BinaryExpr } from '../../../../engine/promql/ast.js';
 import { parseAndCheckPromQL } from '../../../../engine/promql/index.js';
-import { vectorVector } from '../../../../engine/promql/eval/binary.js';
+import { setOperation, vectorVector } from '../../../../engine/promql/eval/binary.js';
 import { EvalContext } from '../../../../engine/promql/eval/context.js';
 import { makeGrid } from '../../../../engine/promql/eval/grid.js';
 import type { VectorSeries } from '../../../../engine/promql/eval/series.js';
@@ -166,6 +166,49 @@ describe('vector matching along each pair', () => {
         const stepped = node.matching.card === 'one-to-many' ? vectorVector(ctx(), node, [...left, twin], right, grid) : vectorVector(ctx(), node, left, [...right, twin], grid);
         const points = (out: VectorSeries[]): string[] => out.flatMap((s) => Array.from(s.present).flatMap((p, i) => (p ? [`${key(s.labels)}@${i}=${s.values[i]}`] : []))).sort();
         expect(points(paired), `${q} trial ${trial}`).toEqual(points(stepped));
+      }
+    }
+  });
+});
+
+describe('set operations along each series', () => {
+  it('keep what `and`, `or` and `unless` keep at each step, series by series and step by step', () => {
+    const random = new SeededRandom(91);
+    const grid = makeGrid(0, 9 * 60_000, 60_000);
+    const vector = (name: string, n: number): VectorSeries[] =>
+      Array.from({ length: n }, (_, i) => ({
+        labels: { __name__: name, instance: `i${random.int(0, 4)}`, mode: `m${i}` },
+        values: Float64Array.from({ length: 10 }, () => random.int(0, 9)),
+        present: Uint8Array.from({ length: 10 }, () => (random.chance(0.6) ? 1 : 0)),
+        dropName: false,
+      }));
+    for (let trial = 0; trial < 30; trial++) {
+      const lhs = vector('a', 5);
+      const rhs = vector('b', 4);
+      for (const [q, signature] of [
+        ['a and on (instance) b', (l: Record<string, string>) => l.instance],
+        ['a unless on (instance) b', (l: Record<string, string>) => l.instance],
+        ['a or ignoring (mode) b', (l: Record<string, string>) => l.instance],
+        ['a and b', (l: Record<string, string>) => `${l.instance}/${l.mode}`],
+      ] as const) {
+        const node = parseAndCheckPromQL(q) as BinaryExpr;
+        const ctx = (): EvalContext => new EvalContext({} as MetricQuerier, {}, grid.startMs, grid.endMs, grid.stepMs);
+        const pointsOf = (out: VectorSeries[]): string[] => out.flatMap((s) => Array.from(s.present).flatMap((p, i) => (p ? [`${key(s.labels)}@${i}=${s.values[i]}`] : []))).sort();
+        const points = pointsOf(setOperation(ctx(), node, lhs, rhs, grid));
+        // With no room for the presence table, the same answer step by step.
+        expect(pointsOf(setOperation(ctx(), node, lhs, rhs, grid, 0)), `${q} trial ${trial}, step by step`).toEqual(points);
+        const want: string[] = [];
+        for (let step = 0; step < 10; step++) {
+          const presentSigs = (side: VectorSeries[]): Set<string> => new Set(side.filter((s) => s.present[step] === 1).map((s) => signature(s.labels)));
+          const right = presentSigs(rhs);
+          const left = presentSigs(lhs);
+          for (const s of lhs) {
+            if (s.present[step] === 0) continue;
+            if (node.op === 'or' || (node.op === 'and') === right.has(signature(s.labels))) want.push(`${key(s.labels)}@${step}=${s.values[step]}`);
+          }
+          if (node.op === 'or') for (const s of rhs) if (s.present[step] === 1 && !left.has(signature(s.labels))) want.push(`${key(s.labels)}@${step}=${s.values[step]}`);
+        }
+        expect(points, `${q} trial ${trial}`).toEqual(want.sort());
       }
     }
   });
