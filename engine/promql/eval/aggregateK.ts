@@ -9,11 +9,10 @@ import { evalError } from './context.js';
 import { formatGoG } from '../../common/goFormat.js';
 import type { StepGrid } from './grid.js';
 import { Grouper } from './grouping.js';
-import type { Labels } from './labelset.js';
+import { dropMetricName, type Labels } from './labelset.js';
 import { labelsHash } from './xxhash.js';
 import { paramExtremes } from './aggregate.js';
 import { materialize, type SeriesStream, type VectorSeries } from './series.js';
-import { dropMetricName } from './labelset.js';
 import { BestK, labelRanks, selectedBefore } from './rankedSelection.js';
 
 const MIN_INT64 = -9223372036854775808;
