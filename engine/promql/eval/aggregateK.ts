@@ -13,7 +13,7 @@ import { dropMetricName, type Labels } from './labelset.js';
 import { labelsHash } from './xxhash.js';
 import { paramExtremes } from './aggregate.js';
 import { materialize, type SeriesStream, type VectorSeries } from './series.js';
-import { BestK, labelRanks, selectedBefore } from './rankedSelection.js';
+import { labelRanks, selectedBefore } from './rankedSelection.js';
 
 const MIN_INT64 = -9223372036854775808;
 const MAX_INT64 = 9223372036854775807;
@@ -169,7 +169,7 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
   const offsets = op === 'limit_ratio' ? input.map((s) => ratioOffset(s.labels)) : null;
   // A range query selects by value and then labels (rankedSelection.ts); an instant query's
   // selection and order are Prometheus' heap's, which depend on the order series come in.
-  const ranked = (op === 'topk' || op === 'bottomk') && ctx.queryStepMs > 0 ? new RankedSteps(ctx, input, groupIds.size, op === 'bottomk') : undefined;
+  const ranked = (op === 'topk' || op === 'bottomk') && ctx.queryStepMs > 0 ? new RankedSteps(ctx, input, groupOf, groupIds.size, op === 'bottomk') : undefined;
   const outputs = new Map<number, VectorSeries>();
   const ordered: VectorSeries[] = [];
   const emit = (s: number, step: number): void => {
@@ -187,7 +187,8 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
   };
   if (ranked !== undefined) {
     const { min, max } = paramExtremes(param);
-    if (min === max && ranked.selectAll(Math.min(Math.trunc(min), input.length), groupOf, grid.count, emit)) return ordered;
+    // With one k for every step, all steps at once; a k that changes (scalar()) one step at a time.
+    if (min === max && ranked.select(0, grid.count, Math.min(Math.trunc(min), input.length), emit)) return ordered;
   }
   for (let step = 0; step < grid.count; step++) {
     ctx.checkAbort();
@@ -202,7 +203,7 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
       if (k < 1) continue;
     }
     if (ranked !== undefined) {
-      for (const s of ranked.select(step, k, groupOf)) emit(s, step);
+      ranked.select(step, step + 1, k, emit);
       continue;
     }
     const heaps: (ValueHeap | undefined)[] = new Array(groupIds.size);
@@ -244,69 +245,70 @@ export function aggregateSelect(ctx: EvalContext, node: AggregateExpr, stream: S
   return ordered;
 }
 
-/** MAX_FLAT_SLOTS bounds the heap entries RankedSteps.selectAll keeps at once (about 16 bytes each). */
+/** MAX_FLAT_SLOTS bounds the heap entries RankedSteps keeps for several steps at once (about 16 bytes each). */
 const MAX_FLAT_SLOTS = 1 << 20;
 
 /**
- * RankedSteps selects a range query's topk or bottomk at each step: per group the k best present
+ * RankedSteps selects a range query's topk or bottomk: per group and step the k best present
  * values, ties broken by the series' labels as the result will show them (without the metric
  * name where its removal is pending), so the selection does not depend on input order.
  */
 class RankedSteps {
   private readonly ranks: Int32Array;
-  private readonly heaps: (BestK | undefined)[];
-  private heapsK = 0;
-  private step = 0;
-  private readonly before = (a: number, b: number): boolean => {
-    const step = this.step;
-    return selectedBefore(this.input[a].values[step], this.ranks[a], this.input[b].values[step], this.ranks[b], this.smallestFirst);
-  };
+  private readonly sizes: Int32Array;
 
   constructor(
     private readonly ctx: EvalContext,
     private readonly input: readonly VectorSeries[],
+    private readonly groupOf: Int32Array,
     groups: number,
     private readonly smallestFirst: boolean,
   ) {
     this.ranks = labelRanks(input.map((s) => (ctx.delayedNameRemoval && s.dropName ? dropMetricName(s.labels) : s.labels)));
-    this.heaps = new Array(groups);
+    this.sizes = new Int32Array(groups);
+    for (let s = 0; s < input.length; s++) this.sizes[groupOf[s]]++;
   }
 
   /**
-   * selectAll selects at every step at once with the same `k`, series by series: each series'
-   * values are read in order, where selecting step by step reads one value of every series per
-   * step (a cache miss each over many series). Every (group, step) keeps its heap in flat
-   * arrays, with the values and ranks compared kept beside the candidates. Returns false, having
-   * done nothing, when those arrays would exceed MAX_FLAT_SLOTS entries.
+   * select selects steps [from, to) with one `k` and hands each choice to `emit`, series by
+   * series: each series' values are read in order, where going step by step reads one value of
+   * every series per step (a cache miss each over many series). Every (group, step) keeps its
+   * heap in flat arrays, the values and ranks it compares beside the candidates, the worst at the
+   * root. Over several steps it returns false, having done nothing, when those arrays would
+   * exceed MAX_FLAT_SLOTS entries; one step needs at most one entry per series.
    */
-  selectAll(k: number, groupOf: Int32Array, steps: number, emit: (s: number, step: number) => void): boolean {
+  select(from: number, to: number, k: number, emit: (s: number, step: number) => void): boolean {
     if (k < 1) return true;
-    const input = this.input;
-    const groups = this.heaps.length;
-    const sizes = new Int32Array(groups);
-    for (let s = 0; s < input.length; s++) sizes[groupOf[s]]++;
-    let capacity = 0;
-    for (let g = 0; g < groups; g++) capacity = Math.max(capacity, Math.min(k, sizes[g]));
-    if (groups * steps * capacity > MAX_FLAT_SLOTS) return false;
-    const kept = new Int32Array(groups * steps * capacity);
-    const keptValue = new Float64Array(kept.length);
-    const keptRank = new Int32Array(kept.length);
-    const length = new Int32Array(groups * steps);
-    const smallestFirst = this.smallestFirst;
+    const { input, groupOf, sizes, ranks, smallestFirst } = this;
+    const steps = to - from;
+    // Group g's heaps take min(k, its series) entries for each step, from offset[g] on.
+    const capacity = new Int32Array(sizes.length);
+    const offset = new Int32Array(sizes.length);
+    let entries = 0;
+    for (let g = 0; g < sizes.length; g++) {
+      capacity[g] = Math.min(k, sizes[g]);
+      offset[g] = entries;
+      entries += capacity[g] * steps;
+    }
+    if (steps > 1 && entries > MAX_FLAT_SLOTS) return false;
+    const kept = new Int32Array(entries);
+    const keptValue = new Float64Array(entries);
+    const keptRank = new Int32Array(entries);
+    const length = new Int32Array(sizes.length * steps);
     for (let s = 0; s < input.length; s++) {
       this.ctx.checkAbort();
       const { values, present } = input[s];
-      const r = this.ranks[s];
-      const row = groupOf[s] * steps;
-      for (let step = 0; step < steps; step++) {
+      const r = ranks[s];
+      const g = groupOf[s];
+      for (let step = from; step < to; step++) {
         if (present[step] === 0) continue;
         const v = values[step];
-        const slot = row + step;
-        const base = slot * capacity;
+        const slot = g * steps + step - from;
+        const base = offset[g] + (step - from) * capacity[g];
         const n = length[slot];
         let at: number;
         if (n < k) {
-          // Push: the worst stays at the root, so parents selected before v move down.
+          // Push: parents selected before v move down.
           length[slot] = n + 1;
           at = n;
           while (at > 0) {
@@ -339,42 +341,13 @@ class RankedSteps {
         keptRank[base + at] = r;
       }
     }
-    for (let slot = 0; slot < length.length; slot++) {
-      const base = slot * capacity;
-      for (let j = 0; j < length[slot]; j++) emit(kept[base + j], slot % steps);
+    for (let g = 0; g < sizes.length; g++) {
+      for (let step = 0; step < steps; step++) {
+        const base = offset[g] + step * capacity[g];
+        const n = length[g * steps + step];
+        for (let j = 0; j < n; j++) emit(kept[base + j], from + step);
+      }
     }
     return true;
-  }
-
-  /** select lists the series selected at `step`, `k` per group (`groupOf` gives each series' group). */
-  select(step: number, k: number, groupOf: Int32Array): number[] {
-    this.step = step;
-    // k is usually one number for every step; a scalar() parameter may change it.
-    if (k !== this.heapsK) {
-      this.heaps.fill(undefined);
-      this.heapsK = k;
-    }
-    const input = this.input;
-    const smallestFirst = this.smallestFirst;
-    for (let s = 0; s < input.length; s++) {
-      if (input[s].present[step] === 0) continue;
-      const g = groupOf[s];
-      let heap = this.heaps[g];
-      if (heap === undefined) this.heaps[g] = heap = new BestK(k, this.before);
-      else if (heap.full) {
-        // Most values lose to the worst kept outright; only the rest need the full order.
-        const v = input[s].values[step];
-        const worst = input[heap.worst].values[step];
-        if (smallestFirst ? v > worst : v < worst) continue;
-      }
-      heap.offer(s);
-    }
-    const selected: number[] = [];
-    for (const heap of this.heaps) {
-      if (heap === undefined) continue;
-      selected.push(...heap.members);
-      heap.clear();
-    }
-    return selected;
   }
 }

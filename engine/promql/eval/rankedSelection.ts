@@ -57,20 +57,6 @@ export class BestK {
     return this.kept;
   }
 
-  /** full says k candidates are kept, so an offer must beat `worst` to get in. */
-  get full(): boolean {
-    return this.kept.length >= this.k;
-  }
-
-  /** worst is the kept candidate every other kept one is selected before (when any is kept). */
-  get worst(): number {
-    return this.kept[0];
-  }
-
-  clear(): void {
-    this.kept.length = 0;
-  }
-
   offer(candidate: number): void {
     const kept = this.kept;
     if (kept.length < this.k) {
