@@ -431,7 +431,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_QUERY_SHARD_MIN_SAMPLES',
     key: 'queryShardMinSamples',
     defaultText: '100000',
-    doc: 'Samples (or log lines) a time slice must read before a query with too few steps to spread over the workers is split by series instead: the heads\' samples in its ranges, and each segment\'s rows in proportion to the part of its time span the ranges reach. Exact shapes only: PromQL per-series expressions and sum/count/min/max/avg/group over them; LogQL count_over_time, rate, bytes_over_time, bytes_rate or sum_over_time, alone or under sum. 0: never split.',
+    doc: 'Samples (or log lines) a time slice must read before a query with too few steps to spread over the workers is split by series instead: the heads\' samples in its ranges, and each segment\'s rows in proportion to the part of its time span the ranges reach. Exact shapes only: PromQL per-series expressions; expressions whose groups a placement by labels keeps whole (aggregations `by` labels, binary operations between vectors, histogram_quantile); sum/count/min/max/avg/group over either; and a range query\'s topk or bottomk with a number for k; LogQL count_over_time, rate, bytes_over_time, bytes_rate or sum_over_time, alone or under sum. 0: never split.',
     parse: (raw) => (raw === undefined ? 100_000 : integer('SVC_QUERY_SHARD_MIN_SAMPLES', raw, 0, 2_000_000_000)),
   },
   {
