@@ -14,14 +14,19 @@
  * Run: npx tsc -p tsconfig.json && node dist/bench/storage/segmentCodec.bench.js
  * Sizes: BENCH_HOURS (default 24), BENCH_COUNTERS (1000), BENCH_HISTOGRAMS (200).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Bench } from 'tinybench';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { evaluateRange } from '../../engine/promql/eval/index.js';
+import { readSharedSync } from '../../engine/storage/blobStore.js';
 import { labelsKey } from '../../engine/storage/labels.js';
 import { compileMatchers, type LabelMatcher } from '../../engine/storage/matchers.js';
 import type { MetricQuerier } from '../../engine/storage/metricHead.js';
 import { MetricSegmentReader, encodeMetricSegment } from '../../engine/storage/metricSegment.js';
 import { decodeBlockTimestamps, decodeBlockValues, encodeSampleBlock } from '../../engine/storage/sampleBlocks.js';
+import { sampleLoops, sampleLoopsInJavaScript } from '../../engine/storage/sampleLoops.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import type { ValueLayout } from '../../engine/storage/valueCodec.js';
 import { Generator, SCRAPE_INTERVAL_MS } from '../../src/gen/generator.js';
@@ -122,18 +127,25 @@ async function decodeSpeed(name: string, series: readonly SeriesColumns[]): Prom
   const bench = new Bench({ time: 0, iterations: 5, warmup: true, warmupIterations: 1, warmupTime: 0 });
   for (const layout of LAYOUTS) {
     const blocks = series.map((s) => encodeSampleBlock(s.timestampsMs, s.values, layout));
-    bench.add(layout, () => {
-      for (let i = 0; i < blocks.length; i++) {
-        decodeBlockTimestamps(blocks[i], series[i].timestampsMs.length);
-        decodeBlockValues(blocks[i], series[i].values.length);
-      }
-    });
+    for (const [loopsName, loops] of [['', sampleLoops()], [', JavaScript loops', sampleLoopsInJavaScript()]] as const) {
+      bench.add(`${layout}${loopsName}`, () => {
+        for (let i = 0; i < blocks.length; i++) {
+          decodeBlockTimestamps(blocks[i], series[i].timestampsMs.length, loops);
+          decodeBlockValues(blocks[i], series[i].values.length, loops);
+        }
+      });
+    }
   }
   const v1 = encodeMetricSegment(series, 1)!.bytes;
   bench.add('version 1 (open, views)', () => void MetricSegmentReader.decode(v1, undefined, 'trusted').select([], [], -Infinity, Infinity));
   await bench.run();
-  console.log(`\n${name}: decode throughput (all series, timestamps and values)`);
-  for (const task of bench.tasks) console.log(`  ${task.name.padEnd(28)} ${`${fmt(samples * completed(bench, task.name).hz)} samples/s`.padStart(20)}`);
+  console.log(`\n${name}: decode throughput (all series, timestamps and values; module: the WebAssembly loops, ratio to JavaScript's)`);
+  for (const task of bench.tasks) {
+    const hz = completed(bench, task.name).hz;
+    const reference = bench.tasks.find((t) => t.name === `${task.name}, JavaScript loops`);
+    const ratio = reference === undefined ? '' : `   ${(hz / completed(bench, reference.name).hz).toFixed(2)}x`;
+    console.log(`  ${task.name.padEnd(28)} ${`${fmt(samples * hz)} samples/s`.padStart(20)}${ratio}`);
+  }
 }
 
 /** ReaderQuerier serves PromQL from one segment reader, as a worker's view does. */
@@ -153,10 +165,20 @@ class ReaderQuerier implements MetricQuerier {
   }
 }
 
-/** queries times PromQL over both formats: warm (reader kept across runs, as the worker LRU does) and cold (opened per run). */
+/**
+ * queries times PromQL over both formats: warm (reader kept across runs, as the worker LRU
+ * does), cold (opened per run from bytes in memory, as a worker opens a segment the query front
+ * handed it) and from the file (read from the file system, checksum verified, then opened: what
+ * the first query over a segment costs the process, the file in the page cache).
+ */
 async function queries(series: readonly SeriesColumns[]): Promise<void> {
   const v1 = encodeMetricSegment(series, 1)!.bytes;
   const v2 = encodeMetricSegment(series, 2)!.bytes;
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-codec-bench-'));
+  const file1 = path.join(dir, 'v1.seg');
+  const file2 = path.join(dir, 'v2.seg');
+  writeFileSync(file1, v1);
+  writeFileSync(file2, v2);
   const warm1 = MetricSegmentReader.decode(v1);
   const warm2 = MetricSegmentReader.decode(v2);
   const variants: Array<[string, MetricQuerier]> = [
@@ -164,6 +186,8 @@ async function queries(series: readonly SeriesColumns[]): Promise<void> {
     ['v2 warm', new ReaderQuerier(() => warm2)],
     ['v1 cold', new ReaderQuerier(() => MetricSegmentReader.decode(v1, undefined, 'trusted'))],
     ['v2 cold', new ReaderQuerier(() => MetricSegmentReader.decode(v2, undefined, 'trusted'))],
+    ['v1 file', new ReaderQuerier(() => MetricSegmentReader.decode(readSharedSync(file1)))],
+    ['v2 file', new ReaderQuerier(() => MetricSegmentReader.decode(readSharedSync(file2)))],
   ];
   const startMs = END_MS - HOURS * 3_600_000 + 5 * 60_000;
   const suite = [
@@ -184,12 +208,17 @@ async function queries(series: readonly SeriesColumns[]): Promise<void> {
     for (const [variant, querier] of variants) bench.add(`${q.name} | ${variant}`, () => void evaluateRange(expr, querier, startMs, END_MS, 60_000));
   }
   await bench.run();
+  rmSync(dir, { recursive: true, force: true });
   const ms = (name: string): number => completed(bench, name).medianMs;
   console.log(`\nPromQL over one segment, ${HOURS} h at a 1 m step (median ms; ratio version 2 / version 1)`);
-  console.log(`  ${'query'.padEnd(30)}${['v1 warm', 'v2 warm', 'v2/v1 warm', 'v1 cold', 'v2 cold', 'v2/v1 cold'].map((h) => h.padStart(12)).join('')}`);
+  console.log(`  ${'query'.padEnd(30)}${['v1 warm', 'v2 warm', 'v2/v1', 'v1 cold', 'v2 cold', 'v2/v1', 'v1 file', 'v2 file', 'v2/v1'].map((h) => h.padStart(10)).join('')}`);
   for (const q of suite) {
-    const [w1, w2, c1, c2] = ['v1 warm', 'v2 warm', 'v1 cold', 'v2 cold'].map((v) => ms(`${q.name} | ${v}`));
-    console.log(`  ${q.name.padEnd(30)}${[w1.toFixed(1), w2.toFixed(1), `${(w2 / w1).toFixed(2)}x`, c1.toFixed(1), c2.toFixed(1), `${(c2 / c1).toFixed(2)}x`].map((c) => c.padStart(12)).join('')}`);
+    const cells: string[] = [];
+    for (const state of ['warm', 'cold', 'file']) {
+      const [one, two] = ['v1', 'v2'].map((v) => ms(`${q.name} | ${v} ${state}`));
+      cells.push(one.toFixed(1), two.toFixed(1), `${(two / one).toFixed(2)}x`);
+    }
+    console.log(`  ${q.name.padEnd(30)}${cells.map((c) => c.padStart(10)).join('')}`);
   }
 }
 

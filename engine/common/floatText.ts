@@ -1,5 +1,6 @@
 import { FLOAT_TEXT_WASM } from './floatTextWasm.js';
 import { formatGoFloat } from './goFloat.js';
+import { instantiateWasm } from './webAssembly.js';
 
 /**
  * Doubles written as text in batches by a small WebAssembly module (engine/wasm/floatText.ts),
@@ -29,17 +30,6 @@ export interface FloatTextWriter {
   values(values: Float64Array, from: number, to: number): FloatTextBatch;
 }
 
-/**
- * The part of the WebAssembly API used here: Node has it, but its type declarations (like
- * TypeScript's outside the DOM library) do not describe it.
- */
-declare const WebAssembly:
-  | {
-      Module: new (bytes: Uint8Array) => object;
-      Instance: new (module: object, imports: object) => { exports: object };
-    }
-  | undefined;
-
 interface FloatTextExports {
   memory: { buffer: ArrayBuffer };
   layout(region: number): number;
@@ -64,10 +54,9 @@ class FloatTextModule implements FloatTextWriter {
   private readonly bytes: Uint8Array;
   private readonly out: number;
 
-  constructor(wasm: NonNullable<typeof WebAssembly>) {
-    const module = new wasm.Module(Buffer.from(FLOAT_TEXT_WASM, 'base64'));
-    this.exports = new wasm.Instance(module, {}).exports as unknown as FloatTextExports;
-    const x = this.exports;
+  constructor(exports: FloatTextExports) {
+    this.exports = exports;
+    const x = exports;
     x.init();
     const buffer = x.memory.buffer;
     if (x.layout(REGION.tableEnd) !== (K_MAX - K_MIN + 1) * TABLE_ENTRY_BYTES) throw new Error('the float text module was built for another table');
@@ -183,5 +172,9 @@ let loaded: FloatTextWriter | undefined;
 
 /** floatText is this thread's writer: the module, or FloatTextInJavaScript where WebAssembly is off. */
 export function floatText(): FloatTextWriter {
-  return (loaded ??= typeof WebAssembly === 'undefined' ? new FloatTextInJavaScript() : new FloatTextModule(WebAssembly));
+  if (loaded === undefined) {
+    const exports = instantiateWasm<FloatTextExports>(FLOAT_TEXT_WASM);
+    loaded = exports === undefined ? new FloatTextInJavaScript() : new FloatTextModule(exports);
+  }
+  return loaded;
 }

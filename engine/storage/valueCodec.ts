@@ -208,35 +208,40 @@ export function encodeValues(v: Float64Array, layout: ValueLayout = 'smaller'): 
   return decWords !== undefined && decWords.length <= xorWords.length ? decWords : xorWords;
 }
 
-function decodeDecimal(input: BitReader, out: Float64Array): void {
+/**
+ * ValueLoops are the per-sample parts of decoding values, each reading from the input's
+ * position and advancing it past what it read. A faster implementation can take their place
+ * (sampleLoops.ts); VALUE_LOOPS_IN_JAVASCRIPT is the reference.
+ */
+export interface ValueLoops {
+  /** xor decodes values 1..n-1 of an XOR stream; out[0] holds the first value. */
+  xor(input: BitReader, out: Float64Array): void;
+  /**
+   * decimal decodes the bit-packed groups of a decimal stream into values [from, n): each
+   * residual added to the mantissa `m` (with `byDeltaOfDelta`, to the running `delta` first),
+   * and each mantissa divided by `scale`.
+   */
+  decimal(input: BitReader, out: Float64Array, from: number, m: number, delta: number, byDeltaOfDelta: boolean, scale: number): void;
+}
+
+function decimalInJavaScript(input: BitReader, out: Float64Array, from: number, m: number, delta: number, byDeltaOfDelta: boolean, scale: number): void {
   const n = out.length;
-  const exponent = input.read(4);
-  const order = input.read(1);
-  const exceptionCount = input.read(32);
-  if (exceptionCount > n) throw new RangeError(`value stream claims ${exceptionCount} exceptions for ${n} values`);
-  const exceptions = new Uint32Array(exceptionCount * 3);
-  for (let k = 0; k < exceptions.length; k++) exceptions[k] = input.read(32);
-  const scale = POW10[exponent];
-  let m = unzigzag(input.readWide(52));
-  let delta = order === BY_DELTA_OF_DELTA && n > 1 ? unzigzag(input.readWide(52)) : 0;
-  out[0] = m;
-  let i = 1;
-  if (order === BY_DELTA_OF_DELTA && n > 1) out[i++] = m += delta;
   const words = input.words;
+  let i = from;
   while (i < n) {
     const width = input.read(6);
     const end = Math.min(n, i + GROUP);
     if (width > 31) {
       for (; i < end; i++) {
         const d = unzigzag(input.readWide(width));
-        if (order === BY_DELTA_OF_DELTA) delta += d;
-        out[i] = m += order === BY_DELTA ? d : delta;
+        if (byDeltaOfDelta) delta += d;
+        out[i] = m += byDeltaOfDelta ? delta : d;
       }
       continue;
     }
     // The hot loops: the bit position lives in a local, and zigzag decodes with 32-bit operations.
     let position = input.position;
-    if (order === BY_DELTA) {
+    if (!byDeltaOfDelta) {
       if (width === 0) for (; i < end; i++) out[i] = m;
       else {
         for (; i < end; i++, position += width) {
@@ -256,26 +261,15 @@ function decodeDecimal(input: BitReader, out: Float64Array): void {
     }
     input.position = position;
   }
-  if (exponent > 0) for (let k = 0; k < n; k++) out[k] /= scale;
-  if (exceptionCount > 0) {
-    const words = new Uint32Array(out.buffer, out.byteOffset, n * 2);
-    for (let k = 0; k < exceptions.length; k += 3) {
-      const at = exceptions[k];
-      if (at >= n) throw new RangeError(`value exception at ${at} past ${n} values`);
-      words[2 * at] = exceptions[k + 1];
-      words[2 * at + 1] = exceptions[k + 2];
-    }
-  }
+  if (scale !== 1) for (let k = from; k < n; k++) out[k] /= scale;
 }
 
-function decodeXor(input: BitReader, out: Float64Array): void {
+function xorInJavaScript(input: BitReader, out: Float64Array): void {
   const words = new Uint32Array(out.buffer, out.byteOffset, out.length * 2);
   const stream = input.words;
   // lo and hi stay int32 (Uint32Array stores wrap them), which keeps V8 off doubles.
-  let lo = input.read(32) | 0;
-  let hi = input.read(32) | 0;
-  words[0] = lo;
-  words[1] = hi;
+  let lo = words[0] | 0;
+  let hi = words[1] | 0;
   let lead = 0;
   let trail = 0;
   // The bit position lives in a local so every read below is an inlined peekBits.
@@ -320,9 +314,46 @@ function decodeXor(input: BitReader, out: Float64Array): void {
   input.position = at;
 }
 
+/** VALUE_LOOPS_IN_JAVASCRIPT are the ValueLoops written in JavaScript. */
+export const VALUE_LOOPS_IN_JAVASCRIPT: ValueLoops = { xor: xorInJavaScript, decimal: decimalInJavaScript };
+
+function decodeDecimal(input: BitReader, out: Float64Array, loops: ValueLoops): void {
+  const n = out.length;
+  const exponent = input.read(4);
+  const order = input.read(1);
+  const exceptionCount = input.read(32);
+  if (exceptionCount > n) throw new RangeError(`value stream claims ${exceptionCount} exceptions for ${n} values`);
+  const exceptions = new Uint32Array(exceptionCount * 3);
+  for (let k = 0; k < exceptions.length; k++) exceptions[k] = input.read(32);
+  const scale = POW10[exponent];
+  const byDeltaOfDelta = order === BY_DELTA_OF_DELTA && n > 1;
+  const m = unzigzag(input.readWide(52));
+  const delta = byDeltaOfDelta ? unzigzag(input.readWide(52)) : 0;
+  out[0] = m / scale;
+  if (byDeltaOfDelta) out[1] = (m + delta) / scale;
+  const from = byDeltaOfDelta ? 2 : 1;
+  if (n > from) loops.decimal(input, out, from, byDeltaOfDelta ? m + delta : m, delta, byDeltaOfDelta, scale);
+  if (exceptionCount > 0) {
+    const words = new Uint32Array(out.buffer, out.byteOffset, n * 2);
+    for (let k = 0; k < exceptions.length; k += 3) {
+      const at = exceptions[k];
+      if (at >= n) throw new RangeError(`value exception at ${at} past ${n} values`);
+      words[2 * at] = exceptions[k + 1];
+      words[2 * at + 1] = exceptions[k + 2];
+    }
+  }
+}
+
+function decodeXor(input: BitReader, out: Float64Array, loops: ValueLoops): void {
+  const words = new Uint32Array(out.buffer, out.byteOffset, 2);
+  words[0] = input.read(32);
+  words[1] = input.read(32);
+  if (out.length > 1) loops.xor(input, out);
+}
+
 /** decodeValues fills `out` (its length is the sample count the series table gave) from `input`. */
-export function decodeValues(input: BitReader, out: Float64Array): void {
+export function decodeValues(input: BitReader, out: Float64Array, loops: ValueLoops = VALUE_LOOPS_IN_JAVASCRIPT): void {
   if (out.length === 0) return;
-  if (input.read(1) === DECIMAL) decodeDecimal(input, out);
-  else decodeXor(input, out);
+  if (input.read(1) === DECIMAL) decodeDecimal(input, out, loops);
+  else decodeXor(input, out, loops);
 }

@@ -1,9 +1,9 @@
-import asc from 'assemblyscript/asc';
 import { describe, expect, it } from 'vitest';
 import { floatText, FloatTextInJavaScript, type FloatTextWriter } from '../../../engine/common/floatText.js';
 import { FLOAT_TEXT_WASM } from '../../../engine/common/floatTextWasm.js';
 import { formatGoFloat } from '../../../engine/common/goFloat.js';
 import { SeededRandom } from '../../support/seededRandom.js';
+import { expectCommittedModule } from '../../support/wasmModule.js';
 
 /** valuesText runs the module's `values` over a whole column, batch after batch, and splits its text per value. */
 function valuesText(values: Float64Array, writer: FloatTextWriter = floatText()): string[] {
@@ -59,16 +59,7 @@ function edges(): Float64Array {
 
 describe('float text in WebAssembly', () => {
   it('is the module its source compiles to', async () => {
-    let compiled: Uint8Array | undefined;
-    const { error, stderr } = await asc.main(['engine/wasm/floatText.ts', '--config', 'engine/wasm/asconfig.json', '--outFile', 'floatText.wasm'], {
-      writeFile: (name, contents) => {
-        if (name.endsWith('.wasm') && typeof contents !== 'string') compiled = contents;
-      },
-    });
-    expect(error, stderr.toString()).toBeNull();
-    expect(compiled).toBeDefined();
-    // When this fails, run scripts/build-wasm.sh and commit engine/common/floatTextWasm.ts.
-    expect(Buffer.from(compiled!).toString('base64')).toBe(FLOAT_TEXT_WASM);
+    await expectCommittedModule('floatText', FLOAT_TEXT_WASM);
   });
 
   it('writes values as JavaScript prints them, and nothing for NaN and infinities', () => {

@@ -104,6 +104,32 @@ describe('metric segments', () => {
     expect(fresh.byteSize).toBe(enc.bytes.byteLength);
   });
 
+  it('decodes each distinct timestamp column once, for every series that has it', () => {
+    const regular = f64(Array.from({ length: 100 }, (_, i) => 1_000 + 15_000 * i));
+    const jittered = f64(Array.from({ length: 100 }, (_, i) => 1_000 + 15_000 * i + ((i * 7) % 5)));
+    const target = (job: string, t: Float64Array, v: number): SeriesColumns => ({ labels: { __name__: 'm', job }, timestampsMs: t, values: new Float64Array(t.length).fill(v) });
+    const reader = MetricSegmentReader.decode(
+      encodeMetricSegment([
+        target('a', regular, 1),
+        target('b', regular, 2),
+        target('c', jittered, 3),
+        target('d', jittered.slice(), 4),
+        // The same start and interval with fewer samples encodes to the same stream: its length tells it apart.
+        target('e', regular.subarray(0, 40), 5),
+        target('f', regular.map((t) => t + 1), 6),
+      ])!.bytes,
+    );
+    const before = reader.byteSize;
+    const all = reader.select([], [], -Infinity, Infinity);
+    expect(all.map((s) => s.labels.job)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(all.map((s) => [...s.timestampsMs])).toEqual([regular, regular, jittered, jittered, regular.subarray(0, 40), regular.map((t) => t + 1)].map((t) => [...t]));
+    expect(all[1].timestampsMs).toBe(all[0].timestampsMs);
+    expect(all[3].timestampsMs).toBe(all[2].timestampsMs);
+    expect(new Set(all.map((s) => s.timestampsMs)).size).toBe(4);
+    // Four timestamp columns and six value columns are held.
+    expect(reader.byteSize - before).toBe(8 * (100 + 100 + 40 + 100) + 8 * (4 * 100 + 40 + 100));
+  });
+
   it('still reads format version 1 files, as views into the file bytes', () => {
     const enc = encodeMetricSegment(series, 1)!;
     expect(enc.formatVersion).toBe(1);
