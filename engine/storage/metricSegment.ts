@@ -233,16 +233,29 @@ export class MetricSegmentReader {
   select(matchers: readonly LabelMatcher[], compiled: readonly CompiledMatcher[], minMs: number, maxMs: number, only?: SeriesPartition): SeriesColumns[] {
     const out: SeriesColumns[] = [];
     const parts = only ? this.partition(only) : undefined;
+    // Series of one scrape target share a timestamp column (version 2): their window is found,
+    // and its view made, once for all of them.
+    let lastColumn: Float64Array | undefined;
+    let lastView: Float64Array | undefined;
+    let lastFrom = 0;
+    let lastEnd = 0;
     for (const i of this.candidates(matchers)) {
       if (parts && parts[i] !== only!.index) continue;
       if (!matchesAll(this.labels[i], compiled)) continue;
-      const [from, end] = this.window(i, minMs, maxMs);
-      if (end <= from) continue;
+      if (this.maxT[i] < minMs || this.minT[i] > maxMs) continue;
       const t = this.samples.timestamps(i);
+      if (t !== lastColumn) {
+        lastColumn = t;
+        [lastFrom, lastEnd] = this.window(i, minMs, maxMs);
+        lastView = lastFrom === 0 && lastEnd === t.length ? t : t.subarray(lastFrom, lastEnd);
+      }
+      const from = lastFrom;
+      const end = lastEnd;
+      if (end <= from) continue;
       const v = this.samples.values(i);
       const series: SeriesColumns = {
         labels: this.labels[i],
-        timestampsMs: from === 0 && end === t.length ? t : t.subarray(from, end),
+        timestampsMs: lastView!,
         values: from === 0 && end === v.length ? v : v.subarray(from, end),
         staleFree: this.samples.staleFree(i),
       };

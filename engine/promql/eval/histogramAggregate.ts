@@ -11,7 +11,7 @@ import { CompensatedMean } from '../../histogram/compensatedMean.js';
 import type { EvalContext } from './context.js';
 import { Grouper } from './grouping.js';
 import { metricNameOf, type Labels } from './labelset.js';
-import { floatsOnly, hasHistograms, type SeriesStream, type VectorSeries } from './series.js';
+import { floatPart, floatsOnly, hasHistograms, type SeriesStream, type VectorSeries } from './series.js';
 
 /** IGNORING_OPS read floats only and note ignored histograms. */
 const IGNORING_OPS = new Set(['min', 'max', 'stddev', 'stdvar', 'quantile', 'topk', 'bottomk']);
@@ -70,7 +70,8 @@ export class HistogramSums {
   *split(input: SeriesStream): Generator<VectorSeries> {
     for (const s of input) {
       if (hasHistograms(s.histograms)) this.add(s);
-      yield* floatsOnly([s]);
+      const floats = floatPart(s);
+      if (floats !== undefined) yield floats;
     }
   }
 

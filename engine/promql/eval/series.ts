@@ -85,18 +85,21 @@ export function hasHistograms(slots: HistogramSlots | undefined): slots is Histo
  */
 export function* floatsOnly(stream: SeriesStream): Generator<VectorSeries> {
   for (const s of stream) {
-    if (!hasHistograms(s.histograms)) {
-      yield s.histograms === undefined ? s : { labels: s.labels, values: s.values, present: s.present, dropName: s.dropName };
-      continue;
-    }
-    const present = s.present.slice();
-    let left = 0;
-    for (let i = 0; i < present.length; i++) {
-      if (s.histograms[i] !== undefined) present[i] = 0;
-      left += present[i];
-    }
-    if (left > 0) yield { labels: s.labels, values: s.values, present, dropName: s.dropName };
+    const floats = floatPart(s);
+    if (floats !== undefined) yield floats;
   }
+}
+
+/** floatPart is one series of floatsOnly: the series without its histogram steps, undefined when none is left. */
+export function floatPart(s: VectorSeries): VectorSeries | undefined {
+  if (!hasHistograms(s.histograms)) return s.histograms === undefined ? s : { labels: s.labels, values: s.values, present: s.present, dropName: s.dropName };
+  const present = s.present.slice();
+  let left = 0;
+  for (let i = 0; i < present.length; i++) {
+    if (s.histograms[i] !== undefined) present[i] = 0;
+    left += present[i];
+  }
+  return left > 0 ? { labels: s.labels, values: s.values, present, dropName: s.dropName } : undefined;
 }
 
 /** rawFloatsOnly removes the histogram samples from raw series (null when none is left). */

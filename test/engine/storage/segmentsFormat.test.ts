@@ -107,7 +107,7 @@ describe('metric segments', () => {
   it('decodes each distinct timestamp column once, for every series that has it', () => {
     const regular = f64(Array.from({ length: 100 }, (_, i) => 1_000 + 15_000 * i));
     const jittered = f64(Array.from({ length: 100 }, (_, i) => 1_000 + 15_000 * i + ((i * 7) % 5)));
-    const target = (job: string, t: Float64Array, v: number): SeriesColumns => ({ labels: { __name__: 'm', job }, timestampsMs: t, values: new Float64Array(t.length).fill(v) });
+    const target = (job: string, t: Float64Array, v: number): SeriesColumns => ({ labels: { __name__: 'm', job }, timestampsMs: t, values: Float64Array.from(t, (_, i) => 1000 * v + i) });
     const reader = MetricSegmentReader.decode(
       encodeMetricSegment([
         target('a', regular, 1),
@@ -128,6 +128,18 @@ describe('metric segments', () => {
     expect(new Set(all.map((s) => s.timestampsMs)).size).toBe(4);
     // Four timestamp columns and six value columns are held.
     expect(reader.byteSize - before).toBe(8 * (100 + 100 + 40 + 100) + 8 * (4 * 100 + 40 + 100));
+    // A window cuts every series at its own samples, shared column or not.
+    const from = regular[30];
+    const to = regular[60];
+    const windowed = reader.select([], [], from, to);
+    for (const s of windowed) {
+      const source = all.find((a) => a.labels.job === s.labels.job)!;
+      const kept = [...source.timestampsMs.keys()].filter((i) => source.timestampsMs[i] >= from && source.timestampsMs[i] <= to);
+      expect([...s.timestampsMs], s.labels.job).toEqual(kept.map((i) => source.timestampsMs[i]));
+      expect([...s.values], s.labels.job).toEqual(kept.map((i) => source.values[i]));
+    }
+    expect(windowed.map((s) => s.labels.job)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(windowed.find((s) => s.labels.job === 'e')!.values).toHaveLength(10);
   });
 
   it('still reads format version 1 files, as views into the file bytes', () => {
