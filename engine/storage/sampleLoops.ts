@@ -30,8 +30,13 @@ interface SampleCodecExports {
 
 /** The module reads up to 78 bits past a sample's start (and loads 8 bytes at a time): zero padding after each stream keeps those reads on zeros. */
 const PADDING_BYTES = 32;
-/** Streams this long would overflow the module's 32-bit bit positions; JavaScript decodes them. */
-const MAX_STREAM_BYTES = 2 ** 28;
+/**
+ * MAX_MODULE_BYTES bounds the module's memory, which never shrinks: a series whose stream and
+ * doubles need more (some four million samples in one block) is decoded by the JavaScript
+ * loops instead of keeping that much memory in every thread that once decoded it. It also
+ * keeps bit positions far inside the module's 32 bits.
+ */
+const MAX_MODULE_BYTES = 64 * 2 ** 20;
 
 /** Codes the module returns instead of a bit position. */
 const RAN_PAST = -1;
@@ -81,14 +86,14 @@ class SampleLoopsModule implements SampleLoops {
   /**
    * load copies the input's words from its position on to the start of the module's memory,
    * zero padding after them and room for `count` doubles, growing the memory as needed;
-   * false for a stream too long for the module.
+   * false when that would take the memory past MAX_MODULE_BYTES.
    */
   private load(input: BitReader, count: number): boolean {
     const stream = input.words.subarray(this.firstWord(input));
-    const streamBytes = stream.length * 4;
-    if (streamBytes > MAX_STREAM_BYTES) return false;
-    this.output = Math.ceil((streamBytes + PADDING_BYTES) / 8) * 8;
-    const needed = this.output + count * 8;
+    const output = Math.ceil((stream.length * 4 + PADDING_BYTES) / 8) * 8;
+    const needed = output + count * 8;
+    if (needed > MAX_MODULE_BYTES) return false;
+    this.output = output;
     const memory = this.x.memory;
     if (needed > memory.buffer.byteLength) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / WASM_PAGE_BYTES));
     if (this.words.buffer !== memory.buffer) {

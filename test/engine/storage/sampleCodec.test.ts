@@ -218,6 +218,17 @@ describe('decoding loops in WebAssembly', () => {
     expect(bits(decodeBlockValues(short, 3))).toEqual(bits(v.subarray(0, 3)));
   });
 
+  it('leave a series too large for their memory bound to the JavaScript loops, which decode it the same', () => {
+    const n = 5_000_000;
+    const t = Float64Array.from({ length: n }, (_, i) => 1_700_000_000_000 + 15_000 * i + ((i * 7) % 11));
+    const v = Float64Array.from({ length: n }, (_, i) => Math.sqrt(i));
+    const block = encodeSampleBlock(t, v, 'xor');
+    // Eight bytes a decoded value and about seven a coded one: past the module's 64 MiB.
+    expect(block.length * 4 + n * 8).toBeGreaterThan(64 * 2 ** 20);
+    expect(differences(decodeBlockValues(block, n), v)).toBe(0);
+    expect(differences(decodeBlockTimestamps(block, n), t)).toBe(0);
+  });
+
   it('report a stream cut short as a format error', () => {
     const n = 1000;
     const t = Float64Array.from({ length: n }, (_, i) => 1_700_000_000_000 + 15_000 * i + ((i * 7919) % 13));
