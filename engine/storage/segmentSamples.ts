@@ -63,7 +63,7 @@ export class BlockSamples implements SegmentSamples {
   private readonly decodedV: (Float64Array | undefined)[];
   private readonly markers = new StaleMarkerMemo();
   private readonly sharedTimestamps = new SharedTimestamps();
-  decodedBytes = 0;
+  private valueBytes = 0;
 
   constructor(
     private readonly words: Uint32Array,
@@ -82,27 +82,19 @@ export class BlockSamples implements SegmentSamples {
     return this.words.subarray(this.block[series], this.block[series] + this.length[series]);
   }
 
+  get decodedBytes(): number {
+    return this.sharedTimestamps.bytes + this.valueBytes;
+  }
+
   timestamps(series: number): Float64Array {
-    let column = this.decodedT[series];
-    if (column === undefined) {
-      const block = this.blockOf(series);
-      const count = this.count[series];
-      column = this.sharedTimestamps.find(block, count);
-      if (column === undefined) {
-        column = decodeBlockTimestamps(block, count);
-        this.sharedTimestamps.add(block, column);
-        this.decodedBytes += column.byteLength;
-      }
-      this.decodedT[series] = column;
-    }
-    return column;
+    return (this.decodedT[series] ??= this.sharedTimestamps.columnOf(this.blockOf(series), this.count[series]));
   }
 
   values(series: number): Float64Array {
     let column = this.decodedV[series];
     if (column === undefined) {
       column = this.decodedV[series] = decodeBlockValues(this.blockOf(series), this.count[series]);
-      this.decodedBytes += column.byteLength;
+      this.valueBytes += column.byteLength;
     }
     return column;
   }
@@ -110,7 +102,6 @@ export class BlockSamples implements SegmentSamples {
   staleFree(series: number): boolean {
     return this.markers.staleFree(series, () => this.values(series));
   }
-
 
   uncached(series: number): { timestamps: Float64Array; values: Float64Array } {
     const block = this.blockOf(series);
@@ -129,22 +120,22 @@ export class BlockSamples implements SegmentSamples {
  */
 class SharedTimestamps {
   private readonly byHash = new Map<number, { stream: Uint32Array; column: Float64Array }[]>();
+  /** bytes is the memory of the columns decoded, each counted once. */
+  bytes = 0;
 
-  find(block: Uint32Array, count: number): Float64Array | undefined {
+  /** columnOf returns the column of a block's `count` timestamps, decoding it only if no equal stream was decoded before. */
+  columnOf(block: Uint32Array, count: number): Float64Array {
     const stream = timestampStream(block);
-    for (const candidate of this.byHash.get(hashWords(stream, count)) ?? []) {
+    const hash = hashWords(stream, count);
+    let candidates = this.byHash.get(hash);
+    for (const candidate of candidates ?? []) {
       if (candidate.column.length === count && equalWords(candidate.stream, stream)) return candidate.column;
     }
-    return undefined;
-  }
-
-  add(block: Uint32Array, column: Float64Array): void {
-    const stream = timestampStream(block);
-    const hash = hashWords(stream, column.length);
-    const entry = { stream, column };
-    const candidates = this.byHash.get(hash);
-    if (candidates === undefined) this.byHash.set(hash, [entry]);
-    else candidates.push(entry);
+    const column = decodeBlockTimestamps(block, count);
+    if (candidates === undefined) this.byHash.set(hash, (candidates = []));
+    candidates.push({ stream, column });
+    this.bytes += column.byteLength;
+    return column;
   }
 }
 
