@@ -45,7 +45,7 @@ const BAD_WINDOW = -2;
 class SampleLoopsModule implements SampleLoops {
   private words = new Uint32Array(0);
   private doubles = new Float64Array(0);
-  /** Where the stream being decoded starts in the module's memory, and where its output starts. */
+  /** The copied stream's length in bits (it starts at byte 0 of the module's memory), and the byte where its doubles go. */
   private limitBits = 0;
   private output = 0;
 
