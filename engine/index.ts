@@ -73,7 +73,8 @@ export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMe
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
-export { shardMergeFor, shardPlanFor, shardKeyFor, logShardMergeFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
+export { shardMergeFor, shardPlanFor, shardKeyFor, shardedPart, finishPlanFor, logShardMergeFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
+export { finishShards } from './query/shardFinish.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
 export { formatGoFloat } from './common/goFloat.js';

@@ -30,6 +30,8 @@ import type { SeriesColumns } from '../storage/seriesColumns.js';
  *   shards' partial aggregates merge as over a series-local input;
  * - a range query's topk or bottomk with a number for k, its input placed as above: each shard
  *   selects among its series and the merge selects among the shards' choices (selectionPlanFor).
+ * - histogram_quantile or histogram_fraction over a `sum` that shards as above: each shard sums
+ *   its part of the buckets, and the merge adds the sums and applies the function (finishPlanFor).
  *
  * Which functions are series-local (or constant) is a property of each row of the function
  * table (`shard` in engine/promql/functions.ts). Anything else is evaluated unsharded.
@@ -55,18 +57,27 @@ export interface SelectionMerge {
  */
 export type ShardKey = { only: readonly string[] } | { allBut: readonly string[] };
 
-/** SeriesShard names one shard of `count`; `avg` asks the worker for a sum and a count instead of a mean. */
+/**
+ * SeriesShard names one shard of `count`; `avg` asks the worker for a sum and a count instead of
+ * a mean, `finish` for the sum under the query's histogram function (finishPlanFor).
+ */
 export interface SeriesShard {
   index: number;
   count: number;
   merge: ShardMerge;
   key?: ShardKey;
+  finish?: true;
 }
 
-/** ShardPlan is how a query's shards are made and merged. */
+/**
+ * ShardPlan is how a query's shards are made and merged. With `finish` the shards evaluate only
+ * the sum inside the query's histogram function (shardedPart) and the merge applies the function
+ * to the added sums (engine/query/shardFinish.ts).
+ */
 export interface ShardPlan {
   merge: ShardMerge;
   key?: ShardKey;
+  finish?: true;
 }
 
 const MERGEABLE_AGGREGATIONS: ReadonlyMap<string, ShardMerge> = new Map([
@@ -133,7 +144,48 @@ export function shardPlanFor(expr: Expr, instant = false): ShardPlan | undefined
   if (merge !== undefined) return { merge };
   const key = shardKeyFor(expr);
   if (key !== undefined) return { merge: 'concat', key };
-  return aggregationPlanFor(expr) ?? (instant ? undefined : selectionPlanFor(expr));
+  return aggregationPlanFor(expr) ?? finishPlanFor(expr) ?? (instant ? undefined : selectionPlanFor(expr));
+}
+
+/**
+ * FINISHING_FUNCTIONS take a histogram's buckets as their last argument, after constants: over
+ * a `sum` of the buckets they are computed from the added sums alone, wherever those were added.
+ */
+const FINISHING_FUNCTIONS: ReadonlySet<string> = new Set(['histogram_quantile', 'histogram_fraction']);
+
+/**
+ * finishPlanFor shards `histogram_quantile(φ, sum ... (x))` (and histogram_fraction) as query
+ * front ends such as Mimir's do: every shard sums its part of the buckets, the merge adds the
+ * shards' sums and computes the function over them, with the sum's input placed as it needs
+ * (every series apart for a series-local input). It is the plan for `sum by (le)`, the usual
+ * latency panel, which leaves no label to place series by (shardKeyFor) and otherwise ran on
+ * one worker. Where such a key exists it is kept: the function then runs in the workers, and
+ * the query front only concatenates. (`sum by (le, route)` over five routes on two workers,
+ * 3:2 by key: finishing at the merge evened the shards but added as much time on the front.)
+ */
+export function finishPlanFor(expr: Expr): ShardPlan | undefined {
+  const sum = finishedSum(expr);
+  if (sum === undefined) return undefined;
+  const plan = shardMergeFor(sum) === 'sum' ? { merge: 'sum' as const } : aggregationPlanFor(sum);
+  return plan?.merge === 'sum' ? { ...plan, finish: true } : undefined;
+}
+
+/** finishedSum is the `sum` a finishing function of constants and that sum is applied to, if `expr` is one. */
+function finishedSum(expr: Expr): AggregateExpr | undefined {
+  const top = unwrap(expr);
+  if (top.type !== 'Call' || !FINISHING_FUNCTIONS.has(top.func.name)) return undefined;
+  const last = top.args.length - 1;
+  if (last < 1 || !top.args.slice(0, last).every(isConstant)) return undefined;
+  const inner = unwrap(top.args[last]);
+  return inner.type === 'AggregateExpr' && inner.op === 'sum' && inner.param === null ? inner : undefined;
+}
+
+/** shardedPart is what a shard of `expr` evaluates under `shard`: the whole query, or the sum a finish is applied to. */
+export function shardedPart(expr: Expr, shard: { finish?: true } | undefined): Expr {
+  if (shard?.finish !== true) return expr;
+  const sum = finishedSum(expr);
+  if (sum === undefined) throw new Error('a finishing shard of a query without a finishing function');
+  return sum;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
-import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation, type InstantResult as PromQLInstantResult, type ResultSeries } from '../promql/eval/index.js';
+import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation } from '../promql/eval/index.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { ALL_FEATURES_ON, parsedPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
@@ -10,7 +10,8 @@ import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, packVector, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
-import { mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
+import { mixedSumSteps, partialAverage, shardedPart, topAggregation, type SeriesShard } from './shards.js';
+import { promqlInstantSeries } from './shardFinish.js';
 import { Annotations } from '../promql/eval/annotations.js';
 import { HistogramNotes } from '../promql/eval/histogramNotes.js';
 import { logViewOf, metricViewOf, type LogTaskData, type MetricTaskData } from './taskData.js';
@@ -172,7 +173,8 @@ export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayB
 
 function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   // The query was accepted (feature flags included) before it was sent here.
-  const expr = parsedPromQL(task.query, ALL_FEATURES_ON);
+  // A finishing shard evaluates the sum under the query's histogram function (shardFinish.ts).
+  const expr = shardedPart(parsedPromQL(task.query, ALL_FEATURES_ON), task.shard);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
   const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs, delayedNameRemoval: task.delayedNameRemoval === true };
   const evaluate = (e: typeof expr) =>
@@ -248,22 +250,6 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
     valueText: task.valueText,
   });
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
-}
-
-/**
- * promqlInstantSeries carries a PromQL instant result as series of one point each, in the
- * result's order; a scalar becomes one unlabelled point, as a range evaluation gives it.
- */
-function promqlInstantSeries(out: PromQLInstantResult): { series: ResultSeries[]; annotations: PromQLInstantResult['annotations'] } {
-  const { value, annotations } = out;
-  if (value.type === 'scalar') return { series: [{ labels: {}, timestampsMs: Float64Array.of(value.timestampMs), values: Float64Array.of(value.value) }], annotations };
-  if (value.type !== 'vector') throw new EngineError('VALIDATION_FAILED', `a ${value.type} cannot be evaluated as series`);
-  const series = value.samples.map((s): ResultSeries => {
-    const one: ResultSeries = { labels: s.labels, timestampsMs: Float64Array.of(s.timestampMs), values: Float64Array.of(s.value) };
-    if (s.histogram !== undefined) one.histograms = [s.histogram];
-    return one;
-  });
-  return { series, annotations };
 }
 
 /** instantSeries carries an instant result as series: a scalar becomes one unlabelled point, as a range evaluation gives it. */

@@ -16,6 +16,8 @@ import {
   refersToQueryWindow,
   selectionsFor,
   shardPlanFor,
+  shardedPart,
+  finishShards,
   shareLogs,
   sortSeriesByKey,
   topAggregation,
@@ -139,6 +141,11 @@ export interface SeriesPlan {
   /** sortedByLabels: every slice's series come sorted by labels (PromQL and LogQL range results do). */
   sortedByLabels: boolean;
   /**
+   * finish applies the query's histogram function to a slice's merged shards, where its tasks
+   * summed the buckets (SliceTasks.finish, engine/query/shardFinish.ts).
+   */
+  finish?(merged: SeriesColumns[], slice: SliceWindow): { series: SeriesColumns[]; annotations: string[] };
+  /**
    * mixedWarning is the warning of a sum or avg whose floats of one shard met histograms of
    * another at the merge: no shard saw that mix, so the merge raises it (once per slice).
    */
@@ -160,10 +167,13 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr, window.instant === true), () => deps.pool.idle);
   // What the whole query reads: the first slice's prepare fetches recent data for every slice.
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
-  const top = topAggregation(expr);
+  // The aggregation shards merge: the query's own, or the sum under its histogram function.
+  const top = topAggregation(sharding.plan?.finish === true ? shardedPart(expr, sharding.plan) : expr);
+  const evalOptions = { maxSamples: deps.maxSamples, delayedNameRemoval: deps.delayedNameRemoval === true };
   return {
     slices,
     sortedByLabels: true,
+    finish: (merged, slice) => finishShards(expr, q, merged, { ...slice, stepMs: window.stepMs, instant: window.instant }, evalOptions),
     mixedWarning: top !== undefined && (top.op === 'sum' || top.op === 'avg') ? mixedAggregationWarning(q, top) : undefined,
     failedSegments: () => querier.failedSegments.length + querier.unavailableHeads.length,
     async tasksFor(slice) {
@@ -258,7 +268,8 @@ export async function runSeriesPlan(
     plan.slices.length,
     pool.threads,
     async (i, sliceSignal): Promise<{ series: SeriesColumns[]; bytes: number; annotations: string[] }> => {
-      const { tasks, merge } = await plan.tasksFor(plan.slices[i]);
+      const slice = plan.slices[i];
+      const { tasks, merge, finish } = await plan.tasksFor(slice);
       const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
       const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
       const annotations = outputs.flatMap((o) => o.annotations);
@@ -271,7 +282,10 @@ export async function runSeriesPlan(
         if (!warned && plan.mixedWarning !== undefined) annotations.push(...plan.mixedWarning);
         warned = true;
       });
-      return { series: plan.sortedByLabels ? sortSeriesByKey(merged) : merged, bytes, annotations };
+      const finished = finish === true && plan.finish !== undefined ? plan.finish(merged, slice) : undefined;
+      if (finished !== undefined) annotations.push(...finished.annotations);
+      const series = finished?.series ?? merged;
+      return { series: plan.sortedByLabels ? sortSeriesByKey(series) : series, bytes, annotations };
     },
     async (_i, result) => {
       await consume(result.series, result.bytes, result.annotations);

@@ -23,6 +23,11 @@ describe('queries split by series shard', () => {
       const samples = [];
       for (let t = START_MS, n = 0; t <= END_MS; t += STEP_MS, n++) samples.push({ value: n * ((i % 4) + 1) + (i % 3 === 0 ? Math.sin(n) : 0), timestamp: t });
       timeseries.push({ labels: [{ name: '__name__', value: 'jobs_done_total' }, { name: 'team', value: `t${i % 5}` }, { name: 'worker', value: `w${i}` }], samples });
+      // Each worker's job durations as a classic histogram: cumulative buckets growing at their own rates.
+      for (const [le, share] of [['0.1', 1], ['0.5', 2 + (i % 3)], ['+Inf', 4 + (i % 5)]] as const) {
+        const buckets = samples.map(({ timestamp }, n) => ({ value: n * share * ((i % 4) + 1), timestamp }));
+        timeseries.push({ labels: [{ name: '__name__', value: 'jobs_seconds_bucket' }, { name: 'le', value: le }, { name: 'team', value: `t${i % 5}` }, { name: 'worker', value: `w${i}` }], samples: buckets });
+      }
     }
     const res = await fetch(`${srv.url}/api/v1/write`, {
       method: 'POST',
@@ -52,6 +57,9 @@ describe('queries split by series shard', () => {
       ['sum by (team) (topk by (team) (2, rate(jobs_done_total[5m])))', 2],
       ['sum by (team) (rate(jobs_done_total[5m])) / sum by (team) (jobs_done_total)', 2],
       ['topk(3, jobs_done_total)', 1],
+      // Shards sum their buckets; the merge adds the sums and takes the quantile.
+      ['histogram_quantile(0.9, sum by (le) (rate(jobs_seconds_bucket[5m])))', 2],
+      ['histogram_fraction(0, 0.3, sum(rate(jobs_seconds_bucket[5m])) by (le))', 2],
     ] as const) {
       const before = await tasksCompleted(srv.url);
       const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));

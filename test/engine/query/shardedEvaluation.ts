@@ -8,6 +8,8 @@ import type { RangeResult } from '../../../engine/promql/eval/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { mergeShards, type ShardMerge, type ShardOutput, type ShardPlan } from '../../../engine/query/shards.js';
+import { finishShards } from '../../../engine/query/shardFinish.js';
+import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { metricTaskData, type MetricShare } from '../../../engine/query/taskData.js';
 import { runTask, taskTransferables, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
@@ -24,15 +26,29 @@ export interface StepRange {
  * (`onMixed` as mergeShards takes it); `plan` is the merge, or the merge with the key placing series.
  */
 export function evaluateInShards(share: MetricShare, query: string, steps: StepRange, count: number, plan: ShardMerge | ShardPlan, onMixed?: () => void): SeriesColumns[] {
-  const { merge, key } = typeof plan === 'string' || 'select' in plan ? { merge: plan, key: undefined } : plan;
+  return evaluateAndFinish(share, query, steps, count, plan, onMixed).series;
+}
+
+/**
+ * evaluateAndFinish is evaluateInShards with every annotation: the shards' and, for a plan that
+ * finishes at the merge, the finishing function's (applied as the query front applies it).
+ */
+export function evaluateAndFinish(share: MetricShare, query: string, steps: StepRange, count: number, plan: ShardMerge | ShardPlan, onMixed?: () => void): { series: SeriesColumns[]; annotations: string[] } {
+  const { merge, key, finish } = typeof plan === 'string' || 'select' in plan ? { merge: plan, key: undefined, finish: undefined } : plan;
   const outputs: ShardOutput[] = [];
+  const annotations: string[] = [];
   for (let index = 0; index < count; index++) {
-    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard: key === undefined ? { index, count, merge } : { index, count, merge, key } };
+    const shard = { index, count, merge, ...(key === undefined ? {} : { key }), ...(finish === undefined ? {} : { finish }) };
+    const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard };
     const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
     outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed) });
+    annotations.push(...result.annotations);
   }
-  return mergeShards(merge, outputs, onMixed);
+  const merged = mergeShards(merge, outputs, onMixed);
+  if (finish !== true) return { series: merged, annotations };
+  const finished = finishShards(parseAndCheckPromQL(query), query, merged, steps, { maxSamples: 1e8 });
+  return { series: finished.series, annotations: [...annotations, ...finished.annotations] };
 }
 
 /** shardAnnotations evaluates `query` as `count` shards of `share` and lists every shard's annotations. */

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateLogQLRange } from '../../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../../engine/logql/index.js';
-import { evaluateRange } from '../../../engine/promql/eval/index.js';
+import { evaluateRange, formatAnnotation } from '../../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
@@ -14,7 +14,7 @@ import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
 import { fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
-import { evaluateInShards, expectSameSamples, shardAnnotations } from './shardedEvaluation.js';
+import { evaluateAndFinish, evaluateInShards, expectSameSamples, shardAnnotations } from './shardedEvaluation.js';
 import { CUSTOM_BUCKETS_SCHEMA, emptyHistogram, type FloatHistogram } from '../../../engine/histogram/floatHistogram.js';
 
 const ORG = 'org';
@@ -234,6 +234,62 @@ describe('series shards', () => {
     ]) {
       expect(shardPlanFor(parseAndCheckPromQL(q))?.key, q).toBeDefined();
       expectShardsLikeDirect(q, { rangeStepMs: 60_000, digits: 9, relative: true });
+    }
+  });
+
+  it('finish histogram_quantile and histogram_fraction over a sum at the merge where no key places series', () => {
+    const planOf = (q: string, instant = false) => shardPlanFor(parseAndCheckPromQL(q), instant);
+    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))')).toEqual({ merge: 'sum', finish: true });
+    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))', true)).toEqual({ merge: 'sum', finish: true });
+    expect(planOf('(histogram_fraction(0, 0.5, (sum without (instance, job, zone) (increase(latency_bucket[10m])))))')).toEqual({ merge: 'sum', finish: true });
+    // A sum whose input needs placing keeps that placement.
+    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m]) / rate(latency_bucket[10m])))')).toEqual({ merge: 'sum', key: { allBut: ['__name__'] }, finish: true });
+    // Where a key places series the function stays in the workers.
+    expect(planOf('histogram_quantile(0.99, sum by (le, job) (rate(latency_bucket[5m])))')).toEqual({ merge: 'concat', key: { only: ['job'] } });
+    for (const q of [
+      'histogram_quantile(scalar(temperature), sum by (le) (rate(latency_bucket[5m])))',
+      'histogram_quantile(0.9, max by (le) (rate(latency_bucket[5m])))',
+      'histogram_quantile(0.9, sum by (le) (topk(2, latency_bucket)))',
+      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])) > 1)',
+      'histogram_quantile(0.9, sum by (le) (latency_bucket) / on (le) group_left sum by (le) (latency_bucket))',
+    ]) {
+      expect(planOf(q), q).toBeUndefined();
+    }
+    for (const q of [
+      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))',
+      'histogram_fraction(0, 0.5, sum by (le) (rate(latency_bucket[5m])))',
+      'histogram_quantile(0.5, sum(increase(latency_bucket[10m])) by (le))',
+      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m]) / rate(latency_bucket[10m])))',
+      'histogram_quantile(1.5, sum by (le) (rate(latency_bucket[5m])))',
+    ]) {
+      expect(shardPlanFor(parseAndCheckPromQL(q))?.finish, q).toBe(true);
+      expectShardsLikeDirect(q, { rangeStepMs: 60_000, digits: 9, relative: true });
+    }
+  });
+
+  it('finished at the merge, warn and inform as one evaluation does, at the same places in the query', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    const steps = { startMs: START + 600_000, endMs: START + 3_000_000, stepMs: 60_000 };
+    for (const q of [
+      // A quantile out of range (a warning placed at φ).
+      'histogram_quantile(1.5, sum by (le) (rate(latency_bucket[5m])))',
+      // Buckets that fall as le rises (an info: the counts were made monotonic).
+      'histogram_quantile(0.9, sum by (le) (-rate(latency_bucket[5m])))',
+      // An info from inside the sum, raised by the shards (rate over what is not named as a
+      // counter), and a warning from the function at the merge (series without `le`).
+      'histogram_quantile(0.9, sum by (le) (rate(temperature[5m])))',
+    ]) {
+      const expr = parseAndCheckPromQL(q);
+      const direct = evaluateRange(expr, view, steps.startMs, steps.endMs, steps.stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+      const want = new Set(direct.annotations.map((a) => formatAnnotation(a, q)));
+      expect(want.size, q).toBeGreaterThan(0);
+      for (const count of [2, 3]) {
+        const sharded = evaluateAndFinish(share, q, steps, count, shardPlanFor(expr)!);
+        expect(new Set(sharded.annotations), `${q} over ${count} shards`).toEqual(want);
+        if (direct.series.length === 0) expect(sharded.series, q).toEqual([]);
+        else expectSameSamples(sharded.series, direct, `${q} over ${count} shards`, 9, true);
+      }
     }
   });
 
