@@ -14,6 +14,7 @@ export { MemoryBudget, memoryBudgetExceeded } from './common/memoryBudget.js';
 
 export { parseAndCheckPromQL, parsedPromQL, printPromQL, valueTypeOf as promqlValueType, walkExpr as walkPromQL } from './promql/index.js';
 export type { Expr as PromQLExpr } from './promql/index.js';
+export type { AggregateExpr } from './promql/ast.js';
 
 export { parseLogQL, checkLogQL, printLogQL, queryKind as logqlQueryKind } from './logql/index.js';
 export type { Expr as LogQLExpr } from './logql/index.js';
@@ -73,7 +74,7 @@ export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMe
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
-export { shardMergeFor, shardPlanFor, shardKeyFor, shardedPart, finishPlanFor, logShardMergeFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
+export { shardMergeFor, shardPlanFor, shardKeyFor, finishPlanFor, logShardMergeFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
 export { finishShards } from './query/shardFinish.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';

@@ -15,8 +15,9 @@ import { runWhenDirect } from '../runDirect.js';
  * likewise a one-step LogQL count over a million log lines, and range queries ending in topk
  * (shards select among their series, the merge among their choices) and in a sum over a
  * binary operation between vectors (series placed by the labels the operation matches on),
- * and a latency panel's `histogram_quantile` over `sum by (le)` (shards sum their buckets, the
- * merge adds the sums and takes the quantile) as a range and an instant query.
+ * and queries finished at the merge (shards evaluate the aggregations over all series, the
+ * query front the rest): a latency panel's `histogram_quantile` over `sum by (le)` and an SLO
+ * ratio of two sums, each as a range and an instant query.
  */
 const SERIES = 20_000;
 const STEP_MS = 15_000;
@@ -32,6 +33,8 @@ const QUERIES = [
   { path: '/api/v1/metrics/query', q: 'sum(rate(requests_total[5m]) / rate(requests_total[10m]))', rangeMs: 3_600_000 },
   { path: '/api/v1/metrics/query', q: 'histogram_quantile(0.99, sum by (le) (rate(request_seconds_bucket[5m])))', rangeMs: 3_600_000 },
   { path: '/api/v1/metrics/query', q: 'histogram_quantile(0.99, sum by (le) (rate(request_seconds_bucket[5m])))' },
+  { path: '/api/v1/metrics/query', q: 'sum(rate(requests_total{zone="z1"}[5m])) / sum(rate(requests_total[5m]))', rangeMs: 3_600_000 },
+  { path: '/api/v1/metrics/query', q: 'sum(rate(requests_total{zone="z1"}[5m])) / sum(rate(requests_total[5m]))' },
 ];
 
 /** HISTOGRAM_INSTANCES each have a classic histogram of BUCKET_BOUNDS.length bucket series. */

@@ -1,15 +1,17 @@
 import { EngineError } from '../errors.js';
-import type { Call, Expr, VectorSelector } from '../promql/ast.js';
+import type { AggregateExpr, Expr, VectorSelector } from '../promql/ast.js';
 import { evaluateInstant, evaluateRange, formatAnnotation, type EvalOptions, type InstantResult, type ResultSeries } from '../promql/eval/index.js';
+import type { LabelMatcher } from '../storage/matchers.js';
 import type { MetricQuerier } from '../storage/metricHead.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
+import { finishedParts, mergeShards, partMerge, type ShardOutput } from './shards.js';
 
 /**
- * The finishing step of a query sharded by finishPlanFor (shards.ts): the shards answered with
- * their parts of a `sum`, the merge added them, and here the histogram function the query
- * applies to that sum is evaluated over the added sums. It is the query's own function call
- * evaluated by the evaluator, with the sum replaced by a selector that reads the merged series:
- * the same code, warnings and infos (worded and placed in the query's text) as unsharded.
+ * The finishing step of a query sharded by finishPlanFor (shards.ts): each shard answered with
+ * its parts of the query's aggregations, one after the other; here each part's shards are
+ * merged, and the rest of the query is evaluated over the merged parts by the evaluator itself,
+ * with every part replaced by a selector that reads its merged series. The same code, warnings
+ * and infos (worded and placed in the query's text) as one evaluation of the whole query.
  */
 
 /** FinishWindow is the slice being finished: its steps, or one instant. */
@@ -21,20 +23,37 @@ export interface FinishWindow {
 }
 
 /**
- * ONLY_AT_STEP is the lookback of the selector over merged sums: the sums have a point exactly
- * at each step where the unsharded sum has one, and a step without one must stay without
- * (a longer lookback would carry the previous step's sum into it).
+ * ONLY_AT_STEP_MS is the lookback of the selectors over merged parts: a part has a point exactly
+ * at each step where one evaluation gives it one, and a step without one must stay without (a
+ * longer lookback would carry the previous step's value into it).
  */
 const ONLY_AT_STEP_MS = 1;
 
 /**
- * finishShards applies the query's finishing function to `merged`, the added sums of its shards
- * over `window`, and returns the series and annotations an unsharded evaluation of the slice
- * gives. `query` is the query's text, for the annotations' positions.
+ * PART_LABEL names the part a finishing selector reads. It appears only in the rewritten tree,
+ * never on a series: the querier below answers the selector with the part's series as merged.
  */
-export function finishShards(expr: Expr, query: string, merged: readonly SeriesColumns[], window: FinishWindow, options: EvalOptions): { series: SeriesColumns[]; annotations: string[] } {
-  const finishing = finishingCall(expr);
-  const querier = mergedSumsQuerier(merged);
+const PART_LABEL = 'part';
+
+/**
+ * finishShards merges the shards' parts and evaluates the rest of `expr` over them for `window`;
+ * it returns the series and annotations one evaluation of the slice gives. `query` is the
+ * query's text (for the annotations' positions); `onMixed` is called for a part whose floats of
+ * one shard met histograms of another (mergeShards).
+ */
+export function finishShards(
+  expr: Expr,
+  query: string,
+  outputs: readonly ShardOutput[],
+  window: FinishWindow,
+  options: EvalOptions,
+  onMixed: (part: AggregateExpr) => void = () => {},
+): { series: SeriesColumns[]; annotations: string[] } {
+  const parts = finishedParts(expr);
+  if (parts === undefined) throw new Error('finishShards: the query has no parts to finish');
+  const merged = parts.map((part, i) => mergeShards(partMerge(part), outputs.map((o) => partOf(o, i)), () => onMixed(part)));
+  const finishing = withPartsRead(expr, new Map(parts.map((part, i) => [part, i])));
+  const querier = mergedPartsQuerier(merged);
   const evalOptions: EvalOptions = { ...options, lookbackDeltaMs: ONLY_AT_STEP_MS };
   const out =
     window.instant === true
@@ -43,26 +62,53 @@ export function finishShards(expr: Expr, query: string, merged: readonly SeriesC
   return { series: out.series, annotations: out.annotations.map((a) => formatAnnotation(a, query)) };
 }
 
+/** partOf is one shard's answer for part `i`: its series and marks between the part's ends. */
+function partOf(output: ShardOutput, i: number): ShardOutput {
+  const ends = output.partEnds;
+  if (ends === undefined) throw new Error('a shard of a finishing plan answered without its parts');
+  const mixedEnds = output.mixedPartEnds;
+  const part: ShardOutput = { series: output.series.slice(i === 0 ? 0 : ends[i - 1], ends[i]) };
+  if (output.mixed !== undefined && mixedEnds !== undefined) part.mixed = output.mixed.slice(i === 0 ? 0 : mixedEnds[i - 1], mixedEnds[i]);
+  return part;
+}
+
 /**
- * finishingCall is the query's function call with its last argument, the sum, replaced by a
- * selector of no matchers placed where the sum was written (its warnings point there).
+ * withPartsRead copies `expr` with each part (by identity) replaced by a selector of its merged
+ * series, placed where the part was written (its warnings point there). Only the node types
+ * finishedParts lets outside a part occur here.
  */
-function finishingCall(expr: Expr): Call {
-  const top = unwrapParens(expr);
-  if (top.type !== 'Call' || top.args.length < 2) throw new Error('finishShards: the query ends in no finishing function');
-  const sum = top.args[top.args.length - 1];
-  const merged: VectorSelector = { type: 'VectorSelector', name: null, matchers: [], offsetMs: 0, at: null, pos: sum.pos, valueType: 'vector' };
-  return { ...top, args: [...top.args.slice(0, -1), merged] };
+function withPartsRead(expr: Expr, parts: ReadonlyMap<Expr, number>): Expr {
+  const index = parts.get(expr);
+  if (index !== undefined) {
+    const matchers = [{ name: PART_LABEL, op: '=' as const, value: String(index) }];
+    const read: VectorSelector = { type: 'VectorSelector', name: null, matchers, offsetMs: 0, at: null, pos: expr.pos, valueType: 'vector' };
+    return read;
+  }
+  switch (expr.type) {
+    case 'ParenExpr':
+    case 'UnaryExpr':
+      return { ...expr, expr: withPartsRead(expr.expr, parts) };
+    case 'BinaryExpr':
+      return { ...expr, lhs: withPartsRead(expr.lhs, parts), rhs: withPartsRead(expr.rhs, parts) };
+    case 'AggregateExpr':
+      return { ...expr, expr: withPartsRead(expr.expr, parts), param: expr.param === null ? null : withPartsRead(expr.param, parts) };
+    case 'Call':
+      return { ...expr, args: expr.args.map((a) => withPartsRead(a, parts)) };
+    default:
+      return expr;
+  }
 }
 
-function unwrapParens(expr: Expr): Expr {
-  return expr.type === 'ParenExpr' ? unwrapParens(expr.expr) : expr;
-}
-
-/** mergedSumsQuerier answers the finishing call's one selector with the merged sums. */
-function mergedSumsQuerier(merged: readonly SeriesColumns[]): MetricQuerier {
+/** mergedPartsQuerier answers each finishing selector with its part's merged series. */
+function mergedPartsQuerier(merged: readonly SeriesColumns[][]): MetricQuerier {
+  const partOfMatchers = (matchers: readonly LabelMatcher[]): SeriesColumns[] => {
+    const named = matchers.find((m) => m.name === PART_LABEL);
+    const part = named === undefined ? undefined : merged[Number(named.value)];
+    if (part === undefined) throw new Error('a finishing selector names no part');
+    return part.slice();
+  };
   return {
-    select: () => merged.slice(),
+    select: (matchers) => partOfMatchers(matchers),
     labelNames: () => [],
     labelValues: () => [],
   };

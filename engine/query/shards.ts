@@ -30,13 +30,15 @@ import type { SeriesColumns } from '../storage/seriesColumns.js';
  *   shards' partial aggregates merge as over a series-local input;
  * - a range query's topk or bottomk with a number for k, its input placed as above: each shard
  *   selects among its series and the merge selects among the shards' choices (selectionPlanFor).
- * - histogram_quantile or histogram_fraction over a `sum` that shards as above: each shard sums
- *   its part of the buckets, and the merge adds the sums and applies the function (finishPlanFor).
+ * - a query built on aggregations over all series (no grouping, or `by (le)`) that shard as
+ *   above, as `sum(rate(a[5m])) / sum(rate(b[5m]))` or `histogram_quantile(0.9, sum by (le)
+ *   (...))`: each shard evaluates only those aggregations, and the query front evaluates the rest
+ *   over their merged answers (finishPlanFor).
  *
  * Which functions are series-local (or constant) is a property of each row of the function
  * table (`shard` in engine/promql/functions.ts). Anything else is evaluated unsharded.
  */
-export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg' | SelectionMerge;
+export type ShardMerge = 'concat' | 'sum' | 'min' | 'max' | 'group' | 'avg' | 'finish' | SelectionMerge;
 
 /**
  * SelectionMerge merges the shards of a range query's topk or bottomk (`k` per group): each shard
@@ -59,25 +61,19 @@ export type ShardKey = { only: readonly string[] } | { allBut: readonly string[]
 
 /**
  * SeriesShard names one shard of `count`; `avg` asks the worker for a sum and a count instead of
- * a mean, `finish` for the sum under the query's histogram function (finishPlanFor).
+ * a mean, `finish` for the query's parts (finishPlanFor) instead of the query.
  */
 export interface SeriesShard {
   index: number;
   count: number;
   merge: ShardMerge;
   key?: ShardKey;
-  finish?: true;
 }
 
-/**
- * ShardPlan is how a query's shards are made and merged. With `finish` the shards evaluate only
- * the sum inside the query's histogram function (shardedPart) and the merge applies the function
- * to the added sums (engine/query/shardFinish.ts).
- */
+/** ShardPlan is how a query's shards are made and merged. */
 export interface ShardPlan {
   merge: ShardMerge;
   key?: ShardKey;
-  finish?: true;
 }
 
 const MERGEABLE_AGGREGATIONS: ReadonlyMap<string, ShardMerge> = new Map([
@@ -148,44 +144,86 @@ export function shardPlanFor(expr: Expr, instant = false): ShardPlan | undefined
 }
 
 /**
- * FINISHING_FUNCTIONS take a histogram's buckets as their last argument, after constants: over
- * a `sum` of the buckets they are computed from the added sums alone, wherever those were added.
+ * PART_MERGES are the aggregations a finishing plan (finishPlanFor) takes as parts: their
+ * shards' answers merge value by value (avg would need counts beside its sums).
  */
-const FINISHING_FUNCTIONS: ReadonlySet<string> = new Set(['histogram_quantile', 'histogram_fraction']);
+const PART_MERGES: ReadonlyMap<string, ShardMerge> = new Map([...MERGEABLE_AGGREGATIONS].filter(([op]) => op !== 'avg'));
 
 /**
- * finishPlanFor shards `histogram_quantile(φ, sum ... (x))` (and histogram_fraction) as query
- * front ends such as Mimir's do: every shard sums its part of the buckets, the merge adds the
- * shards' sums and computes the function over them, with the sum's input placed as it needs
- * (every series apart for a series-local input). It is the plan for `sum by (le)`, the usual
- * latency panel, which leaves no label to place series by (shardKeyFor) and otherwise ran on
- * one worker. Where such a key exists it is kept: the function then runs in the workers, and
- * the query front only concatenates. (`sum by (le, route)` over five routes on two workers,
- * 3:2 by key: finishing at the merge evened the shards but added as much time on the front.)
+ * UNFINISHABLE_CALLS are functions that read more than the values of their argument: absent()
+ * builds its answer's labels from a selector's matchers, which a part read back as a selector
+ * does not have; info() selects series of its own.
+ */
+const UNFINISHABLE_CALLS: ReadonlySet<string> = new Set(['absent', 'info']);
+
+/**
+ * finishPlanFor shards a query built on aggregations over all series (no grouping, or `by (le)`)
+ * as query front ends such as Mimir's do: the usual SLO ratio `sum(rate(errors[5m])) /
+ * sum(rate(requests[5m]))`, `histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))`, a sum
+ * scaled by a constant. Every shard evaluates only those aggregations (the query's parts, see
+ * finishedParts) over its series, the merge combines each part's shards, and the query front
+ * evaluates the rest of the query over the combined parts (engine/query/shardFinish.ts). Such
+ * queries leave no label to place series by (shardKeyFor) and otherwise ran on one worker.
+ * Parts are limited to those small groupings because the front merges and finishes them: a
+ * `sum by (instance)` part would bring every instance's partial sums to the front from every
+ * shard. All parts' inputs must be placed alike (the same key, or every series apart).
  */
 export function finishPlanFor(expr: Expr): ShardPlan | undefined {
-  const sum = finishedSum(expr);
-  if (sum === undefined) return undefined;
-  const plan = shardMergeFor(sum) === 'sum' ? { merge: 'sum' as const } : aggregationPlanFor(sum);
-  return plan?.merge === 'sum' ? { ...plan, finish: true } : undefined;
+  const parts = finishedParts(expr);
+  if (parts === undefined) return undefined;
+  const keys = new Set(parts.map((part) => JSON.stringify(partPlan(part)?.key ?? null)));
+  if (keys.size !== 1) return undefined;
+  const key = partPlan(parts[0])?.key;
+  return key === undefined ? { merge: 'finish' } : { merge: 'finish', key };
 }
 
-/** finishedSum is the `sum` a finishing function of constants and that sum is applied to, if `expr` is one. */
-function finishedSum(expr: Expr): AggregateExpr | undefined {
+/** partPlan is how a part of a finishing plan shards and merges, or undefined when `agg` cannot be a part. */
+function partPlan(agg: AggregateExpr): ShardPlan | undefined {
+  if (!PART_MERGES.has(agg.op) || agg.param !== null || agg.without || agg.grouping.some((label) => label !== 'le')) return undefined;
+  const merge = shardMergeFor(agg);
+  return merge !== undefined ? { merge } : aggregationPlanFor(agg);
+}
+
+/** partMerge is how the shards of a part combine. */
+export function partMerge(part: AggregateExpr): ShardMerge {
+  const merge = PART_MERGES.get(part.op);
+  if (merge === undefined) throw new Error(`${part.op} is not a part of a finishing plan`);
+  return merge;
+}
+
+/**
+ * finishedParts lists, in the order met (outside in, left to right), the aggregations a
+ * finishing plan evaluates in the shards, or undefined when `expr` has no such plan: something
+ * outside the parts reads series (a selector, a range, a subquery) or needs a selector (absent),
+ * there is no part, or `expr` is one aggregation, whose shards merge without a finish.
+ */
+export function finishedParts(expr: Expr): AggregateExpr[] | undefined {
   const top = unwrap(expr);
-  if (top.type !== 'Call' || !FINISHING_FUNCTIONS.has(top.func.name)) return undefined;
-  const last = top.args.length - 1;
-  if (last < 1 || !top.args.slice(0, last).every(isConstant)) return undefined;
-  const inner = unwrap(top.args[last]);
-  return inner.type === 'AggregateExpr' && inner.op === 'sum' && inner.param === null ? inner : undefined;
-}
-
-/** shardedPart is what a shard of `expr` evaluates under `shard`: the whole query, or the sum a finish is applied to. */
-export function shardedPart(expr: Expr, shard: { finish?: true } | undefined): Expr {
-  if (shard?.finish !== true) return expr;
-  const sum = finishedSum(expr);
-  if (sum === undefined) throw new Error('a finishing shard of a query without a finishing function');
-  return sum;
+  if (top.type === 'AggregateExpr' && partPlan(top) !== undefined) return undefined;
+  const parts: AggregateExpr[] = [];
+  const outside = (e: Expr): boolean => {
+    switch (e.type) {
+      case 'NumberLiteral':
+      case 'StringLiteral':
+        return true;
+      case 'ParenExpr':
+      case 'UnaryExpr':
+        return outside(e.expr);
+      case 'BinaryExpr':
+        return outside(e.lhs) && outside(e.rhs);
+      case 'AggregateExpr':
+        if (partPlan(e) !== undefined) {
+          parts.push(e);
+          return true;
+        }
+        return (e.param === null || outside(e.param)) && outside(e.expr);
+      case 'Call':
+        return !UNFINISHABLE_CALLS.has(e.func.name) && e.args.every((a) => a.valueType !== 'matrix' && outside(a));
+      default:
+        return false;
+    }
+  };
+  return outside(expr) && parts.length > 0 ? parts : undefined;
 }
 
 /**
@@ -423,11 +461,14 @@ export interface ShardOutput {
   series: SeriesColumns[];
   counts?: SeriesColumns[];
   mixed?: SeriesColumns[];
+  /** partEnds, from a shard of a finishing plan, says where each part's series end in `series` (mixedPartEnds in `mixed`). */
+  partEnds?: number[];
+  mixedPartEnds?: number[];
 }
 
 type Combine = (a: number, b: number) => number;
 
-const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg' | SelectionMerge>, Combine> = {
+const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg' | 'finish' | SelectionMerge>, Combine> = {
   sum: (a, b) => a + b,
   // Prometheus' min and max let any number replace a NaN, and keep NaN only when all are NaN.
   min: (a, b) => (b < a || Number.isNaN(a) ? b : a),
@@ -443,6 +484,7 @@ const COMBINE: Record<Exclude<ShardMerge, 'concat' | 'avg' | SelectionMerge>, Co
  */
 export function mergeShards(merge: ShardMerge, outputs: readonly ShardOutput[], onMixed: () => void = () => {}): SeriesColumns[] {
   if (typeof merge === 'object') return mergeSelections(merge, outputs);
+  if (merge === 'finish') throw new Error('the parts of a finishing plan merge in finishShards');
   if (merge === 'concat') return outputs.flatMap((o) => o.series);
   if (merge === 'avg') return mergeAverages(outputs, onMixed);
   const merged = combineByGroup(outputs.map((o) => o.series), COMBINE[merge], onMixed);

@@ -1,6 +1,6 @@
 import { MemoryBudget } from '../common/memoryBudget.js';
 import { EngineError } from '../errors.js';
-import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation } from '../promql/eval/index.js';
+import { evaluateInstant, evaluateRange, formatAnnotation, type Annotation, type ResultSeries } from '../promql/eval/index.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { ALL_FEATURES_ON, parsedPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
@@ -10,7 +10,7 @@ import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, packVector, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
-import { mixedSumSteps, partialAverage, shardedPart, topAggregation, type SeriesShard } from './shards.js';
+import { finishedParts, mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
 import { promqlInstantSeries } from './shardFinish.js';
 import { Annotations } from '../promql/eval/annotations.js';
 import { HistogramNotes } from '../promql/eval/histogramNotes.js';
@@ -126,6 +126,9 @@ export interface QueryTaskOutput {
    * and histograms met there (shards.ts mixedSumSteps); absent when none did.
    */
   mixed?: PackedSeries;
+  /** partEnds and mixedPartEnds, from a shard of a finishing plan, end each part's series in `series` and `mixed`. */
+  partEnds?: number[];
+  mixedPartEnds?: number[];
   annotations: string[];
 }
 
@@ -173,12 +176,12 @@ export function runTask(task: QueryTask): { result: TaskResult; transfer: ArrayB
 
 function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: ArrayBuffer[] } {
   // The query was accepted (feature flags included) before it was sent here.
-  // A finishing shard evaluates the sum under the query's histogram function (shardFinish.ts).
-  const expr = shardedPart(parsedPromQL(task.query, ALL_FEATURES_ON), task.shard);
+  const expr = parsedPromQL(task.query, ALL_FEATURES_ON);
   const querier = metricViewOf(task.data, segmentReaders, task.shard);
   const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs, delayedNameRemoval: task.delayedNameRemoval === true };
   const evaluate = (e: typeof expr) =>
     task.instant === true ? promqlInstantSeries(evaluateInstant(e, querier, task.startMs, options)) : evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
+  if (task.shard?.merge === 'finish') return runFinishingParts(task.query, expr, evaluate);
   const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;
   const text = { valueText: task.valueText, sampleText: task.sampleText };
   if (!top && task.instant === true && task.shard?.merge !== 'sum') {
@@ -193,8 +196,9 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const annotations = out.annotations.map((a) => formatAnnotation(a, task.query));
   if (!top) {
     const series = packSeries(out.series, text);
-    const mixed = task.shard?.merge === 'sum' ? mixedOfSum(expr, out.annotations, evaluate) : undefined;
-    if (mixed === undefined) return { result: { series, annotations }, transfer: transferablesOf(series) };
+    const mixedSteps = task.shard?.merge === 'sum' ? mixedOfSum(expr, out.annotations, evaluate) : undefined;
+    if (mixedSteps === undefined) return { result: { series, annotations }, transfer: transferablesOf(series) };
+    const mixed = packSeries(mixedSteps);
     return { result: { series, mixed, annotations }, transfer: [...transferablesOf(series), ...transferablesOf(mixed)] };
   }
   // A shard of an average answers with sums and counts; only the merged shards can divide.
@@ -217,12 +221,45 @@ function mixedOfSum(
   expr: Expr,
   annotations: readonly Annotation[],
   evaluate: (e: Expr) => { series: readonly SeriesColumns[] },
-): PackedSeries | undefined {
+): SeriesColumns[] | undefined {
   const top = topAggregation(expr);
   if (top === undefined || top.op !== 'sum') return undefined;
   if (!annotations.some((a) => a.message.endsWith(MIXED_IN_AGGREGATION))) return undefined;
   const mixed = mixedSumSteps(evaluate(top.expr).series, top.grouping, top.without);
-  return mixed.length === 0 ? undefined : packSeries(mixed);
+  return mixed.length === 0 ? undefined : mixed;
+}
+
+/**
+ * runFinishingParts answers a shard of a finishing plan (shards.ts finishPlanFor): each of the
+ * query's parts evaluated over the shard's series, one after the other in `series`, with
+ * `partEnds` saying where each ends; a part that is a sum brings its marks of where floats and
+ * histograms met (mixedOfSum) the same way. The query front merges them part by part and
+ * evaluates the rest of the query (shardFinish.ts).
+ */
+function runFinishingParts(
+  query: string,
+  expr: Expr,
+  evaluate: (e: Expr) => { series: readonly ResultSeries[]; annotations: readonly Annotation[] },
+): { result: TaskResult; transfer: ArrayBuffer[] } {
+  const parts = finishedParts(expr);
+  if (parts === undefined) throw new Error('a finishing shard of a query without parts');
+  const series: ResultSeries[] = [];
+  const partEnds: number[] = [];
+  const mixedSteps: SeriesColumns[] = [];
+  const mixedPartEnds: number[] = [];
+  const annotations: string[] = [];
+  for (const part of parts) {
+    const out = evaluate(part);
+    series.push(...out.series);
+    partEnds.push(series.length);
+    annotations.push(...out.annotations.map((a) => formatAnnotation(a, query)));
+    mixedSteps.push(...(mixedOfSum(part, out.annotations, evaluate) ?? []));
+    mixedPartEnds.push(mixedSteps.length);
+  }
+  const packed = packSeries(series);
+  if (mixedSteps.length === 0) return { result: { series: packed, partEnds, annotations }, transfer: transferablesOf(packed) };
+  const mixed = packSeries(mixedSteps);
+  return { result: { series: packed, partEnds, mixed, mixedPartEnds, annotations }, transfer: [...transferablesOf(packed), ...transferablesOf(mixed)] };
 }
 
 /**

@@ -16,13 +16,13 @@ import {
   refersToQueryWindow,
   selectionsFor,
   shardPlanFor,
-  shardedPart,
   finishShards,
   shareLogs,
   sortSeriesByKey,
   topAggregation,
   unpackRows,
   unpackSeries,
+  type AggregateExpr,
   type LogQLExpr,
   type PromQLExpr,
   type QueryTask,
@@ -141,10 +141,10 @@ export interface SeriesPlan {
   /** sortedByLabels: every slice's series come sorted by labels (PromQL and LogQL range results do). */
   sortedByLabels: boolean;
   /**
-   * finish applies the query's histogram function to a slice's merged shards, where its tasks
-   * summed the buckets (SliceTasks.finish, engine/query/shardFinish.ts).
+   * finish merges a slice's shards of a finishing plan (merge 'finish': they answered with the
+   * query's parts) and evaluates the rest of the query over them (engine/query/shardFinish.ts).
    */
-  finish?(merged: SeriesColumns[], slice: SliceWindow): { series: SeriesColumns[]; annotations: string[] };
+  finish?(outputs: readonly ShardOutput[], slice: SliceWindow): { series: SeriesColumns[]; annotations: string[] };
   /**
    * mixedWarning is the warning of a sum or avg whose floats of one shard met histograms of
    * another at the merge: no shard saw that mix, so the merge raises it (once per slice).
@@ -167,13 +167,18 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => shardPlanFor(expr, window.instant === true), () => deps.pool.idle);
   // What the whole query reads: the first slice's prepare fetches recent data for every slice.
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
-  // The aggregation shards merge: the query's own, or the sum under its histogram function.
-  const top = topAggregation(sharding.plan?.finish === true ? shardedPart(expr, sharding.plan) : expr);
+  const top = topAggregation(expr);
   const evalOptions = { maxSamples: deps.maxSamples, delayedNameRemoval: deps.delayedNameRemoval === true };
   return {
     slices,
     sortedByLabels: true,
-    finish: (merged, slice) => finishShards(expr, q, merged, { ...slice, stepMs: window.stepMs, instant: window.instant }, evalOptions),
+    finish: (outputs, slice) => {
+      // The warning one evaluation gives where a part's floats met histograms, once per part.
+      const warned = new Set<AggregateExpr>();
+      const finished = finishShards(expr, q, outputs, { ...slice, stepMs: window.stepMs, instant: window.instant }, evalOptions, (part) => warned.add(part));
+      for (const part of warned) finished.annotations.push(...mixedAggregationWarning(q, part));
+      return finished;
+    },
     mixedWarning: top !== undefined && (top.op === 'sum' || top.op === 'avg') ? mixedAggregationWarning(q, top) : undefined,
     failedSegments: () => querier.failedSegments.length + querier.unavailableHeads.length,
     async tasksFor(slice) {
@@ -269,11 +274,17 @@ export async function runSeriesPlan(
     pool.threads,
     async (i, sliceSignal): Promise<{ series: SeriesColumns[]; bytes: number; annotations: string[] }> => {
       const slice = plan.slices[i];
-      const { tasks, merge, finish } = await plan.tasksFor(slice);
+      const { tasks, merge } = await plan.tasksFor(slice);
       const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
       const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
       const annotations = outputs.flatMap((o) => o.annotations);
       if (merge === undefined) return { series: outputs[0].series, bytes, annotations };
+      if (merge === 'finish') {
+        // Finished by the evaluator, in the order one evaluation gives (a range's by labels, an instant's its own).
+        if (plan.finish === undefined) throw new Error('a finishing plan without its finish');
+        const finished = plan.finish(outputs, slice);
+        return { series: finished.series, bytes, annotations: [...annotations, ...finished.annotations] };
+      }
       // Merged shards come in shard order. A slice evaluated whole comes sorted by labels;
       // sorted the same way, a sharded slice streams exactly as an unsharded one, and pieces of
       // an answer from the results cache line up with a fresh one.
@@ -282,10 +293,7 @@ export async function runSeriesPlan(
         if (!warned && plan.mixedWarning !== undefined) annotations.push(...plan.mixedWarning);
         warned = true;
       });
-      const finished = finish === true && plan.finish !== undefined ? plan.finish(merged, slice) : undefined;
-      if (finished !== undefined) annotations.push(...finished.annotations);
-      const series = finished?.series ?? merged;
-      return { series: plan.sortedByLabels ? sortSeriesByKey(series) : series, bytes, annotations };
+      return { series: plan.sortedByLabels ? sortSeriesByKey(merged) : merged, bytes, annotations };
     },
     async (_i, result) => {
       await consume(result.series, result.bytes, result.annotations);
@@ -299,7 +307,10 @@ async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSign
   if ('failed' in result) throw new EngineError(result.code, result.message);
   if (!('series' in result)) throw new Error('worker answered a series task with rows');
   const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0) + (result.mixed ? packedSeriesBytes(result.mixed) : 0);
-  return { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed), bytes, annotations: result.annotations };
+  const output: ShardOutput & { bytes: number; annotations: string[] } = { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed), bytes, annotations: result.annotations };
+  if (result.partEnds !== undefined) output.partEnds = result.partEnds;
+  if (result.mixedPartEnds !== undefined) output.mixedPartEnds = result.mixedPartEnds;
+  return output;
 }
 
 export interface RawLogOptions {

@@ -14,8 +14,6 @@ export interface SliceWindow {
 export interface SliceTasks {
   tasks: QueryTask[];
   merge?: ShardMerge;
-  /** finish: the merged answers are sums a finishing function still applies to (SeriesPlan.finish). */
-  finish?: true;
 }
 
 /**
@@ -52,7 +50,7 @@ export function sliceTasks<D>(
   const { plan, minSize, shards: count } = policy;
   if (plan === undefined || size < minSize || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
   const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, ...plan }));
-  return plan.finish === true ? { tasks, merge: plan.merge, finish: true } : { tasks, merge: plan.merge };
+  return { tasks, merge: plan.merge };
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { evaluateLogQLRange } from '../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../engine/logql/index.js';
-import { evaluateRange } from '../../engine/promql/eval/index.js';
+import { evaluateInstant, evaluateRange } from '../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { formatLabels } from '../../engine/storage/labels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -60,6 +60,8 @@ describe('queries split by series shard', () => {
       // Shards sum their buckets; the merge adds the sums and takes the quantile.
       ['histogram_quantile(0.9, sum by (le) (rate(jobs_seconds_bucket[5m])))', 2],
       ['histogram_fraction(0, 0.3, sum(rate(jobs_seconds_bucket[5m])) by (le))', 2],
+      // Shards evaluate both sums; the merge adds each and divides.
+      ['sum(rate(jobs_done_total{team="t1"}[5m])) / sum(rate(jobs_done_total[5m]))', 2],
     ] as const) {
       const before = await tasksCompleted(srv.url);
       const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));
@@ -75,6 +77,20 @@ describe('queries split by series shard', () => {
       expect([...got.keys()].sort(), q).toEqual([...want.keys()].sort());
       for (const [k, v] of want) expect(got.get(k), `${q} ${k}`).toBeCloseTo(v, 9);
     }
+  });
+
+  it('keeps the order of an instant answer finished at the merge', async () => {
+    const q = 'sort_desc(label_replace(sum(jobs_done_total), "k", "a", "", "") or label_replace(max(jobs_done_total), "k", "b", "", "") or label_replace(count(jobs_done_total) * 1000, "k", "c", "", ""))';
+    const before = await tasksCompleted(srv.url);
+    const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(END_MS), e: String(END_MS) }));
+    expect(res.events.at(-1)).toEqual({ type: 'done', data: { status: 'ok' } });
+    expect((await tasksCompleted(srv.url)) - before).toBe(2);
+    const direct = evaluateInstant(parseAndCheckPromQL(q), srv.service.storage.metrics(srv.orgId), END_MS);
+    if (direct.value.type !== 'vector') throw new Error('not a vector');
+    const want = direct.value.samples.map((s) => formatLabels(s.labels));
+    // Not the order of the labels: the sort's.
+    expect(want).not.toEqual([...want].sort());
+    expect(res.events.filter((e) => e.type === 'result').map((e) => e.data.label)).toEqual(want);
   });
 
   it('splits LogQL sums of additive range aggregations the same way', async () => {

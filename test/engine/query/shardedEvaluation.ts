@@ -33,21 +33,23 @@ export function evaluateInShards(share: MetricShare, query: string, steps: StepR
  * evaluateAndFinish is evaluateInShards with every annotation: the shards' and, for a plan that
  * finishes at the merge, the finishing function's (applied as the query front applies it).
  */
-export function evaluateAndFinish(share: MetricShare, query: string, steps: StepRange, count: number, plan: ShardMerge | ShardPlan, onMixed?: () => void): { series: SeriesColumns[]; annotations: string[] } {
-  const { merge, key, finish } = typeof plan === 'string' || 'select' in plan ? { merge: plan, key: undefined, finish: undefined } : plan;
+export function evaluateAndFinish(share: MetricShare, query: string, steps: StepRange & { instant?: boolean }, count: number, plan: ShardMerge | ShardPlan, onMixed?: () => void): { series: SeriesColumns[]; annotations: string[] } {
+  const { merge, key } = typeof plan === 'string' || 'select' in plan ? { merge: plan, key: undefined } : plan;
   const outputs: ShardOutput[] = [];
   const annotations: string[] = [];
   for (let index = 0; index < count; index++) {
-    const shard = { index, count, merge, ...(key === undefined ? {} : { key }), ...(finish === undefined ? {} : { finish }) };
+    const shard = key === undefined ? { index, count, merge } : { index, count, merge, key };
     const task: PromQLRangeTask = { kind: 'promql-range', query, ...steps, lookbackMs: 300_000, maxSamples: 1e8, data: metricTaskData(share), shard };
     const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
-    outputs.push({ series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed) });
+    const output: ShardOutput = { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed) };
+    if (result.partEnds !== undefined) output.partEnds = result.partEnds;
+    if (result.mixedPartEnds !== undefined) output.mixedPartEnds = result.mixedPartEnds;
+    outputs.push(output);
     annotations.push(...result.annotations);
   }
-  const merged = mergeShards(merge, outputs, onMixed);
-  if (finish !== true) return { series: merged, annotations };
-  const finished = finishShards(parseAndCheckPromQL(query), query, merged, steps, { maxSamples: 1e8 });
+  if (merge !== 'finish') return { series: mergeShards(merge, outputs, onMixed), annotations };
+  const finished = finishShards(parseAndCheckPromQL(query), query, outputs, steps, { maxSamples: 1e8 }, onMixed);
   return { series: finished.series, annotations: [...annotations, ...finished.annotations] };
 }
 

@@ -2,14 +2,14 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateLogQLRange } from '../../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../../engine/logql/index.js';
-import { evaluateRange, formatAnnotation } from '../../../engine/promql/eval/index.js';
+import { evaluateInstant, evaluateRange, formatAnnotation } from '../../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
-import { logShardMergeFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
+import { finishedParts, logShardMergeFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
-import { runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
+import { mixedAggregationWarning, runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
@@ -196,9 +196,11 @@ describe('series shards', () => {
     expect(planOf('topk(5, sum by (instance) (rate(requests_total[5m])))')).toEqual({ merge: { select: 'topk', k: 5, grouping: [], without: false }, key: { only: ['instance'] } });
     expect(planOf('(bottomk by (zone) ((2), temperature))')).toEqual({ merge: { select: 'bottomk', k: 2, grouping: ['zone'], without: false }, key: { allBut: ['__name__'] } });
     expect(planOf('topk(5, sum by (instance) (rate(requests_total[5m])))', true)).toBeUndefined();
-    for (const q of ['topk(scalar(vector(2)), temperature)', 'topk by (__name__) (1, temperature)', 'topk(1, sum(temperature))', 'limitk(2, temperature)', 'topk(1, topk(2, temperature))']) {
+    for (const q of ['topk(scalar(vector(2)), temperature)', 'topk by (__name__) (1, temperature)', 'limitk(2, temperature)', 'topk(1, topk(2, temperature))']) {
       expect(planOf(q), q).toBeUndefined();
     }
+    // Over an aggregation of all series the front selects, after merging the aggregation's shards.
+    expect(planOf('topk(1, sum(temperature))')).toEqual({ merge: 'finish' });
   });
 
   it('merged selections of topk and bottomk answer like one evaluation, ties included', () => {
@@ -237,21 +239,35 @@ describe('series shards', () => {
     }
   });
 
-  it('finish histogram_quantile and histogram_fraction over a sum at the merge where no key places series', () => {
+  it('finish at the merge the queries built on aggregations over all series that no key places', () => {
     const planOf = (q: string, instant = false) => shardPlanFor(parseAndCheckPromQL(q), instant);
-    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))')).toEqual({ merge: 'sum', finish: true });
-    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))', true)).toEqual({ merge: 'sum', finish: true });
-    expect(planOf('(histogram_fraction(0, 0.5, (sum without (instance, job, zone) (increase(latency_bucket[10m])))))')).toEqual({ merge: 'sum', finish: true });
-    // A sum whose input needs placing keeps that placement.
-    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m]) / rate(latency_bucket[10m])))')).toEqual({ merge: 'sum', key: { allBut: ['__name__'] }, finish: true });
-    // Where a key places series the function stays in the workers.
+    for (const q of [
+      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))',
+      '(histogram_fraction(0, 0.5, (sum(increase(latency_bucket[10m])) by (le))))',
+      'sum(rate(requests_total{zone="z1"}[5m])) / sum(rate(requests_total[5m]))',
+      '1 - count(temperature > 5) / count(temperature)',
+      'sum(rate(requests_total[5m])) * 60',
+      'max(temperature) - min(temperature)',
+      'scalar(sum(temperature)) + vector(1)',
+      'topk(1, sum(temperature) or max(temperature))',
+    ]) {
+      expect(planOf(q), q).toEqual({ merge: 'finish' });
+      expect(planOf(q, true), q).toEqual({ merge: 'finish' });
+    }
+    // Parts whose input needs placing keep that placement, when every part needs the same one.
+    expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m]) / rate(latency_bucket[10m])))')).toEqual({ merge: 'finish', key: { allBut: ['__name__'] } });
+    // Where a key places series the query stays whole in each shard; a lone aggregation merges.
     expect(planOf('histogram_quantile(0.99, sum by (le, job) (rate(latency_bucket[5m])))')).toEqual({ merge: 'concat', key: { only: ['job'] } });
+    expect(planOf('sum(rate(requests_total[5m]))')).toEqual({ merge: 'sum' });
     for (const q of [
       'histogram_quantile(scalar(temperature), sum by (le) (rate(latency_bucket[5m])))',
-      'histogram_quantile(0.9, max by (le) (rate(latency_bucket[5m])))',
       'histogram_quantile(0.9, sum by (le) (topk(2, latency_bucket)))',
-      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])) > 1)',
-      'histogram_quantile(0.9, sum by (le) (latency_bucket) / on (le) group_left sum by (le) (latency_bucket))',
+      'sum(temperature) / temperature',
+      'sum by (instance) (temperature) / on () group_left sum(temperature)',
+      'avg(temperature) * 2',
+      'max_over_time(sum(temperature)[10m:1m])',
+      'absent(sum(temperature))',
+      'sum(temperature) / sum(rate(requests_total[5m]) / on (instance) group_left rate(requests_total[10m]))',
     ]) {
       expect(planOf(q), q).toBeUndefined();
     }
@@ -261,9 +277,40 @@ describe('series shards', () => {
       'histogram_quantile(0.5, sum(increase(latency_bucket[10m])) by (le))',
       'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m]) / rate(latency_bucket[10m])))',
       'histogram_quantile(1.5, sum by (le) (rate(latency_bucket[5m])))',
+      'sum(rate(requests_total{zone="z1"}[5m])) / sum(rate(requests_total[5m]))',
+      '1 - count(temperature > 5) / count(temperature)',
+      'max(temperature) - min(temperature) + group(requests_total)',
+      'scalar(sum(temperature)) * sum(requests_total)',
+      'sum(temperature) > 400',
     ]) {
-      expect(shardPlanFor(parseAndCheckPromQL(q))?.finish, q).toBe(true);
+      expect(shardPlanFor(parseAndCheckPromQL(q))?.merge, q).toBe('finish');
       expectShardsLikeDirect(q, { rangeStepMs: 60_000, digits: 9, relative: true });
+    }
+  });
+
+  it('finished at the merge as instant queries, answer in the order one instant evaluation gives', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    const t = START + 3_000_000;
+    for (const q of [
+      'histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m])))',
+      // Three series whose order is the sort's, not their labels'.
+      'sort_desc(label_replace(sum(temperature), "k", "a", "", "") or label_replace(max(requests_total), "k", "b", "", "") or label_replace(count(temperature), "k", "c", "", ""))',
+      'sort(label_replace(sum(temperature), "k", "a", "", "") or label_replace(max(requests_total), "k", "b", "", "") or label_replace(count(temperature), "k", "c", "", ""))',
+      'sum(rate(requests_total{zone="z1"}[5m])) / sum(rate(requests_total[5m]))',
+    ]) {
+      const expr = parseAndCheckPromQL(q);
+      expect(shardPlanFor(expr, true)?.merge, q).toBe('finish');
+      const direct = evaluateInstant(expr, view, t, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+      if (direct.value.type !== 'vector') throw new Error(`${q}: not a vector`);
+      const want = direct.value.samples;
+      expect(want.length, q).toBeGreaterThan(0);
+      if (q.startsWith('sort')) expect(new Set(want.map((w) => w.value)).size, q).toBe(3);
+      for (const count of [2, 3]) {
+        const got = evaluateAndFinish(share, q, { startMs: t, endMs: t, stepMs: STEP, instant: true }, count, shardPlanFor(expr, true)!).series;
+        expect(got.map((s) => formatLabels(s.labels)), `${q} over ${count} shards`).toEqual(want.map((s) => formatLabels(s.labels)));
+        got.forEach((s, i) => expect(s.values[0], `${q} ${formatLabels(s.labels)}`).toBeCloseTo(want[i].value, 6));
+      }
     }
   });
 
@@ -431,6 +478,40 @@ describe('series shards over native histograms', () => {
           const histograms = expectSameHistograms(merged, direct, context);
           if (q.includes('paired') || q === 'sum(mixed)') expect(direct.series, context).toHaveLength(0);
           else expect(histograms, context).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('finish histogram functions over summed native histograms, and leave out what mixes kinds with the unsharded warning', () => {
+    const view = storage.metrics(ORG);
+    const share = gatherMetricShare(view, [{ matchers: [], minMs: START - 3_600_000, maxMs: START + 7_200_000 }]);
+    const steps = { startMs: START + 600_000, endMs: START + 3_000_000, stepMs: 300_000 };
+    for (const q of [
+      'histogram_quantile(0.9, sum(rate(latency[5m])))',
+      'histogram_fraction(0, 0.2, sum(rate(latency_nhcb[5m])))',
+      'histogram_count(sum(latency)) / histogram_count(sum(latency_nhcb))',
+      // Every group of `mixed` meets floats and histograms somewhere: one evaluation warns and leaves those steps out.
+      'sum(mixed) * 2',
+    ]) {
+      const expr = parseAndCheckPromQL(q);
+      expect(shardPlanFor(expr)?.merge, q).toBe('finish');
+      const direct = evaluateRange(expr, view, steps.startMs, steps.endMs, steps.stepMs, { lookbackDeltaMs: 300_000, maxSamples: 1e8 });
+      const want = new Set(direct.annotations.map((a) => formatAnnotation(a, q)));
+      for (const count of [2, 3]) {
+        const context = `${q} over ${count} shards`;
+        // The query front adds the part's warning where the merge met the mix (plans.ts); the shards that saw it warn themselves.
+        let mixedAtMerge = false;
+        const sharded = evaluateAndFinish(share, q, steps, count, shardPlanFor(expr)!, () => (mixedAtMerge = true));
+        const warnings = new Set(sharded.annotations);
+        if (mixedAtMerge) for (const w of mixedAggregationWarning(q, finishedParts(expr)![0])) warnings.add(w);
+        expect(warnings, context).toEqual(want);
+        if (q.includes('mixed')) {
+          expect(direct.series, context).toEqual([]);
+          expect(sharded.series, context).toEqual([]);
+          expect(want.size, context).toBe(1);
+        } else {
+          expectSameSamples(sharded.series, direct, context, 9, true);
         }
       }
     }
