@@ -73,7 +73,8 @@ export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRows
 export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMetricSegmentTask, type MergeSegmentsTask, type SegmentTask } from './query/segmentTasks.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
 export { gatherLogStreams } from './query/gather.js';
-export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
+export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logTimeParts, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
+export type { TimePart } from './storage/partition.js';
 export { shardMergeFor, shardPlanFor, shardKeyFor, finishPlanFor, logShardMergeFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
 export { finishShards } from './query/shardFinish.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';

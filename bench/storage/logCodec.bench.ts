@@ -40,7 +40,7 @@ export async function main(): Promise<void> {
 
   const all = compileMatchers([]);
   const [minNs, maxNs] = [-(2n ** 63n), 2n ** 63n - 1n];
-  const count = (reader: LogSegmentReader): number => reader.select(all, minNs, maxNs, undefined, { lines: false }).reduce((n, s) => n + s.timestampsNs.length, 0);
+  const count = (reader: LogSegmentReader): number => reader.select(all, minNs, maxNs, { lines: false }).reduce((n, s) => n + s.timestampsNs.length, 0);
   const filter = (reader: LogSegmentReader): number => {
     let n = 0;
     for (const s of reader.select(all, minNs, maxNs)) for (const m of s.messages) if (m.includes('upstream timeout')) n++;

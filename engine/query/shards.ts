@@ -6,6 +6,7 @@ import { Grouper } from '../promql/eval/grouping.js';
 import { BestK, labelRanks, selectedBefore } from '../promql/eval/rankedSelection.js';
 import { METRIC_NAME, labelsKey, type Labels } from '../storage/labels.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
+import type { TimePart } from '../storage/partition.js';
 
 /**
  * Series sharding splits one slice of a query by series, for the case time slices cannot
@@ -68,6 +69,8 @@ export interface SeriesShard {
   count: number;
   merge: ShardMerge;
   key?: ShardKey;
+  /** timePart is a log shard's part of time (taskData.ts logTimeParts): log shards split lines by time, not by series. */
+  timePart?: TimePart;
 }
 
 /** ShardPlan is how a query's shards are made and merged. */
@@ -368,10 +371,10 @@ export function shardMergeFor(expr: Expr): ShardMerge | undefined {
 const ADDITIVE_RANGE_OPS: ReadonlySet<RangeAggregationExpr['op']> = new Set(['count_over_time', 'rate', 'bytes_over_time', 'bytes_rate', 'sum_over_time']);
 
 /**
- * logShardMergeFor says how shards of a LogQL metric query combine. Lines are split by tag set,
- * and a pipeline may give lines of different tag sets the same output labels, so a series can
- * have a part in several shards; only sums of additive range aggregations (or such an
- * aggregation alone) then merge exactly, by adding the parts.
+ * logShardMergeFor says how shards of a LogQL metric query combine. Lines are split by time
+ * (taskData.ts logTimeParts), so every series can have a part in every shard; only sums of
+ * additive range aggregations (or such an aggregation alone) then merge exactly, by adding the
+ * parts.
  */
 export function logShardMergeFor(expr: LogQLExpr): 'sum' | undefined {
   const additive = (e: LogQLExpr): boolean => e.kind === 'RangeAggregation' && ADDITIVE_RANGE_OPS.has(e.op);

@@ -7,7 +7,6 @@ import type { LogProjection, LogStreamData, TagSetVisitor } from '../storage/log
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import { OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from '../storage/logCounts.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from '../storage/matchers.js';
-import type { SeriesPartition } from '../storage/partition.js';
 
 /** ChunkGroups is what a worker decodes once from a chunk: its tag sets and their keys. */
 interface ChunkGroups {
@@ -48,13 +47,10 @@ interface Bucket {
  * SnapshotLogReader serves a worker's reads of one log head from the head's snapshot (see
  * logHeadSnapshots.ts), answering exactly as the live head did when the snapshot was taken:
  * lines grouped by full tag set, groups in order of first arrival, lines oldest first with
- * arrival order breaking ties. With `only`, it reads one shard of the tag sets.
+ * arrival order breaking ties.
  */
 export class SnapshotLogReader {
-  constructor(
-    private readonly head: LogHeadSnapshot,
-    private readonly only?: SeriesPartition,
-  ) {}
+  constructor(private readonly head: LogHeadSnapshot) {}
 
   get rowCount(): number {
     let n = 0;
@@ -197,7 +193,7 @@ export class SnapshotLogReader {
   }
 
   private wants(tags: Labels, compiled: readonly CompiledMatcher[]): boolean {
-    return matchesAll(tags, compiled) && (this.only === undefined || this.only.of(tags, this.only.count) === this.only.index);
+    return matchesAll(tags, compiled);
   }
 
   /** scan visits a chunk's rows in [minNs, maxNs] in arrival order; returning false stops it. */

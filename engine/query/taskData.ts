@@ -7,7 +7,8 @@ import { gatherLogStreams } from './gather.js';
 import { countRows } from '../storage/logCounts.js';
 import type { LogSelection } from './logqlPlan.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
-import { shardOf, shardPlacement, type ShardKey } from './shards.js';
+import { shardPlacement, type ShardKey } from './shards.js';
+import type { TimePart } from '../storage/partition.js';
 import type { Selection } from './promqlPlan.js';
 import { SnapshotLogReader } from './snapshotLogReader.js';
 import { SnapshotMetricReader } from './snapshotMetricReader.js';
@@ -136,13 +137,16 @@ function hullOf<R>(ranges: readonly R[], minMs: (r: R) => number, maxMs: (r: R) 
 /** segmentRowsReached sums the segments' rows within `hull`, taking rows as spread evenly over each segment's time span. */
 function segmentRowsReached(segments: readonly SharedSegment[], hull: { minMs: number; maxMs: number }): number {
   let n = 0;
-  for (const { meta } of segments) {
-    const covered = Math.min(hull.maxMs, meta.maxMs) - Math.max(hull.minMs, meta.minMs);
-    if (covered < 0) continue;
-    // Spans in whole ms with both ends included, so a segment of one instant counts whole.
-    n += Math.ceil((meta.rows * (covered + 1)) / (meta.maxMs - meta.minMs + 1));
-  }
+  for (const { meta } of segments) n += segmentRowsWithin(meta, hull);
   return n;
+}
+
+/** segmentRowsWithin is the part of a segment's rows within `hull`, its rows taken as spread evenly over its span. */
+function segmentRowsWithin(meta: SharedSegment['meta'], hull: { minMs: number; maxMs: number }): number {
+  const covered = Math.min(hull.maxMs, meta.maxMs) - Math.max(hull.minMs, meta.minMs);
+  if (covered < 0) return 0;
+  // Spans in whole ms with both ends included, so a segment of one instant counts whole.
+  return Math.ceil((meta.rows * (covered + 1)) / (meta.maxMs - meta.minMs + 1));
 }
 
 /** logShareSize estimates the lines a share holds, as shareSize does for samples. */
@@ -154,7 +158,7 @@ export function logShareSize(share: LogShare): number {
 
 /**
  * logTaskData is a share's data for one task. Every task, of any shard, gets the same shared
- * snapshots: a shard task narrows them to its tag sets as it reads (see logViewOf).
+ * snapshots: a shard task narrows them to its part of time as it reads (see logViewOf).
  */
 export function logTaskData(share: LogShare): LogTaskData {
   return { segments: share.segments, heads: share.snapshots() };
@@ -174,10 +178,73 @@ export function metricViewOf(data: MetricTaskData, readers: SharedSegmentReaders
   return new OrgMetricView(() => ({ segments, heads }), readers.over(data.segments), only);
 }
 
-/** logViewOf is metricViewOf for log tasks; the heads' snapshots are read in place, narrowed to the shard if any. */
-export function logViewOf(data: LogTaskData, readers: SharedSegmentReaders, shard?: { index: number; count: number }): OrgLogView {
+/**
+ * logViewOf is metricViewOf for log tasks; the heads' snapshots are read in place. A shard
+ * reads the lines of its part of time (logTimeParts).
+ */
+export function logViewOf(data: LogTaskData, readers: SharedSegmentReaders, shard?: { timePart?: TimePart }): OrgLogView {
+  // Without its part a shard would read every line, and the merge would count them once per shard.
+  if (shard !== undefined && shard.timePart === undefined) throw new Error('a log shard without its part of time');
   const segments = data.segments.map((s) => segmentEntryOf(s.meta));
-  const only = shard ? { of: shardOf, index: shard.index, count: shard.count } : undefined;
-  const heads = data.heads.map((h) => new SnapshotLogReader(h, only));
-  return new OrgLogView(() => ({ segments, heads }), readers.over(data.segments), only);
+  const heads = data.heads.map((h) => new SnapshotLogReader(h));
+  return new OrgLogView(() => ({ segments, heads }), readers.over(data.segments), shard?.timePart);
+}
+
+/** The first and last instants a TimePart can name (int64 nanoseconds). */
+const EARLIEST_NS = -(2n ** 63n);
+const LATEST_NS = 2n ** 63n - 1n;
+
+/**
+ * logTimeParts cuts all time into `count` parts that hold about as many of a slice's lines
+ * each, for the shards of a LogQL metric query: its additive range aggregations (the only
+ * ones split, logShardMergeFor) add up over any split of the lines, and a split by time
+ * spreads the lines of a few big streams, which a split by tag set left on one shard (one
+ * stream, one shard), and lets each shard read only the segments of its part. Lines are
+ * taken as spread evenly over each segment's span and the heads' over the time after the
+ * segments (as reachedLines does); with no estimate the slice's span is cut evenly. The first
+ * part starts at the earliest instant and the last ends at the latest, so every line falls in
+ * exactly one part whatever the estimate.
+ */
+export function logTimeParts(share: LogShare, selections: readonly LogSelection[], count: number): TimePart[] {
+  const hull = hullOf(selections, (s) => Number(s.minNs / NS_PER_MS), (s) => Number(s.maxNs / NS_PER_MS));
+  const spans: { fromMs: number; toMs: number; lines: number }[] = [];
+  let segmentsEndMs = -Infinity;
+  for (const { meta } of share.segments) {
+    const fromMs = Math.max(hull.minMs, meta.minMs);
+    const toMs = Math.min(hull.maxMs, meta.maxMs);
+    segmentsEndMs = Math.max(segmentsEndMs, meta.maxMs);
+    if (toMs >= fromMs) spans.push({ fromMs, toMs, lines: segmentRowsWithin(meta, hull) });
+  }
+  if (share.headLines > 0) spans.push({ fromMs: Math.min(hull.maxMs, Math.max(hull.minMs, segmentsEndMs)), toMs: hull.maxMs, lines: share.headLines });
+  const total = spans.reduce((n, span) => n + span.lines, 0);
+  // linesBefore(t) estimates the lines stamped before the ms t.
+  const linesBefore = (t: number): number => {
+    let n = 0;
+    for (const span of spans) n += span.lines * Math.min(1, Math.max(0, (t - span.fromMs) / (span.toMs - span.fromMs + 1)));
+    return n;
+  };
+  const boundariesMs: number[] = [];
+  for (let k = 1; k < count; k++) {
+    let lo = hull.minMs;
+    let hi = hull.maxMs + 1;
+    if (total > 0 && Number.isFinite(lo) && Number.isFinite(hi)) {
+      // The first ms before which a k-th of the lines lie.
+      const want = (total * k) / count;
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (linesBefore(mid) < want) lo = mid + 1;
+        else hi = mid;
+      }
+      boundariesMs.push(lo);
+    } else {
+      boundariesMs.push(Number.isFinite(lo) && Number.isFinite(hi) ? Math.floor(lo + ((hi - lo) * k) / count) : 0);
+    }
+  }
+  const parts: TimePart[] = [];
+  for (let k = 0; k < count; k++) {
+    const fromNs = k === 0 ? EARLIEST_NS : BigInt(boundariesMs[k - 1]) * NS_PER_MS;
+    const toNs = k === count - 1 ? LATEST_NS : BigInt(boundariesMs[k]) * NS_PER_MS - 1n;
+    parts.push({ fromNs, toNs });
+  }
+  return parts;
 }

@@ -3,7 +3,6 @@ import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileByt
 import { labelsKey, type Labels } from './labels.js';
 import { composeTags, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
-import type { SeriesPartition } from './partition.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
 import { RowMask, type LineMatch } from './lineMatch.js';
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, firstStep, lastStep, type CountWindows, type OpenCounts } from './logCounts.js';
@@ -256,10 +255,9 @@ export class LogSegmentReader {
 
   /**
    * select returns matching lines in [minNs, maxNs] grouped by full tag set, oldest first, as
-   * the head does; with `only`, just the tag sets that partition places in its part; without
-   * lines in the projection, no message is decoded.
+   * the head does; without lines in the projection, no message is decoded.
    */
-  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, only?: SeriesPartition, projection?: LogProjection): LogStreamData[] {
+  select(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): LogStreamData[] {
     const lines = projection?.lines !== false;
     // Groups that render to the same tag set (a `level` attribute shadowed by the level column) share a bucket.
     const buckets = new Map<string, { tags: Labels; rows: number[] }>();
@@ -268,8 +266,6 @@ export class LogSegmentReader {
       minNs,
       maxNs,
       (tags) => {
-        // Another shard's tag set: its rows are skipped without decoding a message.
-        if (only && only.of(tags, only.count) !== only.index) return null;
         const key = labelsKey(tags);
         let bucket = buckets.get(key);
         if (bucket === undefined) buckets.set(key, (bucket = { tags, rows: [] }));
@@ -305,7 +301,6 @@ export class LogSegmentReader {
     maxNs: bigint,
     windows: CountWindows,
     open: OpenCounts,
-    only?: SeriesPartition,
     checkAbort?: () => void,
     lines?: LineMatch,
   ): void {
@@ -328,7 +323,6 @@ export class LogSegmentReader {
       if (state === 2) return -1;
       const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
       if (!matchesAll(tags, compiled)) return -1;
-      if (only && only.of(tags, only.count) !== only.index) return -1;
       const diff = open(tags);
       if (diff === undefined) return -1;
       diffs.push(diff);

@@ -10,7 +10,7 @@ import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
 import type { SeriesColumns } from './seriesColumns.js';
 import type { MetricSegmentReader } from './metricSegment.js';
-import type { SeriesPartition } from './partition.js';
+import type { SeriesPartition, TimePart } from './partition.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
 import type { Opened, SegmentFailure, SegmentReaders } from './segmentReaders.js';
 import { mergeSeriesRuns, seriesRunsOf, type SeriesRuns } from './seriesMerge.js';
@@ -351,13 +351,25 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
 export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
   private readonly failures = new FailureLog();
 
-  /** `only` narrows what `select` reads from segments, as in OrgMetricView. */
+  /**
+   * `within`, when given, narrows every read to the lines of one part of time (a log shard's,
+   * engine/query/taskData.ts logTimeParts): the view then holds only those lines.
+   */
   constructor(
     private readonly sources: () => OrgSources<LogSource>,
     private readonly readers: SegmentOpener,
-    private readonly only?: SeriesPartition,
+    private readonly within?: TimePart,
     private readonly refresh?: ViewRefresh,
   ) {}
+
+  /** narrowed is [minNs, maxNs] within this view's part of time, or undefined when they do not meet. */
+  private narrowed(minNs: bigint, maxNs: bigint): { minNs: bigint; maxNs: bigint } | undefined {
+    const part = this.within;
+    if (part === undefined) return { minNs, maxNs };
+    const from = minNs > part.fromNs ? minNs : part.fromNs;
+    const to = maxNs < part.toNs ? maxNs : part.toNs;
+    return from <= to ? { minNs: from, maxNs: to } : undefined;
+  }
 
   /** failedSegments lists the segments skipped by any call on this view so far. */
   get failedSegments(): readonly SegmentFailure[] {
@@ -396,9 +408,12 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
   }
 
   /** selectWithStatus is `select` that also says which segments this call skipped. */
-  selectWithStatus(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, projection?: LogProjection): SelectResult<LogStreamData> {
-    const { segments, heads } = this.sources();
+  selectWithStatus(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, projection?: LogProjection): SelectResult<LogStreamData> {
     const failedSegments: SegmentFailure[] = [];
+    const range = this.narrowed(fromNs, toNs);
+    if (range === undefined) return { series: [], failedSegments };
+    const { minNs, maxNs } = range;
+    const { segments, heads } = this.sources();
     if (segments.length === 0 && heads.length === 1) return { series: heads[0].select(matchers, minNs, maxNs, projection), failedSegments };
     const compiled = compileMatchers(matchers);
     const mayMatch = logSegmentFilter(matchers);
@@ -407,7 +422,7 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
       if (!mayMatch(entry, minNs, maxNs)) continue;
       const opened = this.readers.log(entry.meta);
       if (opened.failure) this.failures.add(opened.failure, failedSegments);
-      else parts.push(opened.reader.select(compiled, minNs, maxNs, this.only, projection));
+      else parts.push(opened.reader.select(compiled, minNs, maxNs, projection));
     }
     for (const head of heads) if (head.rowCount > 0) parts.push(head.select(matchers, minNs, maxNs, projection));
     const nonEmpty = parts.filter((p) => p.length > 0);
@@ -431,7 +446,10 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
    * each source adds its lines into the same arrays and no runs are merged. Sources are read
    * in the order `select` reads them, so `open` meets the tag sets in the same order.
    */
-  countLines(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void {
+  countLines(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void {
+    const range = this.narrowed(fromNs, toNs);
+    if (range === undefined) return;
+    const { minNs, maxNs } = range;
     const { segments, heads } = this.sources();
     const compiled = compileMatchers(matchers);
     const mayMatch = logSegmentFilter(matchers);
@@ -439,12 +457,15 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
       if (!mayMatch(entry, minNs, maxNs)) continue;
       const opened = this.readers.log(entry.meta);
       if (opened.failure) this.failures.add(opened.failure);
-      else opened.reader.countLines(compiled, minNs, maxNs, windows, open, this.only, checkAbort, lines);
+      else opened.reader.countLines(compiled, minNs, maxNs, windows, open, checkAbort, lines);
     }
     for (const head of heads) if (head.rowCount > 0) head.countLines(matchers, minNs, maxNs, windows, open, checkAbort, lines);
   }
 
-  forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {
+  forEachTagSet(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, visit: TagSetVisitor): void {
+    const range = this.narrowed(fromNs, toNs);
+    if (range === undefined) return;
+    const { minNs, maxNs } = range;
     const { segments, heads } = this.sources();
     if (segments.length === 0 && heads.length === 1) {
       heads[0].forEachTagSet(matchers, minNs, maxNs, visit);

@@ -9,3 +9,12 @@ export interface SeriesPartition {
   index: number;
   count: number;
 }
+
+/**
+ * TimePart is one part of time, the lines stamped in [fromNs, toNs] (both included): a log
+ * shard reads only its part, and the parts of a query's shards cover all time once.
+ */
+export interface TimePart {
+  fromNs: bigint;
+  toNs: bigint;
+}

@@ -5,6 +5,7 @@ import {
   logSelectionsFor,
   logShardMergeFor,
   logTaskData,
+  logTimeParts,
   metricTaskData,
   mergeShards,
   mixedAggregationWarning,
@@ -31,6 +32,7 @@ import {
   type SeriesShard,
   type ShardOutput,
   type ShardPlan,
+  type TimePart,
   type Storage,
 } from '../../engine/index.js';
 import type { QueryPool } from './pool.js';
@@ -233,6 +235,8 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
       const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);
       await reader.prepare(selections, scope);
       const share = gatherLogShare(reader, selections);
+      // Log shards split the slice's lines by time, in parts of about as many lines each.
+      let timeParts: TimePart[] | undefined;
       return sliceTasks(
         sharding,
         reachedLines(share, selections),
@@ -247,7 +251,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           maxSeries: deps.maxSeries,
           memoryBytes: deps.memoryBytes,
           data,
-          shard,
+          shard: shard && { ...shard, timePart: (timeParts ??= logTimeParts(share, selections, shard.count))[shard.index] },
           instant: window.instant,
           valueText: textAsked(deps.valueText, shard),
         }),

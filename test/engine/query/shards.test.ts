@@ -8,12 +8,14 @@ import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 import { finishedParts, logShardMergeFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
-import { gatherLogShare, gatherMetricShare, logTaskData, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
+import { gatherLogShare, gatherMetricShare, logTaskData, logTimeParts, logViewOf, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
+import { countRows } from '../../../engine/storage/logCounts.js';
+import { SharedSegmentReaders } from '../../../engine/storage/sharedSegments.js';
 import { mixedAggregationWarning, runTask, taskTransferables, type LogQLRangeTask, type PromQLRangeTask } from '../../../engine/query/tasks.js';
 import { formatLabels } from '../../../engine/storage/labels.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { Storage } from '../../../engine/storage/storage.js';
-import { fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
+import { ALL_NS, fill, openStorage, tempDir } from '../storage/segmentFixtures.js';
 import { evaluateAndFinish, evaluateInShards, expectSameSamples, shardAnnotations } from './shardedEvaluation.js';
 import { CUSTOM_BUCKETS_SCHEMA, emptyHistogram, type FloatHistogram } from '../../../engine/histogram/floatHistogram.js';
 
@@ -744,6 +746,26 @@ describe('log series shards', () => {
     }
   });
 
+  it('split the lines of one stream between shards by time, in parts of about as many lines, each line in one part', () => {
+    const view = storage.logs(ORG);
+    // One stream: a split by tag set would have left all its lines to one shard.
+    const expr = parseLogQL('count_over_time({service_name="cart", k8s_pod_name="cart-1"}[10m])');
+    const selections = logSelectionsFor(expr, 1_000_000 + 6 * 60_000, 1_000_000 + 6 * 60_000);
+    const share = gatherLogShare(view, selections);
+    const matchers = selections[0].matchers;
+    const total = countRows(view, matchers, ...ALL_NS);
+    expect(total).toBeGreaterThan(8);
+    for (const count of [2, 3]) {
+      const parts = logTimeParts(share, selections, count);
+      expect(parts[0].fromNs).toBe(-(2n ** 63n));
+      expect(parts[count - 1].toNs).toBe(2n ** 63n - 1n);
+      for (let k = 1; k < count; k++) expect(parts[k].fromNs).toBe(parts[k - 1].toNs + 1n);
+      const counts = parts.map((timePart) => countRows(logViewOf(logTaskData(share), new SharedSegmentReaders(), { timePart }), matchers, ...ALL_NS));
+      expect(counts.reduce((a, b) => a + b, 0), `${count} parts`).toBe(total);
+      for (const n of counts) expect(n, `${count} parts: ${counts.join(', ')}`).toBeGreaterThanOrEqual(Math.floor(total / count / 2));
+    }
+  });
+
   it('merged shards answer like one evaluation, also where lines of several tag sets form one series', () => {
     const view = storage.logs(ORG);
     const queries = [
@@ -756,11 +778,14 @@ describe('log series shards', () => {
     const endMs = 1_000_000 + 6 * 60_000;
     for (const q of queries) {
       const direct = evaluateLogQLRange(parseLogQL(q), view, startMs, endMs, 60_000, { maxSamples: 1e6, maxSeries: 1000 });
-      const share = gatherLogShare(view, logSelectionsFor(parseLogQL(q), startMs, endMs));
+      const selections = logSelectionsFor(parseLogQL(q), startMs, endMs);
+      const share = gatherLogShare(view, selections);
       for (const count of [2, 3]) {
         const outputs: ShardOutput[] = [];
+        const timeParts = logTimeParts(share, selections, count);
         for (let index = 0; index < count; index++) {
-          const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share), shard: { index, count, merge: 'sum' } };
+          const shard = { index, count, merge: 'sum' as const, timePart: timeParts[index] };
+          const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share), shard };
           const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
           if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
           outputs.push({ series: unpackSeries(result.series) });

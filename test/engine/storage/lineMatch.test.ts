@@ -93,7 +93,7 @@ describe('literal line filters on stored bytes', () => {
       expect(counts((open, l) => head.countLines([], minNs, maxNs, window, open, undefined, l), lines), `head ${label}`).toEqual(want);
       expect(counts((open, l) => snapshot.countLines([], minNs, maxNs, window, open, undefined, l), lines), `snapshot ${label}`).toEqual(want);
       segments.forEach((segment, v) => {
-        expect(counts((open, l) => segment.countLines([], minNs, maxNs, window, open, undefined, undefined, l), lines), `segment v${v + 1} ${label}`).toEqual(want);
+        expect(counts((open, l) => segment.countLines([], minNs, maxNs, window, open, undefined, l), lines), `segment v${v + 1} ${label}`).toEqual(want);
       });
     }
     expect(nonEmpty).toBeGreaterThan(6);

@@ -259,7 +259,7 @@ describe('log segments', () => {
     const old = LogSegmentReader.decode(v1.bytes, v1.crc);
     const matchers = compileMatchers([{ name: 'service_name', type: '=', value: 's1' }]);
     // A count reads no message, so nothing is inflated.
-    reader.select(matchers, 0n, BigInt(n), undefined, { lines: false });
+    reader.select(matchers, 0n, BigInt(n), { lines: false });
     expect(reader.byteSize).toBe(v2.bytes.length);
     for (const [min, max] of [[0n, BigInt(n)], [5000n, 5100n], [BigInt(n - 1), BigInt(n + 10)]] as const) {
       expect(reader.select(matchers, min, max)).toEqual(old.select(matchers, min, max));
