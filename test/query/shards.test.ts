@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { evaluateLogQLRange } from '../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../engine/logql/index.js';
-import { evaluateInstant, evaluateRange } from '../../engine/promql/eval/index.js';
+import { evaluateInstant, evaluateRange, formatAnnotation } from '../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../engine/promql/index.js';
 import { formatLabels } from '../../engine/storage/labels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -91,6 +91,21 @@ describe('queries split by series shard', () => {
     // Not the order of the labels: the sort's.
     expect(want).not.toEqual([...want].sort());
     expect(res.events.filter((e) => e.type === 'result').map((e) => e.data.label)).toEqual(want);
+  });
+
+  it('gives the warnings and infos of one evaluation through the Prometheus API, once each', async () => {
+    // A quantile out of range, warned by the function at the merge; rate over a name that is not a counter's, noted by every shard.
+    const q = 'histogram_quantile(1.5, sum by (le) (rate(jobs_seconds_bucket[5m]))) + on () group_left sum(rate(jobs_done_total[5m])) * 0';
+    const before = await tasksCompleted(srv.url);
+    const res = await fetch(`${srv.url}/prometheus/api/v1/query?${new URLSearchParams({ query: q, time: String(END_MS / 1000) })}`, { headers: { 'x-svc-api-key': srv.key } });
+    const body = (await res.json()) as { status: string; warnings?: string[]; infos?: string[]; data: { result: Array<{ value: [number, string] }> } };
+    expect(body.status, JSON.stringify(body)).toBe('success');
+    expect((await tasksCompleted(srv.url)) - before).toBe(2);
+    const direct = evaluateInstant(parseAndCheckPromQL(q), srv.service.storage.metrics(srv.orgId), END_MS);
+    const want = direct.annotations.map((a) => formatAnnotation(a, q));
+    expect(want.length).toBeGreaterThan(0);
+    expect([...(body.warnings ?? []), ...(body.infos ?? [])].sort()).toEqual([...want].sort());
+    expect(body.data.result.map((r) => r.value[1])).toEqual(['+Inf']);
   });
 
   it('splits LogQL sums of additive range aggregations the same way', async () => {
