@@ -66,9 +66,13 @@ export function finishShards(
 function partOf(output: ShardOutput, i: number): ShardOutput {
   const ends = output.partEnds;
   if (ends === undefined) throw new Error('a shard of a finishing plan answered without its parts');
-  const mixedEnds = output.mixedPartEnds;
-  const part: ShardOutput = { series: output.series.slice(i === 0 ? 0 : ends[i - 1], ends[i]) };
-  if (output.mixed !== undefined && mixedEnds !== undefined) part.mixed = output.mixed.slice(i === 0 ? 0 : mixedEnds[i - 1], mixedEnds[i]);
+  const between = <T>(list: readonly T[] | undefined, partEnds: readonly number[] | undefined): T[] | undefined =>
+    list === undefined || partEnds === undefined ? undefined : list.slice(i === 0 ? 0 : partEnds[i - 1], partEnds[i]);
+  const part: ShardOutput = { series: between(output.series, ends)! };
+  const counts = between(output.counts, output.countPartEnds);
+  if (counts !== undefined) part.counts = counts;
+  const mixed = between(output.mixed, output.mixedPartEnds);
+  if (mixed !== undefined) part.mixed = mixed;
   return part;
 }
 

@@ -146,11 +146,8 @@ export function shardPlanFor(expr: Expr, instant = false): ShardPlan | undefined
   return aggregationPlanFor(expr) ?? finishPlanFor(expr) ?? (instant ? undefined : selectionPlanFor(expr));
 }
 
-/**
- * PART_MERGES are the aggregations a finishing plan (finishPlanFor) takes as parts: their
- * shards' answers merge value by value (avg would need counts beside its sums).
- */
-const PART_MERGES: ReadonlyMap<string, ShardMerge> = new Map([...MERGEABLE_AGGREGATIONS].filter(([op]) => op !== 'avg'));
+/** PART_MERGES are the aggregations a finishing plan (finishPlanFor) takes as parts: those whose shards merge (avg as sums and counts). */
+const PART_MERGES: ReadonlyMap<string, ShardMerge> = MERGEABLE_AGGREGATIONS;
 
 /**
  * UNFINISHABLE_CALLS are functions that read more than the values of their argument: absent()
@@ -162,8 +159,8 @@ const UNFINISHABLE_CALLS: ReadonlySet<string> = new Set(['absent', 'info']);
 /**
  * finishPlanFor shards a query built on aggregations over all series (no grouping, or `by (le)`)
  * as query front ends such as Mimir's do: the usual SLO ratio `sum(rate(errors[5m])) /
- * sum(rate(requests[5m]))`, `histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))`, a sum
- * scaled by a constant. Every shard evaluates only those aggregations (the query's parts, see
+ * sum(rate(requests[5m]))`, `histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))`, CPU use
+ * as `100 * (1 - avg(rate(cpu_seconds_total{mode="idle"}[5m])))`. Every shard evaluates only those aggregations (the query's parts, see
  * finishedParts) over its series, the merge combines each part's shards, and the query front
  * evaluates the rest of the query over the combined parts (engine/query/shardFinish.ts). Such
  * queries leave no label to place series by (shardKeyFor) and otherwise ran on one worker.
@@ -464,8 +461,9 @@ export interface ShardOutput {
   series: SeriesColumns[];
   counts?: SeriesColumns[];
   mixed?: SeriesColumns[];
-  /** partEnds, from a shard of a finishing plan, says where each part's series end in `series` (mixedPartEnds in `mixed`). */
+  /** partEnds, from a shard of a finishing plan, says where each part's series end in `series` (countPartEnds in `counts`, mixedPartEnds in `mixed`). */
   partEnds?: number[];
+  countPartEnds?: number[];
   mixedPartEnds?: number[];
 }
 

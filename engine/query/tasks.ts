@@ -126,8 +126,9 @@ export interface QueryTaskOutput {
    * and histograms met there (shards.ts mixedSumSteps); absent when none did.
    */
   mixed?: PackedSeries;
-  /** partEnds and mixedPartEnds, from a shard of a finishing plan, end each part's series in `series` and `mixed`. */
+  /** partEnds, countPartEnds and mixedPartEnds, from a shard of a finishing plan, end each part's series in `series`, `counts` and `mixed`. */
   partEnds?: number[];
+  countPartEnds?: number[];
   mixedPartEnds?: number[];
   annotations: string[];
 }
@@ -181,7 +182,7 @@ function runPromQLRange(task: PromQLRangeTask): { result: TaskResult; transfer: 
   const options = { lookbackDeltaMs: task.lookbackMs, maxSamples: task.maxSamples, queryRangeMs: task.queryRangeMs, delayedNameRemoval: task.delayedNameRemoval === true };
   const evaluate = (e: typeof expr) =>
     task.instant === true ? promqlInstantSeries(evaluateInstant(e, querier, task.startMs, options)) : evaluateRange(e, querier, task.startMs, task.endMs, task.stepMs, options);
-  if (task.shard?.merge === 'finish') return runFinishingParts(task.query, expr, evaluate);
+  if (task.shard?.merge === 'finish') return runFinishingParts(task, expr, evaluate);
   const top = task.shard?.merge === 'avg' ? topAggregation(expr) : undefined;
   const text = { valueText: task.valueText, sampleText: task.sampleText };
   if (!top && task.instant === true && task.shard?.merge !== 'sum') {
@@ -237,29 +238,44 @@ function mixedOfSum(
  * evaluates the rest of the query (shardFinish.ts).
  */
 function runFinishingParts(
-  query: string,
+  task: PromQLRangeTask,
   expr: Expr,
   evaluate: (e: Expr) => { series: readonly ResultSeries[]; annotations: readonly Annotation[] },
 ): { result: TaskResult; transfer: ArrayBuffer[] } {
   const parts = finishedParts(expr);
   if (parts === undefined) throw new Error('a finishing shard of a query without parts');
-  const series: ResultSeries[] = [];
+  const steps = { startMs: task.startMs, stepMs: task.stepMs, steps: Math.floor((task.endMs - task.startMs) / task.stepMs) + 1 };
+  const series: SeriesColumns[] = [];
   const partEnds: number[] = [];
+  const counts: SeriesColumns[] = [];
+  const countPartEnds: number[] = [];
   const mixedSteps: SeriesColumns[] = [];
   const mixedPartEnds: number[] = [];
   const annotations: string[] = [];
   for (const part of parts) {
-    const out = evaluate(part);
-    series.push(...out.series);
+    if (part.op === 'avg') {
+      // As a shard of a whole avg: sums and counts, which only the merged shards can divide.
+      const out = evaluate(part.expr);
+      const partial = partialAverage(out.series, part.grouping, part.without, steps);
+      series.push(...partial.sums);
+      counts.push(...partial.counts);
+      annotations.push(...out.annotations.map((a) => formatAnnotation(a, task.query)));
+      if (partial.mixed) annotations.push(...mixedAggregationWarning(task.query, part));
+    } else {
+      const out = evaluate(part);
+      series.push(...out.series);
+      annotations.push(...out.annotations.map((a) => formatAnnotation(a, task.query)));
+      mixedSteps.push(...(mixedOfSum(part, out.annotations, evaluate) ?? []));
+    }
     partEnds.push(series.length);
-    annotations.push(...out.annotations.map((a) => formatAnnotation(a, query)));
-    mixedSteps.push(...(mixedOfSum(part, out.annotations, evaluate) ?? []));
+    countPartEnds.push(counts.length);
     mixedPartEnds.push(mixedSteps.length);
   }
-  const packed = packSeries(series);
-  if (mixedSteps.length === 0) return { result: { series: packed, partEnds, annotations }, transfer: transferablesOf(packed) };
-  const mixed = packSeries(mixedSteps);
-  return { result: { series: packed, partEnds, mixed, mixedPartEnds, annotations }, transfer: [...transferablesOf(packed), ...transferablesOf(mixed)] };
+  const result: QueryTaskOutput = { series: packSeries(series), partEnds, annotations };
+  if (counts.length > 0) Object.assign(result, { counts: packSeries(counts), countPartEnds });
+  if (mixedSteps.length > 0) Object.assign(result, { mixed: packSeries(mixedSteps), mixedPartEnds });
+  const transfer = [result.series, result.counts, result.mixed].flatMap((p) => (p === undefined ? [] : transferablesOf(p)));
+  return { result, transfer };
 }
 
 /**

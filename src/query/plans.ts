@@ -313,6 +313,7 @@ async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSign
   const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0) + (result.mixed ? packedSeriesBytes(result.mixed) : 0);
   const output: ShardOutput & { bytes: number; annotations: string[] } = { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed), bytes, annotations: result.annotations };
   if (result.partEnds !== undefined) output.partEnds = result.partEnds;
+  if (result.countPartEnds !== undefined) output.countPartEnds = result.countPartEnds;
   if (result.mixedPartEnds !== undefined) output.mixedPartEnds = result.mixedPartEnds;
   return output;
 }

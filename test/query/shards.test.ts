@@ -62,6 +62,8 @@ describe('queries split by series shard', () => {
       ['histogram_fraction(0, 0.3, sum(rate(jobs_seconds_bucket[5m])) by (le))', 2],
       // Shards evaluate both sums; the merge adds each and divides.
       ['sum(rate(jobs_done_total{team="t1"}[5m])) / sum(rate(jobs_done_total[5m]))', 2],
+      // An average travels as sums and counts, merged before the rest is evaluated.
+      ['100 * (1 - avg(rate(jobs_done_total[5m])) / max(rate(jobs_done_total[5m])))', 2],
     ] as const) {
       const before = await tasksCompleted(srv.url);
       const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));

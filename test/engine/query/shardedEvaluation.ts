@@ -44,6 +44,7 @@ export function evaluateAndFinish(share: MetricShare, query: string, steps: Step
     if (!('series' in result)) throw new Error(`${query}: ${JSON.stringify(result)}`);
     const output: ShardOutput = { series: unpackSeries(result.series), counts: result.counts && unpackSeries(result.counts), mixed: result.mixed && unpackSeries(result.mixed) };
     if (result.partEnds !== undefined) output.partEnds = result.partEnds;
+    if (result.countPartEnds !== undefined) output.countPartEnds = result.countPartEnds;
     if (result.mixedPartEnds !== undefined) output.mixedPartEnds = result.mixedPartEnds;
     outputs.push(output);
     annotations.push(...result.annotations);

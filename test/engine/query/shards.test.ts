@@ -252,6 +252,7 @@ describe('series shards', () => {
       'max(temperature) - min(temperature)',
       'scalar(sum(temperature)) + vector(1)',
       'topk(1, sum(temperature) or max(temperature))',
+      '100 * (1 - avg(rate(requests_total[5m])) / max(rate(requests_total[5m])))',
     ]) {
       expect(planOf(q), q).toEqual({ merge: 'finish' });
       expect(planOf(q, true), q).toEqual({ merge: 'finish' });
@@ -266,7 +267,6 @@ describe('series shards', () => {
       'histogram_quantile(0.9, sum by (le) (topk(2, latency_bucket)))',
       'sum(temperature) / temperature',
       'sum by (instance) (temperature) / on () group_left sum(temperature)',
-      'avg(temperature) * 2',
       'max_over_time(sum(temperature)[10m:1m])',
       'absent(sum(temperature))',
       'sum(temperature) / sum(rate(requests_total[5m]) / on (instance) group_left rate(requests_total[10m]))',
@@ -284,6 +284,8 @@ describe('series shards', () => {
       'max(temperature) - min(temperature) + group(requests_total)',
       'scalar(sum(temperature)) * sum(requests_total)',
       'sum(temperature) > 400',
+      '100 * (1 - avg(rate(requests_total[5m])) / max(rate(requests_total[5m])))',
+      'avg by (le) (rate(latency_bucket[5m])) / ignoring (le) group_left sum(rate(latency_bucket[5m]))',
     ]) {
       expect(shardPlanFor(parseAndCheckPromQL(q))?.merge, q).toBe('finish');
       expectShardsLikeDirect(q, { rangeStepMs: 60_000, digits: 9, relative: true });
@@ -493,8 +495,10 @@ describe('series shards over native histograms', () => {
       'histogram_quantile(0.9, sum(rate(latency[5m])))',
       'histogram_fraction(0, 0.2, sum(rate(latency_nhcb[5m])))',
       'histogram_count(sum(latency)) / histogram_count(sum(latency_nhcb))',
+      'histogram_sum(avg(rate(latency[5m]))) * 1000',
       // Every group of `mixed` meets floats and histograms somewhere: one evaluation warns and leaves those steps out.
       'sum(mixed) * 2',
+      'avg(mixed) - 1',
     ]) {
       const expr = parseAndCheckPromQL(q);
       expect(shardPlanFor(expr)?.merge, q).toBe('finish');
