@@ -75,8 +75,8 @@ export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } f
 export { gatherLogStreams } from './query/gather.js';
 export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logTimeParts, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
 export type { TimePart } from './storage/partition.js';
-export { shardMergeFor, shardPlanFor, shardKeyFor, finishPlanFor, logShardMergeFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
-export { finishShards } from './query/shardFinish.js';
+export { shardMergeFor, shardPlanFor, shardKeyFor, finishPlanFor, logShardMergeFor, logShardPlanFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
+export { finishLogShards, finishShards } from './query/shardFinish.js';
 export { logSelectionsFor, type LogSelection } from './query/logqlPlan.js';
 export { parsePromDuration, formatPromDuration } from './common/duration.js';
 export { formatGoFloat } from './common/goFloat.js';

@@ -4,7 +4,10 @@ import { evaluateInstant, evaluateRange, formatAnnotation, type EvalOptions, typ
 import type { LabelMatcher } from '../storage/matchers.js';
 import type { MetricQuerier } from '../storage/metricHead.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
-import { finishedParts, mergeShards, partMerge, type ShardOutput } from './shards.js';
+import { finishedParts, logFinishedParts, mergeShards, partMerge, type ShardOutput } from './shards.js';
+import type { Expr as LogQLExpr } from '../logql/ast.js';
+import { evaluateLogQLAnswered } from '../logql/eval/index.js';
+import type { EvalOptions as LogQLEvalOptions } from '../logql/eval/types.js';
 
 /**
  * The finishing step of a query sharded by finishPlanFor (shards.ts): each shard answered with
@@ -60,6 +63,17 @@ export function finishShards(
       ? promqlInstantSeries(evaluateInstant(finishing, querier, window.startMs, evalOptions))
       : evaluateRange(finishing, querier, window.startMs, window.endMs, window.stepMs, evalOptions);
   return { series: out.series, annotations: out.annotations.map((a) => formatAnnotation(a, query)) };
+}
+
+/**
+ * finishLogShards is finishShards for LogQL (shards.ts logShardPlanFor): each part's shards
+ * are added, and the rest of the query is evaluated over the sums.
+ */
+export function finishLogShards(expr: LogQLExpr, outputs: readonly ShardOutput[], window: FinishWindow, options: LogQLEvalOptions): SeriesColumns[] {
+  const parts = logFinishedParts(expr);
+  if (parts === undefined) throw new Error('finishLogShards: the query has no parts to finish');
+  const answered = new Map(parts.map((part, i) => [part, mergeShards('sum', outputs.map((o) => partOf(o, i)))]));
+  return evaluateLogQLAnswered(expr, answered, window, options);
 }
 
 /** partOf is one shard's answer for part `i`: its series and marks between the part's ends. */

@@ -1,6 +1,6 @@
 import { combine as combineHistograms, compact, divide, type FloatHistogram } from '../histogram/floatHistogram.js';
 import { CompensatedSum } from '../histogram/compensatedSum.js';
-import type { Expr as LogQLExpr, RangeAggregationExpr } from '../logql/ast.js';
+import type { Expr as LogQLExpr, RangeAggregationExpr, SampleExpr as LogQLSampleExpr } from '../logql/ast.js';
 import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { Grouper } from '../promql/eval/grouping.js';
 import { BestK, labelRanks, selectedBefore } from '../promql/eval/rankedSelection.js';
@@ -143,7 +143,7 @@ export function shardPlanFor(expr: Expr, instant = false): ShardPlan | undefined
   if (merge !== undefined) return { merge };
   const key = shardKeyFor(expr);
   if (key !== undefined) return { merge: 'concat', key };
-  return aggregationPlanFor(expr) ?? finishPlanFor(expr) ?? (instant ? undefined : selectionPlanFor(expr));
+  return aggregationPlanFor(expr) ?? finishPlanFor(expr, instant) ?? (instant ? undefined : selectionPlanFor(expr));
 }
 
 /** PART_MERGES are the aggregations a finishing plan (finishPlanFor) takes as parts: those whose shards merge (avg as sums and counts). */
@@ -168,13 +168,39 @@ const UNFINISHABLE_CALLS: ReadonlySet<string> = new Set(['absent', 'info']);
  * `sum by (instance)` part would bring every instance's partial sums to the front from every
  * shard. All parts' inputs must be placed alike (the same key, or every series apart).
  */
-export function finishPlanFor(expr: Expr): ShardPlan | undefined {
+export function finishPlanFor(expr: Expr, instant = false): ShardPlan | undefined {
   const parts = finishedParts(expr);
-  if (parts === undefined) return undefined;
+  if (parts === undefined || (instant && selectsByInputOrder(expr, new Set(parts)))) return undefined;
   const keys = new Set(parts.map((part) => JSON.stringify(partPlan(part)?.key ?? null)));
   if (keys.size !== 1) return undefined;
   const key = partPlan(parts[0])?.key;
   return key === undefined ? { merge: 'finish' } : { merge: 'finish', key };
+}
+
+/**
+ * INSTANT_SELECTIONS are the aggregations whose instant answer depends on the order of their
+ * input (Prometheus' heap settles ties by it): over merged parts, read back in label order,
+ * their ties could fall otherwise than in one evaluation. A range query selects by value and
+ * then labels (rankedSelection.ts), whatever the order.
+ */
+const INSTANT_SELECTIONS: ReadonlySet<string> = new Set(['topk', 'bottomk', 'limitk', 'limit_ratio']);
+
+/** selectsByInputOrder tells whether an aggregation of INSTANT_SELECTIONS stands outside `parts` in `expr`. */
+function selectsByInputOrder(expr: Expr, parts: ReadonlySet<Expr>): boolean {
+  if (parts.has(expr)) return false;
+  switch (expr.type) {
+    case 'ParenExpr':
+    case 'UnaryExpr':
+      return selectsByInputOrder(expr.expr, parts);
+    case 'BinaryExpr':
+      return selectsByInputOrder(expr.lhs, parts) || selectsByInputOrder(expr.rhs, parts);
+    case 'AggregateExpr':
+      return INSTANT_SELECTIONS.has(expr.op) || selectsByInputOrder(expr.expr, parts);
+    case 'Call':
+      return expr.args.some((a) => selectsByInputOrder(a, parts));
+    default:
+      return false;
+  }
 }
 
 /** partPlan is how a part of a finishing plan shards and merges, or undefined when `agg` cannot be a part. */
@@ -379,6 +405,54 @@ export function logShardMergeFor(expr: LogQLExpr): 'sum' | undefined {
   if (expr.kind === 'VectorAggregation' && expr.op === 'sum' && expr.param === undefined && additive(expr.expr)) return 'sum';
   return undefined;
 }
+
+/**
+ * logShardPlanFor says how a LogQL metric query is split between shards (each reading the
+ * lines of one part of time, taskData.ts logTimeParts): a sum of additive range aggregations
+ * (or one alone) merges by adding the parts; a query built on such sums (`topk(5, sum by
+ * (service_name) (count_over_time(...)))`, a ratio of two rates) is finished at the merge, as
+ * PromQL's finishPlanFor does, over the added sums (logFinishedParts).
+ */
+export function logShardPlanFor(expr: LogQLExpr): ShardPlan | undefined {
+  const merge = logShardMergeFor(expr);
+  if (merge !== undefined) return { merge };
+  return logFinishedParts(expr) === undefined ? undefined : { merge: 'finish' };
+}
+
+/**
+ * logFinishedParts lists, in the order met, the additive parts (logShardMergeFor) of a LogQL
+ * metric query whose rest reads no lines (aggregations, binary operations, label_replace,
+ * numbers), or undefined when it has none or is one.
+ */
+export function logFinishedParts(expr: LogQLExpr): LogQLSampleExpr[] | undefined {
+  if (logShardMergeFor(expr) !== undefined) return undefined;
+  const parts: LogQLSampleExpr[] = [];
+  const outside = (e: LogQLExpr): boolean => {
+    if (e.kind === 'LogSelector') return false;
+    if (logShardMergeFor(e) !== undefined) {
+      parts.push(e);
+      return true;
+    }
+    switch (e.kind) {
+      case 'NumberLiteral':
+      case 'Vector':
+        return true;
+      case 'VectorAggregation':
+        // A selection among series settles ties by the order they come in, which merged parts do not keep.
+        return !ORDERED_LOG_SELECTIONS.has(e.op) && outside(e.expr);
+      case 'LabelReplace':
+        return outside(e.expr);
+      case 'BinaryExpr':
+        return outside(e.lhs) && outside(e.rhs);
+      default:
+        return false;
+    }
+  };
+  return outside(expr) && parts.length > 0 ? parts : undefined;
+}
+
+/** ORDERED_LOG_SELECTIONS pick series by value, ties by the order of their input. */
+const ORDERED_LOG_SELECTIONS: ReadonlySet<string> = new Set(['topk', 'bottomk', 'approx_topk']);
 
 /** topAggregation returns the aggregation at the top of a sharded query (for avg's rewrite). */
 export function topAggregation(expr: Expr): AggregateExpr | undefined {

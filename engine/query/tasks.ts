@@ -10,7 +10,7 @@ import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, packVector, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
-import { finishedParts, mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
+import { finishedParts, logFinishedParts, mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
 import { promqlInstantSeries } from './shardFinish.js';
 import { Annotations } from '../promql/eval/annotations.js';
 import { HistogramNotes } from '../promql/eval/histogramNotes.js';
@@ -299,9 +299,22 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   const reader = logViewOf(task.data, segmentReaders, task.shard);
   const memory = task.memoryBytes === undefined ? undefined : new MemoryBudget(task.memoryBytes);
   const options = { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory };
-  const series = packSeries(instant ? instantSeries(evaluateLogQLInstant(expr, reader, task.startMs, options)) : evaluateLogQLRange(expr, reader, task.startMs, task.endMs, task.stepMs, options).series, {
-    valueText: task.valueText,
-  });
+  const evaluate = (e: typeof expr): SeriesColumns[] =>
+    instant ? instantSeries(evaluateLogQLInstant(e, reader, task.startMs, options)) : evaluateLogQLRange(e, reader, task.startMs, task.endMs, task.stepMs, options).series;
+  if (task.shard?.merge === 'finish') {
+    // A shard of a query finished at the merge answers with its parts one after the other (shardFinish.ts).
+    const parts = logFinishedParts(expr);
+    if (parts === undefined) throw new Error('a finishing shard of a query without parts');
+    const all: SeriesColumns[] = [];
+    const partEnds: number[] = [];
+    for (const part of parts) {
+      all.push(...evaluate(part));
+      partEnds.push(all.length);
+    }
+    const packed = packSeries(all);
+    return { result: { series: packed, partEnds, annotations: [] }, transfer: transferablesOf(packed) };
+  }
+  const series = packSeries(evaluate(expr), { valueText: task.valueText });
   return { result: { series, annotations: [] }, transfer: transferablesOf(series) };
 }
 

@@ -3,7 +3,8 @@ import {
   gatherLogShare,
   gatherMetricShare,
   logSelectionsFor,
-  logShardMergeFor,
+  logShardPlanFor,
+  finishLogShards,
   logTaskData,
   logTimeParts,
   metricTaskData,
@@ -221,15 +222,13 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
 export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: LogQLExpr, window: QueryWindow): SeriesPlan {
   const reader = deps.storage.logs(org);
   const slices = planSlices(window.startMs, window.endMs, window.stepMs, deps.pool.threads * 4, MIN_STEPS_PER_SLICE);
-  const logShardPlan = (): ShardPlan | undefined => {
-    const merge = logShardMergeFor(expr);
-    return merge === undefined ? undefined : { merge };
-  };
-  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, logShardPlan, () => deps.pool.idle);
+  const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardPlanFor(expr), () => deps.pool.idle);
   const scope = clipLogRanges(logSelectionsFor(expr, window.startMs, window.endMs), deps.oldestMs);
+  const evalOptions = { maxSamples: deps.maxSamples, maxSeries: deps.maxSeries };
   return {
     slices,
     sortedByLabels: true,
+    finish: (outputs, slice) => ({ series: finishLogShards(expr, outputs, { ...slice, stepMs: window.stepMs, instant: window.instant }, evalOptions), annotations: [] }),
     failedSegments: () => reader.failedSegments.length + reader.unavailableHeads.length,
     async tasksFor(slice) {
       const selections = clipLogRanges(logSelectionsFor(expr, slice.startMs, slice.endMs), deps.oldestMs);

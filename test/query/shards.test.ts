@@ -110,11 +110,15 @@ describe('queries split by series shard', () => {
     expect(body.data.result.map((r) => r.value[1])).toEqual(['+Inf']);
   });
 
-  it('splits LogQL sums of additive range aggregations the same way', async () => {
+  it('splits LogQL sums of additive range aggregations, and queries built on them, the same way', async () => {
     for (const [q, tasks] of [
       ['sum by (app) (count_over_time({service_name="shop"} |= "error" [30m]))', 2],
       ['sum(bytes_over_time({service_name="shop"}[30m]))', 2],
-      ['max(count_over_time({service_name="shop"}[30m]))', 1],
+      // Built on additive parts: the shards count, the merge adds and evaluates the rest.
+      ['max(count_over_time({service_name="shop"}[30m]))', 2],
+      ['sum(rate({service_name="shop"} |= "error" [30m])) / sum(rate({service_name="shop"}[30m]))', 2],
+      // A selection settles ties by its input's order: left whole.
+      ['topk(1, sum by (app) (count_over_time({service_name="shop"}[30m])))', 1],
     ] as const) {
       const before = await tasksCompleted(srv.url);
       const res = await readSse(await query(srv.url, '/api/v1/logs/query', srv.key, { q, s: String(END_MS), e: String(END_MS), step: 15 }));

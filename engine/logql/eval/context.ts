@@ -4,7 +4,9 @@
  */
 import { MemoryBudget, unboundedBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
+import type { SampleExpr } from '../ast.js';
 import type { LogReader } from '../../storage/logHead.js';
+import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import { LabelCache } from './labelsBuilder.js';
 import { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES, type EvalOptions } from './types.js';
 
@@ -34,6 +36,12 @@ export class EvalContext {
   readonly maxSamples: number;
   readonly labelCache = new LabelCache();
   readonly memory: MemoryBudget;
+  /**
+   * answered, when set, holds subexpressions already evaluated elsewhere (a sharded query's
+   * parts, merged): the evaluator takes their series, given at the grid's steps, instead of
+   * evaluating them.
+   */
+  answered: ReadonlyMap<SampleExpr, readonly SeriesColumns[]> | undefined;
   private held = 0;
 
   constructor(

@@ -2,7 +2,7 @@
  * The LogQL evaluator: metric queries (instant and range) and raw log queries over a
  * LogReader, plus the compiled pipeline for callers that run stages themselves.
  */
-export { evaluateLogQLInstant, evaluateLogQLRange } from './metricQuery.js';
+export { evaluateLogQLAnswered, evaluateLogQLInstant, evaluateLogQLRange } from './metricQuery.js';
 export { LogQuery, evaluateLogQuery, iterateLogQuery, rowBytes, MESSAGE_TAG } from './logQuery.js';
 export { CompiledPipeline, StreamPipeline, reorderStages, withoutUnusedLineFormat } from './pipeline/pipeline.js';
 export type { PipelineOptions } from './pipeline/pipeline.js';

@@ -61,6 +61,33 @@ export function evaluateLogQLInstant(expr: Expr, reader: LogReader, timeMs: numb
   return { resultType: 'vector', series };
 }
 
+/**
+ * evaluateLogQLAnswered evaluates `expr` over a window (one step when `instant`) with the
+ * subexpressions in `answered` taken as given (their series at the window's steps) instead of
+ * read: the rest of a sharded query over its merged parts. It reads no lines; an instant
+ * answer keeps the order a sort gives it, as evaluateLogQLInstant's does.
+ */
+export function evaluateLogQLAnswered(
+  expr: Expr,
+  answered: ReadonlyMap<SampleExpr, readonly SeriesColumns[]>,
+  window: { startMs: number; endMs: number; stepMs: number; instant?: boolean },
+  options: EvalOptions = {},
+): SeriesColumns[] {
+  const ctx = new EvalContext(NO_LINES, options);
+  ctx.answered = answered;
+  const grid = window.instant === true ? makeGrid(window.startMs, window.startMs, 0) : makeGrid(window.startMs, window.endMs, window.stepMs);
+  const series = toSeries(evaluate(ctx, sampleExpr(expr), grid), grid, ctx);
+  if (window.instant !== true || !hasSort(expr)) series.sort((a, b) => compareLabelSets(a.labels, b.labels));
+  return series;
+}
+
+/** NO_LINES is the reader of an evaluation whose every read was answered elsewhere. */
+const NO_LINES: LogReader = {
+  select() {
+    throw new Error('an answered evaluation read lines');
+  },
+};
+
 /** evaluateLogQLRange evaluates `expr` at every step from `startMs` to `endMs`. */
 export function evaluateLogQLRange(
   expr: Expr,

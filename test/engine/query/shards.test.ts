@@ -1,12 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateLogQLRange } from '../../../engine/logql/eval/index.js';
+import { evaluateLogQLInstant, evaluateLogQLRange } from '../../../engine/logql/eval/index.js';
+import { finishLogShards } from '../../../engine/query/shardFinish.js';
 import { parseLogQL } from '../../../engine/logql/index.js';
 import { evaluateInstant, evaluateRange, formatAnnotation } from '../../../engine/promql/eval/index.js';
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
-import { finishedParts, logShardMergeFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
+import { finishedParts, logShardMergeFor, logShardPlanFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, logTimeParts, logViewOf, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
 import { countRows } from '../../../engine/storage/logCounts.js';
@@ -251,12 +252,15 @@ describe('series shards', () => {
       'sum(rate(requests_total[5m])) * 60',
       'max(temperature) - min(temperature)',
       'scalar(sum(temperature)) + vector(1)',
-      'topk(1, sum(temperature) or max(temperature))',
       '100 * (1 - avg(rate(requests_total[5m])) / max(rate(requests_total[5m])))',
     ]) {
       expect(planOf(q), q).toEqual({ merge: 'finish' });
       expect(planOf(q, true), q).toEqual({ merge: 'finish' });
     }
+    // An instant selection settles ties by its input's order, which the merged parts, read back
+    // in label order, do not keep; a range selection goes by value and then labels.
+    expect(planOf('topk(1, sum(temperature) or max(temperature))')).toEqual({ merge: 'finish' });
+    expect(planOf('topk(1, sum(temperature) or max(temperature))', true)).toBeUndefined();
     // Parts whose input needs placing keep that placement, when every part needs the same one.
     expect(planOf('histogram_quantile(0.9, sum by (le) (rate(latency_bucket[5m]) / rate(latency_bucket[10m])))')).toEqual({ merge: 'finish', key: { allBut: ['__name__'] } });
     // Where a key places series the query stays whole in each shard; a lone aggregation merges.
@@ -747,6 +751,53 @@ describe('log series shards', () => {
       'absent_over_time({service_name="cart"}[5m])',
     ]) {
       expect(mergeOf(q), q).toBeUndefined();
+    }
+  });
+
+  it('finish at the merge the queries built on additive parts, and answer like one evaluation', () => {
+    const planOf = (q: string) => logShardPlanFor(parseLogQL(q));
+    expect(planOf('sum by (level) (count_over_time({service_name=~".+"}[2m]))')).toEqual({ merge: 'sum' });
+    const finished = [
+      'sum(rate({service_name=~".+"} |= "line 1" [2m])) / sum(rate({service_name=~".+"}[2m]))',
+      'max(count_over_time({service_name=~".+"}[3m]))',
+      'count by (level) (count_over_time({service_name=~".+"}[2m]))',
+      'label_replace(sum by (level) (bytes_over_time({service_name=~".+"}[5m])), "kind", "$1", "level", "(.*)") * 2',
+      'vector(1) + sum(count_over_time({service_name="cart"}[2m]))',
+      'sort_desc(sum by (service_name) (count_over_time({service_name=~".+"}[4m])))',
+    ];
+    for (const q of finished) expect(planOf(q), q).toEqual({ merge: 'finish' });
+    // A selection settles ties by its input's order, which merged parts do not keep.
+    for (const q of ['topk(2, sum by (service_name) (count_over_time({service_name=~".+"}[2m])))', 'max_over_time({service_name="cart"} | unwrap latency [5m])', 'topk(2, max_over_time({service_name="cart"} | unwrap latency [5m]))', 'sum(count_over_time({service_name="cart"}[2m])) / max_over_time({service_name="cart"} | unwrap latency [5m])']) {
+      expect(planOf(q), q).toBeUndefined();
+    }
+    const view = storage.logs(ORG);
+    for (const q of finished) {
+      for (const [startMs, endMs, instant] of [
+        [1_000_000 + 6 * 60_000, 1_000_000 + 6 * 60_000, true],
+        [1_000_000, 1_000_000 + 6 * 60_000, false],
+      ] as const) {
+        const expr = parseLogQL(q);
+        const direct = instant ? evaluateLogQLInstant(expr, view, startMs, { maxSamples: 1e6, maxSeries: 1000 }) : evaluateLogQLRange(expr, view, startMs, endMs, 60_000, { maxSamples: 1e6, maxSeries: 1000 });
+        const want = direct.resultType === 'scalar' ? [] : direct.series;
+        expect(want.length, q).toBeGreaterThan(0);
+        const selections = logSelectionsFor(expr, startMs, endMs);
+        const share = gatherLogShare(view, selections);
+        for (const count of [2, 3]) {
+          const timeParts = logTimeParts(share, selections, count);
+          const outputs: ShardOutput[] = timeParts.map((timePart, index) => {
+            const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share), shard: { index, count, merge: 'finish', timePart }, instant };
+            const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
+            if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
+            return { series: unpackSeries(result.series), partEnds: result.partEnds };
+          });
+          const got = finishLogShards(expr, outputs, { startMs, endMs, stepMs: 60_000, instant }, { maxSamples: 1e6, maxSeries: 1000 });
+          const context = `${q} over ${count} shards${instant ? ', instant' : ''}`;
+          // In the order one evaluation gives (a sort's, for an instant query).
+          expect(got.map((s) => formatLabels(s.labels)), context).toEqual(want.map((s) => formatLabels(s.labels)));
+          const wanted = keyed(want);
+          for (const [k, v] of keyed(got)) expect(v, `${context} ${k}`).toBeCloseTo(wanted.get(k)!, 9);
+        }
+      }
     }
   });
 

@@ -6,6 +6,7 @@
 import type { Expr, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } from '../../ast.js';
 import { EngineError } from '../../../errors.js';
 import type { EvalContext } from '../context.js';
+import type { SeriesColumns } from '../../../storage/seriesColumns.js';
 import { scalarBinary, vectorScalar, vectorVector } from './binary.js';
 import { evaluateLabelReplace } from './labelReplace.js';
 import { evaluateRangeAggregation } from './rangeAggregation.js';
@@ -33,7 +34,7 @@ function toMatrix(ctx: EvalContext, value: StepValue, grid: Grid): StepMatrix {
 function evaluateVector(ctx: EvalContext, expr: VectorAggregationExpr, grid: Grid): StepMatrix {
   const inner = expr.expr;
   let input: StepValue;
-  if (expr.op === 'sum' && inner.kind === 'RangeAggregation' && inner.grouping === undefined && PUSHDOWN_OPS.has(inner.op)) {
+  if (expr.op === 'sum' && inner.kind === 'RangeAggregation' && ctx.answered?.has(inner) !== true && inner.grouping === undefined && PUSHDOWN_OPS.has(inner.op)) {
     // Grouping the samples while extracting gives the same sums with fewer series.
     input = evaluateRangeAggregation(ctx, inner, grid, expr.grouping ?? { kind: 'Grouping', without: false, labels: [], pos: expr.pos });
   } else {
@@ -45,6 +46,8 @@ function evaluateVector(ctx: EvalContext, expr: VectorAggregationExpr, grid: Gri
 /** evaluate evaluates any sample expression over `grid`. */
 export function evaluate(ctx: EvalContext, expr: SampleExpr, grid: Grid): StepValue {
   ctx.checkAbort();
+  const answered = ctx.answered?.get(expr);
+  if (answered !== undefined) return answeredMatrix(ctx, answered, grid);
   switch (expr.kind) {
     case 'NumberLiteral':
       return { kind: 'scalar', value: expr.value };
@@ -69,6 +72,22 @@ export function evaluate(ctx: EvalContext, expr: SampleExpr, grid: Grid): StepVa
       return vectorVector(ctx, expr, lhs, rhs, grid);
     }
   }
+}
+
+/** answeredMatrix lays series answered elsewhere (EvalContext.answered), points at the grid's steps, onto the grid. */
+function answeredMatrix(ctx: EvalContext, answered: readonly SeriesColumns[], grid: Grid): StepMatrix {
+  const series = answered.map((s) => {
+    const names = Object.keys(s.labels).sort();
+    const out = newSeries(ctx.labelCache.intern(names, names.map((n) => s.labels[n])), grid.steps);
+    for (let k = 0; k < s.timestampsMs.length; k++) {
+      const step = Math.round((s.timestampsMs[k] - grid.startMs) / grid.stepMs);
+      if (step < 0 || step >= grid.steps) continue;
+      out.values[step] = s.values[k];
+      out.present[step] = 1;
+    }
+    return out;
+  });
+  return { kind: 'matrix', series };
 }
 
 /** hasSort tells whether the expression sorts its result by value (then its order is kept). */
