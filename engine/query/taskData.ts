@@ -3,7 +3,6 @@ import { OrgLogView, OrgMetricView } from '../storage/orgViews.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
 import type { SharedSegment, SharedSegmentReaders } from '../storage/sharedSegments.js';
-import { gatherLogStreams } from './gather.js';
 import { countRows } from '../storage/logCounts.js';
 import type { LogSelection } from './logqlPlan.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
@@ -78,7 +77,7 @@ export function shareMetrics(view: OrgMetricView, selections: readonly Selection
 }
 
 /**
- * LogShare is a log slice's data: shared segments, how many head lines the slice's selections
+ * LogShare is a log slice's data: shared segments, about how many head lines the slice's selections
  * reach (to decide whether sharding pays), and the heads' snapshots, taken once on first use
  * so that all shards of a slice read the same moment.
  */
@@ -91,14 +90,17 @@ export interface LogShare {
 /** gatherLogShare collects what a log task over `selections` reads from one org's view. */
 export function gatherLogShare(view: OrgLogView, selections: readonly LogSelection[]): LogShare {
   const { segments, heads, snapshots } = view.share(selections);
+  // Each distinct selection's lines are counted where they lie, none is copied. Lines that two
+  // selections share count twice: an estimate of the work (each selection reads its lines),
+  // where gathering the union (every stream's timestamps copied) took 41 ms of the answering
+  // thread for a ratio of two rates over a head of 500,000 lines.
   let headLines = 0;
-  if (selections.length === 1) {
-    // One selection: its lines are counted where they lie, none is copied.
-    headLines = countRows(heads, selections[0].matchers, selections[0].minNs, selections[0].maxNs);
-  } else {
-    // Counting needs no message: the heads are scanned, no line's text is copied.
-    const bare = selections.map((s) => ({ ...s, lines: false }));
-    for (const s of gatherLogStreams(heads, bare)) headLines += s.timestampsNs.length;
+  const counted = new Set<string>();
+  for (const s of selections) {
+    const key = JSON.stringify([s.matchers, String(s.minNs), String(s.maxNs)]);
+    if (counted.has(key)) continue;
+    counted.add(key);
+    headLines += countRows(heads, s.matchers, s.minNs, s.maxNs);
   }
   let taken: LogHeadSnapshot[] | undefined;
   return { segments, headLines, snapshots: () => (taken ??= snapshots()) };
