@@ -10,11 +10,12 @@ import { evaluateLogQLAnswered } from '../logql/eval/index.js';
 import type { EvalOptions as LogQLEvalOptions } from '../logql/eval/types.js';
 
 /**
- * The finishing step of a query sharded by finishPlanFor (shards.ts): each shard answered with
- * its parts of the query's aggregations, one after the other; here each part's shards are
- * merged, and the rest of the query is evaluated over the merged parts by the evaluator itself,
- * with every part replaced by a selector that reads its merged series. The same code, warnings
- * and infos (worded and placed in the query's text) as one evaluation of the whole query.
+ * The finishing step of a query sharded by finishPlanFor or logShardPlanFor (shards.ts): each
+ * shard answered with its parts of the query's aggregations, one after the other; here each
+ * part's shards are merged, and the rest of the query is evaluated over the merged parts by the
+ * evaluator itself: PromQL's with every part replaced by a selector that reads its merged
+ * series, LogQL's with the parts given as answered. The same code, and for PromQL the same
+ * warnings and infos (worded and placed in the query's text), as one evaluation of the query.
  */
 
 /** FinishWindow is the slice being finished: its steps, or one instant. */

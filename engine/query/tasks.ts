@@ -233,8 +233,9 @@ function mixedOfSum(
 /**
  * runFinishingParts answers a shard of a finishing plan (shards.ts finishPlanFor): each of the
  * query's parts evaluated over the shard's series, one after the other in `series`, with
- * `partEnds` saying where each ends; a part that is a sum brings its marks of where floats and
- * histograms met (mixedOfSum) the same way. The query front merges them part by part and
+ * `partEnds` saying where each ends; an avg part answers with sums, its counts in `counts`
+ * (`countPartEnds`), and a sum part brings its marks of where floats and histograms met
+ * (mixedOfSum) in `mixed` (`mixedPartEnds`). The query front merges them part by part and
  * evaluates the rest of the query (shardFinish.ts).
  */
 function runFinishingParts(
