@@ -1,7 +1,5 @@
 import { labelsKey } from '../storage/labels.js';
-import type { LogReader, LogStreamData } from '../storage/logHead.js';
 import type { MetricQuerier } from '../storage/metricHead.js';
-import type { LogSelection } from './logqlPlan.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import type { Selection } from './promqlPlan.js';
 
@@ -50,38 +48,4 @@ export function mergeSamples(a: SeriesColumns, b: SeriesColumns): SeriesColumns 
     }
   }
   return { labels: a.labels, timestampsMs: ts.subarray(0, k), values: values.subarray(0, k) };
-}
-
-/**
- * gatherLogStreams fetches the lines a set of log selections needs, once per stream: when two
- * selectors reach one stream over different windows, the second contributes only the lines
- * outside the first's window (inside it, both hold the same lines). Messages are left out when
- * no selection reads them.
- */
-export function gatherLogStreams(reader: LogReader, selections: readonly LogSelection[]): LogStreamData[] {
-  const byKey = new Map<string, { stream: LogStreamData; minNs: bigint; maxNs: bigint }>();
-  // One projection for all: a stream's lines from one selection stand in for another's.
-  const projection = { lines: selections.some((s) => s.lines !== false) };
-  for (const sel of selections) {
-    for (const s of reader.select(sel.matchers, sel.minNs, sel.maxNs, projection)) {
-      const key = labelsKey(s.tags);
-      const seen = byKey.get(key);
-      if (!seen) {
-        byKey.set(key, { stream: s, minNs: sel.minNs, maxNs: sel.maxNs });
-        continue;
-      }
-      const keep: number[] = [];
-      s.timestampsNs.forEach((t, i) => {
-        if (t < seen.minNs || t > seen.maxNs) keep.push(i);
-      });
-      if (keep.length === 0) continue;
-      const rows = [...seen.stream.timestampsNs.keys()].map((i) => ({ t: seen.stream.timestampsNs[i], m: seen.stream.messages[i] }));
-      for (const i of keep) rows.push({ t: s.timestampsNs[i], m: s.messages[i] });
-      rows.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
-      seen.stream = { tags: s.tags, timestampsNs: BigInt64Array.from(rows, (r) => r.t), messages: rows.map((r) => r.m) };
-      seen.minNs = seen.minNs < sel.minNs ? seen.minNs : sel.minNs;
-      seen.maxNs = seen.maxNs > sel.maxNs ? seen.maxNs : sel.maxNs;
-    }
-  }
-  return [...byKey.values()].map((v) => v.stream);
 }
