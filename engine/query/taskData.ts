@@ -198,12 +198,12 @@ const LATEST_NS = 2n ** 63n - 1n;
 
 /**
  * logTimeParts cuts all time into `count` parts that hold about as many of a slice's lines
- * each, for the shards of a LogQL metric query: its additive range aggregations (the only
- * ones split, logShardMergeFor) add up over any split of the lines, and a split by time
+ * each, for the shards of a LogQL metric query: the additive range aggregations it is split
+ * into (shards.ts logShardPlanFor) add up over any split of the lines, and a split by time
  * spreads the lines of a few big streams, which a split by tag set left on one shard (one
  * stream, one shard), and lets each shard read only the segments of its part. Lines are
- * taken as spread evenly over each segment's span and the heads' over the time after the
- * segments (as reachedLines does); with no estimate the slice's span is cut evenly. The first
+ * taken as spread evenly over each segment's span (as reachedLines counts them) and the heads'
+ * over the time after the segments; with no estimate the slice's span is cut evenly. The first
  * part starts at the earliest instant and the last ends at the latest, so every line falls in
  * exactly one part whatever the estimate.
  */
