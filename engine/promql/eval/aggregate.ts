@@ -68,8 +68,15 @@ function fold(op: AggregateExpr['op'], g: GroupState, s: VectorSeries): void {
           value[i] = values[i];
           comp[i] = 0;
         } else {
-          value[i] = kahanInc(values[i], value[i], comp[i]);
-          comp[i] = kahanCompensation();
+          // kahanInc written out, the same operations in the same order, so the compensation
+          // goes straight to its slot instead of through the helper's.
+          const f = values[i];
+          const sum = value[i];
+          const t = sum + f;
+          if (t === Infinity || t === -Infinity) comp[i] = 0;
+          else if (Math.abs(sum) >= Math.abs(f)) comp[i] += sum - t + f;
+          else comp[i] += f - t + sum;
+          value[i] = t;
         }
       }
       return;

@@ -12,7 +12,6 @@ import { stepTimes, type StepGrid } from './grid.js';
 import type { WindowFunction } from './functionKernel.js';
 import type { KernelOutput } from './kernels/types.js';
 import { dropMetricName, metricNameOf } from './labelset.js';
-import { windowBounds } from './selectors.js';
 import { hasHistograms, rawFloatsOnly, type HistogramSlots, type SeriesStream, type VectorSeries } from './series.js';
 import { histogramWindows } from './histogramWindows.js';
 import { kernelOverRuns, RunWindows } from './runWindows.js';
@@ -79,12 +78,14 @@ function* applyKernel(
       kernelOverRuns(ctx, kernel, s.runs, runWindows, out);
       if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
     } else {
-      ctx.checkTransient(windowBounds(s.ts, input.refs, input.rangeMs, lo, hi));
+      // lo and hi are the run windows' own: they are filled through them, which know what they hold.
+      const allSteps = runWindows.stepViews(0, count);
+      ctx.checkTransient(runWindows.windowsOver(allSteps, s.ts));
       out = outputs.next();
       kernel({ ts: s.ts, vals: s.vals, lo, hi, refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params }, out);
       if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
       if (hasHistograms(mixed.hists)) {
-        windowBounds(mixed.ts, input.refs, input.rangeMs, lo, hi);
+        runWindows.windowsOver(allSteps, mixed.ts);
         out = histogramWindows(ctx, node.func.name, { ...mixed, hists: mixed.hists }, input.refs, input.rangeMs, lo, hi, out, rangeArg.pos);
       }
     }

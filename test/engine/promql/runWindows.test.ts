@@ -199,3 +199,76 @@ describe('selectors and range functions over series held in parts', () => {
     });
   }
 });
+
+/**
+ * scrapedTogether are 24 series of one job: most share every scrape time (their segments hold
+ * one timestamp column for all of them), every third misses scrapes of its own, and the last
+ * starts in the middle part. Their windows are found once per shared timestamp column; a
+ * series with timestamps of its own, or runs split at other steps, must never read the
+ * windows another series left behind.
+ */
+function scrapedTogether(random: SeededRandom): MetricSeries[] {
+  const out: MetricSeries[] = [];
+  for (let i = 0; i < 24; i++) {
+    const ts: number[] = [];
+    const values: number[] = [];
+    let v = random.int(0, 50);
+    for (let t = START; t < START + 3 * PART_MS; t += SCRAPE_MS) {
+      if (i % 3 === 1 && random.chance(0.2)) continue;
+      if (i === 23 && t < START + PART_MS + 5 * 60_000) continue;
+      v = random.chance(0.03) ? 0 : v + random.int(0, 9) / 4;
+      ts.push(t);
+      values.push(v);
+    }
+    out.push({ labels: { __name__: 'shared', instance: `i${String(i).padStart(2, '0')}` }, timestampsMs: Float64Array.from(ts), values: Float64Array.from(values) });
+  }
+  return out;
+}
+
+describe('range functions over series that share timestamp columns', () => {
+  let dirs: string[];
+  let stores: Storage[];
+  let parted: OrgMetricView;
+  let whole: OrgMetricView;
+  beforeAll(async () => {
+    const data = scrapedTogether(new SeededRandom(SEED + 1));
+    dirs = [await tempDir(), await tempDir()];
+    const [a, b] = await Promise.all(dirs.map((dir) => openStorage(dir)));
+    stores = [a.storage, b.storage];
+    for (let part = 0; part < 3; part++) {
+      await a.storage.appendMetrics(ORG, partOf(data, START + part * PART_MS, START + (part + 1) * PART_MS), []);
+      if (part < 2) await a.storage.cut();
+    }
+    await b.storage.appendMetrics(ORG, data, []);
+    parted = a.storage.metrics(ORG);
+    whole = b.storage.metrics(ORG);
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('shares one timestamp array among the series scraped together', () => {
+    const series = parted.selectRuns([{ name: '__name__', type: '=', value: 'shared' }], -Infinity, Infinity);
+    const first = series.find((s) => s.labels.instance === 'i00')!;
+    const sharing = series.filter((s) => s.runs[0].timestampsMs === first.runs[0].timestampsMs);
+    // i00, i02, i03, i05, ...: every series but the ones with scrapes of their own and the late one.
+    expect(sharing.length).toBe(15);
+  });
+
+  for (const call of ['rate(shared[5m])', 'count_over_time(shared[3m])', 'max_over_time(shared[7m])', 'resets(shared[10m])', 'last_over_time(shared[1m])']) {
+    it(`answers ${call} as over the series held whole`, () => {
+      for (const steps of STEP_RANGES) {
+        const want = evaluate(whole, call, steps);
+        const got = evaluate(parted, call, steps);
+        const context = `${call} from ${steps.startMs} step ${steps.stepMs} seed ${SEED + 1}`;
+        expect(want.series.length, context).toBeGreaterThan(0);
+        expect(got.series.map((s) => s.labels), context).toEqual(want.series.map((s) => s.labels));
+        for (let i = 0; i < want.series.length; i++) {
+          expect(got.series[i].timestampsMs, context).toEqual(want.series[i].timestampsMs);
+          expect([...got.series[i].values], context).toEqual([...want.series[i].values]);
+        }
+      }
+    });
+  }
+});

@@ -166,8 +166,13 @@ function sumWindows(input: KernelInput, out: KernelOutput, mean: boolean): void 
         let sum = 0;
         let comp = 0;
         for (let k = wHi - 1; k >= a; k--) {
-          sum = kahanInc(vals[k], sum, comp);
-          comp = kahanCompensation();
+          // kahanInc written out: see the loop below.
+          const f = vals[k];
+          const t = sum + f;
+          if (t === Infinity || t === -Infinity) comp = 0;
+          else if (Math.abs(sum) >= Math.abs(f)) comp += sum - t + f;
+          else comp += f - t + sum;
+          sum = t;
           sufSum[k] = sum;
           sufComp[k] = comp;
         }
@@ -178,8 +183,15 @@ function sumWindows(input: KernelInput, out: KernelOutput, mean: boolean): void 
       wLo = a;
     }
     for (let j = wHi; j < b; j++) {
-      backSum = kahanInc(vals[j], backSum, backComp);
-      backComp = kahanCompensation();
+      // kahanInc written out, the same operations in the same order: through the helper the
+      // compensation made a round trip through memory, and each addition waited on the last
+      // one's store and load.
+      const f = vals[j];
+      const t = backSum + f;
+      if (t === Infinity || t === -Infinity) backComp = 0;
+      else if (Math.abs(backSum) >= Math.abs(f)) backComp += backSum - t + f;
+      else backComp += f - t + backSum;
+      backSum = t;
     }
     if (b > wHi) wHi = b;
     let sum: number;
@@ -191,8 +203,14 @@ function sumWindows(input: KernelInput, out: KernelOutput, mean: boolean): void 
       sum = sufSum[wLo];
       comp = sufComp[wLo];
     } else {
-      sum = kahanInc(backSum, sufSum[wLo], sufComp[wLo]);
-      comp = kahanCompensation() + backComp;
+      // kahanInc(backSum, sufSum[wLo], sufComp[wLo]) written out.
+      const front = sufSum[wLo];
+      sum = front + backSum;
+      comp = sufComp[wLo];
+      if (sum === Infinity || sum === -Infinity) comp = 0;
+      else if (Math.abs(front) >= Math.abs(backSum)) comp += front - sum + backSum;
+      else comp += backSum - sum + front;
+      comp += backComp;
     }
     let value: number;
     if (mean) {
@@ -281,6 +299,7 @@ function extremeWindows(input: KernelInput, out: KernelOutput, mode: ExtremeMode
   let wMid = 0;
   let wHi = 0;
   let backIndex = -1;
+  let backValue = 0;
   let active = false;
   for (let i = 0; i < lo.length; i++) {
     const a = lo[i];
@@ -301,9 +320,14 @@ function extremeWindows(input: KernelInput, out: KernelOutput, mode: ExtremeMode
       } else if (a > wLo) {
         if (a >= wMid) {
           let best = -1;
+          let bestValue = 0;
           for (let k = wHi - 1; k >= a; k--) {
             // Sample k comes first in [k, wHi): the later part's extreme wins only if it is better.
-            if (best < 0 || !better(mode, vals[best], vals[k])) best = k;
+            const v = vals[k];
+            if (best < 0 || !better(mode, bestValue, v)) {
+              best = k;
+              bestValue = v;
+            }
             sufIndex[k] = best;
           }
           wMid = wHi;
@@ -311,7 +335,15 @@ function extremeWindows(input: KernelInput, out: KernelOutput, mode: ExtremeMode
         }
         wLo = a;
       }
-      for (let j = wHi; j < b; j++) if (backIndex < 0 || better(mode, vals[j], vals[backIndex])) backIndex = j;
+      // The running extreme's value is kept beside its index: read back through the index, each
+      // comparison waited on the load the last one chose.
+      for (let j = wHi; j < b; j++) {
+        const v = vals[j];
+        if (backIndex < 0 || better(mode, v, backValue)) {
+          backIndex = j;
+          backValue = v;
+        }
+      }
       if (b > wHi) wHi = b;
       if (wLo === wMid) pick = backIndex;
       else if (wMid === wHi) pick = sufIndex[wLo];

@@ -13,11 +13,17 @@ import type { KernelInput, KernelOutput, RangeKernel } from './types.js';
  */
 let resetScratch = new Int32Array(64);
 
-/** resetPositions lists in resetScratch every index j whose value dropped below its predecessor's (a counter reset) and returns how many. */
-function resetPositions(vals: Float64Array): number {
+/**
+ * resetPositions lists in resetScratch every index j in (from, to) whose value dropped below its
+ * predecessor's (a counter reset) and returns how many. The kernel is handed a run of samples
+ * that may reach far beyond its steps' windows (a day-long segment for an hour's slice), so
+ * only the samples the windows take, from the first window's first to the last one's last,
+ * are scanned.
+ */
+function resetPositions(vals: Float64Array, from: number, to: number): number {
   let count = 0;
-  let previous = vals.length > 0 ? vals[0] : 0;
-  for (let j = 1; j < vals.length; j++) {
+  let previous = from < to ? vals[from] : 0;
+  for (let j = from + 1; j < to; j++) {
     const v = vals[j];
     if (v < previous) {
       if (count === resetScratch.length) {
@@ -40,7 +46,8 @@ function resetPositions(vals: Float64Array): number {
  */
 function extrapolatedRate(input: KernelInput, out: KernelOutput, isCounter: boolean, isRate: boolean): void {
   const { ts, vals, lo, hi, refs, rangeMs } = input;
-  const resetCount = isCounter ? resetPositions(vals) : 0;
+  // Windows move forward (lo and hi never decrease), so the first and the last window bound every sample read.
+  const resetCount = isCounter && lo.length > 0 ? resetPositions(vals, lo[0], hi[hi.length - 1]) : 0;
   const resets = resetScratch;
   const rangeSeconds = rangeMs / 1000;
   let r = 0;
