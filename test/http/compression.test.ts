@@ -122,6 +122,17 @@ describe('compressed responses', () => {
       expect(packed.headers['content-encoding']).toBe(encoding);
       expect(packed.body).toBe(plain.body);
     }
+    // Whole events of a range answer, more than the stream's first piece and less than the hold:
+    // held as bytes (non-ASCII labels among them) and compressed whole with the end.
+    const medium = { q: 'requests_total', s: String(NOW - HOUR_MS), e: String(NOW), step: 180 };
+    const mediumPlain = await post(srv.url, '/api/v1/metrics/query', srv.key, medium);
+    expect(mediumPlain.body.length).toBeGreaterThan(100 * 1024);
+    expect(mediumPlain.body.length).toBeLessThan(256 * 1024);
+    for (const encoding of ['gzip', 'br']) {
+      const packed = await post(srv.url, '/api/v1/metrics/query', srv.key, medium, encoding);
+      expect(packed.headers['content-encoding']).toBe(encoding);
+      expect(packed.body).toBe(mediumPlain.body);
+    }
     // Slices of one point each: the first small write is held, then the stream goes on compressed.
     const sliced = { q: 'mad_over_time(requests_total{instance="host-3"}[1h])', s: String(NOW - HOUR_MS), e: String(NOW), step: 1 };
     const slicedPlain = await post(srv.url, '/api/v1/metrics/query', srv.key, sliced);

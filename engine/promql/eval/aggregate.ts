@@ -99,11 +99,13 @@ function fold(op: AggregateExpr['op'], g: GroupState, s: VectorSeries): void {
         }
         const c = ++count[i];
         if (incremental[i] === 0) {
-          const newSum = kahanInc(f, value[i], comp[i]);
-          const newComp = kahanCompensation();
+          // kahanInc written out, as in sum above.
+          const sum = value[i];
+          const newSum = sum + f;
           if (newSum !== Infinity && newSum !== -Infinity) {
+            if (Math.abs(sum) >= Math.abs(f)) comp[i] += sum - newSum + f;
+            else comp[i] += f - newSum + sum;
             value[i] = newSum;
-            comp[i] = newComp;
             continue;
           }
           incremental[i] = 1;
