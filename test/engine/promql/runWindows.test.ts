@@ -53,6 +53,33 @@ function partOf(series: readonly MetricSeries[], fromMs: number, toMs: number): 
   });
 }
 
+/** PartedAndWhole is the same series in two stores: as two segments and a head, and whole in a head. */
+interface PartedAndWhole {
+  parted: OrgMetricView;
+  whole: OrgMetricView;
+  close(): Promise<void>;
+}
+
+async function partedAndWhole(data: MetricSeries[]): Promise<PartedAndWhole> {
+  const dirs = [await tempDir(), await tempDir()];
+  const [a, b] = await Promise.all(dirs.map((dir) => openStorage(dir)));
+  const stores: Storage[] = [a.storage, b.storage];
+  // Two segments and the head hold one part each; the other store holds everything in its head.
+  for (let part = 0; part < 3; part++) {
+    await a.storage.appendMetrics(ORG, partOf(data, START + part * PART_MS, START + (part + 1) * PART_MS), []);
+    if (part < 2) await a.storage.cut();
+  }
+  await b.storage.appendMetrics(ORG, data, []);
+  return {
+    parted: a.storage.metrics(ORG),
+    whole: b.storage.metrics(ORG),
+    async close() {
+      await Promise.all(stores.map((s) => s.close()));
+      await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    },
+  };
+}
+
 /** STEP_RANGES: steps on the scrape grid, off it, starting before the data, ending past it, and one instant. */
 const STEP_RANGES: readonly StepRange[] = [
   { startMs: START, endMs: START + 3 * PART_MS, stepMs: 60_000 },
@@ -108,28 +135,14 @@ function evaluate(view: OrgMetricView, query: string, steps: StepRange) {
 const EXACT = new Set(['rate', 'increase', 'delta', 'irate', 'idelta', 'changes', 'resets', 'count_over_time', 'last_over_time', 'first_over_time', 'max_over_time', 'min_over_time', 'present_over_time']);
 
 describe('selectors and range functions over series held in parts', () => {
-  let dirs: string[];
-  let stores: Storage[];
+  let stores: PartedAndWhole;
   let parted: OrgMetricView;
   let whole: OrgMetricView;
   beforeAll(async () => {
-    const data = readings(new SeededRandom(SEED));
-    dirs = [await tempDir(), await tempDir()];
-    const [a, b] = await Promise.all(dirs.map((dir) => openStorage(dir)));
-    stores = [a.storage, b.storage];
-    // Two segments and the head hold one part each; the other store holds everything in its head.
-    for (let part = 0; part < 3; part++) {
-      await a.storage.appendMetrics(ORG, partOf(data, START + part * PART_MS, START + (part + 1) * PART_MS), []);
-      if (part < 2) await a.storage.cut();
-    }
-    await b.storage.appendMetrics(ORG, data, []);
-    parted = a.storage.metrics(ORG);
-    whole = b.storage.metrics(ORG);
+    stores = await partedAndWhole(readings(new SeededRandom(SEED)));
+    ({ parted, whole } = stores);
   });
-  afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close()));
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  });
+  afterAll(() => stores.close());
 
   it('keeps the parts of a series apart where they follow each other in time', () => {
     const series = parted.selectRuns([{ name: '__name__', type: '=', value: 'reading' }], -Infinity, Infinity);
@@ -226,27 +239,14 @@ function scrapedTogether(random: SeededRandom): MetricSeries[] {
 }
 
 describe('range functions over series that share timestamp columns', () => {
-  let dirs: string[];
-  let stores: Storage[];
+  let stores: PartedAndWhole;
   let parted: OrgMetricView;
   let whole: OrgMetricView;
   beforeAll(async () => {
-    const data = scrapedTogether(new SeededRandom(SEED + 1));
-    dirs = [await tempDir(), await tempDir()];
-    const [a, b] = await Promise.all(dirs.map((dir) => openStorage(dir)));
-    stores = [a.storage, b.storage];
-    for (let part = 0; part < 3; part++) {
-      await a.storage.appendMetrics(ORG, partOf(data, START + part * PART_MS, START + (part + 1) * PART_MS), []);
-      if (part < 2) await a.storage.cut();
-    }
-    await b.storage.appendMetrics(ORG, data, []);
-    parted = a.storage.metrics(ORG);
-    whole = b.storage.metrics(ORG);
+    stores = await partedAndWhole(scrapedTogether(new SeededRandom(SEED + 1)));
+    ({ parted, whole } = stores);
   });
-  afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close()));
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  });
+  afterAll(() => stores.close());
 
   it('shares one timestamp array among the series scraped together', () => {
     const series = parted.selectRuns([{ name: '__name__', type: '=', value: 'shared' }], -Infinity, Infinity);
