@@ -1,5 +1,6 @@
 import { parsedPromQL, promqlValueType, type PromQLExpr, type SeriesColumns, type Storage } from '../../engine/index.js';
 import type { RequestContext } from '../http/router.js';
+import { whileServing } from '../http/servingSignal.js';
 import { QueryCollector, type CollectDeps, type CollectedSeries } from '../query/collect.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { instantWindow, type QueryWindow } from '../query/timeRange.js';
@@ -40,19 +41,18 @@ function queryTimeoutMs(params: PromParams, serviceMs: number): number {
   return Math.min(serviceMs, requested);
 }
 
-/** requestSignal aborts when the client leaves or the server stops waiting. */
-function requestSignal(ctx: RequestContext): AbortSignal {
-  const left = new AbortController();
-  ctx.res.onAbort(() => left.abort(new PromError('canceled', 'query was canceled: the client closed the connection')));
-  return AbortSignal.any([left.signal, ctx.shutdown]);
-}
 
 async function evaluate(ctx: RequestContext, deps: PromQueryDeps, org: string, text: string, expr: PromQLExpr, window: QueryWindow, timeoutMs: number): Promise<CollectedSeries> {
   // The request's `timeout` may only shorten the org's deadline (queryTimeoutMs); every other limit stays the org's.
   const collector = new QueryCollector({ ...deps, queryLimitsFor: (o) => ({ ...deps.queryLimitsFor(o), timeoutMs }) });
   try {
     // Matrices and vectors are written from the workers' text of their points (matrixData, vectorData).
-    return await collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, requestSignal(ctx), { sampleText: true });
+    // The evaluation stops when the client leaves or the server stops waiting.
+    return await whileServing(
+      ctx,
+      () => new PromError('canceled', 'query was canceled: the client closed the connection'),
+      (signal) => collector.promql(org, text, expr, window, deps.queryLimitsFor(org).maxSeries, signal, { sampleText: true }),
+    );
   } catch (err) {
     throw toPromError(err, 'run');
   }

@@ -13,7 +13,7 @@ import { streamSeriesSlices } from './seriesStream.js';
 import { logSeriesSource } from './metricSource.js';
 import type { OrgQueryLimits } from '../meta/orgSettingsView.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
-import { QueryStream, waitSignal } from './stream.js';
+import { QueryStream, waitForSlot } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
 export type LogsQueryDeps = QueryDeps & LogPlanDeps;
@@ -109,7 +109,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
   const limit = raw ? rowLimit(body.limit, limits) : 0;
-  const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
+  const release = await waitForSlot(ctx, deps.gate, org, limits);
   let rawFailed = 0;
   const { planDeps, source, stream } = holdingSlot(release, () => {
     const planDeps = { ...orgPlanDeps(deps, limits, 'logs'), valueText: writesValueText(format) };

@@ -10,7 +10,7 @@ import { QUERY_NEEDS_ORG, holdingSlot, orgStreamOptions, type QueryDeps } from '
 import { metricSeriesSource } from './metricSource.js';
 import { streamSeriesSlices } from './seriesStream.js';
 import { orgPlanDeps } from './orgQueryLimits.js';
-import { QueryStream, waitSignal } from './stream.js';
+import { QueryStream, waitForSlot } from './stream.js';
 import { resolveWindow } from './timeRange.js';
 
 /**
@@ -40,7 +40,7 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
   requireEventStream(ctx.headers.accept);
   const org = callerOrg(ctx.principal, QUERY_NEEDS_ORG);
   const limits = deps.queryLimitsFor(org);
-  const release = await deps.gate.acquire(org, limits, waitSignal(ctx));
+  const release = await waitForSlot(ctx, deps.gate, org, limits);
   const { source, stream } = holdingSlot(release, () => {
     // Points are written as text unless the answer is folded into per-series statistics or sent as doubles.
     const source = metricSeriesSource({ ...orgPlanDeps(deps, limits, 'metrics'), valueText: !summary && writesValueText(format) }, org, q, expr, window);

@@ -1,6 +1,7 @@
 import { memoryBudgetExceeded } from '../../engine/index.js';
 import { ApiError, toApiError } from '../errors.js';
 import type { RequestContext } from '../http/router.js';
+import { whileServing } from '../http/servingSignal.js';
 import { SseStream, type SseEvent, type StreamItem } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { EvaluationSlot, WorkerAdmission } from './workerAdmission.js';
@@ -133,13 +134,15 @@ export class OrgGate {
 }
 
 /**
- * waitSignal aborts when the client of a request leaves or the server stops: a query waiting in
- * its org's queue then gives its place up.
+ * waitForSlot takes a query slot of the org's gate, giving its place in the queue up when the
+ * client of the request leaves or the server stops.
  */
-export function waitSignal(ctx: RequestContext): AbortSignal {
-  const left = new AbortController();
-  ctx.res.onAbort(() => left.abort(new ApiError('CLIENT_CLOSED', 'the client closed the request while it waited for a query slot')));
-  return AbortSignal.any([left.signal, ctx.shutdown]);
+export function waitForSlot(ctx: RequestContext, gate: OrgGate, org: string, limits: GateLimit): Promise<QuerySlot> {
+  return whileServing(
+    ctx,
+    () => new ApiError('CLIENT_CLOSED', 'the client closed the request while it waited for a query slot'),
+    (signal) => gate.acquire(org, limits, signal),
+  );
 }
 
 /**
