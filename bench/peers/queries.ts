@@ -23,6 +23,10 @@ export const QUERY_DEFINITIONS: readonly QueryDefinition[] = [
   // 29m59s, not 30m: the subquery's left edge then never falls on its 1-minute grid, where
   // Prometheus 2's closed range takes one more inner point than Prometheus 3's (and Sluice's).
   { name: 'subquery', expr: `max_over_time(sum(rate(${COUNTER_NAME}[5m]))[29m59s:1m])` },
+  // Built on aggregations over all series (no label to place series by): Sluice's shards
+  // evaluate the sums and its query front the rest (docs/architecture.md, "finished at the merge").
+  { name: 'SLO ratio', expr: `sum(rate(${COUNTER_NAME}{code=~"5.."}[5m])) / sum(rate(${COUNTER_NAME}[5m]))` },
+  { name: 'histogram_quantile by le', expr: `histogram_quantile(0.99, sum by (le) (rate(${HISTOGRAM_NAME}[5m])))` },
 ];
 
 export interface QueryCase {

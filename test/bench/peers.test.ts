@@ -82,8 +82,8 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
   });
 
   it('times every query on every system and Sluice answers as Prometheus does', () => {
-    // Nine expressions, each over the tiny scale's one window and as an instant query.
-    expect(report.queries).toHaveLength(9 * 2);
+    // Eleven expressions, each over the tiny scale's one window and as an instant query.
+    expect(report.queries).toHaveLength(11 * 2);
     for (const q of report.queries) {
       for (const name of ['sluice', 'sluice-compact', 'sluice-prom', 'prometheus', 'victoria'] as const) {
         const timings = q.systems[name]!;
