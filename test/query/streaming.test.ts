@@ -116,7 +116,8 @@ describe('query streams over time', () => {
   });
 
   it('lets a task its query abandoned finish instead of replacing the worker, unless it runs past the grace period', async () => {
-    srv = await startTestServer({ SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '1' });
+    // Points enough for VERY_SLOW_QUERY's eight hours at one a second.
+    srv = await startTestServer({ SVC_HEARTBEAT_MS: '30', SVC_QUERY_WORKERS: '1', SVC_MAX_POINTS_PER_SERIES: '100000' });
     await writeBusySeries(srv);
     const s = srv;
     // One worker evaluates the query as one task; over five minutes it takes a fraction of a
@@ -127,8 +128,9 @@ describe('query streams over time', () => {
     await abandonAfterFirstRead(s, short);
     await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="finished"\} (\d+)/)) >= 1, 10_000);
     expect(await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="stopped"\} (\d+)/)).toBe(0);
-    // A task of seconds is stopped once the grace is over.
-    await abandonAfterFirstRead(s, SLOW_QUERY);
+    // A task of seconds is stopped once the grace is over: eight hours of steps, several times
+    // the grace even on a fast machine (the hour of SLOW_QUERY took 1.0-1.6 s, too near it).
+    await abandonAfterFirstRead(s, VERY_SLOW_QUERY);
     await waitFor(async () => (await metricValue(s.url, /sluice_query_tasks_abandoned_total\{ending="stopped"\} (\d+)/)) >= 1, 10_000);
     // The pool still answers with the thread that replaced the stopped one.
     const after = await readSse(await query(s.url, '/api/v1/metrics/query', s.key, { q: 'vector(1)' }));
