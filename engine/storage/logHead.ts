@@ -103,7 +103,8 @@ export class LogHead implements LogReader, LogTagSetReader {
   private readonly streamIds = new GrowableUint32(1024);
   private readonly levelIds = new GrowableUint32(1024);
   private readonly attributeIds = new GrowableUint32(1024);
-  private readonly messages: string[] = [];
+  /** tail holds the messages of the rows not yet sealed into a chunk (see LogHeadSnapshots); sealed rows' messages live in their chunks. */
+  private tail: string[] = [];
   private readonly levels = new Interner();
   private readonly attributes = new Interner();
   /** inOrder stays true while every line arrived no earlier than the one before: a window is then found by binary search. */
@@ -123,7 +124,7 @@ export class LogHead implements LogReader, LogTagSetReader {
   }
 
   get rowCount(): number {
-    return this.messages.length;
+    return this.timestamps.length;
   }
 
   get streamCount(): number {
@@ -165,11 +166,18 @@ export class LogHead implements LogReader, LogTagSetReader {
       this.streamIds.push(stream.id);
       this.levelIds.push(this.levels.id(r.level));
       this.attributeIds.push(this.attributes.id(JSON.stringify(sortKeepingEmpty(rest))));
-      this.messages.push(r.message);
+      this.tail.push(r.message);
       this.bytes += r.message.length;
       if (this.minNs === undefined || r.timestampNs < this.minNs) this.minNs = r.timestampNs;
       if (this.maxNs === undefined || r.timestampNs > this.maxNs) this.maxNs = r.timestampNs;
+      if (this.snapshots.appended(this.timestamps.length, Buffer.byteLength(r.message, 'utf8'), () => this.headRows())) this.tail = [];
     }
+  }
+
+  /** message is a row's message: the tail's string, or decoded from the row's sealed chunk. */
+  private message(row: number): string {
+    const sealedRows = this.snapshots.sealedRows;
+    return row >= sealedRows ? this.tail[row - sealedRows] : this.snapshots.message(row);
   }
 
   /**
@@ -248,7 +256,7 @@ export class LogHead implements LogReader, LogTagSetReader {
       const messages = new Array<string>(rows.length);
       for (let j = 0; j < rows.length; j++) {
         timestampsNs[j] = ts[rows[j]];
-        messages[j] = lines ? this.messages[rows[j]] : '';
+        messages[j] = lines ? this.message(rows[j]) : '';
       }
       out.push({ tags, timestampsNs, messages });
     }
@@ -276,7 +284,7 @@ export class LogHead implements LogReader, LogTagSetReader {
         groups.set(id, diff);
       }
       if (diff === null) return;
-      if (lines !== undefined && !lines.test(this.messages[row])) return;
+      if (lines !== undefined && !lines.test(this.message(row))) return;
       if (oneWindow) {
         diff[0] += 1;
         diff[1] -= 1;
@@ -323,25 +331,36 @@ export class LogHead implements LogReader, LogTagSetReader {
    * until then, a hundred MiB for a million lines). Read once the head takes no more appends.
    */
   cutInput(): LogCutInput {
-    const messages = this.messages;
-    const rows = messages.length;
+    const tail = this.tail;
+    const sealed = this.snapshots.sealedChunks;
+    const sealedRows = this.snapshots.sealedRows;
+    const rows = this.rowCount;
     const lineEnds = new Uint32Array(rows);
     let bytes = 0;
-    for (const m of messages) bytes += Buffer.byteLength(m, 'utf8');
+    for (const chunk of sealed) bytes += chunk.text.length;
+    for (const m of tail) bytes += Buffer.byteLength(m, 'utf8');
     const text = new Uint8Array(bytes);
     const out = Buffer.from(text.buffer);
     let end = 0;
-    for (let from = 0; from < rows; from += CUT_BATCH_ROWS) {
-      const to = Math.min(rows, from + CUT_BATCH_ROWS);
-      const batch = messages.slice(from, to).join('');
+    let row = 0;
+    // Sealed rows are already UTF-8 in their chunks: their bytes are copied as they are.
+    for (const chunk of sealed) {
+      text.set(chunk.text, end);
+      const offsets = chunk.lineOffsets;
+      for (let i = 1; i <= chunk.rows; i++) lineEnds[row++] = end + offsets[i];
+      end += chunk.text.length;
+    }
+    for (let from = 0; from < tail.length; from += CUT_BATCH_ROWS) {
+      const to = Math.min(tail.length, from + CUT_BATCH_ROWS);
+      const batch = tail.slice(from, to).join('');
       if (Buffer.byteLength(batch, 'utf8') === batch.length) {
         // ASCII (a byte per character, the common case): the batch in one native call, as
         // a string small enough to die young.
         out.write(batch, end, 'latin1');
-        for (let i = from; i < to; i++) lineEnds[i] = end += messages[i].length;
+        for (let i = from; i < to; i++) lineEnds[sealedRows + i] = end += tail[i].length;
       } else {
         // Other text message by message: joining could pair two halves of a surrogate.
-        for (let i = from; i < to; i++) lineEnds[i] = end += out.write(messages[i], end, 'utf8');
+        for (let i = from; i < to; i++) lineEnds[sealedRows + i] = end += out.write(tail[i], end, 'utf8');
       }
     }
     return {
@@ -372,19 +391,19 @@ export class LogHead implements LogReader, LogTagSetReader {
       timestampsNs: this.timestamps.view(),
       groupIds: (row) => (attributeIds[row] * levels + levelIds[row]) * streams + sids[row],
       tagsOf: (row) => this.groupTags(row),
-      message: (row) => this.messages[row],
+      message: (row) => this.message(row),
     };
   }
 
   /** estimatedBytes approximates the head's memory, to decide when it is worth cutting into a segment. */
   get estimatedBytes(): number {
-    return this.bytes + this.messages.length * ROW_OVERHEAD_BYTES;
+    return this.bytes + this.rowCount * ROW_OVERHEAD_BYTES;
   }
 
   /**
    * columns exposes the head's rows as columns, in arrival order, for writing a segment. The
-   * typed arrays and messages are the head's own: callers read them only once the head takes
-   * no more appends.
+   * typed arrays are the head's own: callers read them only once the head takes no more
+   * appends. Messages of sealed rows are decoded from their chunks.
    */
   columns(): LogColumns {
     const levelIds = this.levelIds.view();
@@ -394,7 +413,7 @@ export class LogHead implements LogReader, LogTagSetReader {
       streams: this.streamIds.view(),
       streamTags: this.streamList.map((s) => s.tags),
       levels: Array.from(levelIds, (id) => this.levels.value(id)),
-      messages: this.messages,
+      messages: Array.from({ length: this.rowCount }, (_, row) => this.message(row)),
       attributes: Array.from(attributeIds, (id) => this.attributes.value(id)),
     };
   }

@@ -115,10 +115,13 @@ describe('the global cap on queries evaluating at once', () => {
     srv = await startTestServer({ SVC_QUERY_WORKERS: '1', SVC_MAX_CONCURRENT_QUERIES: '1', SVC_MAX_QUERIES_PER_ORG: '100', SVC_RESULTS_CACHE: 'false' });
     await writeBusySeries(srv);
     const s = srv;
-    const aloneStarted = performance.now();
     const alone = await readSse(await query(s.url, '/api/v1/metrics/query', s.key, HEAVY_QUERY));
-    const aloneMs = performance.now() - aloneStarted;
     expect(alone.events.at(-1)).toEqual(DONE_OK);
+    // Timed once warm: the first query also pays for compiling and reading the data cold, and
+    // arrivals spaced by its time (250 ms against 20-40 warm) did not overlap at all.
+    const aloneStarted = performance.now();
+    await readSse(await query(s.url, '/api/v1/metrics/query', s.key, HEAVY_QUERY));
+    const aloneMs = performance.now() - aloneStarted;
     // Arrivals apart by a small part of one query's time: their order is known, and each
     // arrives while the first still evaluates.
     const gapMs = Math.min(30, aloneMs / 8);

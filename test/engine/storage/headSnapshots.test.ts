@@ -89,6 +89,31 @@ describe('log head snapshots', () => {
     expect(head.snapshotStats.chunksPacked).toBe(6);
   });
 
+  it('seals chunks as lines arrive and reads sealed rows back from them like a head that never seals', () => {
+    const random = new SeededRandom(5);
+    const sealing = new LogHead(new Set(['app']), SMALL_CHUNKS);
+    const unsealed = new LogHead(new Set(['app']), { rows: 1e9, bytes: 1e12 });
+    const batches = [lines(random, 0, 130, true), lines(random, 130, 171), lines(random, 301, 12, true)];
+    // Messages past ASCII, a pair of surrogates among them, in the sealed rows and in the tail.
+    for (const batch of batches) for (const [i, line] of batch.entries()) if (i % 7 === 0) line.message += ` 🚀 ${'€'.repeat(i % 3)}`;
+    for (const batch of batches) {
+      sealing.append(batch);
+      unsealed.append(batch);
+    }
+    // Sealed on append, before any snapshot was asked for: three chunks of 100 and a tail of 13.
+    expect(sealing.snapshotStats.chunksPacked).toBe(3);
+    expect(unsealed.snapshotStats.chunksPacked).toBe(0);
+    for (const matchers of MATCHERS) {
+      for (const [minNs, maxNs] of [[...ALL_NS], [BASE_NS + 30_000_000n, BASE_NS + 120_000_000n]] as Array<[bigint, bigint]>) {
+        expect(sealing.select(matchers, minNs, maxNs), `${JSON.stringify(matchers)} ${minNs}`).toEqual(unsealed.select(matchers, minNs, maxNs));
+      }
+    }
+    expect(sealing.columns()).toEqual(unsealed.columns());
+    expect(sealing.cutInput()).toEqual(unsealed.cutInput());
+    expect(sealing.estimatedBytes).toBe(unsealed.estimatedBytes);
+    expect(sealing.snapshot().chunks.map((c) => c.rows)).toEqual([100, 100, 100, 13]);
+  });
+
   it('seals a chunk by the bytes of its messages as well as by rows', () => {
     const head = new LogHead(new Set(['app']), { rows: 1000, bytes: 4096 });
     head.append(Array.from({ length: 10 }, (_, i) => ({ timestampNs: BASE_NS + BigInt(i), message: 'x'.repeat(1500), level: '', tags: { app: 'a' } })));
