@@ -1,5 +1,5 @@
 import { Bench } from 'tinybench';
-import type { RawRow, SeriesColumns } from '../../engine/index.js';
+import { KeyedSeries, labelsKey, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { frame, PIECE_BYTES, type FramedEvents, type SseEvent } from '../../src/http/sse.js';
 import { CompactRowEncoder, CompactSeriesEncoder } from '../../src/query/compactEvents.js';
 import { SeriesRenderer } from '../../src/query/events.js';
@@ -19,6 +19,18 @@ import { taskMedianMs } from '../taskResult.js';
  * and bytes. `node dist/bench/query/encoder.bench.js`.
  */
 const ROWS = 20_000;
+/** INSTANT_SERIES is the instant answer's width: the large peer scale's rate of every counter. */
+const INSTANT_SERIES = 10_000;
+const INSTANT_LABELS = Array.from({ length: INSTANT_SERIES }, (_, i) => ({ code: String(200 + (i % 4) * 100), instance: `i-${String(i % 2_000).padStart(4, '0')}`, route: `/r${i % 5}`, shard: String(i) }));
+const INSTANT_KEYS = INSTANT_LABELS.map((labels) => labelsKey(labels));
+
+/**
+ * instantAnswer is one point of each of INSTANT_SERIES series, keyed as workers' answers arrive:
+ * each call makes fresh key strings (unpacked from a worker's message), which lookups must hash.
+ */
+function instantAnswer(): SeriesColumns[] {
+  return INSTANT_LABELS.map((labels, i) => new KeyedSeries((' ' + INSTANT_KEYS[i]).slice(1), new Float64Array([1_700_000_000_000]), new Float64Array([i * 0.37]), labels));
+}
 
 function slice(): SeriesColumns[] {
   return manySeriesAnswer(
@@ -68,6 +80,12 @@ export async function main(): Promise<void> {
     .add('points, new encoder', () => {
       sink += consumeFramed(new SeriesRenderer().pointFrames(slice()));
     })
+    .add('instant points, previous encoder', () => {
+      sink += consumeEvents(legacyPointEvents(instantAnswer()));
+    })
+    .add('instant points, new encoder', () => {
+      sink += consumeFramed(new SeriesRenderer().pointFrames(instantAnswer()));
+    })
     .add('log rows, previous encoder', () => {
       sink += consumeEvents(logRows.map(legacyRowEvent));
     })
@@ -86,6 +104,7 @@ export async function main(): Promise<void> {
   };
   const table = [
     ['points', pointEvents],
+    ['instant points', INSTANT_SERIES],
     ['log rows', ROWS],
   ].map(([kind, events]) => {
     const before = rate(`${kind} , previous encoder`.replace(' ,', ','), events as number);
@@ -108,7 +127,7 @@ export async function main(): Promise<void> {
       'compact / default results/s': (compactRate / plainRate).toFixed(2),
     };
   });
-  console.log(`${SERIES} series x ${POINTS} points (the point runs include building the slice's columns), ${ROWS} log rows; one thread (${sink > 0 ? 'bytes counted' : ''})`);
+  console.log(`${SERIES} series x ${POINTS} points and ${INSTANT_SERIES} series x 1 point (the point runs include building the answer's columns), ${ROWS} log rows; one thread (${sink > 0 ? 'bytes counted' : ''})`);
   console.table(table);
   console.log('compact format against the default (same answers, same run)');
   console.table(compactTable);
