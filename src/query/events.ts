@@ -65,14 +65,17 @@ export class SharedRenders {
 
   constructor(private readonly maxChars: number) {}
 
-  /** of is the rendering of the series keyed `key` (seriesKeyOf); `labelsOf` is asked only when it is not kept. */
-  of(key: string, labelsOf: () => Labels): RenderedSeries {
+  /**
+   * of is the rendering of the series keyed `key` (seriesKeyOf); `source.labels` is read only
+   * when it is not kept (a series itself serves: no closure to allocate per series).
+   */
+  of(key: string, source: { readonly labels: Labels }): RenderedSeries {
     const known = this.entries.get(key);
     if (known !== undefined) {
       known.used = true;
       return known.rendered;
     }
-    const rendered = renderSeries(labelsOf());
+    const rendered = renderSeries(source.labels);
     const chars = key.length + rendered.head.length + rendered.tail.length + rendered.seriesTail.length;
     this.entries.set(key, { rendered, chars, used: false });
     this.chars += chars;
@@ -106,17 +109,17 @@ export class SeriesRenderer {
 
   /** ofSeries is the rendering of a series. */
   ofSeries(s: SeriesColumns): RenderedSeries {
-    return this.ofKey(seriesKeyOf(s), () => s.labels);
+    return this.ofKey(seriesKeyOf(s), s);
   }
 
   /** of is the rendering of a label set. */
   of(labels: Labels): RenderedSeries {
-    return this.ofKey(labelSetKey(labels), () => labels);
+    return this.ofKey(labelSetKey(labels), { labels });
   }
 
-  private ofKey(key: string, labelsOf: () => Labels): RenderedSeries {
+  private ofKey(key: string, source: { readonly labels: Labels }): RenderedSeries {
     let entry = this.cache.get(key);
-    if (!entry) this.cache.set(key, (entry = sharedRenders.of(key, labelsOf)));
+    if (!entry) this.cache.set(key, (entry = sharedRenders.of(key, source)));
     return entry;
   }
 
@@ -134,7 +137,7 @@ export class SeriesRenderer {
     // query (the compact format's ids do), and this query's own map cost a second lookup per
     // series (a new key string is hashed once either way), a tenth of the answering thread's
     // time for 10,000 series at one instant.
-    const rendered = series.map((s) => sharedRenders.of(seriesKeyOf(s), () => s.labels));
+    const rendered = series.map((s) => sharedRenders.of(seriesKeyOf(s), s));
     const batch = new FrameBytesBatcher();
     for (;;) {
       let next = Infinity;

@@ -123,10 +123,10 @@ describe('rendered series kept across queries', () => {
 
   it('answers a series it keeps with the same rendering, and one it dropped rendered anew to the same text', () => {
     const renders = new SharedRenders(4_000);
-    const first = renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0));
-    expect(renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0))).toBe(first);
-    for (let i = 1; i < 100; i++) renders.of(JSON.stringify(labelsOf(i)), () => labelsOf(i));
-    const again = renders.of(JSON.stringify(labelsOf(0)), () => labelsOf(0));
+    const first = renders.of(JSON.stringify(labelsOf(0)), { labels: labelsOf(0) });
+    expect(renders.of(JSON.stringify(labelsOf(0)), { labels: labelsOf(0) })).toBe(first);
+    for (let i = 1; i < 100; i++) renders.of(JSON.stringify(labelsOf(i)), { labels: labelsOf(i) });
+    const again = renders.of(JSON.stringify(labelsOf(0)), { labels: labelsOf(0) });
     expect(again).not.toBe(first);
     expect(again).toEqual(first);
     expect(first.head.toString()).toBe('data: {"type":"result","data":{"tags":{"__name__":"requests_total","code":200,"instance":"i-0"},"value":');
@@ -135,14 +135,14 @@ describe('rendered series kept across queries', () => {
 
   it('gives a series used since the last pass a second chance before dropping it', () => {
     const renders = new SharedRenders(2_000);
-    const kept = renders.of('kept', () => labelsOf(0));
+    const kept = renders.of('kept', { labels: labelsOf(0) });
     // Each pass over the bound drops the oldest unused entries; `kept` is used between passes.
     for (let i = 1; i < 60; i++) {
-      renders.of(`k${i}`, () => labelsOf(i));
-      expect(renders.of('kept', () => labelsOf(0))).toBe(kept);
+      renders.of(`k${i}`, { labels: labelsOf(i) });
+      expect(renders.of('kept', { labels: labelsOf(0) })).toBe(kept);
     }
     // Not used any more, it goes within one more pass.
-    for (let i = 60; i < 120; i++) renders.of(`k${i}`, () => labelsOf(i));
-    expect(renders.of('kept', () => labelsOf(0))).not.toBe(kept);
+    for (let i = 60; i < 120; i++) renders.of(`k${i}`, { labels: labelsOf(i) });
+    expect(renders.of('kept', { labels: labelsOf(0) })).not.toBe(kept);
   });
 });
