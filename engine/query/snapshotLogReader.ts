@@ -1,5 +1,6 @@
 import { lowerBound, upperBound } from '../storage/bounds.js';
 import { GrowableUint32 } from '../storage/growable.js';
+import { copyWords, int64Words, wordsLess } from '../storage/int64Words.js';
 import { labelsKey, type Labels } from '../storage/labels.js';
 import { chunkMessage, chunkRowsContaining, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
 import { RowMask, type LineMatch } from '../storage/lineMatch.js';
@@ -88,36 +89,48 @@ export class SnapshotLogReader {
         }
       });
     }
-    const texts = new Map<number, Buffer>();
-    const textOf = (c: number): Buffer => {
-      let text = texts.get(c);
-      if (!text) texts.set(c, (text = chunkText(chunks[c])));
-      return text;
-    };
+    const texts: Array<Buffer | undefined> = new Array(chunks.length);
+    // Timestamps are compared and copied through their 32-bit words (int64Words.ts).
+    const words = chunks.map((chunk) => int64Words(chunk.timestampsNs));
     const out: LogStreamData[] = [];
     for (const bucket of buckets.values()) {
       const cs = bucket.chunks.view();
       const rs = bucket.rows.view();
       const n = rs.length;
       const at = (j: number): bigint => chunks[cs[j]].timestampsNs[rs[j]];
+      const before = (j: number, i: number): boolean => {
+        const a = words[cs[j]];
+        const b = words[cs[i]];
+        return a !== undefined && b !== undefined ? wordsLess(a, rs[j], b, rs[i]) : at(j) < at(i);
+      };
       let order: number[] | undefined;
       for (let j = 1; j < n; j++) {
-        if (at(j) < at(j - 1)) {
+        if (before(j, j - 1)) {
           // Pairs are in arrival order already, so a stable sort by time breaks ties by arrival.
-          order = Array.from({ length: n }, (_, k) => k).sort((a, b) => {
-            const ta = at(a);
-            const tb = at(b);
-            return ta < tb ? -1 : ta > tb ? 1 : a - b;
-          });
+          order = Array.from({ length: n }, (_, k) => k).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : a - b));
           break;
         }
       }
       const timestampsNs = new BigInt64Array(n);
+      const outWords = int64Words(timestampsNs);
       const messages = new Array<string>(n);
+      let textChunk = -1;
+      let text: Buffer | undefined;
       for (let j = 0; j < n; j++) {
         const k = order === undefined ? j : order[j];
-        timestampsNs[j] = at(k);
-        messages[j] = lines ? chunkMessage(chunks[cs[k]], textOf(cs[k]), rs[k]) : '';
+        const c = cs[k];
+        const from = words[c];
+        if (from !== undefined && outWords !== undefined) copyWords(from, rs[k], outWords, j);
+        else timestampsNs[j] = at(k);
+        if (!lines) {
+          messages[j] = '';
+          continue;
+        }
+        if (c !== textChunk) {
+          textChunk = c;
+          text = texts[c] ??= chunkText(chunks[c]);
+        }
+        messages[j] = chunkMessage(chunks[c], text!, rs[k]);
       }
       out.push({ tags: bucket.tags, timestampsNs, messages });
     }

@@ -1,3 +1,4 @@
+import { int64Words } from './int64Words.js';
 import type { Labels } from './labels.js';
 import type { LabelMatcher } from './matchers.js';
 import type { LineMatch } from './lineMatch.js';
@@ -73,7 +74,6 @@ export function allInFirstWindow(windows: CountWindows, minNs: bigint, maxNs: bi
   return windows.steps === 1 && minNs > windows.baseNs && maxNs - windows.baseNs <= BigInt(Math.floor(windows.rangeNs));
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const TWO_32 = 4294967296;
 
 /**
@@ -90,7 +90,7 @@ export class OffsetReader {
     private readonly ts: BigInt64Array,
     private readonly baseNs: bigint,
   ) {
-    this.words = LITTLE_ENDIAN ? new Int32Array(ts.buffer, ts.byteOffset, ts.length * 2) : undefined;
+    this.words = int64Words(ts);
     this.baseLo = Number(BigInt.asUintN(32, baseNs));
     this.baseHi = Number(BigInt.asIntN(32, baseNs >> 32n));
   }

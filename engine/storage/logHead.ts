@@ -1,5 +1,6 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { GrowableBigInt64, GrowableFloat64, GrowableUint32 } from './growable.js';
+import { copyWords, int64Words, wordsLess } from './int64Words.js';
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, type CountWindows, type LogCountReader, type OpenCounts } from './logCounts.js';
 import { labelsKey, sortKeepingEmpty, sortLabels, type Labels } from './labels.js';
 import type { HeadRows } from './logChunk.js';
@@ -248,14 +249,18 @@ export class LogHead implements LogReader, LogTagSetReader {
       if (bucket !== null) bucket.rows.push(row);
     });
     const ts = this.timestamps.view();
+    // Timestamps are compared and copied through their 32-bit words (int64Words.ts).
+    const words = int64Words(ts);
     const out: LogStreamData[] = [];
     for (const { tags, rows: growable } of buckets.values()) {
       const rows = growable.view();
-      if (!isTimeOrdered(ts, rows)) rows.sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : a - b));
+      if (!isTimeOrdered(ts, words, rows)) rows.sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : a - b));
       const timestampsNs = new BigInt64Array(rows.length);
+      const outWords = int64Words(timestampsNs);
       const messages = new Array<string>(rows.length);
       for (let j = 0; j < rows.length; j++) {
-        timestampsNs[j] = ts[rows[j]];
+        if (words !== undefined && outWords !== undefined) copyWords(words, rows[j], outWords, j);
+        else timestampsNs[j] = ts[rows[j]];
         messages[j] = lines ? this.message(rows[j]) : '';
       }
       out.push({ tags, timestampsNs, messages });
@@ -431,8 +436,12 @@ interface Bucket {
  */
 const APPROX_MARGIN_NS = 1_000;
 
-/** isTimeOrdered says whether the rows' timestamps never decrease (the usual case: lines arrive in order). */
-function isTimeOrdered(ts: BigInt64Array, rows: Uint32Array): boolean {
+/** isTimeOrdered says whether the rows' timestamps never decrease (the usual case: lines arrive in order); `words` are ts' int64Words. */
+function isTimeOrdered(ts: BigInt64Array, words: Int32Array | undefined, rows: Uint32Array): boolean {
+  if (words !== undefined) {
+    for (let j = 1; j < rows.length; j++) if (wordsLess(words, rows[j], words, rows[j - 1])) return false;
+    return true;
+  }
   for (let j = 1; j < rows.length; j++) if (ts[rows[j]] < ts[rows[j - 1]]) return false;
   return true;
 }
