@@ -34,12 +34,12 @@ function logStarted(sys: RunningSystem): void {
  * (baseline first in each round), each started afresh over `sluice`'s data directory, which
  * stays stopped afterwards (later suites restart it).
  */
-async function alternateWithBaseline<T>(sluice: RunningSystem, checkout: string, rounds: number, suite: (sys: RunningSystem) => Promise<T[]>): Promise<T[]> {
+async function alternateWithBaseline<T>(sluice: RunningSystem, checkout: string, rounds: number, nodeArgs: string[], suite: (sys: RunningSystem) => Promise<T[]>): Promise<T[]> {
   const rows: T[] = [];
   await sluice.process.stop();
   for (let round = 1; round <= rounds; round++) {
     for (const which of ['baseline', 'current'] as const) {
-      const started = await startSluice(sluice.dataDir, sluice.key, which === 'baseline' ? { cli: sluiceCliOf(checkout) } : {});
+      const started = await startSluice(sluice.dataDir, sluice.key, which === 'baseline' ? { cli: sluiceCliOf(checkout) } : { nodeArgs });
       const sys: RunningSystem = which === 'baseline' ? { ...started, name: 'sluice-baseline' } : started;
       logStarted(sys);
       log(`baseline comparison, round ${round} of ${rounds}: ${which}`);
@@ -72,7 +72,7 @@ async function main(): Promise<number> {
       dirs = keptDataDirectories(options.keepDir!);
       load = kept.load;
       log(`using the data loaded into ${options.keepDir} at ${kept.loadedAt} (load figures are that run's)`);
-      sluice = await startSluice(dirs.sluice, kept.sluiceKey);
+      sluice = await startSluice(dirs.sluice, kept.sluiceKey, { nodeArgs: options.nodeArgs });
       systems.push(sluice);
       logStarted(sluice);
       victoria = await startVictoria(dirs.victoria);
@@ -82,7 +82,7 @@ async function main(): Promise<number> {
       dirs = options.keepDir === undefined ? temporaryDataDirectories() : emptyKeptDirectories(options.keepDir);
       const prometheusLoad = await loadPrometheusBlocks(dataset, dirs.prometheus);
       log(`prometheus blocks written (openmetrics ${prometheusLoad.writeSeconds.toFixed(1)} s, promtool ${prometheusLoad.promtoolSeconds.toFixed(1)} s)`);
-      sluice = await startSluice(dirs.sluice);
+      sluice = await startSluice(dirs.sluice, undefined, { nodeArgs: options.nodeArgs });
       systems.push(sluice);
       logStarted(sluice);
       const sluiceMetrics = await loadSluiceMetrics(sluice, dataset);
@@ -132,7 +132,7 @@ async function main(): Promise<number> {
       if (options.resultsCacheRows) {
         // Same data directory, cache on; stopped afterwards (a stopped process stops again as a no-op).
         await sluice.process.stop();
-        const cached: RunningSystem = { ...(await startSluice(sluice.dataDir, sluice.key, { resultsCache: true })), name: 'sluice-cache' };
+        const cached: RunningSystem = { ...(await startSluice(sluice.dataDir, sluice.key, { resultsCache: true, nodeArgs: options.nodeArgs })), name: 'sluice-cache' };
         logStarted(cached);
         try {
           report.concurrency.push(...(await runConcurrencySuite([cached], cases, options.viewers, options.concurrencySeconds, log)));
@@ -142,13 +142,13 @@ async function main(): Promise<number> {
       }
     }
     if (options.suites.includes('concurrency') && options.baseline !== undefined) {
-      report.concurrency.push(...(await alternateWithBaseline(sluice, options.baseline, options.baselineRounds, (sys) => runConcurrencySuite([sys], cases, options.viewers, options.concurrencySeconds, log))));
+      report.concurrency.push(...(await alternateWithBaseline(sluice, options.baseline, options.baselineRounds, options.nodeArgs, (sys) => runConcurrencySuite([sys], cases, options.viewers, options.concurrencySeconds, log))));
     }
     if (options.suites.includes('logs')) {
       // A restart empties Sluice's segment cache, so the first run of each log query is cold.
       await sluice.process.stop();
       systems.splice(systems.indexOf(sluice), 1);
-      const restarted = await startSluice(sluice.dataDir, sluice.key);
+      const restarted = await startSluice(sluice.dataDir, sluice.key, { nodeArgs: options.nodeArgs });
       systems.push(restarted);
       logStarted(restarted);
       report.suites.logs = await runLogsSuite(restarted, dataset, rawLogFile, options.repetitions, log);

@@ -25,6 +25,11 @@ export interface PeerBenchOptions extends HarnessOptions {
   baseline?: string;
   baselineRounds: number;
   /**
+   * nodeArgs go to node before this checkout's server (never the baseline's), for example a V8
+   * flag to weigh against `--baseline` pointing at the same build, or `--cpu-prof`.
+   */
+  nodeArgs: string[];
+  /**
    * keepDir keeps the loaded data there for later runs at the same scale, and uses what an
    * earlier run kept there (see keptData.ts).
    */
@@ -33,10 +38,10 @@ export interface PeerBenchOptions extends HarnessOptions {
 
 export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--out DIR]
        [--suites queries,concurrency,ingest,logs] [--viewers 1,2,5,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]
-       [--baseline DIR [--baseline-rounds N]] [--keep DIR]`;
+       [--baseline DIR [--baseline-rounds N]] [--node-args "ARGS"] [--keep DIR]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
-  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 2, 5, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2 };
+  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 2, 5, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2, nodeArgs: [] };
   return readOptions(argv, options, { usage: USAGE }, (arg) => {
     switch (arg.flag) {
       case '--reps':
@@ -62,6 +67,9 @@ export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOp
         return true;
       case '--baseline-rounds':
         options.baselineRounds = arg.wholeNumber(arg.value());
+        return true;
+      case '--node-args':
+        options.nodeArgs = arg.value().split(/\s+/).filter((a) => a !== '');
         return true;
       case '--keep':
         options.keepDir = arg.value();
