@@ -114,7 +114,8 @@ async function main(): Promise<number> {
       scale: scale.name,
       repetitions: options.repetitions,
       machine,
-      versions: { sluice: sluiceVersion(`${REPO_ROOT}package.json`), ...peerVersions() },
+      // Node arguments change what is measured, so the report names them with the version.
+      versions: { sluice: `${sluiceVersion(`${REPO_ROOT}package.json`)}${options.nodeArgs.length > 0 ? ` run with node ${options.nodeArgs.join(' ')}` : ''}`, ...peerVersions() },
       dataset: dataset.summary(),
       load: kept === undefined ? { ...load } : { ...load, loadedByAnEarlierRunAt: kept.loadedAt },
       sampleCounts,
