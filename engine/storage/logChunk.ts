@@ -22,6 +22,12 @@ export interface SharedLogChunk {
   lineOffsets: Uint32Array;
   text: Uint8Array;
   /**
+   * ascii is true when every message is ASCII, so a byte offset into `text` is also a character
+   * offset into its text decoded whole (SnapshotLogReader decodes a chunk once and takes
+   * substrings when a selection reads much of it). Absent means not known.
+   */
+  ascii?: boolean;
+  /**
    * groupTags is the chunk's tag sets as UTF-8 JSON, in group order. Not msgpack: its native
    * decoder must not be handed shared memory, while Buffer and JSON.parse read it safely.
    */
@@ -101,11 +107,16 @@ export function packLogChunk(head: HeadRows, from: number, to: number, textBytes
   chunk.timestampsNs.set(head.timestampsNs.subarray(from, to));
   const text = Buffer.from(shared, textAt, textBytes);
   let at = 0;
+  let chars = 0;
   for (let i = 0; i < rows; i++) {
     chunk.lineOffsets[i] = at;
-    at += text.write(head.message(from + i), at, 'utf8');
+    const message = head.message(from + i);
+    chars += message.length;
+    at += text.write(message, at, 'utf8');
   }
   chunk.lineOffsets[rows] = at;
+  // Any character past ASCII takes more than one byte (a lone surrogate three, as U+FFFD).
+  chunk.ascii = at === chars;
   if (rows > 0) {
     const ts = chunk.timestampsNs;
     let min = ts[0];

@@ -114,6 +114,22 @@ describe('log head snapshots', () => {
     expect(sealing.snapshot().chunks.map((c) => c.rows)).toEqual([100, 100, 100, 13]);
   });
 
+  it('reads chunks of ASCII lines decoded whole exactly as line by line, beside chunks that are not', () => {
+    const random = new SeededRandom(9);
+    const head = new LogHead(new Set(['app']), SMALL_CHUNKS);
+    const batch = lines(random, 0, 420, true).map((line, i) => ({ ...line, message: i >= 300 && i < 310 ? `${line.message} ü` : `plain ${i} ${'x'.repeat(i % 7)}` }));
+    head.append(batch);
+    const snapshot = head.snapshot();
+    expect(snapshot.chunks.map((c) => c.ascii)).toEqual([true, true, true, false, true]);
+    const reader = new SnapshotLogReader(snapshot);
+    // Everything (every chunk decoded whole), one app (a third of each chunk) and a narrow window (per line).
+    for (const matchers of MATCHERS) {
+      for (const [minNs, maxNs] of [[...ALL_NS], [BASE_NS + 20_000_000n, BASE_NS + 40_000_000n]] as Array<[bigint, bigint]>) {
+        expect(reader.select(matchers, minNs, maxNs), `${JSON.stringify(matchers)} ${minNs}`).toEqual(head.select(matchers, minNs, maxNs));
+      }
+    }
+  });
+
   it('seals a chunk by the bytes of its messages as well as by rows', () => {
     const head = new LogHead(new Set(['app']), { rows: 1000, bytes: 4096 });
     head.append(Array.from({ length: 10 }, (_, i) => ({ timestampNs: BASE_NS + BigInt(i), message: 'x'.repeat(1500), level: '', tags: { app: 'a' } })));
