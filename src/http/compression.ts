@@ -140,16 +140,6 @@ export class StreamCompressor {
     });
   }
 
-  /**
-   * finishWhole compresses `body` as the whole stream, at once on the calling thread, for a
-   * stream that ends before anything was pushed: a small answer then costs no round trip to the
-   * thread pool (two of them, for its events and its end, added about a millisecond).
-   */
-  finishWhole(body: string | Uint8Array): Buffer {
-    this.z.destroy();
-    return compressBody(body, this.encoding);
-  }
-
   /** close frees the compressor of a stream that ends without `finish` (the client left). */
   close(): void {
     this.z.destroy();

@@ -1,4 +1,4 @@
-import { MIN_COMPRESSED_BYTES, MIN_OFF_LOOP_BYTES, StreamCompressor, utf8Bytes } from './compression.js';
+import { compressBody, MIN_COMPRESSED_BYTES, MIN_OFF_LOOP_BYTES, StreamCompressor, utf8Bytes, type ContentEncoding } from './compression.js';
 import type { Responder } from './responder.js';
 import { statusLine } from './responder.js';
 import { yieldIfSliceSpent } from './timeSlice.js';
@@ -157,21 +157,23 @@ export class SseStream {
   /** eventsSent counts result, heartbeat and terminal events written. */
   eventsSent = 0;
   /**
-   * compressor, when the client accepts a compression, encodes every write; its output is
-   * written in order through `output`, the chain of writes not yet handed to uWS.
+   * encoding is the compression the client accepts, set when the stream opens; compressor
+   * encodes every write once the stream's start is pushed (`push`, made then: an answer that
+   * ends within its held start never needs one), and its output is written in order through
+   * `output`, the chain of writes not yet handed to uWS.
    */
+  private encoding: ContentEncoding | undefined;
   private compressor: StreamCompressor | undefined;
   private output: Promise<void> = Promise.resolve();
   /**
    * held is the start of a compressed stream, kept back while it is small (HOLD_BYTES) and for
    * at most HOLD_MS: an answer that ends meanwhile is compressed whole on this thread
-   * (`finishWhole`), with no round trip to the thread pool. `pushed` says the compressor's
-   * stream has begun, after which every write goes to it.
+   * (compressBody), with no round trip to the thread pool. Once the compressor exists its
+   * stream has begun, and every write goes to it.
    */
   private held: Chunk[] = [];
   private heldLength = 0;
   private holdTimer: NodeJS.Timeout | undefined;
-  private pushed = false;
 
   constructor(
     private readonly res: Responder,
@@ -188,8 +190,8 @@ export class SseStream {
   open(): void {
     if (this.res.finished || this.res.started) return;
     // Made here, not with the stream: a query that fails before its first event answers plain JSON.
-    if (this.res.encoding !== undefined) this.compressor = new StreamCompressor(this.res.encoding);
-    else this.writeHeaders(undefined);
+    this.encoding = this.res.encoding;
+    if (this.encoding === undefined) this.writeHeaders(undefined);
     this.res.status = 200;
     this.res.started = true;
     this.armHeartbeat();
@@ -205,7 +207,7 @@ export class SseStream {
       raw.writeHeader('connection', 'keep-alive');
       raw.writeHeader('x-svc-query-id', this.res.queryId);
       raw.writeHeader('x-accel-buffering', 'no');
-      if (this.compressor !== undefined) raw.writeHeader('vary', 'accept-encoding');
+      if (this.encoding !== undefined) raw.writeHeader('vary', 'accept-encoding');
       if (encoding !== undefined) raw.writeHeader('content-encoding', encoding);
     });
   }
@@ -254,7 +256,7 @@ export class SseStream {
   async sendAll(events: Iterable<StreamItem>, signal?: AbortSignal): Promise<void> {
     // Events are rendered as the pieces are cut, so a producer handing over a lazy sequence
     // (rows rendered on demand) has at most one piece of text in memory at a time.
-    const pieceBytes = this.compressor === undefined ? PIECE_BYTES : COMPRESSED_PIECE_BYTES;
+    const pieceBytes = this.encoding === undefined ? PIECE_BYTES : COMPRESSED_PIECE_BYTES;
     // A string's length stands for its bytes: result text is almost all ASCII.
     let piece: Chunk[] = [];
     let length = 0;
@@ -298,16 +300,15 @@ export class SseStream {
    */
   private write(chunks: readonly Chunk[], events: number): boolean {
     this.eventsSent += events;
-    const compressor = this.compressor;
-    if (compressor !== undefined) {
+    if (this.encoding !== undefined) {
       let length = 0;
       for (const c of chunks) length += c.length;
-      if (!this.pushed && this.heldLength + length <= HOLD_BYTES) {
+      if (this.compressor === undefined && this.heldLength + length <= HOLD_BYTES) {
         this.held.push(...chunks);
         this.heldLength += length;
         this.holdTimer ??= setTimeout(() => this.pushHeld(), HOLD_MS);
       } else {
-        this.push(compressor, [...this.takeHeld(), ...chunks]);
+        this.push(this.encoding, [...this.takeHeld(), ...chunks]);
       }
       this.armHeartbeat();
       return this.writableNow;
@@ -318,9 +319,9 @@ export class SseStream {
   }
 
   /** push hands text to the compressor; a batch reaches uWS once the compressor has flushed it, and `drained` waits for that. */
-  private push(compressor: StreamCompressor, text: readonly Chunk[]): void {
-    if (!this.pushed && !this.res.aborted) this.writeHeaders(compressor.encoding);
-    this.pushed = true;
+  private push(encoding: ContentEncoding, text: readonly Chunk[]): void {
+    if (this.compressor === undefined && !this.res.aborted) this.writeHeaders(encoding);
+    const compressor = (this.compressor ??= new StreamCompressor(encoding));
     this.output = this.output.then(() => compressor.push(text)).then(
       (bytes) => void this.writeRaw(bytes),
       (err: unknown) => this.compressionFailed(err),
@@ -331,7 +332,7 @@ export class SseStream {
   private pushHeld(): void {
     this.holdTimer = undefined;
     const held = this.takeHeld();
-    if (held.length > 0 && !this.closed && this.compressor !== undefined) this.push(this.compressor, held);
+    if (held.length > 0 && !this.closed && this.encoding !== undefined) this.push(this.encoding, held);
   }
 
   private takeHeld(): Chunk[] {
@@ -402,7 +403,7 @@ export class SseStream {
    * been compressed and handed to uWS), the stream closed or `signal` aborted.
    */
   drained(signal?: AbortSignal): Promise<void> {
-    if (this.compressor !== undefined && !this.closed) return this.output.then(() => this.caughtUp(signal));
+    if (this.encoding !== undefined && !this.closed) return this.output.then(() => this.caughtUp(signal));
     return this.caughtUp(signal);
   }
 
@@ -424,17 +425,17 @@ export class SseStream {
     const chunk = frame(terminal);
     this.eventsSent++;
     this.res.finished = true;
+    const encoding = this.encoding;
     const compressor = this.compressor;
-    if (compressor === undefined) {
+    if (encoding === undefined) {
       this.res.raw.cork(() => this.res.raw.end(chunk));
-    } else if (!this.pushed) {
+    } else if (compressor === undefined) {
       const body = joinChunks([...this.takeHeld(), chunk]);
       if (!this.res.aborted) {
-        const whole = body.length < MIN_COMPRESSED_BYTES ? undefined : compressor.finishWhole(body);
-        if (whole === undefined) compressor.close();
+        const whole = body.length < MIN_COMPRESSED_BYTES ? undefined : compressBody(body, encoding);
         // One cork: headers and body leave in one packet (uWS runs a nested cork's handler at once).
         this.res.raw.cork(() => {
-          this.writeHeaders(whole === undefined ? undefined : compressor.encoding);
+          this.writeHeaders(whole === undefined ? undefined : encoding);
           this.res.raw.end(whole ?? body);
         });
       }

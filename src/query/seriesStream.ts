@@ -21,7 +21,8 @@ export interface SliceTasks {
  * if it can be, how big a slice must be, and whether the workers are free to take shards now.
  */
 export interface ShardingPolicy {
-  plan: ShardPlan | undefined;
+  /** plan is the query's shard plan, or undefined when its slices are never split; worked out at the first slice big enough to ask. */
+  plan: () => ShardPlan | undefined;
   workersFree: () => boolean;
   minSize: number;
   shards: number;
@@ -31,10 +32,22 @@ export interface ShardingPolicy {
  * shardingPolicy decides once per query whether its slices may be split by series: only when
  * time slices leave workers idle (fewer slices than workers) and the query's shape merges
  * exactly (`planFor`); `minSize` 0 turns sharding off. A slice is split only when `workersFree`
- * says so at the time its tasks are made.
+ * says so at the time its tasks are made. The shape is looked at only for a slice of at least
+ * `minSize`: most queries have none, and walking the expression for a plan was a visible part of
+ * a small instant query's planning.
  */
 export function shardingPolicy(sliceCount: number, workers: number, minSize: number, planFor: () => ShardPlan | undefined, workersFree: () => boolean = () => true): ShardingPolicy {
-  return { plan: sliceCount < workers && minSize > 0 ? planFor() : undefined, minSize, shards: workers, workersFree };
+  const splits = sliceCount < workers && minSize > 0;
+  let plan: ShardPlan | undefined;
+  let planned = false;
+  const planOnce = (): ShardPlan | undefined => {
+    if (!planned) {
+      planned = true;
+      plan = splits ? planFor() : undefined;
+    }
+    return plan;
+  };
+  return { plan: planOnce, minSize, shards: workers, workersFree };
 }
 
 /**
@@ -47,8 +60,9 @@ export function sliceTasks<D>(
   dataFor: (shard?: { index: number; count: number }) => D,
   taskFor: (data: D, shard?: SeriesShard) => QueryTask,
 ): SliceTasks {
-  const { plan, minSize, shards: count } = policy;
-  if (plan === undefined || size < minSize || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
+  const { minSize, shards: count } = policy;
+  const plan = size < minSize ? undefined : policy.plan();
+  if (plan === undefined || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
   const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, ...plan }));
   return { tasks, merge: plan.merge };
 }

@@ -32,4 +32,21 @@ describe('series sharding policy', () => {
     expect(sliceTasks(shardingPolicy(2, 2, 100, plan), 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
     expect(sliceTasks(shardingPolicy(1, 2, 100, () => undefined), 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
   });
+
+  it('looks at the query\'s shape only for a slice big enough to split, and once', () => {
+    let asked = 0;
+    const counted = () => {
+      asked++;
+      return plan();
+    };
+    const policy = shardingPolicy(1, 2, 100, counted);
+    expect(sliceTasks(policy, 99, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(asked).toBe(0);
+    expect(sliceTasks(policy, 1_000, () => ({}), taskFor).tasks).toHaveLength(2);
+    expect(sliceTasks(policy, 2_000, () => ({}), taskFor).tasks).toHaveLength(2);
+    expect(asked).toBe(1);
+    sliceTasks(shardingPolicy(2, 2, 100, counted), 1_000, () => ({}), taskFor);
+    sliceTasks(shardingPolicy(1, 2, 0, counted), 1_000, () => ({}), taskFor);
+    expect(asked).toBe(1);
+  });
 });
