@@ -4,7 +4,6 @@ import { packSeries, unpackSeries } from '../../engine/query/packing.js';
 import type { SeriesColumns } from '../../engine/storage/seriesColumns.js';
 import { utf8Bytes } from '../../src/http/compression.js';
 import { CompactSeriesEncoder } from '../../src/query/compactEvents.js';
-import { SeriesRenderer } from '../../src/query/events.js';
 import { runWhenDirect } from '../runDirect.js';
 import { manySeriesAnswer, POINTS, SERIES } from './manySeries.js';
 import { taskMeanMs } from '../taskResult.js';
@@ -29,7 +28,7 @@ function answer(): SeriesColumns[] {
 /** serve runs the server's side of one answer and returns its events' text. */
 function serve(series: readonly SeriesColumns[], float64: boolean): string {
   const packed = structuredClone(packSeries(series, { valueText: !float64 }));
-  const encoder = new CompactSeriesEncoder(new SeriesRenderer(), float64);
+  const encoder = new CompactSeriesEncoder(float64);
   let text = '';
   for (const batch of encoder.frames(unpackSeries(packed))) text += batch.framed;
   return text;

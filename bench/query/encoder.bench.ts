@@ -93,7 +93,7 @@ export async function main(): Promise<void> {
       sink += consumeFramed(new RawRowRenderer().events(logRows));
     })
     .add('points, compact encoder', () => {
-      sink += consumeFramed(new CompactSeriesEncoder(new SeriesRenderer()).frames(slice()));
+      sink += consumeFramed(new CompactSeriesEncoder().frames(slice()));
     })
     .add('log rows, compact encoder', () => {
       sink += consumeFramed(new CompactRowEncoder().frames(logRows));
@@ -112,7 +112,7 @@ export async function main(): Promise<void> {
     return { events: kind, 'previous events/s': Math.round(before), 'new events/s': Math.round(after), 'new / previous': (after / before).toFixed(2) };
   });
   const bytes = {
-    points: [consumeFramed(new SeriesRenderer().pointFrames(slice())), consumeFramed(new CompactSeriesEncoder(new SeriesRenderer()).frames(slice()))],
+    points: [consumeFramed(new SeriesRenderer().pointFrames(slice())), consumeFramed(new CompactSeriesEncoder().frames(slice()))],
     'log rows': [consumeFramed(new RawRowRenderer().events(logRows)), consumeFramed(new CompactRowEncoder().frames(logRows))],
   };
   const compactTable = Object.entries(bytes).map(([kind, [plain, compact]]) => {

@@ -1,5 +1,11 @@
 import { PIECE_BYTES, type FramedEvents } from './sse.js';
 
+/** BASE64 is the base64 alphabet (RFC 4648 section 4) as byte values. */
+const BASE64 = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
+const PAD = 0x3d;
+/** BASE64_LOOP_MAX_BYTES is the longest run putBase64 encodes itself. */
+const BASE64_LOOP_MAX_BYTES = 512;
+
 /**
  * FrameBytesBatcher writes framed events straight into bytes, in batches of about PIECE_BYTES,
  * for producers whose events are mostly constant pieces (a series' head and tail, encoded once)
@@ -38,6 +44,38 @@ export class FrameBytesBatcher {
     const bytes = this.bytes;
     let at = this.at;
     for (let i = from; i < to; i++) bytes[at++] = text.charCodeAt(i);
+    this.at = at;
+  }
+
+  /**
+   * putBase64 writes `data` in padded base64; `room` must have allowed 4 bytes for every 3.
+   * Short runs (a few doubles) are encoded here, which costs less than a base64 string made
+   * and copied; long ones go through Buffer's encoder.
+   */
+  putBase64(data: Uint8Array): void {
+    if (data.length > BASE64_LOOP_MAX_BYTES) {
+      const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+      this.at += this.bytes.write(text, this.at, 'latin1');
+      return;
+    }
+    const bytes = this.bytes;
+    let at = this.at;
+    const whole = data.length - (data.length % 3);
+    for (let i = 0; i < whole; i += 3) {
+      const n = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+      bytes[at++] = BASE64[n >>> 18];
+      bytes[at++] = BASE64[(n >>> 12) & 63];
+      bytes[at++] = BASE64[(n >>> 6) & 63];
+      bytes[at++] = BASE64[n & 63];
+    }
+    const left = data.length - whole;
+    if (left > 0) {
+      const n = (data[whole] << 16) | (left === 2 ? data[whole + 1] << 8 : 0);
+      bytes[at++] = BASE64[n >>> 18];
+      bytes[at++] = BASE64[(n >>> 12) & 63];
+      bytes[at++] = left === 2 ? BASE64[(n >>> 6) & 63] : PAD;
+      bytes[at++] = PAD;
+    }
     this.at = at;
   }
 

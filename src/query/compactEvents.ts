@@ -1,6 +1,7 @@
-import { labelsKey, valueTextAt, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { labelsKey, seriesKeyOf, valueTextAt, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { FrameBytesBatcher } from '../http/frameBytes.js';
 import { FrameBatcher, PIECE_BYTES, type FramedEvents } from '../http/sse.js';
-import { histogramJson, type RenderedSeries, type SeriesRenderer } from './events.js';
+import { histogramJson, sharedRendering, type RenderedSeries } from './events.js';
 
 /**
  * ResultFormat is how a query's results are written: `events`, the spec's shape (one `result`
@@ -36,13 +37,12 @@ const NS_PER_MS = 1_000_000n;
  * Ids are given in order of first appearance and are stable for the whole query.
  */
 export class CompactSeriesEncoder {
-  private readonly ids = new Map<RenderedSeries, number>();
+  private readonly ids = new Map<string, number>();
+  /** met is the rendering of the series idOf numbered last, when that was its first appearance. */
+  private met: RenderedSeries | undefined;
 
   /** `float64` writes points events' numbers as base64 doubles (ResultFormat `compact-float64`). */
-  constructor(
-    private readonly renderer: SeriesRenderer,
-    private readonly float64 = false,
-  ) {}
+  constructor(private readonly float64 = false) {}
 
   /**
    * frames turns a slice's series into, per series with any finite point, its `series` event
@@ -65,10 +65,10 @@ export class CompactSeriesEncoder {
     for (const s of series) {
       const whole = wholeColumns(s, shared);
       if (whole !== undefined) {
-        const known = this.idOf(s);
-        const first = known.event === undefined ? undefined : out.add(known.event);
+        const id = this.idOf(s);
+        const first = this.met === undefined ? undefined : out.add(seriesEvent(id, this.met));
         if (first) yield first;
-        const full = out.add(pointsEvent(known.id, whole.times, whole.values, false));
+        const full = out.add(pointsEvent(id, whole.times, whole.values, false));
         if (full) yield full;
         continue;
       }
@@ -85,9 +85,8 @@ export class CompactSeriesEncoder {
         const value = vs[p];
         if (h === undefined && !Number.isFinite(value)) continue;
         if (id < 0) {
-          const known = this.idOf(s);
-          id = known.id;
-          const full = known.event === undefined ? undefined : out.add(known.event);
+          id = this.idOf(s);
+          const full = this.met === undefined ? undefined : out.add(seriesEvent(id, this.met));
           if (full) yield full;
         }
         if (times !== '' && inHistograms !== (h !== undefined)) {
@@ -128,32 +127,31 @@ export class CompactSeriesEncoder {
   }
 
   /**
-   * float64Frames is `frames` with base64 columns. A series whose points are all finite floats
-   * is written from the worker's arrays as they are (one event, or several of at most
-   * FLOAT64_POINTS_PER_EVENT points); otherwise its finite floats and its histogram samples are
-   * gathered in runs of one kind, as the JSON columns are.
+   * float64Frames is `frames` with base64 columns, written straight into bytes: every part of
+   * these events but a series' tags and label is ASCII the encoder makes itself, and an answer
+   * of many one-point series (an instant query over every series of a metric) made two small
+   * strings per series that the stream then had to join and encode again. A series whose
+   * points are all finite floats is written from the worker's arrays as they are (one event,
+   * or several of at most FLOAT64_POINTS_PER_EVENT points); otherwise its finite floats and
+   * its histogram samples are gathered in runs of one kind, as the JSON columns are.
    */
   private *float64Frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
-    const out = new FrameBatcher();
+    const out = new FrameBytesBatcher();
     const shared = new SharedTimestamps(float64Times);
     for (const s of series) {
       const ts = s.timestampsMs;
       const vs = s.values;
       const hs = s.histograms;
       let id = -1;
-      const named = (): FramedEvents | undefined => {
-        const known = this.idOf(s);
-        id = known.id;
-        return known.event === undefined ? undefined : out.add(known.event);
-      };
       if (hs === undefined && allFinite(vs)) {
         if (ts.length === 0) continue;
-        const first = named();
+        id = this.idOf(s);
+        const first = this.met === undefined ? undefined : seriesEventBytes(out, id, this.met);
         if (first) yield first;
         for (let from = 0; from < ts.length; from += FLOAT64_POINTS_PER_EVENT) {
           const to = Math.min(ts.length, from + FLOAT64_POINTS_PER_EVENT);
           const times = from === 0 && to === ts.length ? shared.of(ts) : float64Times(ts.subarray(from, to));
-          const full = out.add(float64PointsEvent(id, times, `"values":"${float64Base64(vs.subarray(from, to))}"`));
+          const full = float64PointsEventBytes(out, id, times, vs.subarray(from, to));
           if (full) yield full;
         }
         continue;
@@ -167,16 +165,17 @@ export class CompactSeriesEncoder {
       const flush = (): FramedEvents | undefined => {
         if (count === 0) return undefined;
         const times = float64Times(runTimes.subarray(0, count));
-        const column = inHistograms ? `"histograms":[${runHistograms.join(',')}]` : `"values":"${float64Base64(runValues.subarray(0, count))}"`;
+        const full = inHistograms ? histogramsEventBytes(out, id, times, runHistograms) : float64PointsEventBytes(out, id, times, runValues.subarray(0, count));
         count = 0;
         runHistograms.length = 0;
-        return out.add(float64PointsEvent(id, times, column));
+        return full;
       };
       for (let p = 0; p < ts.length; p++) {
         const h = hs?.[p];
         if (h === undefined && !Number.isFinite(vs[p])) continue;
         if (id < 0) {
-          const first = named();
+          id = this.idOf(s);
+          const first = this.met === undefined ? undefined : seriesEventBytes(out, id, this.met);
           if (first) yield first;
         }
         if (count > 0 && (inHistograms !== (h !== undefined) || count === runTimes.length)) {
@@ -196,14 +195,23 @@ export class CompactSeriesEncoder {
     if (rest) yield rest;
   }
 
-  /** idOf returns the series' id, with its `series` event when the query meets it for the first time. */
-  private idOf(s: SeriesColumns): { id: number; event?: string } {
-    const rendered = this.renderer.ofSeries(s);
-    const known = this.ids.get(rendered);
-    if (known !== undefined) return { id: known };
+  /**
+   * idOf returns the series' id, given in order of first appearance; when the query meets the
+   * series for the first time `met` is its rendering (for its `series` event), else undefined.
+   * Ids are kept by the series' key: a series is rendered (or its shared rendering looked up)
+   * once per query, and a key already numbered costs one lookup.
+   */
+  private idOf(s: SeriesColumns): number {
+    const key = seriesKeyOf(s);
+    const known = this.ids.get(key);
+    if (known !== undefined) {
+      this.met = undefined;
+      return known;
+    }
     const id = this.ids.size;
-    this.ids.set(rendered, id);
-    return { id, event: `data: {"type":"series","data":{"id":${id}` + rendered.seriesTail };
+    this.ids.set(key, id);
+    this.met = sharedRendering(s);
+    return id;
   }
 }
 
@@ -274,9 +282,54 @@ function float64Times(ts: Float64Array): string {
   return `"timestamps":"${float64Base64(ts)}"`;
 }
 
-/** float64PointsEvent writes one points event with its times (float64Times) and the given values or histograms column. */
-function float64PointsEvent(id: number, times: string, column: string): string {
-  return `data: {"type":"points","data":{"id":${id},${times},${column}}}\n\n`;
+/** seriesEvent is a series' `series` event, naming its id. */
+function seriesEvent(id: number, rendered: RenderedSeries): string {
+  return SERIES_EVENT_HEAD + id + rendered.seriesTail;
+}
+
+const SERIES_EVENT_HEAD = 'data: {"type":"series","data":{"id":';
+const SERIES_EVENT_HEAD_BYTES = Buffer.from(SERIES_EVENT_HEAD, 'latin1');
+const POINTS_EVENT_HEAD_BYTES = Buffer.from('data: {"type":"points","data":{"id":', 'latin1');
+const VALUES_OPEN_BYTES = Buffer.from(',"values":"', 'latin1');
+const VALUES_CLOSE_BYTES = Buffer.from('"}}\n\n', 'latin1');
+/** ID_CHARS is the longest id's text (ids are counts, far below 2^53). */
+const ID_CHARS = 16;
+
+/** seriesEventBytes writes a series' `series` event into `out`; it returns the batch once full. */
+function seriesEventBytes(out: FrameBytesBatcher, id: number, rendered: RenderedSeries): FramedEvents | undefined {
+  const idText = '' + id;
+  out.room(SERIES_EVENT_HEAD_BYTES.length + ID_CHARS + rendered.seriesTailBytes.length);
+  out.put(SERIES_EVENT_HEAD_BYTES);
+  out.putAscii(idText, 0, idText.length);
+  out.put(rendered.seriesTailBytes);
+  return out.ended();
+}
+
+/** float64PointsEventBytes writes one points event with its times (float64Times) and `values` as base64 doubles; it returns the batch once full. */
+function float64PointsEventBytes(out: FrameBytesBatcher, id: number, times: string, values: Float64Array): FramedEvents | undefined {
+  const idText = '' + id;
+  out.room(POINTS_EVENT_HEAD_BYTES.length + ID_CHARS + 1 + times.length + VALUES_OPEN_BYTES.length + base64Length(values.byteLength) + VALUES_CLOSE_BYTES.length);
+  out.put(POINTS_EVENT_HEAD_BYTES);
+  out.putAscii(idText, 0, idText.length);
+  out.putAscii(',', 0, 1);
+  out.putAscii(times, 0, times.length);
+  out.put(VALUES_OPEN_BYTES);
+  out.putBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  out.put(VALUES_CLOSE_BYTES);
+  return out.ended();
+}
+
+/** histogramsEventBytes writes one points event of native histogram samples (each as the default format's `histogram` field). */
+function histogramsEventBytes(out: FrameBytesBatcher, id: number, times: string, histograms: readonly string[]): FramedEvents | undefined {
+  const text = `data: {"type":"points","data":{"id":${id},${times},"histograms":[${histograms.join(',')}]}}\n\n`;
+  out.room(3 * text.length);
+  out.putText(text);
+  return out.ended();
+}
+
+/** base64Length is the length of `bytes` bytes in padded base64. */
+function base64Length(bytes: number): number {
+  return 4 * Math.ceil(bytes / 3);
 }
 
 /**

@@ -76,7 +76,7 @@ export function sliceTasks<D>(
 export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, summary: boolean, format: ResultFormat = 'events'): Promise<void> {
   const renderer = new SeriesRenderer();
   const stats = summary ? new SummaryAccumulator() : undefined;
-  const compact = format === 'events' ? undefined : new CompactSeriesEncoder(renderer, format === 'compact-float64');
+  const compact = format === 'events' ? undefined : new CompactSeriesEncoder(format === 'compact-float64');
   try {
     await source.run(stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);

@@ -41,7 +41,7 @@ describe('compact point encoding', () => {
   it('carries exactly the default points across slices with fresh label objects, each series announced once', () => {
     const rng = new SeededRandom(11);
     const random = (): number => rng.next();
-    const compact = new CompactSeriesEncoder(new SeriesRenderer());
+    const compact = new CompactSeriesEncoder();
     const plain = new SeriesRenderer();
     let compactRaw = '';
     let plainRaw = '';
@@ -64,7 +64,7 @@ describe('compact point encoding', () => {
     const timestampsMs = Float64Array.from({ length: n }, (_, p) => 1_700_000_000_000 + p * 1000);
     const values = Float64Array.from({ length: n }, (_, p) => p / 7);
     const long: SeriesColumns[] = [{ labels: { __name__: 'long' }, timestampsMs, values }];
-    const { raw, sizes } = text(new CompactSeriesEncoder(new SeriesRenderer()).frames(long));
+    const { raw, sizes } = text(new CompactSeriesEncoder().frames(long));
     const expanded = expandCompact(raw);
     expect(expanded.eventTypes.series).toBe(1);
     expect(expanded.eventTypes.points).toBeGreaterThan(5);
@@ -75,9 +75,30 @@ describe('compact point encoding', () => {
     }
   });
 
+  it('carries exactly the default points as float64 columns too, for ranges and for one point a series, whatever the batch boundaries', () => {
+    const rng = new SeededRandom(12);
+    const random = (): number => rng.next();
+    for (const points of [50, 1]) {
+      const compact = new CompactSeriesEncoder(true);
+      const plain = new SeriesRenderer();
+      let compactRaw = '';
+      let plainRaw = '';
+      for (let slice = 0; slice < 4; slice++) {
+        const answer = series(random, points === 1 ? 3_000 : 60, points).map((s) => ({ ...s, labels: { ...s.labels } }));
+        compactRaw += text(compact.frames(answer)).raw;
+        plainRaw += text(plain.pointFrames(answer)).raw;
+      }
+      const expanded = expandCompact(compactRaw);
+      const reference = splitDefault(plainRaw).results;
+      expect(expanded.results.sort()).toEqual([...reference].sort());
+      const labelSets = new Set(reference.map((r) => JSON.stringify((JSON.parse(r) as { data: { label: string } }).data.label)));
+      expect(expanded.eventTypes.series).toBe(labelSets.size);
+    }
+  });
+
   it('sends nothing for series without finite points, not even their series event', () => {
     const only: SeriesColumns[] = [{ labels: { a: '1' }, timestampsMs: new Float64Array([1, 2]), values: new Float64Array([NaN, -Infinity]) }];
-    expect([...new CompactSeriesEncoder(new SeriesRenderer()).frames(only)]).toEqual([]);
+    expect([...new CompactSeriesEncoder().frames(only)]).toEqual([]);
   });
 });
 

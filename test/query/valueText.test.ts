@@ -85,8 +85,8 @@ describe('values sent as text by the worker', () => {
 
   it('leaves the compact events byte for byte as formatting every number does: whole series, series with gaps, long series', () => {
     const rng = new SeededRandom(9);
-    const withText = new CompactSeriesEncoder(new SeriesRenderer());
-    const without = new CompactSeriesEncoder(new SeriesRenderer());
+    const withText = new CompactSeriesEncoder();
+    const without = new CompactSeriesEncoder();
     let a = '';
     let b = '';
     // All finite (one event per series from the worker's text), some non-finite (point by

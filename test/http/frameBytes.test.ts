@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { FrameBytesBatcher } from '../../src/http/frameBytes.js';
+import { SeededRandom } from '../support/seededRandom.js';
+
+describe('frame bytes batcher', () => {
+  it('writes base64 exactly as Buffer does, for every length around its own loop\'s limit and padding', () => {
+    const rng = new SeededRandom(5);
+    for (let length = 0; length <= 1_100; length += length < 40 ? 1 : 37) {
+      const data = Uint8Array.from({ length }, () => Math.floor(rng.next() * 256));
+      // A view into a bigger buffer, as a column of a worker's answer is.
+      const backing = new Uint8Array(length + 16);
+      backing.set(data, 8);
+      const view = backing.subarray(8, 8 + length);
+      const out = new FrameBytesBatcher();
+      out.room(4 * Math.ceil(length / 3) + 2);
+      out.putAscii('<', 0, 1);
+      out.putBase64(view);
+      out.putAscii('>', 0, 1);
+      out.ended();
+      const batch = out.take();
+      expect(Buffer.from(batch!.framed as Uint8Array).toString('latin1')).toBe(`<${Buffer.from(data).toString('base64')}>`);
+    }
+  });
+});
