@@ -68,7 +68,7 @@ export { sortByLabels } from './promql/eval/labelset.js';
 export { bucketQuantile, type Buckets } from './promql/eval/classicHistogram.js';
 export { formatLabels, inNameOrder, labelsKey } from './storage/labels.js';
 export { labelsJson } from './common/labelsJson.js';
-export { KeyedSeries, labelSetKey, seriesKeyOf, sortSeriesByKey, withColumns } from './storage/keyedSeries.js';
+export { emptyPointColumns, KeyedSeries, labelSetKey, pointColumnsOf, pointCountOf, seriesKeyOf, sortSeriesByKey, withColumns, type AnswerColumns, type PointColumns } from './storage/keyedSeries.js';
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMetricSegmentTask, type MergeSegmentsTask, type SegmentTask } from './query/segmentTasks.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';

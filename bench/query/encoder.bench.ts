@@ -1,5 +1,5 @@
 import { Bench } from 'tinybench';
-import { KeyedSeries, labelsKey, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { packSeries, unpackSeries, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { frame, PIECE_BYTES, type FramedEvents, type SseEvent } from '../../src/http/sse.js';
 import { CompactRowEncoder, CompactSeriesEncoder } from '../../src/query/compactEvents.js';
 import { SeriesRenderer } from '../../src/query/events.js';
@@ -22,14 +22,20 @@ const ROWS = 20_000;
 /** INSTANT_SERIES is the instant answer's width: the large peer scale's rate of every counter. */
 const INSTANT_SERIES = 10_000;
 const INSTANT_LABELS = Array.from({ length: INSTANT_SERIES }, (_, i) => ({ code: String(200 + (i % 4) * 100), instance: `i-${String(i % 2_000).padStart(4, '0')}`, route: `/r${i % 5}`, shard: String(i) }));
-const INSTANT_KEYS = INSTANT_LABELS.map((labels) => labelsKey(labels));
+
+/** INSTANT_PACKED is the instant answer as a worker packs it, with its values' text. */
+const INSTANT_PACKED = packSeries(
+  INSTANT_LABELS.map((labels, i) => ({ labels, timestampsMs: new Float64Array([1_700_000_000_000]), values: new Float64Array([i * 0.37]) })),
+  { valueText: true },
+);
 
 /**
- * instantAnswer is one point of each of INSTANT_SERIES series, keyed as workers' answers arrive:
- * each call makes fresh key strings (unpacked from a worker's message), which lookups must hash.
+ * instantAnswer is one point of each of INSTANT_SERIES series, unpacked as the answering thread
+ * receives a worker's answer: each call makes fresh key strings (copied out of a message),
+ * which lookups must hash. Labels are read from the keys where an encoder needs them.
  */
 function instantAnswer(): SeriesColumns[] {
-  return INSTANT_LABELS.map((labels, i) => new KeyedSeries((' ' + INSTANT_KEYS[i]).slice(1), new Float64Array([1_700_000_000_000]), new Float64Array([i * 0.37]), labels));
+  return unpackSeries({ ...INSTANT_PACKED, keys: INSTANT_PACKED.keys.map((key) => (' ' + key).slice(1)) });
 }
 
 function slice(): SeriesColumns[] {
@@ -95,6 +101,12 @@ export async function main(): Promise<void> {
     .add('points, compact encoder', () => {
       sink += consumeFramed(new CompactSeriesEncoder().frames(slice()));
     })
+    .add('points, compact float64 encoder', () => {
+      sink += consumeFramed(new CompactSeriesEncoder(true).frames(slice()));
+    })
+    .add('instant points, compact float64 encoder', () => {
+      sink += consumeFramed(new CompactSeriesEncoder(true).frames(instantAnswer()));
+    })
     .add('log rows, compact encoder', () => {
       sink += consumeFramed(new CompactRowEncoder().frames(logRows));
     });
@@ -131,6 +143,17 @@ export async function main(): Promise<void> {
   console.table(table);
   console.log('compact format against the default (same answers, same run)');
   console.table(compactTable);
+  const float64Table = [
+    ['points', pointEvents, slice],
+    ['instant points', INSTANT_SERIES, instantAnswer],
+  ].map(([kind, events, answer]) => {
+    const plainRate = rate(`${kind as string}, new encoder`, events as number);
+    const float64Rate = rate(`${kind as string}, compact float64 encoder`, events as number);
+    const float64Bytes = consumeFramed(new CompactSeriesEncoder(true).frames((answer as () => SeriesColumns[])()));
+    return { results: kind, 'float64 bytes/result': (float64Bytes / (events as number)).toFixed(1), 'float64 results/s': Math.round(float64Rate), 'float64 / default results/s': (float64Rate / plainRate).toFixed(2) };
+  });
+  console.log('compact format with float64 columns (the web UI\'s) against the default');
+  console.table(float64Table);
 }
 
 runWhenDirect(import.meta.url, main);

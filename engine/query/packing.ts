@@ -287,21 +287,18 @@ function packHistograms(series: readonly SeriesColumns[], packed: PackedSeries):
 }
 
 /**
- * unpackSeries returns the series as KeyedSeries over views into the packed buffers: no sample
- * is copied, and no label set is made until something reads it.
+ * unpackSeries returns the series as KeyedSeries over the packed buffers: no sample is copied,
+ * and no label set or per-series view is made until something reads it.
  */
 export function unpackSeries(packed: PackedSeries): KeyedSeries[] {
   const count = packed.keys.length;
   const out: KeyedSeries[] = new Array(count);
+  const ho = packed.histogramOffsets;
   for (let i = 0; i < count; i++) {
     const from = packed.offsets[i];
     const to = packed.offsets[i + 1];
-    const s = new KeyedSeries(packed.keys[i], packed.timestampsMs.subarray(from, to), packed.values.subarray(from, to));
-    const ho = packed.histogramOffsets;
+    const s = new KeyedSeries(packed.keys[i], packed.timestampsMs, packed.values, undefined, packed, i, from, to);
     if (ho !== undefined && ho[i + 1] > ho[i]) s.histograms = decodeHistogramBlock(packed.histogramBytes!.subarray(ho[i], ho[i + 1]), to - from);
-    if (packed.valueText !== undefined) s.valueText = { source: packed.valueText, at: packed.valueTextAt!.subarray(from, to + 1) };
-    if (packed.sampleText !== undefined) s.sampleText = { bytes: packed.sampleText, at: packed.sampleTextAt!.subarray(from, to + 1) };
-    if (packed.labelsText !== undefined) s.labelsText = { bytes: packed.labelsText, from: packed.labelsTextAt![i], to: packed.labelsTextAt![i + 1] };
     out[i] = s;
   }
   return out;

@@ -48,27 +48,27 @@ export class FrameBytesBatcher {
   }
 
   /**
-   * putBase64 writes `data` in padded base64; `room` must have allowed 4 bytes for every 3.
-   * Short runs (a few doubles) are encoded here, which costs less than a base64 string made
-   * and copied; long ones go through Buffer's encoder.
+   * putBase64 writes bytes `from` to `to` of `data` in padded base64; `room` must have allowed
+   * 4 bytes for every 3. Short runs (a few doubles) are encoded here, which costs less than a
+   * base64 string made and copied; long ones go through Buffer's encoder.
    */
-  putBase64(data: Uint8Array): void {
-    if (data.length > BASE64_LOOP_MAX_BYTES) {
-      const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+  putBase64(data: Uint8Array, from = 0, to = data.length): void {
+    if (to - from > BASE64_LOOP_MAX_BYTES) {
+      const text = Buffer.from(data.buffer, data.byteOffset + from, to - from).toString('base64');
       this.at += this.bytes.write(text, this.at, 'latin1');
       return;
     }
     const bytes = this.bytes;
     let at = this.at;
-    const whole = data.length - (data.length % 3);
-    for (let i = 0; i < whole; i += 3) {
+    const whole = to - ((to - from) % 3);
+    for (let i = from; i < whole; i += 3) {
       const n = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
       bytes[at++] = BASE64[n >>> 18];
       bytes[at++] = BASE64[(n >>> 12) & 63];
       bytes[at++] = BASE64[(n >>> 6) & 63];
       bytes[at++] = BASE64[n & 63];
     }
-    const left = data.length - whole;
+    const left = to - whole;
     if (left > 0) {
       const n = (data[whole] << 16) | (left === 2 ? data[whole + 1] << 8 : 0);
       bytes[at++] = BASE64[n >>> 18];

@@ -1,4 +1,4 @@
-import { eachBatch, floatText, formatGoFloat, inNameOrder, labelsJson, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { eachBatch, emptyPointColumns, floatText, formatGoFloat, inNameOrder, labelsJson, pointColumnsOf, pointCountOf, renderHistogram, sortByLabels, sortSeriesByKey, type FloatHistogram, type Labels, type PointColumns, type SeriesColumns } from '../../engine/index.js';
 
 /**
  * JSON rendering of Prometheus API results, written by hand: result bodies are the bulk of a
@@ -71,10 +71,9 @@ export class JsonWriter {
     this.length += to - from;
   }
 
-  /** labels writes a series' label set: the worker's JSON of it when it sent one (SeriesColumns.labelsText). */
-  labels(s: SeriesColumns): void {
-    const text = s.labelsText;
-    if (text !== undefined) this.bytes(text.bytes, text.from, text.to);
+  /** labels writes a series' label set: the worker's JSON of it when it sent one (PointColumns.labelsText, found by pointColumnsOf). */
+  labels(s: SeriesColumns, where: PointColumns): void {
+    if (where.labelsText !== undefined) this.bytes(where.labelsText, where.labelsFrom, where.labelsTo);
     else this.text(labelsJson(s.labels));
   }
 
@@ -130,15 +129,14 @@ const HISTOGRAM_POINT_BYTES_GUESS = 512;
 const SERIES_FRAMING_BYTES = 24;
 
 /** labelsBytes is the size of a series' label set in the body (exact when the worker rendered it). */
-function labelsBytes(s: SeriesColumns): number {
-  const text = s.labelsText;
-  return text === undefined ? LABELS_BYTES_GUESS : text.to - text.from;
+function labelsBytes(where: PointColumns): number {
+  return where.labelsText === undefined ? LABELS_BYTES_GUESS : where.labelsTo - where.labelsFrom;
 }
 
-/** pointsBytes is the size of points [from, to) of a series in the body (exact when the worker rendered them). */
-function pointsBytes(s: SeriesColumns, from: number, to: number): number {
-  const text = s.sampleText;
-  if (text !== undefined && s.histograms === undefined) return text.at[to] - text.at[from];
+/** pointsBytes is the size of a series' points at positions [from, to) of its columns in the body (exact when the worker rendered them). */
+function pointsBytes(s: SeriesColumns, where: PointColumns, from: number, to: number): number {
+  const at = where.sampleTextAt;
+  if (at !== undefined && s.histograms === undefined) return at[to] - at[from];
   return (to - from) * (s.histograms === undefined ? POINT_BYTES_GUESS : HISTOGRAM_POINT_BYTES_GUESS);
 }
 
@@ -165,9 +163,14 @@ function renderData(data: PromData): string {
 
 /** matrixData is a matrix result of the series with at least one point, sorted by labels; points the workers rendered are copied as their bytes. */
 export function matrixData(series: readonly SeriesColumns[]): PromData {
-  const kept = sortSeriesByKey(series.filter((s) => s.timestampsMs.length > 0));
+  const kept = sortSeriesByKey(series.filter((s) => pointCountOf(s) > 0));
   let bytes = 64;
-  for (const s of kept) bytes += SERIES_FRAMING_BYTES + labelsBytes(s) + pointsBytes(s, 0, s.timestampsMs.length);
+  // Texts are read where the workers' answers hold them (pointColumnsOf): no view per series.
+  const where = emptyPointColumns();
+  for (const s of kept) {
+    pointColumnsOf(s, where);
+    bytes += SERIES_FRAMING_BYTES + labelsBytes(where) + pointsBytes(s, where, where.from, where.to);
+  }
   return { bytes, write: (out) => writeMatrix(out, kept) };
 }
 
@@ -175,16 +178,18 @@ export function matrixData(series: readonly SeriesColumns[]): PromData {
 function writeMatrix(out: JsonWriter, kept: readonly SeriesColumns[]): void {
   out.text('{"resultType":"matrix","result":[');
   let first = true;
+  const where = emptyPointColumns();
   for (const s of kept) {
     out.text(first ? '{"metric":' : ',{"metric":');
     first = false;
-    out.labels(s);
+    pointColumnsOf(s, where);
+    out.labels(s, where);
     const hists = s.histograms;
-    const text = s.sampleText;
+    const text = where.sampleText;
     if (hists === undefined && text !== undefined) {
       // The workers' rendering of the points (SeriesColumns.sampleText), each followed by a comma.
       out.text(',"values":[');
-      out.bytes(text.bytes, text.at[0], text.at[text.at.length - 1] - 1);
+      out.bytes(text, where.sampleTextAt![where.from], where.sampleTextAt![where.to] - 1);
       out.text(']}');
       continue;
     }
@@ -215,33 +220,42 @@ function writeMatrix(out: JsonWriter, kept: readonly SeriesColumns[]): void {
  * time); points the workers rendered are copied as their bytes.
  */
 export function vectorData(series: readonly SeriesColumns[], timestampMs: number): PromData {
-  const points: Array<{ s: SeriesColumns; at: number }> = [];
+  const kept: SeriesColumns[] = [];
+  const positions: number[] = [];
   let bytes = 64;
+  // Points and texts are read where the workers' answers hold them (pointColumnsOf): no view per series.
+  const where = emptyPointColumns();
   for (const s of series) {
-    const at = s.timestampsMs.indexOf(timestampMs);
-    if (at < 0) continue;
-    points.push({ s, at });
-    bytes += SERIES_FRAMING_BYTES + labelsBytes(s) + pointsBytes(s, at, at + 1);
+    const { timestampsMs, from, to } = pointColumnsOf(s, where);
+    let at = from;
+    while (at < to && timestampsMs[at] !== timestampMs) at++;
+    if (at === to) continue;
+    kept.push(s);
+    positions.push(at);
+    bytes += SERIES_FRAMING_BYTES + labelsBytes(where) + pointsBytes(s, where, at, at + 1);
   }
-  return { bytes, write: (out) => writeVector(out, points, timestampMs) };
+  return { bytes, write: (out) => writeVector(out, kept, positions, timestampMs) };
 }
 
-function writeVector(out: JsonWriter, points: ReadonlyArray<{ s: SeriesColumns; at: number }>, timestampMs: number): void {
+/** writeVector writes each kept series' point at its position in the series' columns (PointColumns). */
+function writeVector(out: JsonWriter, kept: readonly SeriesColumns[], positions: readonly number[], timestampMs: number): void {
   out.text('{"resultType":"vector","result":[');
-  let first = true;
-  for (const { s, at } of points) {
-    out.text(first ? '{"metric":' : ',{"metric":');
-    first = false;
-    out.labels(s);
-    const h = s.histograms?.[at];
-    const text = s.sampleText;
+  const where = emptyPointColumns();
+  for (let i = 0; i < kept.length; i++) {
+    const s = kept[i];
+    const at = positions[i];
+    out.text(i === 0 ? '{"metric":' : ',{"metric":');
+    pointColumnsOf(s, where);
+    out.labels(s, where);
+    const h = s.histograms?.[at - where.from];
+    const text = where.sampleText;
     if (h !== undefined) out.text(`,"histogram":${renderHistogramSample(timestampMs, h)}}`);
     else if (text !== undefined) {
       // The workers' rendering of the point, without the comma that follows it.
       out.text(',"value":');
-      out.bytes(text.bytes, text.at[at], text.at[at + 1] - 1);
+      out.bytes(text, where.sampleTextAt![at], where.sampleTextAt![at + 1] - 1);
       out.text('}');
-    } else out.text(`,"value":${renderSample(timestampMs, s.values[at])}}`);
+    } else out.text(`,"value":${renderSample(timestampMs, where.values[at])}}`);
   }
   out.text(']}');
 }

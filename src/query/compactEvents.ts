@@ -1,4 +1,4 @@
-import { labelsKey, seriesKeyOf, valueTextAt, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { emptyPointColumns, labelsKey, pointColumnsOf, seriesKeyOf, valueTextAt, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { FrameBytesBatcher } from '../http/frameBytes.js';
 import { FrameBatcher, PIECE_BYTES, type FramedEvents } from '../http/sse.js';
 import { histogramJson, sharedRendering, type RenderedSeries } from './events.js';
@@ -40,6 +40,7 @@ export class CompactSeriesEncoder {
   private readonly ids = new Map<string, number>();
   /** met is the rendering of the series idOf numbered last, when that was its first appearance. */
   private met: RenderedSeries | undefined;
+  private bytesView: Uint8Array | undefined;
 
   /** `float64` writes points events' numbers as base64 doubles (ResultFormat `compact-float64`). */
   constructor(private readonly float64 = false) {}
@@ -138,24 +139,30 @@ export class CompactSeriesEncoder {
   private *float64Frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
     const out = new FrameBytesBatcher();
     const shared = new SharedTimestamps(float64Times);
+    const where = emptyPointColumns();
     for (const s of series) {
-      const ts = s.timestampsMs;
-      const vs = s.values;
       const hs = s.histograms;
       let id = -1;
-      if (hs === undefined && allFinite(vs)) {
-        if (ts.length === 0) continue;
-        id = this.idOf(s);
-        const first = this.met === undefined ? undefined : seriesEventBytes(out, id, this.met);
-        if (first) yield first;
-        for (let from = 0; from < ts.length; from += FLOAT64_POINTS_PER_EVENT) {
-          const to = Math.min(ts.length, from + FLOAT64_POINTS_PER_EVENT);
-          const times = from === 0 && to === ts.length ? shared.of(ts) : float64Times(ts.subarray(from, to));
-          const full = float64PointsEventBytes(out, id, times, vs.subarray(from, to));
-          if (full) yield full;
+      if (hs === undefined) {
+        // Read where the points lie (a worker's answer's columns): no per-series views.
+        const { timestampsMs, values, from, to } = pointColumnsOf(s, where);
+        if (allFinite(values, from, to)) {
+          if (to === from) continue;
+          id = this.idOf(s);
+          const first = this.met === undefined ? undefined : seriesEventBytes(out, id, this.met);
+          if (first) yield first;
+          const bytes = this.bytesOf(values);
+          for (let at = from; at < to; at += FLOAT64_POINTS_PER_EVENT) {
+            const end = Math.min(to, at + FLOAT64_POINTS_PER_EVENT);
+            const times = at === from && end === to ? shared.of(timestampsMs, from, to) : float64Times(timestampsMs.subarray(at, end));
+            const full = float64PointsEventBytes(out, id, times, bytes, values.byteOffset + at * 8, values.byteOffset + end * 8);
+            if (full) yield full;
+          }
+          continue;
         }
-        continue;
       }
+      const ts = s.timestampsMs;
+      const vs = s.values;
       // Point by point: runs of finite floats or of histograms, each at most an event long.
       const runTimes = new Float64Array(Math.min(ts.length, FLOAT64_POINTS_PER_EVENT));
       const runValues = new Float64Array(runTimes.length);
@@ -165,7 +172,7 @@ export class CompactSeriesEncoder {
       const flush = (): FramedEvents | undefined => {
         if (count === 0) return undefined;
         const times = float64Times(runTimes.subarray(0, count));
-        const full = inHistograms ? histogramsEventBytes(out, id, times, runHistograms) : float64PointsEventBytes(out, id, times, runValues.subarray(0, count));
+        const full = inHistograms ? histogramsEventBytes(out, id, times, runHistograms) : float64PointsEventBytes(out, id, times, new Uint8Array(runValues.buffer), 0, count * 8);
         count = 0;
         runHistograms.length = 0;
         return full;
@@ -193,6 +200,13 @@ export class CompactSeriesEncoder {
     }
     const rest = out.take();
     if (rest) yield rest;
+  }
+
+  /** bytesOf is a byte view of the whole buffer under `values`, kept while series come from the same answer. */
+  private bytesOf(values: Float64Array): Uint8Array {
+    const known = this.bytesView;
+    if (known !== undefined && known.buffer === values.buffer) return known;
+    return (this.bytesView = new Uint8Array(values.buffer));
   }
 
   /**
@@ -227,15 +241,17 @@ class SharedTimestamps {
 
   constructor(private readonly write: (ts: Float64Array) => string) {}
 
-  of(ts: Float64Array): string {
+  /** of is the text of `ts[from, to)` (all of it by default). */
+  of(ts: Float64Array, from = 0, to = ts.length): string {
     const last = this.timestampsMs;
-    if (last !== undefined && last.length === ts.length) {
+    if (last !== undefined && last.length === to - from) {
       let same = true;
-      for (let i = 0; i < ts.length && same; i++) same = ts[i] === last[i];
+      for (let i = 0; i < last.length && same; i++) same = ts[from + i] === last[i];
       if (same) return this.text;
     }
-    this.timestampsMs = ts;
-    this.text = this.write(ts);
+    const column = from === 0 && to === ts.length ? ts : ts.subarray(from, to);
+    this.timestampsMs = column;
+    this.text = this.write(column);
     return this.text;
   }
 }
@@ -253,8 +269,8 @@ function jsonNumbers(ts: Float64Array): string {
  */
 const FLOAT64_POINTS_PER_EVENT = Math.floor((COLUMN_CHARS * 3) / 4 / 16);
 
-function allFinite(values: Float64Array): boolean {
-  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return false;
+function allFinite(values: Float64Array, from = 0, to = values.length): boolean {
+  for (let i = from; i < to; i++) if (!Number.isFinite(values[i])) return false;
   return true;
 }
 
@@ -305,16 +321,19 @@ function seriesEventBytes(out: FrameBytesBatcher, id: number, rendered: Rendered
   return out.ended();
 }
 
-/** float64PointsEventBytes writes one points event with its times (float64Times) and `values` as base64 doubles; it returns the batch once full. */
-function float64PointsEventBytes(out: FrameBytesBatcher, id: number, times: string, values: Float64Array): FramedEvents | undefined {
+/**
+ * float64PointsEventBytes writes one points event with its times (float64Times) and as values
+ * the doubles in bytes `from` to `to` of `bytes`, in base64; it returns the batch once full.
+ */
+function float64PointsEventBytes(out: FrameBytesBatcher, id: number, times: string, bytes: Uint8Array, from: number, to: number): FramedEvents | undefined {
   const idText = '' + id;
-  out.room(POINTS_EVENT_HEAD_BYTES.length + ID_CHARS + 1 + times.length + VALUES_OPEN_BYTES.length + base64Length(values.byteLength) + VALUES_CLOSE_BYTES.length);
+  out.room(POINTS_EVENT_HEAD_BYTES.length + ID_CHARS + 1 + times.length + VALUES_OPEN_BYTES.length + base64Length(to - from) + VALUES_CLOSE_BYTES.length);
   out.put(POINTS_EVENT_HEAD_BYTES);
   out.putAscii(idText, 0, idText.length);
   out.putAscii(',', 0, 1);
   out.putAscii(times, 0, times.length);
   out.put(VALUES_OPEN_BYTES);
-  out.putBase64(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  out.putBase64(bytes, from, to);
   out.put(VALUES_CLOSE_BYTES);
   return out.ended();
 }

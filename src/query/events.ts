@@ -1,4 +1,4 @@
-import { formatLabels, inNameOrder, labelSetKey, renderHistogram, seriesKeyOf, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
+import { emptyPointColumns, formatLabels, inNameOrder, labelSetKey, pointColumnsOf, renderHistogram, seriesKeyOf, type FloatHistogram, type Labels, type SeriesColumns } from '../../engine/index.js';
 import { FrameBytesBatcher } from '../http/frameBytes.js';
 import type { FramedEvents } from '../http/sse.js';
 
@@ -143,42 +143,60 @@ export class SeriesRenderer {
    * bytes. Values come as the worker's text where it sent it (SeriesColumns.valueText).
    */
   *pointFrames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
-    const cursors = new Uint32Array(series.length);
+    const count = series.length;
     // Straight from the shared renderings: point events need no series identity within the
     // query (the compact format's ids do), and this query's own map cost a second lookup per
     // series (a new key string is hashed once either way), a tenth of the answering thread's
     // time for 10,000 series at one instant.
     const rendered = series.map(sharedRendering);
+    // Each series' points are read where they lie (pointColumnsOf: a worker's answer's columns),
+    // so no per-series view is made; cursors walk positions in those columns.
+    const times: Float64Array[] = new Array(count);
+    const values: Float64Array[] = new Array(count);
+    const texts: (string | undefined)[] = new Array(count);
+    const textAts: (Uint32Array | undefined)[] = new Array(count);
+    const firsts = new Uint32Array(count);
+    const cursors = new Uint32Array(count);
+    const ends = new Uint32Array(count);
+    const where = emptyPointColumns();
+    for (let i = 0; i < count; i++) {
+      const c = pointColumnsOf(series[i], where);
+      times[i] = c.timestampsMs;
+      values[i] = c.values;
+      texts[i] = c.text;
+      textAts[i] = c.textAt;
+      firsts[i] = cursors[i] = c.from;
+      ends[i] = c.to;
+    }
     const batch = new FrameBytesBatcher();
     for (;;) {
       let next = Infinity;
-      for (let i = 0; i < series.length; i++) {
-        const ts = series[i].timestampsMs;
-        if (cursors[i] < ts.length && ts[cursors[i]] < next) next = ts[cursors[i]];
+      for (let i = 0; i < count; i++) {
+        const c = cursors[i];
+        if (c < ends[i] && times[i][c] < next) next = times[i][c];
       }
       if (next === Infinity) break;
       // A number joined to a string prints as JSON prints a finite number (-0 as 0, 1e21 as 1e+21).
       const timestamp = Buffer.from(POINT_MIDDLE + next, 'latin1');
-      for (let i = 0; i < series.length; i++) {
-        const s = series[i];
+      for (let i = 0; i < count; i++) {
         const c = cursors[i];
-        if (c >= s.timestampsMs.length || s.timestampsMs[c] !== next) continue;
+        if (c >= ends[i] || times[i][c] !== next) continue;
         cursors[i]++;
         const parts = rendered[i];
-        const histogram = s.histograms?.[c];
+        const histogram = series[i].histograms?.[c - firsts[i]];
         const around = timestamp.length + parts.tail.length;
         if (histogram !== undefined) {
           const text = parts.histogramHead + histogramJson(histogram);
           batch.room(3 * text.length + around);
           batch.putText(text);
         } else {
-          const value = s.values[c];
+          const value = values[i][c];
           if (!Number.isFinite(value)) continue;
           // The worker's text of the value when it sent one: the same characters, not formatted here.
-          const valueText = s.valueText;
-          const text = valueText === undefined ? '' + value : valueText.source;
-          const from = valueText === undefined ? 0 : valueText.at[c];
-          const to = valueText === undefined ? text.length : valueText.at[c + 1] - 1;
+          const source = texts[i];
+          const text = source === undefined ? '' + value : source;
+          const from = source === undefined ? 0 : textAts[i]![c];
+          const to = source === undefined ? text.length : textAts[i]![c + 1] - 1;
           batch.room(parts.head.length + (to - from) + around);
           batch.put(parts.head);
           batch.putAscii(text, from, to);

@@ -12,13 +12,17 @@ describe('frame bytes batcher', () => {
       backing.set(data, 8);
       const view = backing.subarray(8, 8 + length);
       const out = new FrameBytesBatcher();
-      out.room(4 * Math.ceil(length / 3) + 2);
+      out.room(8 * Math.ceil(length / 3) + 3);
       out.putAscii('<', 0, 1);
       out.putBase64(view);
+      out.putAscii('|', 0, 1);
+      // The same bytes given as a range of the whole backing array.
+      out.putBase64(backing, 8, 8 + length);
       out.putAscii('>', 0, 1);
       out.ended();
       const batch = out.take();
-      expect(Buffer.from(batch!.framed as Uint8Array).toString('latin1')).toBe(`<${Buffer.from(data).toString('base64')}>`);
+      const expected = Buffer.from(data).toString('base64');
+      expect(Buffer.from(batch!.framed as Uint8Array).toString('latin1')).toBe(`<${expected}|${expected}>`);
     }
   });
 });

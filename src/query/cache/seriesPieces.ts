@@ -17,8 +17,11 @@ export function seriesBytes(series: readonly SeriesColumns[]): number {
   return bytes;
 }
 
-/** PLAIN_FIELDS are the fields of a series the cache keeps or may drop (the workers' text); any other set field makes it not plain. */
-const PLAIN_FIELDS = new Set(['labels', 'key', 'timestampsMs', 'values', 'valueText', 'sampleText', 'labelsText']);
+/**
+ * PLAIN_FIELDS are the fields of a series the cache keeps or may drop (the workers' text, and
+ * where a worker's series lies in its answer); any other set field makes it not plain.
+ */
+const PLAIN_FIELDS = new Set(['labels', 'key', 'timestampsMs', 'values', 'valueText', 'sampleText', 'labelsText', 'columns', 'from', 'to', 'index']);
 
 /**
  * plainSeries tells whether every series is just labels, timestamps and float values (no

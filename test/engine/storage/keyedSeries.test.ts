@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareLabels } from '../../../engine/promql/eval/labelset.js';
-import { packSeries, unpackSeries } from '../../../engine/query/packing.js';
-import { KeyedSeries, seriesKeyOf, sortSeriesByKey, withColumns } from '../../../engine/storage/keyedSeries.js';
+import { packSeries, unpackSeries, VALUE_TEXT_MIN_POINTS } from '../../../engine/query/packing.js';
+import { emptyPointColumns, KeyedSeries, pointColumnsOf, seriesKeyOf, sortSeriesByKey, withColumns } from '../../../engine/storage/keyedSeries.js';
 import { inNameOrder, labelsFromKey, labelsKey, type Labels } from '../../../engine/storage/labels.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
 
@@ -68,5 +68,54 @@ describe('series keyed by their label sets', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('reads each series of an answer where it lies, its views made only when asked and equal to the series sent', () => {
+    const sent: SeriesColumns[] = [
+      { labels: { job: 'a' }, timestampsMs: Float64Array.of(1, 2, 3), values: Float64Array.of(0.5, NaN, 1e21) },
+      { labels: { job: 'b', note: 'snow ☃' }, timestampsMs: Float64Array.of(2), values: Float64Array.of(-0) },
+      { labels: { job: 'c' }, timestampsMs: new Float64Array(0), values: new Float64Array(0) },
+      { labels: { job: 'd' }, timestampsMs: Float64Array.of(4, 5), values: Float64Array.of(7, 1 / 3) },
+      // Enough points that the answer carries its text (VALUE_TEXT_MIN_POINTS).
+      { labels: { job: 'e' }, timestampsMs: Float64Array.from({ length: VALUE_TEXT_MIN_POINTS }, (_, p) => p), values: Float64Array.from({ length: VALUE_TEXT_MIN_POINTS }, (_, p) => p / 7) },
+    ];
+    for (const options of [{}, { valueText: true }, { sampleText: true }]) {
+      const packed = packSeries(sent, options);
+      expect(packed.valueText !== undefined).toBe('valueText' in options);
+      expect(packed.sampleText !== undefined).toBe('sampleText' in options);
+      const got = unpackSeries(packed);
+      const where = emptyPointColumns();
+      got.forEach((s, i) => {
+        const columns = pointColumnsOf(s, where);
+        // In place: the answer's own columns, this series' stretch of them.
+        expect(columns.timestampsMs).toBe(packed.timestampsMs);
+        expect(Array.from(columns.timestampsMs.subarray(columns.from, columns.to))).toEqual(Array.from(sent[i].timestampsMs));
+        expect(columns.text).toBe(packed.valueText);
+        expect(Array.from(s.timestampsMs)).toEqual(Array.from(sent[i].timestampsMs));
+        expect(Array.from(s.values)).toEqual(Array.from(sent[i].values));
+        expect(s.timestampsMs).toBe(s.timestampsMs);
+        if ('valueText' in options) {
+          for (let p = 0; p < sent[i].values.length; p++) {
+            const v = sent[i].values[p];
+            const text = s.valueText!.source.slice(s.valueText!.at[p], s.valueText!.at[p + 1] - 1);
+            expect(text).toBe(Number.isFinite(v) ? '' + v : '');
+            expect(columns.text!.slice(columns.textAt![columns.from + p], columns.textAt![columns.from + p + 1] - 1)).toBe(text);
+          }
+        } else expect(s.valueText).toBeUndefined();
+        if ('sampleText' in options) expect(s.sampleText!.at.length).toBe(sent[i].values.length + 1);
+        else expect(s.sampleText).toBeUndefined();
+      });
+    }
+  });
+
+  it('reads a series whose text was replaced through its own views', () => {
+    const [s] = unpackSeries(packSeries([{ labels: { job: 'a' }, timestampsMs: Float64Array.of(1, 2), values: Float64Array.of(3, 4) }], { valueText: true }));
+    s.valueText = { source: '30,40,', at: Uint32Array.of(0, 3, 6) };
+    const columns = pointColumnsOf(s, emptyPointColumns());
+    expect(columns.from).toBe(0);
+    expect(columns.to).toBe(2);
+    expect(Array.from(columns.values)).toEqual([3, 4]);
+    expect(columns.text).toBe('30,40,');
+    expect(Array.from(columns.textAt!)).toEqual([0, 3, 6]);
   });
 });
