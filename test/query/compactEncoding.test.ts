@@ -38,25 +38,34 @@ function series(random: () => number, count: number, points: number): SeriesColu
 }
 
 describe('compact point encoding', () => {
-  it('carries exactly the default points across slices with fresh label objects, each series announced once', () => {
-    const rng = new SeededRandom(11);
+  /**
+   * acrossSlices encodes four slices of random series (fresh label objects each time, as
+   * workers' answers bring) in the compact format and as default events, and returns both
+   * expanded to default results with the number of distinct label sets among them.
+   */
+  function acrossSlices(seed: number, float64: boolean, count: number, points: number): { compact: ReturnType<typeof expandCompact>; reference: string[]; labelSets: number } {
+    const rng = new SeededRandom(seed);
     const random = (): number => rng.next();
-    const compact = new CompactSeriesEncoder();
+    const compact = new CompactSeriesEncoder(float64);
     const plain = new SeriesRenderer();
     let compactRaw = '';
     let plainRaw = '';
     for (let slice = 0; slice < 4; slice++) {
-      const answer = series(random, 60, 50).map((s) => ({ ...s, labels: { ...s.labels } }));
+      const answer = series(random, count, points).map((s) => ({ ...s, labels: { ...s.labels } }));
       compactRaw += text(compact.frames(answer)).raw;
       plainRaw += text(plain.pointFrames(answer)).raw;
     }
-    const expanded = expandCompact(compactRaw);
     const reference = splitDefault(plainRaw).results;
-    expect(expanded.results.sort()).toEqual([...reference].sort());
+    const labelSets = new Set(reference.map((r) => JSON.stringify((JSON.parse(r) as { data: { label: string } }).data.label))).size;
+    return { compact: expandCompact(compactRaw), reference, labelSets };
+  }
+
+  it('carries exactly the default points across slices with fresh label objects, each series announced once', () => {
+    const { compact, reference, labelSets } = acrossSlices(11, false, 60, 50);
+    expect(compact.results.sort()).toEqual([...reference].sort());
     // Each label set with a finite point is announced once, however many slices it appears in.
-    const labelSets = new Set(reference.map((r) => JSON.stringify((JSON.parse(r) as { data: { label: string } }).data.label)));
-    expect(labelSets.size).toBeGreaterThan(30);
-    expect(expanded.eventTypes.series).toBe(labelSets.size);
+    expect(labelSets).toBeGreaterThan(30);
+    expect(compact.eventTypes.series).toBe(labelSets);
   });
 
   it('cuts a long series into several points events and the stream into pieces', () => {
@@ -76,23 +85,13 @@ describe('compact point encoding', () => {
   });
 
   it('carries exactly the default points as float64 columns too, for ranges and for one point a series, whatever the batch boundaries', () => {
-    const rng = new SeededRandom(12);
-    const random = (): number => rng.next();
-    for (const points of [50, 1]) {
-      const compact = new CompactSeriesEncoder(true);
-      const plain = new SeriesRenderer();
-      let compactRaw = '';
-      let plainRaw = '';
-      for (let slice = 0; slice < 4; slice++) {
-        const answer = series(random, points === 1 ? 3_000 : 60, points).map((s) => ({ ...s, labels: { ...s.labels } }));
-        compactRaw += text(compact.frames(answer)).raw;
-        plainRaw += text(plain.pointFrames(answer)).raw;
-      }
-      const expanded = expandCompact(compactRaw);
-      const reference = splitDefault(plainRaw).results;
-      expect(expanded.results.sort()).toEqual([...reference].sort());
-      const labelSets = new Set(reference.map((r) => JSON.stringify((JSON.parse(r) as { data: { label: string } }).data.label)));
-      expect(expanded.eventTypes.series).toBe(labelSets.size);
+    for (const [count, points] of [
+      [60, 50],
+      [3_000, 1],
+    ]) {
+      const { compact, reference, labelSets } = acrossSlices(12, true, count, points);
+      expect(compact.results.sort()).toEqual([...reference].sort());
+      expect(compact.eventTypes.series).toBe(labelSets);
     }
   });
 
