@@ -1,3 +1,4 @@
+import { batchBuffer, spareBatch } from './batchBuffers.js';
 import { PIECE_BYTES, type FramedEvents } from './sse.js';
 
 /** BASE64 is the base64 alphabet (RFC 4648 section 4) as byte values. */
@@ -5,6 +6,10 @@ const BASE64 = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const PAD = 0x3d;
 /** BASE64_LOOP_MAX_BYTES is the longest run putBase64 encodes itself. */
 const BASE64_LOOP_MAX_BYTES = 512;
+
+/** BATCH_BYTES is a batch buffer's size: a piece and room for the event that ends it. */
+const BATCH_BYTES = PIECE_BYTES + PIECE_BYTES / 4;
+const EMPTY_BATCH: Buffer = Buffer.alloc(0);
 
 /**
  * FrameBytesBatcher writes framed events straight into bytes, in batches of about PIECE_BYTES,
@@ -14,19 +19,23 @@ const BASE64_LOOP_MAX_BYTES = 512;
  * answering thread's 140, more than rendering them.
  *
  * An event is written with `room` (its most bytes), then `put`/`putAscii`/`putText`, then
- * `ended`. Every batch is a new buffer: the stream keeps what it was handed until the socket
- * or the compressor has taken it.
+ * `ended`. Every batch is a buffer of its own until the stream, once the socket or the
+ * compressor has taken it, gives it back (releaseChunks).
  */
 export class FrameBytesBatcher {
-  private bytes = Buffer.allocUnsafeSlow(0);
+  private bytes: Buffer = EMPTY_BATCH;
   private at = 0;
   private count = 0;
 
   /** room makes sure `bytes` more bytes fit in the batch. */
   room(bytes: number): void {
     if (this.at + bytes <= this.bytes.length) return;
-    const grown = Buffer.allocUnsafeSlow(Math.max(PIECE_BYTES + PIECE_BYTES / 4, this.at + bytes));
+    const need = this.at + bytes;
+    // An event beyond a batch buffer (a long histogram's text) gets a buffer of its own size.
+    const grown = need <= BATCH_BYTES ? batchBuffer(BATCH_BYTES) : Buffer.allocUnsafeSlow(need);
     this.bytes.copy(grown, 0, 0, this.at);
+    // The old buffer was never handed out (take makes a new batch), so it can go straight back.
+    spareBatch(this.bytes);
     this.bytes = grown;
   }
 
@@ -94,7 +103,7 @@ export class FrameBytesBatcher {
   take(): FramedEvents | undefined {
     if (this.count === 0) return undefined;
     const batch = { framed: this.bytes.subarray(0, this.at), count: this.count };
-    this.bytes = Buffer.allocUnsafeSlow(0);
+    this.bytes = EMPTY_BATCH;
     this.at = 0;
     this.count = 0;
     return batch;

@@ -1,3 +1,4 @@
+import { releaseChunks } from './batchBuffers.js';
 import { compressBody, MIN_COMPRESSED_BYTES, MIN_OFF_LOOP_BYTES, StreamCompressor, utf8Bytes, type ContentEncoding } from './compression.js';
 import type { Responder } from './responder.js';
 import { statusLine } from './responder.js';
@@ -314,6 +315,7 @@ export class SseStream {
       return this.writableNow;
     }
     const ok = this.writeRaw(joinChunks(chunks));
+    releaseChunks(chunks);
     this.armHeartbeat();
     return ok;
   }
@@ -323,7 +325,10 @@ export class SseStream {
     if (this.compressor === undefined && !this.res.aborted) this.writeHeaders(encoding);
     const compressor = (this.compressor ??= new StreamCompressor(encoding));
     this.output = this.output.then(() => compressor.push(text)).then(
-      (bytes) => void this.writeRaw(bytes),
+      (bytes) => {
+        releaseChunks(text);
+        this.writeRaw(bytes);
+      },
       (err: unknown) => this.compressionFailed(err),
     );
   }
@@ -430,7 +435,8 @@ export class SseStream {
     if (encoding === undefined) {
       this.res.raw.cork(() => this.res.raw.end(chunk));
     } else if (compressor === undefined) {
-      const body = joinChunks([...this.takeHeld(), chunk]);
+      const held = this.takeHeld();
+      const body = joinChunks([...held, chunk]);
       if (!this.res.aborted) {
         const whole = body.length < MIN_COMPRESSED_BYTES ? undefined : compressBody(body, encoding);
         // One cork: headers and body leave in one packet (uWS runs a nested cork's handler at once).
@@ -438,6 +444,7 @@ export class SseStream {
           this.writeHeaders(whole === undefined ? undefined : encoding);
           this.res.raw.end(whole ?? body);
         });
+        releaseChunks(held);
       }
     } else {
       this.output = this.output.then(() => compressor.finish(chunk)).then(

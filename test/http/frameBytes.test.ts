@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { releaseChunks } from '../../src/http/batchBuffers.js';
 import { FrameBytesBatcher } from '../../src/http/frameBytes.js';
 import { SeededRandom } from '../support/seededRandom.js';
 
@@ -24,5 +25,29 @@ describe('frame bytes batcher', () => {
       const expected = Buffer.from(data).toString('base64');
       expect(Buffer.from(batch!.framed as Uint8Array).toString('latin1')).toBe(`<${expected}|${expected}>`);
     }
+  });
+
+  it('reuses a batch\'s buffer once it is released, and never hands one buffer out twice', () => {
+    const batchOf = (text: string): Uint8Array => {
+      const out = new FrameBytesBatcher();
+      out.room(text.length);
+      out.putAscii(text, 0, text.length);
+      out.ended();
+      return out.take()!.framed as Uint8Array;
+    };
+    const first = batchOf('first');
+    releaseChunks([first]);
+    // A chunk released again (by mistake) must not put its buffer back a second time.
+    releaseChunks([first]);
+    const second = batchOf('second');
+    const third = batchOf('third');
+    expect(second.buffer).toBe(first.buffer);
+    expect(third.buffer).not.toBe(second.buffer);
+    expect(Buffer.from(second).toString()).toBe('second');
+    expect(Buffer.from(third).toString()).toBe('third');
+    // Strings and buffers made elsewhere are left alone.
+    const foreign = Buffer.from('foreign');
+    releaseChunks(['text', foreign]);
+    expect(batchOf('fourth').buffer).not.toBe(foreign.buffer);
   });
 });
