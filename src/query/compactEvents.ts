@@ -30,11 +30,11 @@ const COLUMN_CHARS = PIECE_BYTES;
 const NS_PER_MS = 1_000_000n;
 
 /**
- * CompactSeriesEncoder writes series results in the compact format. It shares the query's
- * SeriesRenderer, so a series' tags and label are serialised once per query whichever format
- * is asked for, and numbers are formatted exactly as the default events format them (a number
- * joined to a string prints as JSON prints a finite number; NaN and infinities are dropped).
- * Ids are given in order of first appearance and are stable for the whole query.
+ * CompactSeriesEncoder writes series results in the compact format. A series' tags and label
+ * come from the renderings shared across queries (sharedRendering), as the default events'
+ * do, and numbers are formatted exactly as the default events format them (a number joined to
+ * a string prints as JSON prints a finite number; NaN and infinities are dropped). Ids are
+ * given in order of first appearance, kept by series key, and are stable for the whole query.
  */
 export class CompactSeriesEncoder {
   private readonly ids = new Map<string, number>();
