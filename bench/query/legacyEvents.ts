@@ -1,6 +1,6 @@
 import { formatLabels, inNameOrder, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { frame, type SseEvent } from '../../src/http/sse.js';
-import { renderTags } from '../../src/query/events.js';
+import { inferPointGrid, POINT_BLOCK_STEPS, renderTags, type PointGrid } from '../../src/query/events.js';
 
 /**
  * The event encoder as it was before events were rendered straight to text: one event object
@@ -11,31 +11,35 @@ import { renderTags } from '../../src/query/events.js';
 
 const NS_PER_MS = 1_000_000n;
 
-/** legacyPointEvents yields one result event object per finite point, time-major. */
-export function* legacyPointEvents(series: readonly SeriesColumns[]): Generator<SseEvent, void, undefined> {
+/**
+ * legacyPointEvents yields one result event object per finite point, in the order the spec
+ * encoder writes them: blocks of POINT_BLOCK_STEPS steps of the grid in time order, within a
+ * block series by series, each in time order (one block when there is no grid).
+ */
+export function* legacyPointEvents(series: readonly SeriesColumns[], grid: PointGrid | undefined = inferPointGrid(series)): Generator<SseEvent, void, undefined> {
   const cache = new WeakMap<Labels, { tags: Record<string, string | number>; label: string }>();
   const of = (labels: Labels): { tags: Record<string, string | number>; label: string } => {
     let entry = cache.get(labels);
     if (!entry) cache.set(labels, (entry = { tags: renderTags(labels), label: formatLabels(inNameOrder(labels)) }));
     return entry;
   };
-  const cursors = new Uint32Array(series.length);
   const rendered = series.map((s) => of(s.labels));
+  const blockOf = (t: number): number => (grid === undefined ? 0 : Math.floor((t - grid.startMs) / (grid.stepMs * POINT_BLOCK_STEPS)));
+  const cursors = new Uint32Array(series.length);
   for (;;) {
-    let next = Infinity;
+    let block = Infinity;
     for (let i = 0; i < series.length; i++) {
       const ts = series[i].timestampsMs;
-      if (cursors[i] < ts.length && ts[cursors[i]] < next) next = ts[cursors[i]];
+      if (cursors[i] < ts.length) block = Math.min(block, blockOf(ts[cursors[i]]));
     }
-    if (next === Infinity) break;
+    if (block === Infinity) return;
     for (let i = 0; i < series.length; i++) {
       const s = series[i];
-      const c = cursors[i];
-      if (c >= s.timestampsMs.length || s.timestampsMs[c] !== next) continue;
-      cursors[i]++;
-      const value = s.values[c];
-      if (!Number.isFinite(value)) continue;
-      yield { type: 'result', data: { tags: rendered[i].tags, value, timestamp: next, label: rendered[i].label } };
+      for (; cursors[i] < s.timestampsMs.length && blockOf(s.timestampsMs[cursors[i]]) === block; cursors[i]++) {
+        const timestamp = s.timestampsMs[cursors[i]];
+        const value = s.values[cursors[i]];
+        if (Number.isFinite(value)) yield { type: 'result', data: { tags: rendered[i].tags, value, timestamp, label: rendered[i].label } };
+      }
     }
   }
 }

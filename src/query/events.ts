@@ -47,6 +47,15 @@ export interface RenderedSeries {
 const POINT_MIDDLE = ',"timestamp":';
 
 /**
+ * POINT_BLOCK_STEPS is how many steps a block of point events spans (PointEventWriter). gzip of
+ * a 1,000-series hour at 15 s steps (48 MB of events), against every timestamp's events across
+ * all series: blocks of 4 / 16 / 32 / 64 steps took 0.79x / 0.68x / 0.61x / 0.58x the time and
+ * came out 1.3x / 1.5x / 1.7x / 1.8x smaller; the whole hour series by series 0.58x and 2.0x.
+ * 32 keeps a long range's chart filling in several steps while taking most of the gain.
+ */
+export const POINT_BLOCK_STEPS = 32;
+
+/**
  * SHARED_RENDER_CHARS bounds the text of the rendered series kept across queries (about 8 MB
  * of one-byte strings, some ten thousand series of typical labels).
  */
@@ -135,14 +144,115 @@ export class SeriesRenderer {
   }
 
   /**
-   * pointFrames turns series into one result event per (series, timestamp), time-major so a
-   * chart fills left to right; NaN and infinities are dropped, as the spec requires. The events
-   * come already framed as UTF-8 bytes, in batches of about a stream piece, made as the stream
-   * takes them, so a slice's text never all exists at once. An event is its series' head bytes,
-   * the value's text, the timestamp's bytes (made once per timestamp) and the series' tail
-   * bytes. Values come as the worker's text where it sent it (SeriesColumns.valueText).
+   * pointFrames writes every point of `series` as result events at once, in the blocks a
+   * PointEventWriter makes (grid: the query's steps; without one, the grid the points lie on).
    */
-  *pointFrames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
+  *pointFrames(series: readonly SeriesColumns[], grid: PointGrid | undefined = inferPointGrid(series)): Generator<FramedEvents, void, undefined> {
+    yield* new PointEventWriter(grid).whole(series);
+  }
+}
+
+/** PointGrid is a query's steps, which blocks of point events are counted in: its first step and the step. */
+export interface PointGrid {
+  startMs: number;
+  stepMs: number;
+}
+
+/**
+ * inferPointGrid is the grid series' points lie on, for answers written whole without their
+ * query's window: the earliest point, and the smallest gap between two points of a series.
+ * Without any such gap (one point a series) there is no grid, and all points make one block.
+ */
+export function inferPointGrid(series: readonly SeriesColumns[]): PointGrid | undefined {
+  let startMs = Infinity;
+  let stepMs = Infinity;
+  const where = emptyPointColumns();
+  for (const s of series) {
+    const { timestampsMs, from, to } = pointColumnsOf(s, where);
+    if (to > from) startMs = Math.min(startMs, timestampsMs[from]);
+    for (let c = from + 1; c < to; c++) stepMs = Math.min(stepMs, timestampsMs[c] - timestampsMs[c - 1]);
+  }
+  return startMs === Infinity || stepMs === Infinity || !(stepMs > 0) ? undefined : { startMs, stepMs };
+}
+
+/** PointPart is one answer's points in one block: the series, where their points lie, and each one's run of positions. */
+interface PointPart {
+  series: readonly SeriesColumns[];
+  rendered: readonly RenderedSeries[];
+  times: readonly Float64Array[];
+  values: readonly Float64Array[];
+  texts: readonly (string | undefined)[];
+  textAts: readonly (Uint32Array | undefined)[];
+  /** firsts are each series' first position (its histograms are numbered from it). */
+  firsts: Uint32Array;
+  starts: Uint32Array;
+  ends: Uint32Array;
+}
+
+/**
+ * PointEventWriter writes one query's points as the spec's result events (one per series and
+ * timestamp; NaN and infinities are dropped, as the spec requires), a block of
+ * POINT_BLOCK_STEPS steps at a time: blocks in time order, so a chart still fills left to
+ * right, and within a block series by series, each in time order. Consecutive events of one
+ * series then differ only in their value and timestamp, so a compressor matches nearly all of
+ * an event against the one before it; when every timestamp's events went across all series,
+ * a series' previous event lay a thousand events back for 1,000 series, beyond deflate's
+ * 32 KiB window.
+ *
+ * Blocks are counted from the query's first step, so where an answer arrives cut into pieces
+ * (the pool's time slices, the results cache's cells and its fresh tail) does not change the
+ * bytes: the last block of each piece is held until the next piece shows whether it goes on,
+ * and a block that spans pieces is written series by series across them (series in key order,
+ * as range answers come). `rest` writes what is held once the answer is complete.
+ *
+ * The events come already framed as UTF-8 bytes, in batches of about a stream piece, made as
+ * the stream takes them, so a slice's text never all exists at once. An event is its series'
+ * head bytes, the value's text, the timestamp's bytes (made once per step of a block) and the
+ * series' tail bytes. Values come as the worker's text where it sent it (SeriesColumns.valueText).
+ */
+export class PointEventWriter {
+  private readonly originMs: number;
+  private readonly stepMs: number;
+  private readonly blockMs: number;
+  private held: PointPart[] = [];
+  private heldBlock = -1;
+  /** stamps are the current block's timestamps' bytes, by step within the block. */
+  private readonly stamps: (Buffer | undefined)[] = new Array(POINT_BLOCK_STEPS);
+  private lastStampMs = Number.NaN;
+  private lastStamp: Buffer | undefined;
+
+  constructor(grid: PointGrid | undefined) {
+    this.originMs = grid?.startMs ?? 0;
+    this.stepMs = grid !== undefined && grid.stepMs > 0 ? grid.stepMs : Infinity;
+    this.blockMs = this.stepMs * POINT_BLOCK_STEPS;
+  }
+
+  /** frames writes the blocks of `series` (one piece of the answer, later than any before it) that no later piece can add to. */
+  *frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
+    const batch = new FrameBytesBatcher();
+    yield* this.write(series, batch);
+    const rest = batch.take();
+    if (rest) yield rest;
+  }
+
+  /** rest writes the block held back for a next piece: the answer is complete. */
+  *rest(): Generator<FramedEvents, void, undefined> {
+    const batch = new FrameBytesBatcher();
+    yield* this.writeHeld(batch);
+    const rest = batch.take();
+    if (rest) yield rest;
+  }
+
+  /** whole writes `series` as the whole answer: `frames` and `rest` in one run of batches. */
+  *whole(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
+    const batch = new FrameBytesBatcher();
+    yield* this.write(series, batch);
+    yield* this.writeHeld(batch);
+    const rest = batch.take();
+    if (rest) yield rest;
+  }
+
+  private *write(series: readonly SeriesColumns[], batch: FrameBytesBatcher): Generator<FramedEvents, void, undefined> {
     const count = series.length;
     // Straight from the shared renderings: point events need no series identity within the
     // query (the compact format's ids do), and this query's own map cost a second lookup per
@@ -168,48 +278,134 @@ export class SeriesRenderer {
       firsts[i] = cursors[i] = c.from;
       ends[i] = c.to;
     }
-    const batch = new FrameBytesBatcher();
     for (;;) {
-      let next = Infinity;
+      let firstMs = Infinity;
+      for (let i = 0; i < count; i++) if (cursors[i] < ends[i] && times[i][cursors[i]] < firstMs) firstMs = times[i][cursors[i]];
+      if (firstMs === Infinity) break;
+      const block = this.blockOf(firstMs);
+      const endMs = this.blockMs === Infinity ? Infinity : this.originMs + (block + 1) * this.blockMs;
+      const starts = cursors.slice();
+      let more = false;
       for (let i = 0; i < count; i++) {
-        const c = cursors[i];
-        if (c < ends[i] && times[i][c] < next) next = times[i][c];
+        let c = cursors[i];
+        const end = ends[i];
+        const t = times[i];
+        while (c < end && t[c] < endMs) c++;
+        cursors[i] = c;
+        if (c < end) more = true;
       }
-      if (next === Infinity) break;
-      // A number joined to a string prints as JSON prints a finite number (-0 as 0, 1e21 as 1e+21).
-      const timestamp = Buffer.from(POINT_MIDDLE + next, 'latin1');
-      for (let i = 0; i < count; i++) {
-        const c = cursors[i];
-        if (c >= ends[i] || times[i][c] !== next) continue;
-        cursors[i]++;
-        const parts = rendered[i];
-        const histogram = series[i].histograms?.[c - firsts[i]];
-        const around = timestamp.length + parts.tail.length;
+      const part: PointPart = { series, rendered, times, values, texts, textAts, firsts, starts, ends: cursors.slice() };
+      if (block === this.heldBlock) {
+        this.held.push(part);
+        continue;
+      }
+      yield* this.writeHeld(batch);
+      if (more) {
+        yield* this.writeBlock([part], block, batch);
+      } else {
+        this.held = [part];
+        this.heldBlock = block;
+      }
+    }
+  }
+
+  /** blockOf is the block a time falls in, counted from the grid's origin. */
+  private blockOf(t: number): number {
+    if (this.blockMs === Infinity) return 0;
+    let block = Math.floor((t - this.originMs) / this.blockMs);
+    // Division may round across a boundary; the boundaries themselves are exact.
+    if (this.originMs + block * this.blockMs > t) block--;
+    else if (this.originMs + (block + 1) * this.blockMs <= t) block++;
+    return block;
+  }
+
+  private *writeHeld(batch: FrameBytesBatcher): Generator<FramedEvents, void, undefined> {
+    if (this.held.length === 0) return;
+    const parts = this.held;
+    this.held = [];
+    yield* this.writeBlock(parts, this.heldBlock, batch);
+    this.heldBlock = -1;
+  }
+
+  /** writeBlock writes one block from its parts (several when it spans pieces of the answer). */
+  private *writeBlock(parts: readonly PointPart[], block: number, batch: FrameBytesBatcher): Generator<FramedEvents, void, undefined> {
+    const blockStartMs = this.originMs + block * this.blockMs;
+    this.stamps.fill(undefined);
+    for (const [part, i] of parts.length === 1 ? seriesOfOne(parts[0]) : seriesInKeyOrder(parts)) {
+      const rendering = part.rendered[i];
+      const times = part.times[i];
+      const values = part.values[i];
+      const source = part.texts[i];
+      const textAt = part.textAts[i];
+      const histograms = part.series[i].histograms;
+      const end = part.ends[i];
+      for (let c = part.starts[i]; c < end; c++) {
+        const t = times[c];
+        const histogram = histograms?.[c - part.firsts[i]];
+        const timestamp = this.stampOf(t, blockStartMs);
+        const around = timestamp.length + rendering.tail.length;
         if (histogram !== undefined) {
-          const text = parts.histogramHead + histogramJson(histogram);
+          const text = rendering.histogramHead + histogramJson(histogram);
           batch.room(3 * text.length + around);
           batch.putText(text);
         } else {
-          const value = values[i][c];
+          const value = values[c];
           if (!Number.isFinite(value)) continue;
           // The worker's text of the value when it sent one: the same characters, not formatted here.
-          const source = texts[i];
           const text = source === undefined ? '' + value : source;
-          const from = source === undefined ? 0 : textAts[i]![c];
-          const to = source === undefined ? text.length : textAts[i]![c + 1] - 1;
-          batch.room(parts.head.length + (to - from) + around);
-          batch.put(parts.head);
+          const from = source === undefined ? 0 : textAt![c];
+          const to = source === undefined ? text.length : textAt![c + 1] - 1;
+          batch.room(rendering.head.length + (to - from) + around);
+          batch.put(rendering.head);
           batch.putAscii(text, from, to);
         }
         batch.put(timestamp);
-        batch.put(parts.tail);
+        batch.put(rendering.tail);
         const full = batch.ended();
         if (full) yield full;
       }
     }
-    const rest = batch.take();
-    if (rest) yield rest;
   }
+
+  /** stampOf is `,"timestamp":` and the time, made once per step of the block (and once for an instant's points). */
+  private stampOf(t: number, blockStartMs: number): Buffer {
+    const step = (t - blockStartMs) / this.stepMs;
+    if (Number.isInteger(step) && step >= 0 && step < POINT_BLOCK_STEPS) {
+      // A number joined to a string prints as JSON prints a finite number (-0 as 0, 1e21 as 1e+21).
+      return (this.stamps[step] ??= Buffer.from(POINT_MIDDLE + t, 'latin1'));
+    }
+    if (t !== this.lastStampMs) {
+      this.lastStampMs = t;
+      this.lastStamp = Buffer.from(POINT_MIDDLE + t, 'latin1');
+    }
+    return this.lastStamp!;
+  }
+}
+
+/** seriesOfOne lists a part's series that have points in the block, in its order. */
+function* seriesOfOne(part: PointPart): Generator<[PointPart, number], void, undefined> {
+  for (let i = 0; i < part.series.length; i++) if (part.starts[i] < part.ends[i]) yield [part, i];
+}
+
+/**
+ * seriesInKeyOrder lists the series of a block that spans parts: merged by key (seriesKeyOf),
+ * as each part's series come sorted, a series in several parts once per part in their order.
+ */
+function seriesInKeyOrder(parts: readonly PointPart[]): Array<[PointPart, number]> {
+  let merged: Array<{ key: string; at: [PointPart, number] }> = [];
+  for (const part of parts) {
+    const next: typeof merged = [];
+    for (const at of seriesOfOne(part)) next.push({ key: seriesKeyOf(part.series[at[1]]), at });
+    const out: typeof merged = [];
+    let a = 0;
+    let b = 0;
+    while (a < merged.length || b < next.length) {
+      if (b >= next.length || (a < merged.length && merged[a].key <= next[b].key)) out.push(merged[a++]);
+      else out.push(next[b++]);
+    }
+    merged = out;
+  }
+  return merged.map((m) => m.at);
 }
 
 function renderSeries(labels: Labels): RenderedSeries {

@@ -122,7 +122,7 @@ export async function logsQuery(ctx: RequestContext, deps: LogsQueryDeps): Promi
     return { planDeps, source, stream };
   });
   if (source) {
-    await streamSeriesSlices(stream, source, false, format);
+    await streamSeriesSlices(stream, source, window, false, format);
     return;
   }
   const renderer = format === 'events' ? new RawRowRenderer() : new CompactRowEncoder();

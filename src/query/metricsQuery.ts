@@ -52,5 +52,5 @@ export async function metricsQuery(ctx: RequestContext, deps: QueryDeps): Promis
     });
     return { source, stream };
   });
-  await streamSeriesSlices(stream, source, summary, format);
+  await streamSeriesSlices(stream, source, window, summary, format);
 }

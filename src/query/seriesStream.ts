@@ -1,8 +1,9 @@
 import type { QueryTask, SeriesShard, ShardMerge, ShardPlan } from '../../engine/index.js';
 import { CompactSeriesEncoder, type ResultFormat } from './compactEvents.js';
-import { SeriesRenderer } from './events.js';
+import { PointEventWriter, SeriesRenderer } from './events.js';
 import type { SeriesSource } from './seriesSource.js';
 import type { QueryStream } from './stream.js';
+import type { QueryWindow } from './timeRange.js';
 import { SummaryAccumulator } from './summary.js';
 
 export interface SliceWindow {
@@ -72,16 +73,19 @@ export function sliceTasks<D>(
  * metric queries): the source's runs of steps (a plan's slices on the pool, or pieces from the
  * results cache) are streamed in time order as points (in the spec's events, or compact columns
  * when the client asked for them), or folded into per-series statistics when `summary` is set.
+ * The window's steps are what the spec's events are written in blocks of (PointEventWriter).
  */
-export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, summary: boolean, format: ResultFormat = 'events'): Promise<void> {
+export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, window: QueryWindow, summary: boolean, format: ResultFormat = 'events'): Promise<void> {
   const renderer = new SeriesRenderer();
+  const points = new PointEventWriter(window.instant ? undefined : { startMs: window.startMs, stepMs: window.stepMs });
   const stats = summary ? new SummaryAccumulator() : undefined;
   const compact = format === 'events' ? undefined : new CompactSeriesEncoder(format === 'compact-float64');
   try {
     await source.run(stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);
-      else await stream.emit(compact ? compact.frames(series) : renderer.pointFrames(series), bytes);
+      else await stream.emit(compact ? compact.frames(series) : points.frames(series), bytes);
     });
+    if (!stats && !compact) await stream.emit(points.rest(), 0);
     stream.evaluated();
     if (stats) await stream.emit(stats.events(renderer));
     stream.finish();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { packSeries, unpackSeries, type KeyedSeries, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
+import { packSeries, sortSeriesByKey, unpackSeries, type KeyedSeries, type Labels, type RawRow, type SeriesColumns } from '../../engine/index.js';
 import { legacyPointEvents, legacyRowEvent, legacyText } from '../../bench/query/legacyEvents.js';
 import { chunkText, PIECE_BYTES, type FramedEvents } from '../../src/http/sse.js';
-import { SeriesRenderer, SharedRenders } from '../../src/query/events.js';
+import { POINT_BLOCK_STEPS, PointEventWriter, SeriesRenderer, SharedRenders } from '../../src/query/events.js';
 import { RawRowRenderer } from '../../src/query/logsQuery.js';
 import { SeededRandom } from '../support/seededRandom.js';
 
@@ -54,8 +54,10 @@ describe('point event encoding', () => {
     const renderer = new SeriesRenderer();
     for (let slice = 0; slice < 5; slice++) {
       const series = makeSeries(random, 60);
-      const fresh = joined(renderer.pointFrames(series));
-      const reference = [...legacyPointEvents(series)];
+      // A grid that starts before the first point, so blocks do not start where the points do.
+      const grid = { startMs: 1_700_000_000_000 - 7 * 15_000, stepMs: 15_000 };
+      const fresh = joined(renderer.pointFrames(series, grid));
+      const reference = [...legacyPointEvents(series, grid)];
       expect(fresh.count).toBe(reference.length);
       expect(fresh.text).toBe(legacyText(reference));
     }
@@ -77,6 +79,52 @@ describe('point event encoding', () => {
     for (const size of sizes.slice(0, -1)) {
       expect(size).toBeGreaterThanOrEqual(PIECE_BYTES);
       expect(size).toBeLessThan(PIECE_BYTES + 1024);
+    }
+  });
+
+  it('writes blocks of steps in time order, within a block series by series', () => {
+    // Three series on one 15 s grid over 100 steps: blocks of 32, 32, 32 and 4 steps.
+    const steps = 100;
+    const series: SeriesColumns[] = ['a', 'b', 'c'].map((name) => ({
+      labels: { __name__: 'requests_total', route: `/${name}` },
+      timestampsMs: Float64Array.from({ length: steps }, (_, p) => 1_700_000_000_000 + p * 15_000),
+      values: Float64Array.from({ length: steps }, (_, p) => p / 7),
+    }));
+    const events = joined(new SeriesRenderer().pointFrames(series))
+      .text.split('\n\n')
+      .filter((e) => e !== '')
+      .map((e) => JSON.parse(e.slice('data: '.length)).data as { tags: { route: string }; timestamp: number });
+    expect(events).toHaveLength(3 * steps);
+    const order = events.map((e) => `${Math.floor((e.timestamp - 1_700_000_000_000) / 15_000 / POINT_BLOCK_STEPS)}${e.tags.route}`);
+    const runs = order.filter((key, i) => i === 0 || key !== order[i - 1]);
+    expect(runs).toEqual(['0/a', '0/b', '0/c', '1/a', '1/b', '1/c', '2/a', '2/b', '2/c', '3/a', '3/b', '3/c']);
+    const timesOfA = events.filter((e) => e.tags.route === '/a').map((e) => e.timestamp);
+    expect(timesOfA).toEqual([...series[0].timestampsMs]);
+  });
+
+  it('writes the same bytes however the answer is cut into pieces', () => {
+    const rng = new SeededRandom(21);
+    const random = (): number => rng.next();
+    const grid = { startMs: 1_700_000_000_000, stepMs: 15_000 };
+    for (let round = 0; round < 20; round++) {
+      const whole = sortSeriesByKey(makeSeries(random, 30));
+      const lastMs = Math.max(...whole.map((s) => s.timestampsMs[s.timestampsMs.length - 1]));
+      // Cuts anywhere on the grid: inside blocks, on their edges, or pieces within one block.
+      const cuts = [...new Set(Array.from({ length: 1 + Math.floor(random() * 5) }, () => grid.startMs + Math.floor(random() * 50) * grid.stepMs))].sort((a, b) => a - b);
+      const bounds = [grid.startMs, ...cuts, lastMs + grid.stepMs];
+      const writer = new PointEventWriter(grid);
+      let text = '';
+      for (let p = 0; p + 1 < bounds.length; p++) {
+        const piece = whole
+          .map((s) => {
+            const keep = [...s.timestampsMs.keys()].filter((i) => s.timestampsMs[i] >= bounds[p] && s.timestampsMs[i] < bounds[p + 1]);
+            return { labels: { ...s.labels }, timestampsMs: Float64Array.from(keep, (i) => s.timestampsMs[i]), values: Float64Array.from(keep, (i) => s.values[i]) };
+          })
+          .filter((s) => s.timestampsMs.length > 0);
+        text += joined(writer.frames(piece)).text;
+      }
+      text += joined(writer.rest()).text;
+      expect(text).toBe(joined(new SeriesRenderer().pointFrames(whole, grid)).text);
     }
   });
 

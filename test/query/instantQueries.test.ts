@@ -147,7 +147,8 @@ describe('instant queries keep the order and values of the query on every path',
     const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q: 'sort_desc(inst_gauge)', s: String(AT - 30_000), e: String(AT), step: 15 }));
     expect(res.status).toBe(200);
     const results = res.events.filter((e) => e.type === 'result').map((e) => e.data as { tags: Record<string, unknown>; timestamp: number });
-    // Time-major output: three steps of the four series, each step in label order.
-    expect(results.map((r) => String(r.tags.x))).toEqual(['a', 'b', 'c', 'd', 'a', 'b', 'c', 'd', 'a', 'b', 'c', 'd']);
+    // Three steps make one block of point events (POINT_BLOCK_STEPS): series by series in label order, each in time order.
+    expect(results.map((r) => String(r.tags.x))).toEqual(['a', 'a', 'a', 'b', 'b', 'b', 'c', 'c', 'c', 'd', 'd', 'd']);
+    expect(results.slice(0, 3).map((r) => r.timestamp)).toEqual([AT - 30_000, AT - 15_000, AT]);
   });
 });
