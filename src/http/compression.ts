@@ -98,6 +98,16 @@ export function compressBodyOffLoop(text: string | Uint8Array, encoding: Content
 }
 
 /**
+ * STREAM_CHUNK_BYTES is a streamed compressor's output buffer. Each time the thread pool fills
+ * one, the event loop takes it and hands the compressor its next turn; with the default 16 KiB
+ * a 1 MiB piece of events took several such round trips. gzip of 48 MB of events in 1 MiB
+ * pieces: 11-15 ms of the event loop's CPU with 16 KiB, 4.1 ms with 256 KiB (and wall time
+ * 93-101 -> 86 ms); 1 MiB bought little more. The buffer is made at the stream's first push,
+ * which only streams past the held start get.
+ */
+const STREAM_CHUNK_BYTES = 256 * 1024;
+
+/**
  * StreamCompressor compresses one streamed response: each `push` compresses a batch and
  * flushes it (a sync flush, which keeps the dictionary), so what was pushed can be sent at once
  * and a streaming client decodes every event as soon as it arrives; `finish` ends the stream.
@@ -112,10 +122,10 @@ export class StreamCompressor {
 
   constructor(readonly encoding: ContentEncoding) {
     if (encoding === 'br') {
-      this.z = zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } });
+      this.z = zlib.createBrotliCompress({ chunkSize: STREAM_CHUNK_BYTES, params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } });
       this.flushKind = zlib.constants.BROTLI_OPERATION_FLUSH;
     } else {
-      this.z = zlib.createGzip({ level: GZIP_LEVEL });
+      this.z = zlib.createGzip({ level: GZIP_LEVEL, chunkSize: STREAM_CHUNK_BYTES });
       this.flushKind = zlib.constants.Z_SYNC_FLUSH;
     }
     // Flowing mode: output is handed over as the compressor makes it, before a flush's callback.
