@@ -41,15 +41,18 @@ export interface LogTaskData {
  */
 export interface MetricShare {
   segments: SharedSegment[];
-  headSamples: number;
+  /** headSamples counts the head samples the selections reach (worked out on call). */
+  headSamples(): number;
+  /** segmentSamples estimates the segment samples the selections reach (worked out on call). */
+  segmentSamples(): number;
   snapshots(): MetricHeadSnapshot[];
 }
 
 /** gatherMetricShare collects what a metric task over `selections` reads from one org's view; no sample is copied. */
 export function gatherMetricShare(view: OrgMetricView, selections: readonly Selection[]): MetricShare {
-  const { segments, headSamples, snapshots } = view.share(selections);
+  const { segments, headSamples, segmentSamples, snapshots } = view.share(selections);
   let taken: MetricHeadSnapshot[] | undefined;
-  return { segments, headSamples, snapshots: () => (taken ??= snapshots()) };
+  return { segments, headSamples, segmentSamples, snapshots: () => (taken ??= snapshots()) };
 }
 
 /**
@@ -57,7 +60,7 @@ export function gatherMetricShare(view: OrgMetricView, selections: readonly Sele
  * since segments are shared whole) plus the heads' samples. It decides whether sharding pays.
  */
 export function shareSize(share: MetricShare): number {
-  let n = share.headSamples;
+  let n = share.headSamples();
   for (const s of share.segments) n += s.meta.rows;
   return n;
 }
@@ -108,13 +111,15 @@ export function gatherLogShare(view: OrgLogView, selections: readonly LogSelecti
 
 /**
  * reachedSamples estimates the samples a slice's selections read from a share: the heads'
- * samples in those ranges, counted, plus each segment's rows in proportion to the part of its
- * time span the selections reach. It decides whether sharding pays, which depends on the work
- * done, not on the size of the files: a 5-minute instant query over a day-long segment reads
- * about 1/300 of it, and two tasks would only double its fixed costs.
+ * samples in those ranges, counted, plus the segments' samples of the series the selectors
+ * match, in proportion to the part of each series' span the selections reach. It decides
+ * whether sharding pays, which depends on the work done, not on the size of the files: a
+ * 5-minute instant query over a day-long segment reads about 1/300 of it, and a selector
+ * matching a few of a segment's series reads only theirs; two tasks would only double its
+ * fixed costs.
  */
-export function reachedSamples(share: MetricShare, selections: readonly Selection[]): number {
-  return share.headSamples + segmentRowsReached(share.segments, hullOf(selections, (s) => s.minMs, (s) => s.maxMs));
+export function reachedSamples(share: MetricShare): number {
+  return share.headSamples() + share.segmentSamples();
 }
 
 /** reachedLines is reachedSamples for log slices. */

@@ -9,7 +9,7 @@ import { compileMatchers, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
 import type { SeriesColumns } from './seriesColumns.js';
-import type { MetricSegmentReader } from './metricSegment.js';
+import { selectorKey, type MetricSegmentReader } from './metricSegment.js';
 import type { SeriesPartition, TimePart } from './partition.js';
 import { logSegmentFilter, metricSegmentFilter } from './pruning.js';
 import type { Opened, SegmentFailure, SegmentReaders } from './segmentReaders.js';
@@ -58,12 +58,15 @@ export interface Shareable<V> {
 }
 
 /**
- * MetricShareable adds the heads' snapshots (taken on call, as for logs) and the number of head
- * samples the ranges reach, counted without copying any.
+ * MetricShareable adds the heads' snapshots (taken on call, as for logs) and how many samples
+ * the ranges reach: in the heads, counted without copying any; in the segments, estimated from
+ * the series the ranges' selectors match. Both are worked out on call, since only a query that
+ * could be split across workers asks.
  */
 export interface MetricShareable extends Shareable<OrgMetricView> {
   snapshots(): MetricHeadSnapshot[];
-  headSamples: number;
+  headSamples(): number;
+  segmentSamples(): number;
 }
 
 /**
@@ -100,6 +103,27 @@ function openShared(segments: readonly SegmentEntry[], open: (meta: SegmentEntry
     else shared.push({ meta: entry.meta, bytes: opened.reader.bytes });
   }
   return shared;
+}
+
+/**
+ * segmentSamplesReached estimates the samples `ranges` read from segments: each segment's
+ * series that one of the ranges' selectors matches, over the span from the earliest start to
+ * the latest end (MetricSegmentReader.samplesWithin).
+ */
+function segmentSamplesReached(readers: readonly MetricSegmentReader[], ranges: readonly MetricRange[]): number {
+  if (readers.length === 0 || ranges.length === 0) return 0;
+  const selectors = new Map<string, { key: string; matchers: readonly LabelMatcher[]; compiled: ReturnType<typeof compileMatchers> }>();
+  let minMs = Infinity;
+  let maxMs = -Infinity;
+  for (const r of ranges) {
+    minMs = Math.min(minMs, r.minMs);
+    maxMs = Math.max(maxMs, r.maxMs);
+    const key = selectorKey(r.matchers);
+    if (!selectors.has(key)) selectors.set(key, { key, matchers: r.matchers, compiled: compileMatchers(r.matchers) });
+  }
+  let n = 0;
+  for (const reader of readers) n += reader.samplesWithin([...selectors.values()], minMs, maxMs);
+  return n;
 }
 
 /** ReadScope is one selector a query reads and the milliseconds (inclusive) it reads it over. */
@@ -202,15 +226,19 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
    */
   share(ranges: readonly MetricRange[]): MetricShareable {
     const { segments, heads } = this.sources();
-    const shared = openShared(this.needed(segments, ranges), (meta) => this.readers.metric(meta), this.failures);
+    const opened: MetricSegmentReader[] = [];
+    const shared = openShared(this.needed(segments, ranges), (meta) => {
+      const o = this.readers.metric(meta);
+      if (o.reader) opened.push(o.reader);
+      return o;
+    }, this.failures);
     const live = heads.filter((h) => h.seriesCount > 0);
-    let headSamples = 0;
-    for (const h of live) headSamples += h.countSamples(ranges);
     return {
       segments: shared,
       heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers),
       snapshots: () => live.map((h) => h.snapshot()),
-      headSamples,
+      headSamples: () => live.reduce((n, h) => n + h.countSamples(ranges), 0),
+      segmentSamples: () => segmentSamplesReached(opened, ranges),
     };
   }
 

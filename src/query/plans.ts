@@ -191,7 +191,7 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
       const share = gatherMetricShare(querier, selections);
       return sliceTasks(
         sharding,
-        reachedSamples(share, selections),
+        () => reachedSamples(share),
         () => metricTaskData(share),
         (data, shard): QueryTask => ({
           kind: 'promql-range',
@@ -238,7 +238,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
       let timeParts: TimePart[] | undefined;
       return sliceTasks(
         sharding,
-        reachedLines(share, selections),
+        () => reachedLines(share, selections),
         () => logTaskData(share),
         (data, shard): QueryTask => ({
           kind: 'logql-range',

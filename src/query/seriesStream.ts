@@ -48,21 +48,24 @@ export function shardingPolicy(sliceCount: number, workers: number, minSize: num
     }
     return plan;
   };
-  return { plan: planOnce, minSize, shards: workers, workersFree };
+  // A query that cannot split never has its slices sized.
+  return { plan: planOnce, minSize: splits ? minSize : Infinity, shards: workers, workersFree };
 }
 
 /**
  * sliceTasks builds a slice's tasks: one over all its data, or, when the policy allows and the
- * slice holds at least `minSize` samples or lines, one per shard over that shard's data.
+ * slice holds at least `minSize` samples or lines, one per shard over that shard's data. `size`
+ * is asked only of a slice that could be split: counting what a slice reaches matches its
+ * selectors against the heads' and segments' series.
  */
 export function sliceTasks<D>(
   policy: ShardingPolicy,
-  size: number,
+  size: () => number,
   dataFor: (shard?: { index: number; count: number }) => D,
   taskFor: (data: D, shard?: SeriesShard) => QueryTask,
 ): SliceTasks {
   const { minSize, shards: count } = policy;
-  const plan = size < minSize ? undefined : policy.plan();
+  const plan = minSize === Infinity || size() < minSize ? undefined : policy.plan();
   if (plan === undefined || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
   const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, ...plan }));
   return { tasks, merge: plan.merge };

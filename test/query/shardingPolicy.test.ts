@@ -11,7 +11,7 @@ describe('series sharding policy', () => {
   const plan = () => ({ merge: 'concat' as const, key: { only: ['route'] } });
 
   it('splits a big enough slice into one task per worker, each with the plan\'s key, while the workers are free', () => {
-    const { tasks, merge } = sliceTasks(shardingPolicy(1, 2, 100, plan, () => true), 1_000, () => ({}), taskFor);
+    const { tasks, merge } = sliceTasks(shardingPolicy(1, 2, 100, plan, () => true), () => 1_000, () => ({}), taskFor);
     expect(merge).toBe('concat');
     expect(tasks.map((t) => (t as { shard?: SeriesShard }).shard)).toEqual([
       { index: 0, count: 2, merge: 'concat', key: { only: ['route'] } },
@@ -22,15 +22,15 @@ describe('series sharding policy', () => {
   it('keeps the slice whole while other queries keep the workers busy, asking at the time the tasks are made', () => {
     let free = false;
     const policy = shardingPolicy(1, 2, 100, plan, () => free);
-    expect(sliceTasks(policy, 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(policy, () => 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
     free = true;
-    expect(sliceTasks(policy, 1_000, () => ({}), taskFor).tasks).toHaveLength(2);
+    expect(sliceTasks(policy, () => 1_000, () => ({}), taskFor).tasks).toHaveLength(2);
   });
 
   it('keeps small slices, slices enough to spread by time, and shapes without a plan whole', () => {
-    expect(sliceTasks(shardingPolicy(1, 2, 100, plan), 99, () => ({}), taskFor).tasks).toHaveLength(1);
-    expect(sliceTasks(shardingPolicy(2, 2, 100, plan), 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
-    expect(sliceTasks(shardingPolicy(1, 2, 100, () => undefined), 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(shardingPolicy(1, 2, 100, plan), () => 99, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(shardingPolicy(2, 2, 100, plan), () => 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(shardingPolicy(1, 2, 100, () => undefined), () => 1_000, () => ({}), taskFor).tasks).toHaveLength(1);
   });
 
   it('looks at the query\'s shape only for a slice big enough to split, and once', () => {
@@ -40,13 +40,26 @@ describe('series sharding policy', () => {
       return plan();
     };
     const policy = shardingPolicy(1, 2, 100, counted);
-    expect(sliceTasks(policy, 99, () => ({}), taskFor).tasks).toHaveLength(1);
+    expect(sliceTasks(policy, () => 99, () => ({}), taskFor).tasks).toHaveLength(1);
     expect(asked).toBe(0);
-    expect(sliceTasks(policy, 1_000, () => ({}), taskFor).tasks).toHaveLength(2);
-    expect(sliceTasks(policy, 2_000, () => ({}), taskFor).tasks).toHaveLength(2);
+    expect(sliceTasks(policy, () => 1_000, () => ({}), taskFor).tasks).toHaveLength(2);
+    expect(sliceTasks(policy, () => 2_000, () => ({}), taskFor).tasks).toHaveLength(2);
     expect(asked).toBe(1);
-    sliceTasks(shardingPolicy(2, 2, 100, counted), 1_000, () => ({}), taskFor);
-    sliceTasks(shardingPolicy(1, 2, 0, counted), 1_000, () => ({}), taskFor);
+    sliceTasks(shardingPolicy(2, 2, 100, counted), () => 1_000, () => ({}), taskFor);
+    sliceTasks(shardingPolicy(1, 2, 0, counted), () => 1_000, () => ({}), taskFor);
     expect(asked).toBe(1);
+  });
+
+  it('sizes a slice only when its query could be split', () => {
+    let sized = 0;
+    const size = () => {
+      sized++;
+      return 1_000;
+    };
+    sliceTasks(shardingPolicy(2, 2, 100, plan), size, () => ({}), taskFor);
+    sliceTasks(shardingPolicy(1, 2, 0, plan), size, () => ({}), taskFor);
+    expect(sized).toBe(0);
+    expect(sliceTasks(shardingPolicy(1, 2, 100, plan), size, () => ({}), taskFor).tasks).toHaveLength(2);
+    expect(sized).toBe(1);
   });
 });

@@ -7,6 +7,7 @@ import { evaluateInstant, evaluateRange, formatAnnotation } from '../../../engin
 import { parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import { unpackSeries } from '../../../engine/query/packing.js';
 import type { SeriesColumns } from '../../../engine/storage/seriesColumns.js';
+import type { LabelMatcher } from '../../../engine/storage/matchers.js';
 import { finishedParts, logShardMergeFor, logShardPlanFor, mergeShards, shardKeyFor, shardMergeFor, shardOf, shardPlacement, shardPlanFor, type ShardOutput } from '../../../engine/query/shards.js';
 import { logSelectionsFor } from '../../../engine/query/logqlPlan.js';
 import { gatherLogShare, gatherMetricShare, logTaskData, logTimeParts, logViewOf, metricTaskData, reachedSamples } from '../../../engine/query/taskData.js';
@@ -527,34 +528,41 @@ describe('series shards over native histograms', () => {
     }
   });
 
-  it('estimate the samples a slice reads from the part of each segment its ranges reach', () => {
+  it('estimate the samples a slice reads from the part of each segment its ranges reach, for the series they select', () => {
     const view = storage.metrics(ORG);
-    const sharedOver = (minMs: number, maxMs: number) => {
-      const selections = [{ matchers: [], minMs, maxMs }];
-      return { share: gatherMetricShare(view, selections), selections };
-    };
+    const sharedOver = (minMs: number, maxMs: number, matchers: LabelMatcher[] = []) => gatherMetricShare(view, [{ matchers, minMs, maxMs }]);
+    // An estimate: samples are taken as spread evenly over each series' span, gaps and window edges aside.
+    const near = (got: number, want: number): void => expect(Math.abs(got - want)).toBeLessThanOrEqual(Math.max(2, want * 0.1));
     // The first half hour is a segment, the second the head.
     const whole = sharedOver(START, START + 3_600_000);
-    const [{ meta }] = whole.share.segments;
+    const [{ meta }] = whole.segments;
     expect(meta.rows).toBeGreaterThan(0);
-    expect(reachedSamples(whole.share, whole.selections)).toBe(meta.rows + whole.share.headSamples);
+    expect(reachedSamples(whole)).toBe(meta.rows + whole.headSamples());
     // Five minutes of a half-hour segment: a sixth of its rows, not all of them.
     const fiveMinutes = sharedOver(START + 600_000, START + 900_000);
-    expect(fiveMinutes.share.segments).toHaveLength(1);
-    expect(fiveMinutes.share.headSamples).toBe(0);
+    expect(fiveMinutes.segments).toHaveLength(1);
+    expect(fiveMinutes.headSamples()).toBe(0);
     const expected = Math.ceil((meta.rows * 300_001) / (meta.maxMs - meta.minMs + 1));
-    expect(reachedSamples(fiveMinutes.share, fiveMinutes.selections)).toBe(expected);
+    near(reachedSamples(fiveMinutes), expected);
     expect(expected).toBeLessThan(meta.rows / 5);
     // Ranges of one slice count once, from the earliest start to the latest end.
     const twoRanges = [
       { matchers: [], minMs: START + 600_000, maxMs: START + 700_000 },
       { matchers: [], minMs: START + 800_000, maxMs: START + 900_000 },
     ];
-    expect(reachedSamples(gatherMetricShare(view, twoRanges), twoRanges)).toBe(expected);
+    near(reachedSamples(gatherMetricShare(view, twoRanges)), expected);
+    // A selector counts only the series it matches: about what reading them finds.
+    const matchers: LabelMatcher[] = [{ type: '=', name: '__name__', value: 'paired' }];
+    const read = view.select(matchers, START + 600_000, START + 900_000).reduce((n, s) => n + s.timestampsMs.length, 0);
+    expect(read).toBeGreaterThan(0);
+    near(reachedSamples(sharedOver(START + 600_000, START + 900_000, matchers)), read);
+    expect(read).toBeLessThan(expected / 2);
+    // Asked again, the same selector gives the same answer (its series are remembered).
+    near(reachedSamples(sharedOver(START + 600_000, START + 900_000, matchers)), read);
     // Past the segment's end only the head's samples count.
     const headOnly = sharedOver(START + 2_400_000, START + 3_000_000);
-    expect(reachedSamples(headOnly.share, headOnly.selections)).toBe(headOnly.share.headSamples);
-    expect(headOnly.share.headSamples).toBeGreaterThan(0);
+    expect(reachedSamples(headOnly)).toBe(headOnly.headSamples());
+    expect(headOnly.headSamples()).toBeGreaterThan(0);
   });
 
   it('leave out a group where floats and histograms meet, with the unsharded warning', () => {
