@@ -3,6 +3,12 @@ import type { LogFeed } from './logFeed.js';
 import type { OrgHeads } from './orgHeads.js';
 import type { EventSink } from './storageEvent.js';
 
+/**
+ * RELEASE_CATCH_UP_MS bounds how long a release waits for its partitions' readers to apply what
+ * the log already holds: usually milliseconds behind, and the next owner reads whatever is left.
+ */
+const RELEASE_CATCH_UP_MS = 5_000;
+
 /** PartitionHost is what partition changes need from the storage that reads them. */
 export interface PartitionHost {
   /** cover records, as the catalog this process reads, what the segments cover of some partitions. */
@@ -38,8 +44,13 @@ export class IngesterPartitions {
     this.emit({ level: 'info', message: 'reading write log partitions', fields: { partitions: wanted, after: positions } });
   }
 
-  /** release stops reading and cuts; if the cut fails, reading resumes and the error is thrown (the caller keeps the leases). */
+  /**
+   * release reads the partitions up to where the log ends now (at most RELEASE_CATCH_UP_MS),
+   * stops reading and cuts; if the cut fails, reading resumes and the error is thrown (the
+   * caller keeps the leases).
+   */
   async release(partitions: readonly number[]): Promise<void> {
+    await this.feed.catchUp(partitions, RELEASE_CATCH_UP_MS);
     await this.feed.stopPartitions(partitions);
     try {
       await this.host.cut();

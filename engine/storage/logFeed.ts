@@ -87,6 +87,27 @@ export class LogFeed {
     for (const p of partitions) if (this.held.has(p) && !this.readers.has(p)) this.startReader(p);
   }
 
+  /**
+   * catchUp waits, at most `timeoutMs` in all, until the given partitions being read have
+   * applied everything the log held when it was called. A release calls it before its last
+   * cut, so what was acknowledged before a graceful stop is in that cut's segments instead of
+   * left to whoever reads the partition next, which may be nobody for a while (the last
+   * ingester stopping). Past the bound, or if the log cannot say where it ends, the release
+   * goes on as before: the next owner reads the rest.
+   */
+  async catchUp(partitions: readonly number[], timeoutMs: number): Promise<void> {
+    const reading = partitions.filter((p) => this.readers.has(p));
+    if (reading.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    const caughtUp = Promise.all(reading.map((p) => this.options.log.endPosition(p).then((end) => this.reached(p, end, timeoutMs)))).then(
+      () => {},
+      (err: unknown) => this.emit({ level: 'warn', message: 'could not read where the write log ends before a release; the next owner reads the rest', fields: { error: err instanceof Error ? err.message : String(err) } }),
+    );
+    await Promise.race([caughtUp, bound]);
+    clearTimeout(timer);
+  }
+
   /** stopPartitions stops reading the given partitions; they stay held (their records stay in the heads) until forgotten. */
   async stopPartitions(partitions: readonly number[]): Promise<void> {
     await Promise.all(

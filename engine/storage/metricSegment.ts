@@ -49,11 +49,12 @@ export interface EncodedMetricSegment {
   metricNames: string[];
 }
 
-/** selectorKey is a selector's matchers as a key: the same matchers in the same order give the same key. */
+/**
+ * selectorKey is a selector's matchers as a key: the same matchers in the same order give the
+ * same key, and different ones never do (JSON quotes every name and value, whatever they hold).
+ */
 export function selectorKey(matchers: readonly LabelMatcher[]): string {
-  let key = '';
-  for (const m of matchers) key += `${m.type}\u0000${m.name}\u0000${m.value}\u0001`;
-  return key;
+  return JSON.stringify(matchers.map((m) => [m.type, m.name, m.value]));
 }
 
 /** MAX_PARTITIONINGS bounds the series placements a segment reader remembers (4 bytes per series each). */
