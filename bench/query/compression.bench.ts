@@ -64,7 +64,7 @@ async function compressInPieces(text: string, pieceChars: number): Promise<{ cpu
   const cpu0 = process.cpuUsage();
   let bytes = 0;
   for (let at = 0; at < text.length; at += pieceChars) bytes += (await compressor.push([text.slice(at, at + pieceChars)])).length;
-  bytes += (await compressor.finish('')).length;
+  bytes += (await compressor.finish([])).length;
   const cpu = process.cpuUsage(cpu0);
   return { cpuMs: (cpu.user + cpu.system) / 1000, loopMs: performance.eventLoopUtilization(loop0).active, bytes };
 }

@@ -141,12 +141,13 @@ export class StreamCompressor {
     });
   }
 
-  /** finish compresses `text` as the last of the stream and resolves to the stream's remaining bytes. */
-  finish(text: string): Promise<Buffer> {
+  /** finish compresses the chunks of text in order as the last of the stream and resolves to the stream's remaining bytes. */
+  finish(chunks: readonly (string | Uint8Array)[]): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       this.z.once('end', () => resolve(this.take()));
       this.z.once('error', reject);
-      this.z.end(utf8Bytes(text));
+      for (const text of chunks) this.z.write(typeof text === 'string' ? utf8Bytes(text) : text);
+      this.z.end();
     });
   }
 

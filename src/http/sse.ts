@@ -167,10 +167,12 @@ export class SseStream {
   private compressor: StreamCompressor | undefined;
   private output: Promise<void> = Promise.resolve();
   /**
-   * held is the start of a compressed stream, kept back while it is small (HOLD_BYTES) and for
-   * at most HOLD_MS: an answer that ends meanwhile is compressed whole on this thread
-   * (compressBody), with no round trip to the thread pool. Once the compressor exists its
-   * stream has begun, and every write goes to it.
+   * held is what a compressed stream keeps back while it is small (HOLD_BYTES) and for at most
+   * HOLD_MS. At the start, an answer that ends meanwhile is compressed whole on this thread
+   * (compressBody), with no round trip to the thread pool. Once the compressor exists, a small
+   * write is held the same way and goes with the next write or with the terminal event: each
+   * push is a round trip to the pool and a flush, and a query's last small piece (the block
+   * of point events held until the answer is complete) cost one more of each before the end.
    */
   private held: Chunk[] = [];
   private heldLength = 0;
@@ -304,7 +306,7 @@ export class SseStream {
     if (this.encoding !== undefined) {
       let length = 0;
       for (const c of chunks) length += c.length;
-      if (this.compressor === undefined && this.heldLength + length <= HOLD_BYTES) {
+      if (this.heldLength + length <= HOLD_BYTES) {
         this.held.push(...chunks);
         this.heldLength += length;
         this.holdTimer ??= setTimeout(() => this.pushHeld(), HOLD_MS);
@@ -447,8 +449,11 @@ export class SseStream {
         releaseChunks(held);
       }
     } else {
-      this.output = this.output.then(() => compressor.finish(chunk)).then(
+      // Whatever is held goes with the terminal event: one trip to the thread pool, not two.
+      const last = [...this.takeHeld(), chunk];
+      this.output = this.output.then(() => compressor.finish(last)).then(
         (bytes) => {
+          releaseChunks(last);
           if (!this.res.aborted) this.res.raw.cork(() => this.res.raw.end(bytes));
         },
         (err: unknown) => this.compressionFailed(err),
