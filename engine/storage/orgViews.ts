@@ -121,8 +121,9 @@ function segmentSamplesReached(readers: readonly MetricSegmentReader[], ranges: 
     const key = selectorKey(r.matchers);
     if (!selectors.has(key)) selectors.set(key, { key, matchers: r.matchers, compiled: compileMatchers(r.matchers) });
   }
+  const distinct = [...selectors.values()];
   let n = 0;
-  for (const reader of readers) n += reader.samplesWithin([...selectors.values()], minMs, maxMs);
+  for (const reader of readers) n += reader.samplesWithin(distinct, minMs, maxMs);
   return n;
 }
 
