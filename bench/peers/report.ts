@@ -148,11 +148,11 @@ function compactSection(queries: readonly QueryCaseResult[]): string[] {
 
 /** concurrencyTable is the Markdown table of the concurrency suite. */
 export function concurrencyTable(levels: readonly ConcurrencyLevelResult[]): string {
-  const lines = ['| Viewers | System | Queries/s | p50 ms | p99 ms | Slow readers p50 ms | Errors | Unfinished | CPU ms/query | Peak RSS MiB |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = ["| Viewers | System | Queries/s | p50 ms | p99 ms | Slow readers p50 ms | Errors | Unfinished | CPU ms/query | Viewers' CPU ms/query | Peak RSS MiB |", '|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const l of levels) {
     // Reports written before slow readers were counted apart have neither field.
     const slow = l.slowReaderP50Ms === undefined || !Number.isFinite(l.slowReaderP50Ms) ? '–' : ms(l.slowReaderP50Ms);
-    lines.push(`| ${l.viewers} | ${SYSTEM_TITLES[l.system]} | ${l.queriesPerSecond.toFixed(1)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${slow} | ${l.errors} | ${l.unfinished ?? '–'} | ${ms(l.cpuSecondsPerQuery * 1000)} | ${l.peakRssMiB} |`);
+    lines.push(`| ${l.viewers} | ${SYSTEM_TITLES[l.system]} | ${l.queriesPerSecond.toFixed(1)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${slow} | ${l.errors} | ${l.unfinished ?? '–'} | ${ms(l.cpuSecondsPerQuery * 1000)} | ${l.clientCpuSecondsPerQuery === undefined ? '–' : ms(l.clientCpuSecondsPerQuery * 1000)} | ${l.peakRssMiB} |`);
   }
   return lines.join('\n');
 }
@@ -251,7 +251,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     out.push(
       '## Concurrent dashboard viewers',
       '',
-      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, RSS its peak while the level ran. Sluice is measured once per client format, one after the other on the same process: its spec events (each point one JSON event), the compact SSE format its web UI reads (float64 columns, with the Accept-Encoding a browser sends, so brotli), and its Prometheus API, which Grafana reads. Every system runs without a results cache; "Sluice (results cache)" rows, when present, are Sluice restarted with its cache on, for comparison with its own rows only.',
+      'Each viewer refreshes a 10-panel dashboard (range queries over the shortest window) in a loop, its panels in parallel; every tenth viewer reads its answers slowly (a 20 ms pause per chunk read). One system at a time, for a fixed window: queries/s counts answers read in full within it, requests still open when it closes are abandoned (Unfinished), and p50/p99 are the full-speed viewers\' (the slow readers\' median is its own column). CPU is the system process\'s own (all threads) over the window per completed query, the viewers\' CPU that of the load generator (which runs on the same cores: requests, reading and decompressing answers), RSS the system\'s peak while the level ran. Sluice is measured once per client format, one after the other on the same process: its spec events (each point one JSON event), the compact SSE format its web UI reads (float64 columns, with the Accept-Encoding a browser sends, so brotli), and its Prometheus API, which Grafana reads. Every system runs without a results cache; "Sluice (results cache)" rows, when present, are Sluice restarted with its cache on, for comparison with its own rows only.',
       '',
       concurrencyTable(report.concurrency),
       '',

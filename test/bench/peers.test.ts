@@ -114,6 +114,7 @@ describe.skipIf(missing.length > 0 && !inCi)('bench:peers at the tiny scale', ()
       expect(level.errors, level.firstError).toBe(0);
       expect(level.queries).toBeGreaterThan(0);
       expect(level.cpuSecondsPerQuery).toBeGreaterThan(0);
+      expect(level.clientCpuSecondsPerQuery).toBeGreaterThan(0);
       expect(level.peakRssMiB).toBeGreaterThan(1);
     }
   });
