@@ -124,29 +124,39 @@ export class SnapshotLogReader {
       }
       const timestampsNs = new BigInt64Array(n);
       const outWords = int64Words(timestampsNs);
-      const messages = new Array<string>(n);
-      let textChunk = -1;
-      let text: Buffer | undefined;
       for (let j = 0; j < n; j++) {
         const k = order === undefined ? j : order[j];
-        const c = cs[k];
-        const from = words[c];
+        const from = words[cs[k]];
         if (from !== undefined && outWords !== undefined) copyWords(from, rs[k], outWords, j);
         else timestampsNs[j] = at(k);
-        if (!lines) {
-          messages[j] = '';
-          continue;
-        }
-        if (c !== textChunk) {
-          textChunk = c;
-          text = texts[c] ??= chunkText(chunks[c]);
-          if (wholes[c] === undefined && chunks[c].ascii === true && selected[c] * WHOLE_DECODE_SHARE >= chunks[c].rows) wholes[c] = text.toString('latin1');
-        }
-        const whole = wholes[c];
-        const offsets = chunks[c].lineOffsets;
-        messages[j] = whole !== undefined ? whole.substring(offsets[rs[k]], offsets[rs[k] + 1]) : chunkMessage(chunks[c], text!, rs[k]);
       }
-      out.push({ tags: bucket.tags, timestampsNs, messages });
+      // Made when read (LogStreamData), in the order of the timestamps.
+      const messagesOf = (): string[] => {
+        const messages = new Array<string>(n);
+        if (!lines) return messages.fill('');
+        let textChunk = -1;
+        let text: Buffer | undefined;
+        for (let j = 0; j < n; j++) {
+          const k = order === undefined ? j : order[j];
+          const c = cs[k];
+          if (c !== textChunk) {
+            textChunk = c;
+            text = texts[c] ??= chunkText(chunks[c]);
+            if (wholes[c] === undefined && chunks[c].ascii === true && selected[c] * WHOLE_DECODE_SHARE >= chunks[c].rows) wholes[c] = text.toString('latin1');
+          }
+          const whole = wholes[c];
+          const offsets = chunks[c].lineOffsets;
+          messages[j] = whole !== undefined ? whole.substring(offsets[rs[k]], offsets[rs[k] + 1]) : chunkMessage(chunks[c], text!, rs[k]);
+        }
+        return messages;
+      };
+      out.push({
+        tags: bucket.tags,
+        timestampsNs,
+        get messages(): string[] {
+          return messagesOf();
+        },
+      });
     }
     return out;
   }

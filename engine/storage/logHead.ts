@@ -25,11 +25,17 @@ export interface LogEntry {
 /**
  * LogStreamData is a run of log lines sharing one full tag set (level included), in time
  * order: the unit a LogQL pipeline processes, as a Loki stream is.
+ *
+ * Readers of stored lines make `messages` when it is read, and again each time (read it once):
+ * a query's streams all come back from one select, and messages made for every stream at
+ * once all lived until the last stream was processed, which made most of the collector's work
+ * in a pipeline query over a million lines. Read stream by stream, one stream's lines live at
+ * a time.
  */
 export interface LogStreamData {
   tags: Labels;
   timestampsNs: BigInt64Array;
-  messages: string[];
+  readonly messages: string[];
 }
 
 /**

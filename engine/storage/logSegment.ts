@@ -274,14 +274,20 @@ export class LogSegmentReader {
       (row, bucket) => bucket?.rows.push(row),
     );
     const out: LogStreamData[] = [];
+    const reader = this.messageReader;
     for (const { tags, rows } of buckets.values()) {
       const timestampsNs = new BigInt64Array(rows.length);
-      const messages = new Array<string>(rows.length);
-      for (let j = 0; j < rows.length; j++) {
-        timestampsNs[j] = this.ts[rows[j]];
-        messages[j] = lines ? this.messageReader.get(rows[j]) : '';
-      }
-      out.push({ tags, timestampsNs, messages });
+      for (let j = 0; j < rows.length; j++) timestampsNs[j] = this.ts[rows[j]];
+      out.push({
+        tags,
+        timestampsNs,
+        // Made when read (LogStreamData).
+        get messages(): string[] {
+          const messages = new Array<string>(rows.length);
+          for (let j = 0; j < rows.length; j++) messages[j] = lines ? reader.get(rows[j]) : '';
+          return messages;
+        },
+      });
     }
     return out;
   }

@@ -542,17 +542,29 @@ export function mergeLogRuns(older: LogStreamData, newer: LogStreamData): LogStr
   if (a.length === 0) return newer;
   const n = a.length + b.length;
   const timestampsNs = new BigInt64Array(n);
-  const messages = new Array<string>(n);
+  // fromNewer[k] says which run line k comes from: the messages are merged when read (LogStreamData).
+  const fromNewer = new Uint8Array(n);
   let i = 0;
   let j = 0;
   for (let k = 0; k < n; k++) {
     if (j >= b.length || (i < a.length && a[i] <= b[j])) {
-      timestampsNs[k] = a[i];
-      messages[k] = older.messages[i++];
+      timestampsNs[k] = a[i++];
     } else {
-      timestampsNs[k] = b[j];
-      messages[k] = newer.messages[j++];
+      timestampsNs[k] = b[j++];
+      fromNewer[k] = 1;
     }
   }
-  return { tags: newer.tags, timestampsNs, messages };
+  return {
+    tags: newer.tags,
+    timestampsNs,
+    get messages(): string[] {
+      const olderMessages = older.messages;
+      const newerMessages = newer.messages;
+      const messages = new Array<string>(n);
+      let oi = 0;
+      let ni = 0;
+      for (let k = 0; k < n; k++) messages[k] = fromNewer[k] === 1 ? newerMessages[ni++] : olderMessages[oi++];
+      return messages;
+    },
+  };
 }
