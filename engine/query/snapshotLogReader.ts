@@ -4,7 +4,7 @@ import { copyWords, int64Words, wordsLess } from '../storage/int64Words.js';
 import { labelsKey, type Labels } from '../storage/labels.js';
 import { chunkMessage, chunkRowsContaining, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
 import { RowMask, type LineMatch } from '../storage/lineMatch.js';
-import type { LogProjection, LogStreamData, TagSetVisitor } from '../storage/logHead.js';
+import { lazyLogStream, type LogProjection, type LogStreamData, type TagSetVisitor } from '../storage/logHead.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import { OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from '../storage/logCounts.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from '../storage/matchers.js';
@@ -131,32 +131,19 @@ export class SnapshotLogReader {
         else timestampsNs[j] = at(k);
       }
       // Made when read (LogStreamData), in the order of the timestamps.
-      const messagesOf = (): string[] => {
-        const messages = new Array<string>(n);
-        if (!lines) return messages.fill('');
-        let textChunk = -1;
-        let text: Buffer | undefined;
-        for (let j = 0; j < n; j++) {
-          const k = order === undefined ? j : order[j];
-          const c = cs[k];
-          if (c !== textChunk) {
-            textChunk = c;
-            text = texts[c] ??= chunkText(chunks[c]);
-            if (wholes[c] === undefined && chunks[c].ascii === true && selected[c] * WHOLE_DECODE_SHARE >= chunks[c].rows) wholes[c] = text.toString('latin1');
-          }
-          const whole = wholes[c];
-          const offsets = chunks[c].lineOffsets;
-          messages[j] = whole !== undefined ? whole.substring(offsets[rs[k]], offsets[rs[k] + 1]) : chunkMessage(chunks[c], text!, rs[k]);
+      const messageAt = (j: number): string => {
+        if (!lines) return '';
+        const k = order === undefined ? j : order[j];
+        const c = cs[k];
+        let whole = wholes[c];
+        if (whole === undefined && texts[c] === undefined) {
+          const text = (texts[c] = chunkText(chunks[c]));
+          if (chunks[c].ascii === true && selected[c] * WHOLE_DECODE_SHARE >= chunks[c].rows) whole = wholes[c] = text.toString('latin1');
         }
-        return messages;
+        const offsets = chunks[c].lineOffsets;
+        return whole !== undefined ? whole.substring(offsets[rs[k]], offsets[rs[k] + 1]) : chunkMessage(chunks[c], texts[c]!, rs[k]);
       };
-      out.push({
-        tags: bucket.tags,
-        timestampsNs,
-        get messages(): string[] {
-          return messagesOf();
-        },
-      });
+      out.push(lazyLogStream(bucket.tags, timestampsNs, messageAt));
     }
     return out;
   }

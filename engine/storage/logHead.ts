@@ -36,6 +36,25 @@ export interface LogStreamData {
   tags: Labels;
   timestampsNs: BigInt64Array;
   readonly messages: string[];
+  /** messageAt, where a reader offers it, makes line i alone: a caller that takes each line once keeps none. */
+  readonly messageAt?: (i: number) => string;
+}
+
+/**
+ * lazyLogStream is a LogStreamData whose lines are made when read, from `messageAt`: all of
+ * them at each read of `messages`, or one at a time. `messageAt` is a way of reading, not
+ * data: it is not enumerable, so copies and comparisons of streams see the lines.
+ */
+export function lazyLogStream(tags: Labels, timestampsNs: BigInt64Array, messageAt: (i: number) => string): LogStreamData {
+  const stream = {
+    tags,
+    timestampsNs,
+    get messages(): string[] {
+      return Array.from({ length: timestampsNs.length }, (_, i) => messageAt(i));
+    },
+  };
+  Object.defineProperty(stream, 'messageAt', { value: messageAt, enumerable: false });
+  return stream;
 }
 
 /**

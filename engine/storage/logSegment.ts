@@ -1,7 +1,7 @@
 import { lowerBound, upperBound } from './bounds.js';
 import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
 import { labelsKey, type Labels } from './labels.js';
-import { composeTags, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
+import { composeTags, lazyLogStream, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
 import { RowMask, type LineMatch } from './lineMatch.js';
@@ -278,16 +278,7 @@ export class LogSegmentReader {
     for (const { tags, rows } of buckets.values()) {
       const timestampsNs = new BigInt64Array(rows.length);
       for (let j = 0; j < rows.length; j++) timestampsNs[j] = this.ts[rows[j]];
-      out.push({
-        tags,
-        timestampsNs,
-        // Made when read (LogStreamData).
-        get messages(): string[] {
-          const messages = new Array<string>(rows.length);
-          for (let j = 0; j < rows.length; j++) messages[j] = lines ? reader.get(rows[j]) : '';
-          return messages;
-        },
-      });
+      out.push(lazyLogStream(tags, timestampsNs, (j) => (lines ? reader.get(rows[j]) : '')));
     }
     return out;
   }

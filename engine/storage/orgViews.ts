@@ -2,7 +2,7 @@ import type { SegmentEntry } from './catalog.js';
 import { labelsKey, type Labels } from './labels.js';
 import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
-import type { LogHead, LogProjection, LogReader, LogStreamData, LogTagSetReader, TagSetVisitor } from './logHead.js';
+import { lazyLogStream, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
 import type { LineMatch } from './lineMatch.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
@@ -542,29 +542,30 @@ export function mergeLogRuns(older: LogStreamData, newer: LogStreamData): LogStr
   if (a.length === 0) return newer;
   const n = a.length + b.length;
   const timestampsNs = new BigInt64Array(n);
-  // fromNewer[k] says which run line k comes from: the messages are merged when read (LogStreamData).
+  // fromNewer[k] says which run line k comes from, and index[k] where it is in that run: the
+  // messages are merged when read (LogStreamData).
   const fromNewer = new Uint8Array(n);
+  const index = new Uint32Array(n);
   let i = 0;
   let j = 0;
   for (let k = 0; k < n; k++) {
     if (j >= b.length || (i < a.length && a[i] <= b[j])) {
+      index[k] = i;
       timestampsNs[k] = a[i++];
     } else {
+      index[k] = j;
       timestampsNs[k] = b[j++];
       fromNewer[k] = 1;
     }
   }
-  return {
-    tags: newer.tags,
-    timestampsNs,
-    get messages(): string[] {
-      const olderMessages = older.messages;
-      const newerMessages = newer.messages;
-      const messages = new Array<string>(n);
-      let oi = 0;
-      let ni = 0;
-      for (let k = 0; k < n; k++) messages[k] = fromNewer[k] === 1 ? newerMessages[ni++] : olderMessages[oi++];
-      return messages;
-    },
-  };
+  const olderAt = lineReader(older);
+  const newerAt = lineReader(newer);
+  return lazyLogStream(newer.tags, timestampsNs, (k) => (fromNewer[k] === 1 ? newerAt(index[k]) : olderAt(index[k])));
+}
+
+/** lineReader reads a run's lines one at a time: through its messageAt, or from its messages made once, on first use. */
+function lineReader(run: LogStreamData): (i: number) => string {
+  if (run.messageAt !== undefined) return run.messageAt;
+  let messages: string[] | undefined;
+  return (i) => (messages ??= run.messages)[i];
 }

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import type { LogEntry, LogStreamData } from '../../../engine/storage/logHead.js';
+import { SnapshotLogReader } from '../../../engine/query/snapshotLogReader.js';
+import { LogHead, type LogEntry, type LogStreamData } from '../../../engine/storage/logHead.js';
 import { mergeLogRuns } from '../../../engine/storage/orgViews.js';
 import { ALL_NS, openStorage, tempDir } from './segmentFixtures.js';
 
@@ -10,6 +11,13 @@ import { ALL_NS, openStorage, tempDir } from './segmentFixtures.js';
  * the lines of each tag set in time order, the older source's first on equal timestamps.
  */
 const line = (t: bigint, message: string, service: string): LogEntry => ({ timestampNs: t, message, level: 'info', tags: { service_name: service } });
+
+/** linesOf reads a stream's lines both ways a reader offers: made together, and one at a time where it can. */
+function linesOf(stream: LogStreamData): string[] {
+  const together = stream.messages;
+  if (stream.messageAt !== undefined) expect(Array.from({ length: stream.timestampsNs.length }, (_, i) => stream.messageAt!(i))).toEqual(together);
+  return together;
+}
 
 describe('stream messages made when read', () => {
   it('merges a run of a segment and one of the head in time order, older first on ties, the same at every read', async () => {
@@ -25,17 +33,34 @@ describe('stream messages made when read', () => {
       const byService = new Map(streams.map((s) => [s.tags.service_name, s]));
       const a = byService.get('a')!;
       expect([...a.timestampsNs].map((t) => t - base)).toEqual([1n, 3n, 3n, 4n, 5n]);
-      expect(a.messages).toEqual(['a1 é', 'a2', 'a2 again', 'a-head', 'a3']);
+      // A merge of a segment's run (read line by line) and the head's.
+      expect(a.messageAt).toBeDefined();
+      expect(linesOf(a)).toEqual(['a1 é', 'a2', 'a2 again', 'a-head', 'a3']);
       // Made again, the same.
       expect(a.messages).toEqual(a.messages);
-      expect(byService.get('b')!.messages).toEqual(['b1', 'b-head']);
+      expect(linesOf(byService.get('b')!)).toEqual(['b1', 'b-head']);
       // Without lines, every message is empty and the timestamps stay.
       const counted = storage.logs('o').select([], ...ALL_NS, { lines: false });
-      expect(counted.flatMap((s) => s.messages)).toEqual(['', '', '', '', '', '', '']);
+      expect(counted.flatMap(linesOf)).toEqual(['', '', '', '', '', '', '']);
       expect(counted.reduce((n, s) => n + s.timestampsNs.length, 0)).toBe(7);
     } finally {
       await storage.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a head snapshot as the live head reads it, lines out of arrival order sorted by time, with or without lines', () => {
+    const head = new LogHead(new Set(['service_name']), { rows: 4, bytes: 1 << 20 });
+    // Several sealed chunks; lines arriving out of time order within a stream; one non-ASCII line.
+    const base = 1_000_000n;
+    const entries = Array.from({ length: 23 }, (_, i) => line(base + BigInt((i * 7) % 11), `line ${i}${i === 5 ? ' ✓' : ''}`, i % 3 === 0 ? 'x' : 'y'));
+    head.append(entries.slice(0, 12));
+    const reader = () => new SnapshotLogReader(head.snapshot());
+    head.append(entries.slice(12));
+    for (const projection of [undefined, { lines: false }]) {
+      const live = head.select([], ...ALL_NS, projection);
+      const snapped = reader().select([], ...ALL_NS, projection);
+      expect(snapped.map((s) => [s.tags, [...s.timestampsNs], linesOf(s)])).toEqual(live.map((s) => [s.tags, [...s.timestampsNs], s.messages]));
     }
   });
 

@@ -297,20 +297,23 @@ function runExtraction<S extends Sink>(
   for (const stream of streams) {
     ctx.checkAbort();
     const time = new OffsetReader(stream.timestampsNs, baseNs);
-    const messages = stream.messages;
+    const count = stream.timestampsNs.length;
+    // Line by line where the reader offers it, so no line outlives its turn through the pipeline.
+    const messageAt = stream.messageAt;
+    const messages = messageAt === undefined ? stream.messages : undefined;
     const sp = pipeline.forStream(stream.tags, ctx.labelCache);
     const labels = sp.labels;
     if (lineOnly !== undefined) {
       // Line filters never touch labels: the stream's (grouped) labels hold for every line.
       labels.reset();
-      const sink = collector.sink(labels.grouped(plan.grouping), messages.length);
+      const sink = collector.sink(labels.grouped(plan.grouping), count);
       const bytes = plan.source === 'bytes';
-      for (let from = 0; from < messages.length; from += BATCH) {
+      for (let from = 0; from < count; from += BATCH) {
         if (from > 0) ctx.checkAbort();
-        const to = Math.min(messages.length, from + BATCH);
+        const to = Math.min(count, from + BATCH);
         let added = 0;
         for (let i = from; i < to; i++) {
-          const line = messages[i];
+          const line = messages !== undefined ? messages[i] : messageAt!(i);
           if (!lineOnly(line)) continue;
           sink.add(time.at(i), bytes ? utf8ByteLength(line) : 1);
           added++;
@@ -319,13 +322,13 @@ function runExtraction<S extends Sink>(
       }
       continue;
     }
-    for (let i = 0; i < messages.length; i++) {
+    for (let i = 0; i < count; i++) {
       if (++processed % BATCH === 0) {
         ctx.checkAbort();
         if (holdSamples) ctx.holdSamples(kept);
         kept = 0;
       }
-      const line = sp.process(readsTimestamp ? stream.timestampsNs[i] : UNREAD_TIMESTAMP, messages[i]);
+      const line = sp.process(readsTimestamp ? stream.timestampsNs[i] : UNREAD_TIMESTAMP, messages !== undefined ? messages[i] : messageAt!(i));
       if (line === null) continue;
       let value: number;
       if (plan.source === 'count') {
@@ -344,7 +347,7 @@ function runExtraction<S extends Sink>(
         }
         if (postFilter !== undefined && !postFilter(labels)) continue;
       }
-      collector.sink(labels.grouped(plan.grouping), messages.length).add(time.at(i), value);
+      collector.sink(labels.grouped(plan.grouping), count).add(time.at(i), value);
       kept++;
     }
   }
