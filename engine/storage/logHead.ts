@@ -57,6 +57,13 @@ export function lazyLogStream(tags: Labels, timestampsNs: BigInt64Array, message
   return stream;
 }
 
+/** lineReader reads a stream's lines one at a time: through its messageAt, or from its messages made once, on first use. */
+export function lineReader(stream: LogStreamData): (i: number) => string {
+  if (stream.messageAt !== undefined) return stream.messageAt;
+  let messages: string[] | undefined;
+  return (i) => (messages ??= stream.messages)[i];
+}
+
 /**
  * LogProjection says which parts of a line a reader needs. With `lines: false` the caller only
  * counts lines and reads their tags and timestamps: messages come back as empty strings, which

@@ -2,7 +2,7 @@ import type { SegmentEntry } from './catalog.js';
 import { labelsKey, type Labels } from './labels.js';
 import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
-import { lazyLogStream, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
+import { lazyLogStream, lineReader, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
 import type { LineMatch } from './lineMatch.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
@@ -563,9 +563,3 @@ export function mergeLogRuns(older: LogStreamData, newer: LogStreamData): LogStr
   return lazyLogStream(newer.tags, timestampsNs, (k) => (fromNewer[k] === 1 ? newerAt(index[k]) : olderAt(index[k])));
 }
 
-/** lineReader reads a run's lines one at a time: through its messageAt, or from its messages made once, on first use. */
-function lineReader(run: LogStreamData): (i: number) => string {
-  if (run.messageAt !== undefined) return run.messageAt;
-  let messages: string[] | undefined;
-  return (i) => (messages ??= run.messages)[i];
-}

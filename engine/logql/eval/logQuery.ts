@@ -8,7 +8,7 @@ import type { Expr, LogSelectorExpr } from '../ast.js';
 import type { MemoryBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
-import type { LogReader } from '../../storage/logHead.js';
+import { lineReader, type LogReader } from '../../storage/logHead.js';
 import { checkSignal } from './context.js';
 import { labelsKeyOf, setLabel } from './labelSet.js';
 import { LabelCache, sortParallel } from './labelsBuilder.js';
@@ -119,11 +119,13 @@ export class LogQuery {
     for (const stream of data) {
       const sp = this.streamPipeline(stream.tags);
       const streamKey = labelsKeyOf(stream.tags);
-      const { timestampsNs, messages } = stream;
-      for (let i = 0; i < messages.length; i++) {
+      const { timestampsNs } = stream;
+      // Line by line, so a line the pipeline drops is not kept (where the reader can).
+      const lineAt = lineReader(stream);
+      for (let i = 0; i < timestampsNs.length; i++) {
         if (++processed % BATCH === 0) checkSignal(signal);
         const ts = timestampsNs[i];
-        const line = sp.process(ts, messages[i]);
+        const line = sp.process(ts, lineAt(i));
         if (line === null) continue;
         const row = { timestampNs: ts, tags: this.rowTags(sp, line), line };
         // Every candidate is kept until the slice is sorted and cut to its limit.

@@ -20,7 +20,7 @@ import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
 import { OffsetReader, firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
-import type { LogReader } from '../../../storage/logHead.js';
+import { lineReader, type LogReader } from '../../../storage/logHead.js';
 import { literalLineMatch, type LineMatch } from '../../../storage/lineMatch.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
@@ -298,9 +298,8 @@ function runExtraction<S extends Sink>(
     ctx.checkAbort();
     const time = new OffsetReader(stream.timestampsNs, baseNs);
     const count = stream.timestampsNs.length;
-    // Line by line where the reader offers it, so no line outlives its turn through the pipeline.
-    const messageAt = stream.messageAt;
-    const messages = messageAt === undefined ? stream.messages : undefined;
+    // Line by line, so no line outlives its turn through the pipeline (where the reader can).
+    const lineAt = lineReader(stream);
     const sp = pipeline.forStream(stream.tags, ctx.labelCache);
     const labels = sp.labels;
     if (lineOnly !== undefined) {
@@ -313,7 +312,7 @@ function runExtraction<S extends Sink>(
         const to = Math.min(count, from + BATCH);
         let added = 0;
         for (let i = from; i < to; i++) {
-          const line = messages !== undefined ? messages[i] : messageAt!(i);
+          const line = lineAt(i);
           if (!lineOnly(line)) continue;
           sink.add(time.at(i), bytes ? utf8ByteLength(line) : 1);
           added++;
@@ -328,7 +327,7 @@ function runExtraction<S extends Sink>(
         if (holdSamples) ctx.holdSamples(kept);
         kept = 0;
       }
-      const line = sp.process(readsTimestamp ? stream.timestampsNs[i] : UNREAD_TIMESTAMP, messages !== undefined ? messages[i] : messageAt!(i));
+      const line = sp.process(readsTimestamp ? stream.timestampsNs[i] : UNREAD_TIMESTAMP, lineAt(i));
       if (line === null) continue;
       let value: number;
       if (plan.source === 'count') {
