@@ -26,11 +26,11 @@ export interface LogEntry {
  * LogStreamData is a run of log lines sharing one full tag set (level included), in time
  * order: the unit a LogQL pipeline processes, as a Loki stream is.
  *
- * Readers of stored lines make `messages` when it is read, and again each time (read it once):
- * a query's streams all come back from one select, and messages made for every stream at
- * once all lived until the last stream was processed, which made most of the collector's work
- * in a pipeline query over a million lines. Read stream by stream, one stream's lines live at
- * a time.
+ * Readers of stored lines make `messages` when it is read, and again each time (read it once),
+ * and offer `messageAt` to read one line at a time (lineReader): a query's streams all come
+ * back from one select, and messages made for every stream at once all lived until the last
+ * stream was processed, which made most of the collector's work in a pipeline query over a
+ * million lines. Read a line at a time, no line outlives its turn through the pipeline.
  */
 export interface LogStreamData {
   tags: Labels;

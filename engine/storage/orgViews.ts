@@ -562,4 +562,3 @@ export function mergeLogRuns(older: LogStreamData, newer: LogStreamData): LogStr
   const newerAt = lineReader(newer);
   return lazyLogStream(newer.tags, timestampsNs, (k) => (fromNewer[k] === 1 ? newerAt(index[k]) : olderAt(index[k])));
 }
-
