@@ -1,28 +1,35 @@
-import { BufferPool } from './bufferPool.js';
 import type { Chunk } from './sse.js';
 
 /**
- * Batch buffers (FrameBytesBatcher) are reused rather than left to the collector (BufferPool):
- * an answer's events pass through one buffer after another. A buffer comes back through
- * releaseChunks once what it held is written.
+ * Batch buffers (FrameBytesBatcher) are reused rather than left to the collector. An answer's
+ * events pass through one buffer after another (a 10,000-series hour as default events is 486 MB
+ * of them), and memory outside the heap is freed only by a collection of the heap: with little
+ * else allocated there (series read in place), it piled up until V8 ran full collections for
+ * "external memory pressure", which cost more than the allocations had. A buffer comes back
+ * through releaseChunks once what it held is written.
  */
 
 /** SPARE_BATCHES bounds the batch buffers kept for reuse (at 80 KiB each, 5 MiB). */
 const SPARE_BATCHES = 64;
-/** batches is made at the first batch, in the size its writer asks for (the writer knows what a batch holds). */
-let batches: BufferPool | undefined;
+const spareBatches: Buffer[] = [];
+/** batchBuffers maps the memory of each batch buffer made here to the buffer, so a written chunk (a view of it) can be given back. */
+const batchBuffers = new WeakMap<ArrayBufferLike, Buffer>();
 /** releasedChunks are chunks already given back: a chunk counts once, however often it is released. */
 const releasedChunks = new WeakSet<Uint8Array>();
 
 /** batchBuffer is a buffer of `size` bytes for a batch: a spare one when there is one of that size. */
 export function batchBuffer(size: number): Buffer {
-  batches ??= new BufferPool(size, SPARE_BATCHES);
-  return size === batches.size ? batches.take() : Buffer.allocUnsafeSlow(size);
+  const spare = spareBatches.pop();
+  if (spare !== undefined && spare.length === size) return spare;
+  const fresh = Buffer.allocUnsafeSlow(size);
+  batchBuffers.set(fresh.buffer, fresh);
+  return fresh;
 }
 
 /** spareBatch keeps a batch buffer that no chunk refers to for reuse, within SPARE_BATCHES; other buffers are left alone. */
 export function spareBatch(buffer: Uint8Array): void {
-  batches?.give(buffer);
+  const whole = batchBuffers.get(buffer.buffer);
+  if (whole !== undefined && spareBatches.length < SPARE_BATCHES) spareBatches.push(whole);
 }
 
 /**
@@ -32,10 +39,9 @@ export function spareBatch(buffer: Uint8Array): void {
  * chunk released twice counts once. A chunk must not be read after it is released.
  */
 export function releaseChunks(chunks: readonly Chunk[]): void {
-  if (batches === undefined) return;
   for (const chunk of chunks) {
-    if (typeof chunk === 'string' || releasedChunks.has(chunk) || !batches.madeHere(chunk)) continue;
+    if (typeof chunk === 'string' || releasedChunks.has(chunk) || !batchBuffers.has(chunk.buffer)) continue;
     releasedChunks.add(chunk);
-    batches.give(chunk);
+    spareBatch(chunk);
   }
 }

@@ -1,5 +1,4 @@
 import zlib from 'node:zlib';
-import { BufferPool } from './bufferPool.js';
 
 /** ContentEncoding is a compression the service answers in, when the client accepts it. */
 export type ContentEncoding = 'br' | 'gzip';
@@ -148,7 +147,7 @@ export class StreamCompressor {
     const input = joinedInput(chunks);
     return new Promise((resolve, reject) => {
       this.z.write(input, (err) => {
-        joinBuffers.give(input);
+        spareInput(input);
         const failure = err ?? this.failure;
         if (failure) reject(failure);
         else resolve(this.take());
@@ -161,7 +160,7 @@ export class StreamCompressor {
     const input = joinedInput(chunks);
     return new Promise((resolve, reject) => {
       this.z.once('end', () => {
-        joinBuffers.give(input);
+        spareInput(input);
         resolve(this.take());
       });
       this.z.once('error', reject);
@@ -183,11 +182,15 @@ export class StreamCompressor {
 }
 
 /**
- * joinBuffers are the buffers pieces are joined into, 2 MiB each and at most four kept (a piece
- * is about COMPRESSED_PIECE_BYTES of events plus what a stream held, 256 KiB): one made per
- * piece would be memory outside the heap that only a full collection frees (BufferPool).
+ * INPUT_BUFFER_BYTES and SPARE_INPUTS size the buffers pieces are joined into, kept for reuse
+ * (8 MiB at most): a piece is about COMPRESSED_PIECE_BYTES of events plus what a stream held
+ * (256 KiB), and a buffer made per piece would be memory outside the heap that only a full
+ * collection frees (see batchBuffers.ts).
  */
-const joinBuffers = new BufferPool(2 * 1024 * 1024, 4);
+const INPUT_BUFFER_BYTES = 2 * 1024 * 1024;
+const SPARE_INPUTS = 4;
+const spareInputs: Buffer[] = [];
+const inputBuffers = new WeakSet<ArrayBufferLike>();
 
 /** joinedInput is the chunks' bytes as one buffer: text as UTF-8 (utf8Bytes), a lone byte chunk as it is. */
 function joinedInput(chunks: readonly (string | Uint8Array)[]): Uint8Array {
@@ -195,7 +198,13 @@ function joinedInput(chunks: readonly (string | Uint8Array)[]): Uint8Array {
   const parts = chunks.map((c) => (typeof c === 'string' ? utf8Bytes(c) : c));
   let length = 0;
   for (const p of parts) length += p.length;
-  const joined = length <= joinBuffers.size ? joinBuffers.take() : Buffer.allocUnsafe(length);
+  let joined: Buffer;
+  if (length <= INPUT_BUFFER_BYTES) {
+    joined = spareInputs.pop() ?? Buffer.allocUnsafeSlow(INPUT_BUFFER_BYTES);
+    inputBuffers.add(joined.buffer);
+  } else {
+    joined = Buffer.allocUnsafe(length);
+  }
   let at = 0;
   for (const p of parts) {
     joined.set(p, at);
@@ -204,3 +213,8 @@ function joinedInput(chunks: readonly (string | Uint8Array)[]): Uint8Array {
   return joined.subarray(0, length);
 }
 
+/** spareInput keeps a join buffer for the next piece once its compression is done; other buffers are left alone. */
+function spareInput(input: Uint8Array): void {
+  if (!inputBuffers.has(input.buffer) || spareInputs.length >= SPARE_INPUTS) return;
+  spareInputs.push(Buffer.from(input.buffer, 0, INPUT_BUFFER_BYTES));
+}
