@@ -21,9 +21,7 @@ import { taskMeanMs } from '../taskResult.js';
  * result format (`format: "compact"`) runs beside the default events, plain and compressed.
  * A one-point instant answer is timed the same way, compressed and not. Last, the compressor
  * alone: the CPU and event-loop time of compressing 10 MB of compact result events handed over
- * in pieces of the uncompressed stream's size and of the size compressed streams use, and of
- * pieces handed over as the batches they are made of (joined into one job per piece, against
- * the previous way: a write per batch, then a flush).
+ * in pieces of the uncompressed stream's size and of the size compressed streams use.
  * `node dist/bench/query/compression.bench.js`; BENCH_SERIES sets the series (default 1,000).
  */
 const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
@@ -66,46 +64,6 @@ async function compressInPieces(text: string, pieceChars: number): Promise<{ cpu
   const cpu0 = process.cpuUsage();
   let bytes = 0;
   for (let at = 0; at < text.length; at += pieceChars) bytes += (await compressor.push([text.slice(at, at + pieceChars)])).length;
-  bytes += (await compressor.finish([])).length;
-  const cpu = process.cpuUsage(cpu0);
-  return { cpuMs: (cpu.user + cpu.system) / 1000, loopMs: performance.eventLoopUtilization(loop0).active, bytes };
-}
-
-/** ChunkByChunkCompressor is the previous StreamCompressor's push, kept as the baseline: a write per chunk, then a flush. */
-class ChunkByChunkCompressor {
-  private readonly z = zlib.createGzip({ level: 1, chunkSize: 256 * 1024 });
-  private out: Buffer[] = [];
-  constructor() {
-    this.z.on('data', (c: Buffer) => this.out.push(c));
-  }
-  push(chunks: readonly Uint8Array[]): Promise<Buffer> {
-    return new Promise((resolve) => {
-      for (const c of chunks) this.z.write(c);
-      this.z.flush(zlib.constants.Z_SYNC_FLUSH, () => {
-        resolve(Buffer.concat(this.out));
-        this.out = [];
-      });
-    });
-  }
-  finish(): Promise<Buffer> {
-    return new Promise((resolve) => {
-      this.z.once('end', () => resolve(Buffer.concat(this.out)));
-      this.z.end();
-    });
-  }
-}
-
-/** compressInBatches pushes `text` in pieces of COMPRESSED_PIECE_BYTES, each handed over as batches of 80 KiB (as the event writer makes them). */
-async function compressInBatches(text: Buffer, compressor: { push(chunks: Uint8Array[]): Promise<Buffer>; finish(chunks: Uint8Array[]): Promise<Buffer> }): Promise<{ cpuMs: number; loopMs: number; bytes: number }> {
-  const batch = 80 * 1024;
-  const loop0 = performance.eventLoopUtilization();
-  const cpu0 = process.cpuUsage();
-  let bytes = 0;
-  for (let at = 0; at < text.length; at += COMPRESSED_PIECE_BYTES) {
-    const chunks: Uint8Array[] = [];
-    for (let b = at; b < Math.min(text.length, at + COMPRESSED_PIECE_BYTES); b += batch) chunks.push(text.subarray(b, Math.min(text.length, at + COMPRESSED_PIECE_BYTES, b + batch)));
-    bytes += (await compressor.push(chunks)).length;
-  }
   bytes += (await compressor.finish([])).length;
   const cpu = process.cpuUsage(cpu0);
   return { cpuMs: (cpu.user + cpu.system) / 1000, loopMs: performance.eventLoopUtilization(loop0).active, bytes };
@@ -208,30 +166,6 @@ export async function main(): Promise<void> {
         'process CPU ms': median(runs.map((r) => r.cpuMs)).toFixed(1),
         'event-loop ms': median(runs.map((r) => r.loopMs)).toFixed(1),
         'CPU vs 64 KiB pieces': (median(runs.map((r) => r.cpuMs)) / median(small64.map((r) => r.cpuMs))).toFixed(2),
-        'compressed bytes': median(runs.map((r) => r.bytes)),
-      })),
-    );
-
-    const bytes = Buffer.from(text);
-    const batched = new Map<string, Array<{ cpuMs: number; loopMs: number; bytes: number }>>();
-    for (let round = 0; round < 2 + 7; round++) {
-      for (const [name, make] of [
-        ['one job per piece', () => new StreamCompressor('gzip')],
-        ['a write per batch, then a flush (before)', () => new ChunkByChunkCompressor()],
-      ] as const) {
-        const r = await compressInBatches(bytes, make());
-        if (round >= 2) batched.set(name, [...(batched.get(name) ?? []), r]);
-      }
-    }
-    const chunkByChunk = batched.get('a write per batch, then a flush (before)')!;
-    console.log(`\nThe same ${(text.length / 1e6).toFixed(1)} MB in ${COMPRESSED_PIECE_BYTES / 1024} KiB pieces handed over as 80 KiB batches, 7 interleaved rounds after 2, medians`);
-    console.table(
-      [...batched].map(([name, runs]) => ({
-        pieces: name,
-        'process CPU ms': median(runs.map((r) => r.cpuMs)).toFixed(1),
-        'event-loop ms': median(runs.map((r) => r.loopMs)).toFixed(1),
-        'event-loop vs before': (median(runs.map((r) => r.loopMs)) / median(chunkByChunk.map((r) => r.loopMs))).toFixed(2),
-        'CPU vs before': (median(runs.map((r) => r.cpuMs)) / median(chunkByChunk.map((r) => r.cpuMs))).toFixed(2),
         'compressed bytes': median(runs.map((r) => r.bytes)),
       })),
     );

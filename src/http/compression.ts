@@ -113,59 +113,41 @@ const STREAM_CHUNK_BYTES = 256 * 1024;
  * and a streaming client decodes every event as soon as it arrives; `finish` ends the stream.
  * The work runs on libuv's thread pool, off the event loop. Calls must not overlap: the stream
  * chains them.
- *
- * Each call hands the pool one job: the chunks are joined first and every write flushes (the
- * stream's default flush). Each job is a round trip through the event loop and wakes a pool
- * thread, and on a virtual machine waking an idle thread stalls the waker for tens to hundreds
- * of microseconds. Written batch by batch and then flushed, a 1 MiB piece was 14 jobs: under
- * the spec's events for two ten-panel dashboard viewers, handing jobs to the pool took 1.9 of
- * 15 s of the event loop (13%), 0.65 s once joined (with 0.15 s of joining); on an idle machine
- * the two ways cost about the same (bench/query/compression.bench.ts).
  */
 export class StreamCompressor {
   private readonly z: zlib.Gzip | zlib.BrotliCompress;
+  private readonly flushKind: number;
   private chunks: Buffer[] = [];
   private failure: Error | undefined;
 
   constructor(readonly encoding: ContentEncoding) {
     if (encoding === 'br') {
-      this.z = zlib.createBrotliCompress({
-        chunkSize: STREAM_CHUNK_BYTES,
-        flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT },
-      });
+      this.z = zlib.createBrotliCompress({ chunkSize: STREAM_CHUNK_BYTES, params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } });
+      this.flushKind = zlib.constants.BROTLI_OPERATION_FLUSH;
     } else {
-      this.z = zlib.createGzip({ level: GZIP_LEVEL, chunkSize: STREAM_CHUNK_BYTES, flush: zlib.constants.Z_SYNC_FLUSH });
+      this.z = zlib.createGzip({ level: GZIP_LEVEL, chunkSize: STREAM_CHUNK_BYTES });
+      this.flushKind = zlib.constants.Z_SYNC_FLUSH;
     }
-    // Flowing mode: output is handed over as the compressor makes it, before a write's callback.
+    // Flowing mode: output is handed over as the compressor makes it, before a flush's callback.
     this.z.on('data', (chunk: Buffer) => this.chunks.push(chunk));
     this.z.on('error', (err: Error) => (this.failure = err));
   }
 
   /** push compresses the chunks of text in order and resolves to every byte of them, flushed. */
   push(chunks: readonly (string | Uint8Array)[]): Promise<Buffer> {
-    const input = joinedInput(chunks);
     return new Promise((resolve, reject) => {
-      this.z.write(input, (err) => {
-        spareInput(input);
-        const failure = err ?? this.failure;
-        if (failure) reject(failure);
-        else resolve(this.take());
-      });
+      for (const text of chunks) this.z.write(typeof text === 'string' ? utf8Bytes(text) : text);
+      this.z.flush(this.flushKind, () => (this.failure ? reject(this.failure) : resolve(this.take())));
     });
   }
 
   /** finish compresses the chunks of text in order as the last of the stream and resolves to the stream's remaining bytes. */
   finish(chunks: readonly (string | Uint8Array)[]): Promise<Buffer> {
-    const input = joinedInput(chunks);
     return new Promise((resolve, reject) => {
-      this.z.once('end', () => {
-        spareInput(input);
-        resolve(this.take());
-      });
+      this.z.once('end', () => resolve(this.take()));
       this.z.once('error', reject);
-      // The last write is also the stream's finishing one: one job, not a write and a finish.
-      this.z.end(input);
+      for (const text of chunks) this.z.write(typeof text === 'string' ? utf8Bytes(text) : text);
+      this.z.end();
     });
   }
 
@@ -179,42 +161,4 @@ export class StreamCompressor {
     this.chunks = [];
     return out;
   }
-}
-
-/**
- * INPUT_BUFFER_BYTES and SPARE_INPUTS size the buffers pieces are joined into, kept for reuse
- * (8 MiB at most): a piece is about COMPRESSED_PIECE_BYTES of events plus what a stream held
- * (256 KiB), and a buffer made per piece would be memory outside the heap that only a full
- * collection frees (see batchBuffers.ts).
- */
-const INPUT_BUFFER_BYTES = 2 * 1024 * 1024;
-const SPARE_INPUTS = 4;
-const spareInputs: Buffer[] = [];
-const inputBuffers = new WeakSet<ArrayBufferLike>();
-
-/** joinedInput is the chunks' bytes as one buffer: text as UTF-8 (utf8Bytes), a lone byte chunk as it is. */
-function joinedInput(chunks: readonly (string | Uint8Array)[]): Uint8Array {
-  if (chunks.length === 1) return typeof chunks[0] === 'string' ? utf8Bytes(chunks[0]) : chunks[0];
-  const parts = chunks.map((c) => (typeof c === 'string' ? utf8Bytes(c) : c));
-  let length = 0;
-  for (const p of parts) length += p.length;
-  let joined: Buffer;
-  if (length <= INPUT_BUFFER_BYTES) {
-    joined = spareInputs.pop() ?? Buffer.allocUnsafeSlow(INPUT_BUFFER_BYTES);
-    inputBuffers.add(joined.buffer);
-  } else {
-    joined = Buffer.allocUnsafe(length);
-  }
-  let at = 0;
-  for (const p of parts) {
-    joined.set(p, at);
-    at += p.length;
-  }
-  return joined.subarray(0, length);
-}
-
-/** spareInput keeps a join buffer for the next piece once its compression is done; other buffers are left alone. */
-function spareInput(input: Uint8Array): void {
-  if (!inputBuffers.has(input.buffer) || spareInputs.length >= SPARE_INPUTS) return;
-  spareInputs.push(Buffer.from(input.buffer, 0, INPUT_BUFFER_BYTES));
 }

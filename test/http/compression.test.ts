@@ -2,7 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
-import { MIN_OFF_LOOP_BYTES, negotiateEncoding, StreamCompressor, utf8Bytes, type ContentEncoding } from '../../src/http/compression.js';
+import { MIN_OFF_LOOP_BYTES, negotiateEncoding, utf8Bytes } from '../../src/http/compression.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const NOW = Math.floor(Date.now() / 1000) * 1000;
@@ -53,43 +53,6 @@ describe('negotiateEncoding', () => {
 });
 
 describe('utf8Bytes', () => {
-  it('streams pieces joined from text and byte chunks, each decodable once pushed, however many streams run at once', async () => {
-    const decode = (encoding: ContentEncoding, bytes: Buffer): string =>
-      (encoding === 'br' ? zlib.brotliDecompressSync(bytes, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }) : zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH })).toString('utf8');
-    // Pieces of many chunks (joined into one buffer for the pool), a lone chunk, and one past
-    // the join buffers' size; several streams at once, so buffers kept for reuse pass between them.
-    const pieceOf = (stream: number, piece: number): (string | Uint8Array)[] => {
-      if (piece % 3 === 1) return [`lone ${stream}/${piece} é\n`];
-      const size = piece % 3 === 2 ? 3 * 1024 * 1024 : 1024 * 1024;
-      const chunks: (string | Uint8Array)[] = [];
-      for (let at = 0; at < size; at += 80 * 1024) {
-        const text = `data: {"stream":${stream},"piece":${piece},"at":${at}}\n\n`.repeat(Math.ceil((80 * 1024) / 48)).slice(0, 80 * 1024);
-        chunks.push(at % (160 * 1024) === 0 ? Buffer.from(text) : text);
-      }
-      return chunks;
-    };
-    const joined = (chunks: (string | Uint8Array)[]): string => chunks.map((c) => (typeof c === 'string' ? c : Buffer.from(c).toString('utf8'))).join('');
-    await Promise.all(
-      (['gzip', 'br', 'gzip', 'br'] as ContentEncoding[]).map(async (encoding, stream) => {
-        const compressor = new StreamCompressor(encoding);
-        const wire: Buffer[] = [];
-        let expected = '';
-        for (let piece = 0; piece < 6; piece++) {
-          const chunks = pieceOf(stream, piece);
-          wire.push(await compressor.push(chunks));
-          expected += joined(chunks);
-          // Everything pushed so far decodes: each push is flushed.
-          expect(decode(encoding, Buffer.concat(wire))).toBe(expected);
-        }
-        const last = pieceOf(stream, 6);
-        wire.push(await compressor.finish(last));
-        expected += joined(last);
-        const whole = Buffer.concat(wire);
-        expect((encoding === 'br' ? zlib.brotliDecompressSync(whole) : zlib.gunzipSync(whole)).toString('utf8')).toBe(expected);
-      }),
-    );
-  });
-
   it('gives the UTF-8 bytes of ASCII and of any other text, surrogate pairs and lone surrogates included', () => {
     const texts = ['', 'a', 'data: {"x":1}\n\n'.repeat(5000), 'é', 'quote " snow ☃', '𝄞', 'ascii then 𝄞', '\ud800 lone', 'x'.repeat(1000) + 'ü', 'ü' + 'x'.repeat(1000)];
     for (const text of texts) expect(utf8Bytes(text).equals(Buffer.from(text))).toBe(true);
