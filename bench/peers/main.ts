@@ -11,7 +11,7 @@ import { ensurePeersInstalled, peerVersions, sluiceCliOf, sluiceCompact, sluiceP
 import { emptyKeptDirectories, keptDataDirectories, keptLoad, recordKeptLoad, temporaryDataDirectories, type DataDirectories, type LoadFigures } from './keptData.js';
 import { queryCases } from './queries.js';
 import { runConcurrencySuite } from './concurrencySuite.js';
-import { runQuerySuite } from './querySuite.js';
+import { QUICK_CASE_MS, runQuerySuite } from './querySuite.js';
 import { writeReport, type RunReport } from './report.js';
 import { waitForSameSampleCount } from './sampleCounts.js';
 import { SCALES } from './scales.js';
@@ -113,6 +113,8 @@ async function main(): Promise<number> {
       finishedAt: '',
       scale: scale.name,
       repetitions: options.repetitions,
+      quickRepetitions: Math.max(options.repetitions, options.quickRepetitions),
+      quickCaseMs: QUICK_CASE_MS,
       machine,
       // Node arguments change what is measured, so the report names them with the version.
       versions: { sluice: `${sluiceVersion(`${REPO_ROOT}package.json`)}${options.nodeArgs.length > 0 ? ` run with node ${options.nodeArgs.join(' ')}` : ''}`, ...peerVersions() },
@@ -124,7 +126,7 @@ async function main(): Promise<number> {
       suites: {},
     };
     const cases = queryCases(dataset);
-    if (options.suites.includes('queries')) report.queries = await runQuerySuite([...systems, sluiceCompact(sluice), sluicePrometheusApi(sluice)], cases, options.repetitions, log);
+    if (options.suites.includes('queries')) report.queries = await runQuerySuite([...systems, sluiceCompact(sluice), sluicePrometheusApi(sluice)], cases, options.repetitions, log, options.quickRepetitions);
     if (options.suites.includes('concurrency')) {
       // Sluice through each of its clients' formats: the spec's events, the compact format its web
       // UI reads, and the Prometheus API Grafana reads; one process, measured one format at a time.

@@ -6,6 +6,8 @@ export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export interface PeerBenchOptions extends HarnessOptions {
   repetitions: number;
+  /** quickRepetitions is how many runs a quick query case gets (querySuite.ts, QUICK_CASE_MS); at least `repetitions`. */
+  quickRepetitions: number;
   install: boolean;
   suites: SuiteName[];
   /** Seconds each concurrency level runs against each system. */
@@ -36,16 +38,19 @@ export interface PeerBenchOptions extends HarnessOptions {
   keepDir?: string;
 }
 
-export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--out DIR]
+export const USAGE = `usage: npm run bench:peers -- [--scale tiny|small|large] [--reps N] [--quick-reps N] [--out DIR]
        [--suites queries,concurrency,ingest,logs] [--viewers 1,2,5,10,50,200] [--concurrency-seconds S] [--results-cache-rows] [--no-install]
        [--baseline DIR [--baseline-rounds N]] [--node-args "ARGS"] [--keep DIR]`;
 
 export function parseOptions(argv: string[], defaultOutDir: string): PeerBenchOptions {
-  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 2, 5, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2, nodeArgs: [] };
+  const options: PeerBenchOptions = { scale: 'small', repetitions: 5, quickRepetitions: 25, outDir: defaultOutDir, install: true, suites: [...SUITE_NAMES], concurrencySeconds: 10, viewers: [1, 2, 5, 10, 50, 200], resultsCacheRows: false, baselineRounds: 2, nodeArgs: [] };
   return readOptions(argv, options, { usage: USAGE }, (arg) => {
     switch (arg.flag) {
       case '--reps':
         options.repetitions = arg.wholeNumber(arg.value());
+        return true;
+      case '--quick-reps':
+        options.quickRepetitions = arg.wholeNumber(arg.value());
         return true;
       case '--no-install':
         options.install = false;

@@ -17,6 +17,9 @@ export interface RunReport {
   finishedAt: string;
   scale: string;
   repetitions: number;
+  /** quickRepetitions is how many runs a query case that every system answered within quickCaseMs got. */
+  quickRepetitions: number;
+  quickCaseMs: number;
   machine: MachineInfo;
   versions: Record<string, string>;
   dataset: DatasetSummary;
@@ -219,7 +222,7 @@ export function renderMarkdown(report: RunReport, chartFile?: string): string {
     '',
     `## Queries`,
     '',
-    `Median and p90 of ${report.repetitions} interleaved runs after one warm-up, each read to the end of the answer (Sluice: its SSE stream to \`done\`). A ratio below 1 means Sluice was faster. Answers are compared with Prometheus' to ${'1e-6'} relative; VictoriaMetrics computes rate() without Prometheus' extrapolation, so its differences are reported, not failures.`,
+    `Median and p90 of ${report.repetitions} interleaved runs after one warm-up (${report.quickRepetitions} for a case every system answered within ${report.quickCaseMs} ms each time), each read to the end of the answer (Sluice: its SSE stream to \`done\`). A ratio below 1 means Sluice was faster. Answers are compared with Prometheus' to ${'1e-6'} relative; VictoriaMetrics computes rate() without Prometheus' extrapolation, so its differences are reported, not failures.`,
     '',
     queryTable(report.queries),
     '',
