@@ -11,17 +11,12 @@
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/logql/countPath.bench.js
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Bench } from 'tinybench';
 import { evaluateLogQLInstant, evaluateLogQLRange } from '../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../engine/logql/index.js';
-import { logViewOf, shareLogs } from '../../engine/query/taskData.js';
 import type { LogEntry, LogReader } from '../../engine/storage/logHead.js';
-import { SharedSegmentReaders } from '../../engine/storage/sharedSegments.js';
-import { Storage } from '../../engine/storage/storage.js';
 import { runWhenDirect } from '../runDirect.js';
+import { twoSegmentsAndHead } from './twoSegmentsAndHead.js';
 import { taskMedianMs } from '../taskResult.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
@@ -42,17 +37,9 @@ function lines(from: number, to: number): LogEntry[] {
 
 /** main fills a store, checks both paths agree, and times them. */
 export async function main(): Promise<void> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-count-bench-'));
-  const storage = await Storage.open({ dir, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
+  const store = await twoSegmentsAndHead(ORG, LINES, lines);
   try {
-    const cuts = [Math.floor(LINES * 0.6), Math.floor(LINES * 0.9), LINES];
-    let from = 0;
-    for (const [i, to] of cuts.entries()) {
-      for (let at = from; at < to; at += 100_000) await storage.appendLogs(ORG, lines(at, Math.min(to, at + 100_000)));
-      if (i < cuts.length - 1) await storage.cut();
-      from = to;
-    }
-    const view = logViewOf(shareLogs(storage.logs(ORG), [{ matchers: [], minNs: -(2n ** 63n), maxNs: 2n ** 63n - 1n }]), new SharedSegmentReaders());
+    const view = store.view;
     const general: LogReader = { select: (m, a, b, p) => view.select(m, a, b, p) };
     const endMs = BASE_MS + SPAN_MS + 60_000;
     const queries = [
@@ -81,8 +68,7 @@ export async function main(): Promise<void> {
       console.log(`  ${q.name.padEnd(34)}${g.toFixed(1).padStart(10)}${c.toFixed(1).padStart(10)}${`${(c / g).toFixed(2)}x`.padStart(9)}`);
     }
   } finally {
-    await storage.close();
-    await rm(dir, { recursive: true, force: true });
+    await store.close();
   }
 }
 

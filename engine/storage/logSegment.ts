@@ -2,6 +2,7 @@ import { lowerBound, upperBound } from './bounds.js';
 import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
 import { labelsKey, type Labels } from './labels.js';
 import { composeTags, lazyLogStream, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
+import type { LineVisitor } from './logLineScan.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
 import { RowMask, type LineMatch } from './lineMatch.js';
@@ -281,6 +282,25 @@ export class LogSegmentReader {
       out.push(lazyLogStream(tags, timestampsNs, (j) => (lines ? reader.get(rows[j]) : '')));
     }
     return out;
+  }
+
+  /**
+   * scanLines is LogLineScanner.scanLines over this segment (matchers compiled): the matching
+   * rows of [minNs, maxNs] in the segment's order, each (stream, level, attributes) group
+   * opened on first sight, as `select` groups them.
+   */
+  scanLines<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
+    const reader = this.messageReader;
+    const ts = this.ts;
+    this.scan<G | null>(
+      compiled,
+      minNs,
+      maxNs,
+      (tags) => open(tags) ?? null,
+      (row, group) => {
+        if (group !== null) visit(group, reader.get(row), ts, row);
+      },
+    );
   }
 
   /**

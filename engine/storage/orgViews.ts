@@ -5,7 +5,8 @@ import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { lazyLogStream, lineReader, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
 import type { LineMatch } from './lineMatch.js';
-import { compileMatchers, type LabelMatcher } from './matchers.js';
+import { scanStreams, type LineVisitor, type LogLineScanner } from './logLineScan.js';
+import { compileMatchers, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
 import type { SeriesColumns } from './seriesColumns.js';
@@ -377,7 +378,7 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
  * first on equal timestamps (the order the lines arrived in). Skipped segments are reported as
  * in OrgMetricView.
  */
-export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
+export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader, LogLineScanner {
   private readonly failures = new FailureLog();
 
   /**
@@ -476,6 +477,34 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
    * in the order `select` reads them, so `open` meets the tag sets in the same order.
    */
   countLines(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, windows: CountWindows, open: OpenCounts, checkAbort?: () => void, lines?: LineMatch): void {
+    this.eachSource(matchers, fromNs, toNs, {
+      segment: (reader, compiled, minNs, maxNs) => reader.countLines(compiled, minNs, maxNs, windows, open, checkAbort, lines),
+      head: (head, minNs, maxNs) => head.countLines(matchers, minNs, maxNs, windows, open, checkAbort, lines),
+    });
+  }
+
+  /**
+   * scanLines is LogLineScanner.scanLines across the segments and heads: each segment's rows in
+   * its own order, then the heads' lines stream by stream, with no runs merged.
+   */
+  scanLines<G>(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
+    this.eachSource(matchers, fromNs, toNs, {
+      segment: (reader, compiled, minNs, maxNs) => reader.scanLines(compiled, minNs, maxNs, open, visit),
+      head: (head, minNs, maxNs) => scanStreams(head.select(matchers, minNs, maxNs), open, visit),
+    });
+  }
+
+  /**
+   * eachSource reads [fromNs, toNs] (within this view's part of time) from every segment that
+   * may hold matching lines, oldest first as `select` reads them (a segment that cannot be
+   * opened is recorded and skipped), then from every head with lines.
+   */
+  private eachSource(
+    matchers: readonly LabelMatcher[],
+    fromNs: bigint,
+    toNs: bigint,
+    read: { segment: (reader: LogSegmentReader, compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint) => void; head: (head: LogSource, minNs: bigint, maxNs: bigint) => void },
+  ): void {
     const range = this.narrowed(fromNs, toNs);
     if (range === undefined) return;
     const { minNs, maxNs } = range;
@@ -486,9 +515,9 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader {
       if (!mayMatch(entry, minNs, maxNs)) continue;
       const opened = this.readers.log(entry.meta);
       if (opened.failure) this.failures.add(opened.failure);
-      else opened.reader.countLines(compiled, minNs, maxNs, windows, open, checkAbort, lines);
+      else read.segment(opened.reader, compiled, minNs, maxNs);
     }
-    for (const head of heads) if (head.rowCount > 0) head.countLines(matchers, minNs, maxNs, windows, open, checkAbort, lines);
+    for (const head of heads) if (head.rowCount > 0) read.head(head, minNs, maxNs);
   }
 
   forEachTagSet(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, visit: TagSetVisitor): void {

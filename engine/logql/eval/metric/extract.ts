@@ -15,12 +15,14 @@ import type { EvalContext } from '../context.js';
 import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
 import { parseGoFloat } from '../../../common/goFloat.js';
 import type { GroupingSpec, ResultLabels } from '../labelsBuilder.js';
-import { CompiledPipeline } from '../pipeline/pipeline.js';
+import { CompiledPipeline, type StreamPipeline } from '../pipeline/pipeline.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
 import { OffsetReader, firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
-import { lineReader, type LogReader } from '../../../storage/logHead.js';
+import type { LogReader } from '../../../storage/logHead.js';
+import { isLineScanner, scanStreams } from '../../../storage/logLineScan.js';
+import type { Labels } from '../../../storage/labels.js';
 import { literalLineMatch, type LineMatch } from '../../../storage/lineMatch.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
@@ -260,10 +262,25 @@ class Collector<S extends Sink> {
   }
 }
 
+/** SCANNED_SERIES_HINT is the first capacity of a series' samples when streams come line by line (their lengths unknown). */
+const SCANNED_SERIES_HINT = 256;
+
+/** ScannedStream is one stream's state while its lines are extracted: its pipeline, and its series when a line filter alone decides. */
+interface ScannedStream<S extends Sink> {
+  sp: StreamPipeline;
+  /** sink is the stream's one series when the pipeline is line filters only (lineOnly): its labels hold for every line. */
+  sink: S | undefined;
+}
+
 /**
  * runExtraction feeds every sample of the plan into `collector`. With `holdSamples` every
  * sample kept counts against the query's budget as it is added, so an oversized query fails
  * before it exhausts memory.
+ *
+ * Lines come in the order the reader keeps them where it can scan (LogLineScanner: a segment's
+ * rows as they lie, across streams, which reads its message blocks sequentially), else stream
+ * by stream from a select. Each stream keeps its own pipeline; a series' samples may then come
+ * in several ascending runs, which its sink merges (SampleBuffer) or does not mind (windows).
  */
 function runExtraction<S extends Sink>(
   ctx: EvalContext,
@@ -285,71 +302,69 @@ function runExtraction<S extends Sink>(
   });
   // Counting lines through no pipeline reads no line: the reader may leave messages out.
   const lines = !(plan.source === 'count' && pipeline.stages.length === 0);
-  const streams = ctx.reader.select(selector.matchers.map(matcherOf), baseNs + 1n, maxNs, { lines });
   const readsTimestamp = pipeline.readsTimestamp;
   const unwrap = plan.range.unwrap;
   const convert = converter(unwrap?.conversion);
   const postFilter = unwrap === undefined ? undefined : allOf(unwrap.postFilters);
   const lineOnly = plan.source !== 'unwrap' ? pipeline.lineOnly : undefined;
+  const bytes = plan.source === 'bytes';
   let processed = 0;
   let kept = 0;
+  let times: BigInt64Array | undefined;
+  let time: OffsetReader | undefined;
 
-  for (const stream of streams) {
-    ctx.checkAbort();
-    const time = new OffsetReader(stream.timestampsNs, baseNs);
-    const count = stream.timestampsNs.length;
-    // Line by line, so no line outlives its turn through the pipeline (where the reader can).
-    const lineAt = lineReader(stream);
-    const sp = pipeline.forStream(stream.tags, ctx.labelCache);
-    const labels = sp.labels;
-    if (lineOnly !== undefined) {
-      // Line filters never touch labels: the stream's (grouped) labels hold for every line.
-      labels.reset();
-      const sink = collector.sink(labels.grouped(plan.grouping), count);
-      const bytes = plan.source === 'bytes';
-      for (let from = 0; from < count; from += BATCH) {
-        if (from > 0) ctx.checkAbort();
-        const to = Math.min(count, from + BATCH);
-        let added = 0;
-        for (let i = from; i < to; i++) {
-          const line = lineAt(i);
-          if (!lineOnly(line)) continue;
-          sink.add(time.at(i), bytes ? utf8ByteLength(line) : 1);
-          added++;
-        }
-        if (holdSamples) ctx.holdSamples(added);
-      }
-      continue;
+  const open = (tags: Labels): ScannedStream<S> => {
+    const sp = pipeline.forStream(tags, ctx.labelCache);
+    if (lineOnly === undefined) return { sp, sink: undefined };
+    // Line filters never touch labels: the stream's (grouped) labels hold for every line.
+    sp.labels.reset();
+    return { sp, sink: collector.sink(sp.labels.grouped(plan.grouping), SCANNED_SERIES_HINT) };
+  };
+  const visit = (stream: ScannedStream<S>, line: string, lineTimes: BigInt64Array, at: number): void => {
+    if (++processed % BATCH === 0) {
+      ctx.checkAbort();
+      if (holdSamples) ctx.holdSamples(kept);
+      kept = 0;
     }
-    for (let i = 0; i < count; i++) {
-      if (++processed % BATCH === 0) {
-        ctx.checkAbort();
-        if (holdSamples) ctx.holdSamples(kept);
-        kept = 0;
-      }
-      const line = sp.process(readsTimestamp ? stream.timestampsNs[i] : UNREAD_TIMESTAMP, lineAt(i));
-      if (line === null) continue;
-      let value: number;
-      if (plan.source === 'count') {
-        value = 1;
-      } else if (plan.source === 'bytes') {
-        value = utf8ByteLength(line);
-      } else {
-        const raw = labels.get(unwrap!.label);
-        if (raw === undefined || raw === '') continue;
-        const converted = convert(raw);
-        if (converted.ok) {
-          value = converted.value;
-        } else {
-          value = 0;
-          labels.setError(SAMPLE_EXTRACTION_ERROR, converted.message);
-        }
-        if (postFilter !== undefined && !postFilter(labels)) continue;
-      }
-      collector.sink(labels.grouped(plan.grouping), count).add(time.at(i), value);
+    if (lineTimes !== times) {
+      times = lineTimes;
+      time = new OffsetReader(lineTimes, baseNs);
+    }
+    if (stream.sink !== undefined) {
+      if (!lineOnly!(line)) return;
+      stream.sink.add(time!.at(at), bytes ? utf8ByteLength(line) : 1);
       kept++;
+      return;
     }
-  }
+    const sp = stream.sp;
+    const processedLine = sp.process(readsTimestamp ? lineTimes[at] : UNREAD_TIMESTAMP, line);
+    if (processedLine === null) return;
+    const labels = sp.labels;
+    let value: number;
+    if (plan.source === 'count') {
+      value = 1;
+    } else if (bytes) {
+      value = utf8ByteLength(processedLine);
+    } else {
+      const raw = labels.get(unwrap!.label);
+      if (raw === undefined || raw === '') return;
+      const converted = convert(raw);
+      if (converted.ok) {
+        value = converted.value;
+      } else {
+        value = 0;
+        labels.setError(SAMPLE_EXTRACTION_ERROR, converted.message);
+      }
+      if (postFilter !== undefined && !postFilter(labels)) return;
+    }
+    collector.sink(labels.grouped(plan.grouping), SCANNED_SERIES_HINT).add(time!.at(at), value);
+    kept++;
+  };
+
+  const matchers = selector.matchers.map(matcherOf);
+  ctx.checkAbort();
+  if (lines && isLineScanner(ctx.reader)) ctx.reader.scanLines(matchers, baseNs + 1n, maxNs, open, visit);
+  else scanStreams(ctx.reader.select(matchers, baseNs + 1n, maxNs, { lines }), open, visit);
   if (holdSamples) ctx.holdSamples(kept);
 }
 
