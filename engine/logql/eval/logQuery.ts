@@ -8,7 +8,8 @@ import type { Expr, LogSelectorExpr } from '../ast.js';
 import type { MemoryBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
-import { lineReader, type LogReader } from '../../storage/logHead.js';
+import type { LogReader } from '../../storage/logHead.js';
+import { isLineScanner, scanStreams } from '../../storage/logLineScan.js';
 import { checkSignal } from './context.js';
 import { labelsKeyOf, setLabel } from './labelSet.js';
 import { LabelCache, sortParallel } from './labelsBuilder.js';
@@ -99,7 +100,6 @@ export class LogQuery {
    */
   slice(reader: LogReader, fromNs: bigint, toNs: bigint, limit = 0, signal?: AbortSignal): LogRow[] {
     checkSignal(signal);
-    const data = reader.select(this.expr.matchers.map(matcherOf), fromNs, toNs);
     let candidates: Candidate[] = [];
     const sign = this.direction === 'forward' ? 1 : -1;
     const order = (a: Candidate, b: Candidate): number => {
@@ -115,25 +115,25 @@ export class LogQuery {
       if (this.memory !== undefined) for (let i = n; i < candidates.length; i++) this.memory.release(rowBytes(candidates[i].row));
       candidates = candidates.slice(0, n);
     };
+    // Lines come in the store's order where the reader scans (LogLineScanner), else stream by
+    // stream; either way one tag set's lines come oldest first, the older source's first on
+    // equal times, so the count of lines seen so far orders a stream's ties as a merged run would.
     let processed = 0;
-    for (const stream of data) {
-      const sp = this.streamPipeline(stream.tags);
-      const streamKey = labelsKeyOf(stream.tags);
-      const { timestampsNs } = stream;
-      // Line by line, so a line the pipeline drops is not kept (where the reader can).
-      const lineAt = lineReader(stream);
-      for (let i = 0; i < timestampsNs.length; i++) {
-        if (++processed % BATCH === 0) checkSignal(signal);
-        const ts = timestampsNs[i];
-        const line = sp.process(ts, lineAt(i));
-        if (line === null) continue;
-        const row = { timestampNs: ts, tags: this.rowTags(sp, line), line };
-        // Every candidate is kept until the slice is sorted and cut to its limit.
-        this.memory?.charge(rowBytes(row), 'log lines and labels kept');
-        candidates.push({ ts, streamKey, seq: i, row });
-        if (candidates.length >= keepAtMost) cutTo(limit);
-      }
-    }
+    const open = (tags: Labels): { sp: StreamPipeline; streamKey: string } => ({ sp: this.streamPipeline(tags), streamKey: labelsKeyOf(tags) });
+    const visit = (stream: { sp: StreamPipeline; streamKey: string }, text: string, times: BigInt64Array, at: number): void => {
+      if (++processed % BATCH === 0) checkSignal(signal);
+      const ts = times[at];
+      const line = stream.sp.process(ts, text);
+      if (line === null) return;
+      const row = { timestampNs: ts, tags: this.rowTags(stream.sp, line), line };
+      // Every candidate is kept until the slice is sorted and cut to its limit.
+      this.memory?.charge(rowBytes(row), 'log lines and labels kept');
+      candidates.push({ ts, streamKey: stream.streamKey, seq: processed, row });
+      if (candidates.length >= keepAtMost) cutTo(limit);
+    };
+    const matchers = this.expr.matchers.map(matcherOf);
+    if (isLineScanner(reader)) reader.scanLines(matchers, fromNs, toNs, open, visit);
+    else scanStreams(reader.select(matchers, fromNs, toNs), open, visit);
     cutTo(limit > 0 ? Math.min(limit, candidates.length) : candidates.length);
     const rows = new Array<LogRow>(candidates.length);
     for (let i = 0; i < candidates.length; i++) rows[i] = candidates[i].row;

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateLogQLInstant, evaluateLogQLRange } from '../../../../engine/logql/eval/index.js';
+import { evaluateLogQLInstant, evaluateLogQLRange, evaluateLogQuery } from '../../../../engine/logql/eval/index.js';
 import { parseLogQL } from '../../../../engine/logql/index.js';
 import { gatherLogShare, logTimeParts, logViewOf, shareLogs } from '../../../../engine/query/taskData.js';
 import type { Labels } from '../../../../engine/storage/labels.js';
@@ -152,5 +152,22 @@ describe('pipelines over lines in the order the store keeps them', () => {
     }
     // The queries find lines: not every answer is empty.
     expect(evaluateLogQLRange(parseLogQL(QUERIES[0]), storage.logs(ORG), T0_MS, T0_MS + 21 * 60_000, 30_000).series.length).toBeGreaterThan(2);
+  });
+
+  it('answers raw log queries with the same rows in the same order, ties included, both ways and with limits', () => {
+    const startNs = BigInt(T0_MS) * NS_PER_MS;
+    const endNs = BigInt(T0_MS + 21 * 60_000) * NS_PER_MS;
+    const rows = (reader: LogReader, q: string, direction: 'forward' | 'backward', limit: number, sliceNs?: bigint) =>
+      evaluateLogQuery(parseLogQL(q), reader, { startNs, endNs, direction, limit, sliceNs }).map((r) => `${r.timestampNs} ${JSON.stringify(r.tags)}`);
+    const view = workerView();
+    for (const q of ['{service_name=~".+"}', '{service_name=~".+"} | json | status >= 500', '{service_name="cart"} |~ "r[12]" | logfmt']) {
+      for (const direction of ['forward', 'backward'] as const) {
+        for (const [limit, sliceNs] of [[0, undefined], [100, undefined], [37, 120_000n * NS_PER_MS]] as const) {
+          const scanned = rows(view, q, direction, limit, sliceNs);
+          expect(scanned, `${q} ${direction} ${limit}`).toEqual(rows(streamByStream(view), q, direction, limit, sliceNs));
+          if (limit > 0) expect(scanned).toHaveLength(limit);
+        }
+      }
+    }
   });
 });
