@@ -67,6 +67,31 @@ export function parseGoFloatLiteral(text: string): FloatParseResult {
   return { ok: true, value };
 }
 
+/**
+ * plainInteger reads an optional sign and 1 to 15 decimal digits, nothing else, as an exact
+ * number (-0 for `-0`, as Go gives), or undefined for any other text. Label values compared as
+ * numbers (`| json | status >= 500`) are mostly such: read here, a line's comparison no
+ * longer lowercases its text, tests two patterns and makes two results.
+ */
+function plainInteger(text: string): number | undefined {
+  const n = text.length;
+  let i = 0;
+  let sign = 1;
+  const first = text.charCodeAt(0);
+  if (first === 43 || first === 45) {
+    if (first === 45) sign = -1;
+    i = 1;
+  }
+  if (n === i || n - i > 15) return undefined;
+  let value = 0;
+  for (; i < n; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return sign * value;
+}
+
 const SPECIAL_FLOATS: Record<string, number> = {
   inf: Infinity,
   infinity: Infinity,
@@ -79,6 +104,8 @@ const SPECIAL_FLOATS: Record<string, number> = {
  * Label values (`le` bounds, LogQL conversions, template casts) come through here.
  */
 export function parseGoFloat(text: string): FloatParseResult {
+  const integer = plainInteger(text);
+  if (integer !== undefined) return { ok: true, value: integer };
   let body = text;
   let sign = 1;
   if (body.startsWith('+') || body.startsWith('-')) {

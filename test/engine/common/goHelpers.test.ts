@@ -45,6 +45,13 @@ describe('Go float text', () => {
     expect(parseGoFloatLiteral('-1')).toEqual({ ok: false, message: 'strconv.ParseFloat: parsing "-1": invalid syntax' });
   });
 
+  it('reads signed runs of digits as their exact numbers, -0 included, and nothing else as one', () => {
+    const texts = ['0', '-0', '+0', '7', '007', '-12', '+500', '503', '999999999999999', '-999999999999999', '1234567890123456', '12345678901234567890', '9007199254740993'];
+    for (let i = 0; i < 200; i++) texts.push(`${['', '-', '+'][i % 3]}${String(i * 7919 * (i + 1)).padStart(1 + (i % 17), '0')}`);
+    for (const text of texts) expect(parseGoFloat(text), text).toEqual({ ok: true, value: Number(text) });
+    for (const text of ['', '-', '+', '--1', '1-', '1 ', ' 1', '1_0', '١٢', '12a', '0x1F']) expect(parseGoFloat(text).ok, text).toBe(false);
+  });
+
   it('prints %g and %f as Go fmt does', () => {
     expect(formatGoG(1e6)).toBe('1e+06');
     expect(formatGoG(123456)).toBe('123456');
