@@ -6,6 +6,7 @@ import { chunkMessage, chunkRowsContaining, chunkText, unpackGroupTags, type Sha
 import { RowMask, type LineMatch } from '../storage/lineMatch.js';
 import { lazyLogStream, type LogProjection, type LogStreamData, type TagSetVisitor } from '../storage/logHead.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
+import type { LineVisitor } from '../storage/logLineScan.js';
 import { OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from '../storage/logCounts.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from '../storage/matchers.js';
 
@@ -146,6 +147,40 @@ export class SnapshotLogReader {
       out.push(lazyLogStream(bucket.tags, timestampsNs, messageAt));
     }
     return out;
+  }
+
+  /**
+   * scanLines is LogLineScanner.scanLines over the snapshot: chunk after chunk, each chunk's rows
+   * in arrival order, so its message bytes are read as they lie. One tag set is one group
+   * across chunks; its lines come in arrival order, which is time order but where lines arrived
+   * late (a reader sorting by time gets ascending runs).
+   */
+  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
+    const compiled = compileMatchers(matchers);
+    const opened = new Map<string, G | null>();
+    for (const chunk of this.head.chunks) {
+      const { tags, keys } = groupsOf(chunk);
+      // Per group: undefined undecided, null skipped, else its caller's group.
+      const decided: Array<G | null | undefined> = new Array(tags.length);
+      let text: Buffer | undefined;
+      const encoding = chunk.ascii === true ? 'latin1' : 'utf8';
+      const offsets = chunk.lineOffsets;
+      const ts = chunk.timestampsNs;
+      this.scan(chunk, minNs, maxNs, (row, group) => {
+        let g = decided[group];
+        if (g === undefined) {
+          g = null;
+          if (this.wants(tags[group], compiled)) {
+            g = opened.get(keys[group]);
+            if (g === undefined) opened.set(keys[group], (g = open(tags[group]) ?? null));
+          }
+          decided[group] = g;
+        }
+        if (g === null) return;
+        text ??= chunkText(chunk);
+        visit(g, text.toString(encoding, offsets[row], offsets[row + 1]), ts, row);
+      });
+    }
   }
 
   forEachTagSet(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, visit: TagSetVisitor): void {

@@ -5,7 +5,7 @@ import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { lazyLogStream, lineReader, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
 import type { LineMatch } from './lineMatch.js';
-import { scanStreams, type LineVisitor, type LogLineScanner } from './logLineScan.js';
+import { isLineScanner, scanStreams, type LineVisitor, type LogLineScanner } from './logLineScan.js';
 import { compileMatchers, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
@@ -485,12 +485,13 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader, L
 
   /**
    * scanLines is LogLineScanner.scanLines across the segments and heads: each segment's rows in
-   * its own order, then the heads' lines stream by stream, with no runs merged.
+   * its own order, then each head's in its own where it scans (a worker's snapshot), else
+   * stream by stream, with no runs merged.
    */
   scanLines<G>(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
     this.eachSource(matchers, fromNs, toNs, {
       segment: (reader, compiled, minNs, maxNs) => reader.scanLines(compiled, minNs, maxNs, open, visit),
-      head: (head, minNs, maxNs) => scanStreams(head.select(matchers, minNs, maxNs), open, visit),
+      head: (head, minNs, maxNs) => (isLineScanner(head) ? head.scanLines(matchers, minNs, maxNs, open, visit) : scanStreams(head.select(matchers, minNs, maxNs), open, visit)),
     });
   }
 
