@@ -1,10 +1,11 @@
+import { isAscii } from 'node:buffer';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { markContaining } from './lineMatch.js';
 import { SegmentFormatError } from './segmentFormat.js';
 
 /**
  * Log lines of a version 2 log segment, compressed in blocks. Messages are concatenated as
- * UTF-8 in row order (time order) and cut into blocks of about BLOCK_BYTES, each ending on a
+ * UTF-8 in row order (time order) and cut into blocks of about MESSAGE_BLOCK_BYTES, each ending on a
  * row, each compressed with raw deflate on its own. A line filter walks rows in time order,
  * so it inflates blocks one after another, each once: the reader keeps inflated blocks (and
  * counts them in its size), and a count that needs no line inflates nothing.
@@ -14,8 +15,8 @@ import { SegmentFormatError } from './segmentFormat.js';
  * before the block's end) and `compressedEnd` (end of the block in the compressed bytes).
  */
 
-/** BLOCK_BYTES balances ratio (deflate sees more repetition) against what one line read inflates. */
-const BLOCK_BYTES = 64 * 1024;
+/** MESSAGE_BLOCK_BYTES balances ratio (deflate sees more repetition) against what one line read inflates. */
+export const MESSAGE_BLOCK_BYTES = 64 * 1024;
 
 export interface EncodedMessages {
   messageEnd: Uint32Array;
@@ -46,7 +47,7 @@ export function encodeMessages(messages: readonly string[]): EncodedMessages {
     messageEnd[i] = total;
     blockText.push(messages[i]);
     blockBytes += bytes;
-    if (blockBytes >= BLOCK_BYTES) {
+    if (blockBytes >= MESSAGE_BLOCK_BYTES) {
       close(i + 1);
       blockStart = i + 1;
     }
@@ -67,6 +68,8 @@ export function encodeMessages(messages: readonly string[]): EncodedMessages {
 /** MessageBlocks reads single messages, inflating each block on first use and keeping it. */
 export class MessageBlocks {
   private readonly inflated: (Buffer | undefined)[];
+  /** asciiBlocks marks each inflated block whose bytes are all ASCII (1) or not (2): ASCII lines decode as latin1, without UTF-8's checks. */
+  private readonly asciiBlocks: Uint8Array;
   private current = 0;
   decodedBytes = 0;
 
@@ -83,6 +86,7 @@ export class MessageBlocks {
       if (rowEnd[b] < rowEnd[b - 1] || compressedEnd[b] < compressedEnd[b - 1]) throw new SegmentFormatError('message blocks out of order');
     }
     this.inflated = new Array<Buffer | undefined>(rowEnd.length);
+    this.asciiBlocks = new Uint8Array(rowEnd.length);
   }
 
   /** blockOf finds the block holding `row`; rows are mostly read in order, so the last block is tried first. */
@@ -110,6 +114,7 @@ export class MessageBlocks {
         throw new SegmentFormatError(`message block ${block} does not inflate: ${err instanceof Error ? err.message : String(err)}`);
       }
       this.inflated[block] = text;
+      this.asciiBlocks[block] = isAscii(text) ? 1 : 2;
       this.decodedBytes += text.byteLength;
     }
     return text;
@@ -141,6 +146,7 @@ export class MessageBlocks {
     const firstRow = block === 0 ? 0 : this.rowEnd[block - 1];
     const base = firstRow === 0 ? 0 : this.messageEnd[firstRow - 1];
     const start = row === 0 ? 0 : this.messageEnd[row - 1];
-    return this.text(block).toString('utf8', start - base, this.messageEnd[row] - base);
+    const text = this.text(block);
+    return text.toString(this.asciiBlocks[block] === 1 ? 'latin1' : 'utf8', start - base, this.messageEnd[row] - base);
   }
 }
