@@ -9,9 +9,11 @@ import type { Chunk } from './sse.js';
  * through releaseChunks once what it held is written.
  */
 
-/** SPARE_BATCHES bounds the batch buffers kept for reuse (at 80 KiB each, 5 MiB). */
-const SPARE_BATCHES = 64;
-const spareBatches: Buffer[] = [];
+/** SPARE_BYTES bounds the batch buffers kept for reuse (64 of an uncompressed stream's 80 KiB). */
+const SPARE_BYTES = 5 * 1024 * 1024;
+/** spareBatches keeps spare buffers by size: streams that compress make bigger batches than those that do not. */
+const spareBatches = new Map<number, Buffer[]>();
+let spareBytes = 0;
 /** batchBuffers maps the memory of each batch buffer made here to the buffer, so a written chunk (a view of it) can be given back. */
 const batchBuffers = new WeakMap<ArrayBufferLike, Buffer>();
 /** releasedChunks are chunks already given back: a chunk counts once, however often it is released. */
@@ -19,17 +21,24 @@ const releasedChunks = new WeakSet<Uint8Array>();
 
 /** batchBuffer is a buffer of `size` bytes for a batch: a spare one when there is one of that size. */
 export function batchBuffer(size: number): Buffer {
-  const spare = spareBatches.pop();
-  if (spare !== undefined && spare.length === size) return spare;
+  const spare = spareBatches.get(size)?.pop();
+  if (spare !== undefined) {
+    spareBytes -= size;
+    return spare;
+  }
   const fresh = Buffer.allocUnsafeSlow(size);
   batchBuffers.set(fresh.buffer, fresh);
   return fresh;
 }
 
-/** spareBatch keeps a batch buffer that no chunk refers to for reuse, within SPARE_BATCHES; other buffers are left alone. */
+/** spareBatch keeps a batch buffer that no chunk refers to for reuse, within SPARE_BYTES; other buffers are left alone. */
 export function spareBatch(buffer: Uint8Array): void {
   const whole = batchBuffers.get(buffer.buffer);
-  if (whole !== undefined && spareBatches.length < SPARE_BATCHES) spareBatches.push(whole);
+  if (whole === undefined || spareBytes + whole.length > SPARE_BYTES) return;
+  let spares = spareBatches.get(whole.length);
+  if (spares === undefined) spareBatches.set(whole.length, (spares = []));
+  spares.push(whole);
+  spareBytes += whole.length;
 }
 
 /**

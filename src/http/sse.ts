@@ -38,6 +38,15 @@ export const PIECE_BYTES = 64 * 1024;
 export const COMPRESSED_PIECE_BYTES = 1024 * 1024;
 
 /**
+ * COMPRESSED_BATCH_BYTES is the batch a producer makes for a compressed stream (batchBytes): each
+ * batch is one write to the compressor, a job on libuv's pool that wakes an idle pool thread, so
+ * a 1 MiB piece handed over as 64 KiB batches was 16 such jobs. The pieces, their flushes and
+ * the bytes the client gets stay the same. The 1,000-series hour as default events, builds
+ * alternated: the answering thread 35-39 ms a query against 41-44, the client's CPU unchanged.
+ */
+export const COMPRESSED_BATCH_BYTES = COMPRESSED_PIECE_BYTES / 4;
+
+/**
  * HOLD_BYTES and HOLD_MS bound what a compressed stream keeps back at its start (SseStream
  * `held`): answers that end within it, most of a dashboard's, are compressed whole on the event
  * loop; a stream that goes on is delayed by at most HOLD_MS. The bound is the one below which a
@@ -213,6 +222,11 @@ export class SseStream {
       if (this.encoding !== undefined) raw.writeHeader('vary', 'accept-encoding');
       if (encoding !== undefined) raw.writeHeader('content-encoding', encoding);
     });
+  }
+
+  /** batchBytes is about how much a producer should hand over at a time: a piece as written, or a quarter of a compressed piece. */
+  get batchBytes(): number {
+    return this.res.encoding === undefined ? PIECE_BYTES : COMPRESSED_BATCH_BYTES;
   }
 
   get closed(): boolean {

@@ -43,7 +43,11 @@ export class CompactSeriesEncoder {
   private bytesView: Uint8Array | undefined;
 
   /** `float64` writes points events' numbers as base64 doubles (ResultFormat `compact-float64`). */
-  constructor(private readonly float64 = false) {}
+  /** `batchBytes` is how much text a batch of float64 events holds (the stream's batchBytes; a piece by default). */
+  constructor(
+    private readonly float64 = false,
+    private readonly batchBytes?: number,
+  ) {}
 
   /**
    * frames turns a slice's series into, per series with any finite point, its `series` event
@@ -137,7 +141,7 @@ export class CompactSeriesEncoder {
    * its histogram samples are gathered in runs of one kind, as the JSON columns are.
    */
   private *float64Frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
-    const out = new FrameBytesBatcher();
+    const out = new FrameBytesBatcher(this.batchBytes);
     const shared = new SharedTimestamps(float64Times);
     const where = emptyPointColumns();
     for (const s of series) {

@@ -221,7 +221,11 @@ export class PointEventWriter {
   private lastStampMs = Number.NaN;
   private lastStamp: Buffer | undefined;
 
-  constructor(grid: PointGrid | undefined) {
+  /** `batchBytes` is how much text a batch of events holds (the stream's batchBytes; a piece by default). */
+  constructor(
+    grid: PointGrid | undefined,
+    private readonly batchBytes?: number,
+  ) {
     this.originMs = grid?.startMs ?? 0;
     this.stepMs = grid !== undefined && grid.stepMs > 0 ? grid.stepMs : Infinity;
     this.blockMs = this.stepMs * POINT_BLOCK_STEPS;
@@ -229,7 +233,7 @@ export class PointEventWriter {
 
   /** frames writes the blocks of `series` (one piece of the answer, later than any before it) that no later piece can add to. */
   *frames(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
-    const batch = new FrameBytesBatcher();
+    const batch = new FrameBytesBatcher(this.batchBytes);
     yield* this.write(series, batch);
     const rest = batch.take();
     if (rest) yield rest;
@@ -237,7 +241,7 @@ export class PointEventWriter {
 
   /** rest writes the block held back for a next piece: the answer is complete. */
   *rest(): Generator<FramedEvents, void, undefined> {
-    const batch = new FrameBytesBatcher();
+    const batch = new FrameBytesBatcher(this.batchBytes);
     yield* this.writeHeld(batch);
     const rest = batch.take();
     if (rest) yield rest;
@@ -245,7 +249,7 @@ export class PointEventWriter {
 
   /** whole writes `series` as the whole answer: `frames` and `rest` in one run of batches. */
   *whole(series: readonly SeriesColumns[]): Generator<FramedEvents, void, undefined> {
-    const batch = new FrameBytesBatcher();
+    const batch = new FrameBytesBatcher(this.batchBytes);
     yield* this.write(series, batch);
     yield* this.writeHeld(batch);
     const rest = batch.take();

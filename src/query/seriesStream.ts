@@ -80,9 +80,9 @@ export function sliceTasks<D>(
  */
 export async function streamSeriesSlices(stream: QueryStream, source: SeriesSource, window: QueryWindow, summary: boolean, format: ResultFormat = 'events'): Promise<void> {
   const renderer = new SeriesRenderer();
-  const points = new PointEventWriter(window.instant ? undefined : { startMs: window.startMs, stepMs: window.stepMs });
+  const points = new PointEventWriter(window.instant ? undefined : { startMs: window.startMs, stepMs: window.stepMs }, stream.batchBytes);
   const stats = summary ? new SummaryAccumulator() : undefined;
-  const compact = format === 'events' ? undefined : new CompactSeriesEncoder(format === 'compact-float64');
+  const compact = format === 'events' ? undefined : new CompactSeriesEncoder(format === 'compact-float64', stream.batchBytes);
   try {
     await source.run(stream.signal, async (series, bytes) => {
       if (stats) stats.add(series);

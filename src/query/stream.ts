@@ -252,6 +252,11 @@ export class QueryStream {
     return `query exceeded the deadline of ${this.options.timeoutMs} ms${origin}`;
   }
 
+  /** batchBytes is how much text producers of this stream's events should batch (SseStream.batchBytes). */
+  get batchBytes(): number {
+    return this.sse.batchBytes;
+  }
+
   get signal(): AbortSignal {
     return this.controller.signal;
   }

@@ -50,4 +50,32 @@ describe('frame bytes batcher', () => {
     releaseChunks(['text', foreign]);
     expect(batchOf('fourth').buffer).not.toBe(foreign.buffer);
   });
+
+  it('batches as much as it is told, and reuses a released buffer only for batches of its size', () => {
+    const batches = (batchBytes: number, events: number): Uint8Array[] => {
+      const out = new FrameBytesBatcher(batchBytes);
+      const made: Uint8Array[] = [];
+      for (let i = 0; i < events; i++) {
+        out.room(1000);
+        out.putAscii('x'.repeat(1000), 0, 1000);
+        const full = out.ended();
+        if (full) made.push(full.framed as Uint8Array);
+      }
+      const rest = out.take();
+      if (rest) made.push(rest.framed as Uint8Array);
+      return made;
+    };
+    const small = batches(64 * 1024, 200);
+    const big = batches(256 * 1024, 600);
+    // Each batch ends with the event that takes it to its size.
+    expect(small.slice(0, -1).every((b) => b.length === 66_000)).toBe(true);
+    expect(big.slice(0, -1).every((b) => b.length === 263_000)).toBe(true);
+    releaseChunks(big);
+    const again = batches(64 * 1024, 70);
+    // A small batch never gets a big batch's buffer; a big one does.
+    expect(again.some((b) => big.some((x) => x.buffer === b.buffer))).toBe(false);
+    const bigAgain = batches(256 * 1024, 270);
+    expect(bigAgain.some((b) => big.some((x) => x.buffer === b.buffer))).toBe(true);
+    expect(Buffer.from(bigAgain[0]).toString()).toBe('x'.repeat(263_000));
+  });
 });
