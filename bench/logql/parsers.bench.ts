@@ -3,7 +3,10 @@
  * forms, `| regexp` and `| pattern`, each run through a stream pipeline exactly as queries run
  * them (label builder reset per line, labels finished into a series key). The "labels read"
  * cases run the same parsers told which labels a `sum by (...)` reads (Loki's required-labels
- * hint) and print their time against the plain case's, measured in the same run.
+ * hint) and print their time against the plain case's, measured in the same run. The "from
+ * bytes" cases hold the JSON lines as a store does (one buffer of ASCII bytes): `| json` told
+ * which labels are read takes them as bytes (processAscii), timed against making each line's
+ * string and parsing that, as lines were read before.
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/logql/parsers.bench.js
  */
@@ -11,6 +14,7 @@ import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
 import type { LogSelectorExpr } from '../../engine/logql/index.js';
 import { CompiledPipeline, LabelCache, UNREAD_TIMESTAMP } from '../../engine/logql/eval/index.js';
+import { ASCII_NEEDS_TEXT } from '../../engine/logql/eval/pipeline/pipeline.js';
 import { Random, jsonLine, logfmtLine, textLine } from './data.js';
 import { printLineRates } from './lineRates.js';
 import { runWhenDirect } from '../runDirect.js';
@@ -34,6 +38,47 @@ function runner(stages: string, lines: readonly string[], labelsRead?: readonly 
   };
 }
 
+/** StoredLines are lines as a store keeps them: one buffer, each line's end. */
+interface StoredLines {
+  bytes: Buffer;
+  ends: Int32Array;
+}
+
+function stored(lines: readonly string[]): StoredLines {
+  const bytes = Buffer.from(lines.join(''), 'latin1');
+  const ends = new Int32Array(lines.length);
+  let at = 0;
+  lines.forEach((line, i) => (ends[i] = at += line.length));
+  return { bytes, ends };
+}
+
+/** storedRunner runs `| json` told `labelsRead` over stored lines, from their bytes or from strings made of them. */
+function storedRunner(lines: StoredLines, labelsRead: readonly string[], fromBytes: boolean): () => number {
+  const query = '{app="bench"} | json';
+  const expr = parseLogQL(query) as LogSelectorExpr;
+  checkLogQL(expr, query);
+  const pipeline = new CompiledPipeline(expr.pipeline, { labelsRead });
+  if (!pipeline.readsAscii) throw new Error('the json pipeline does not read bytes');
+  const sp = pipeline.forStream({ app: 'bench' }, new LabelCache());
+  const grouping = { without: false, names: [...labelsRead].sort() };
+  const { bytes, ends } = lines;
+  return () => {
+    let read = 0;
+    for (let i = 0; i < ends.length; i++) {
+      const start = i === 0 ? 0 : ends[i - 1];
+      if (fromBytes && sp.processAscii(UNREAD_TIMESTAMP, bytes, start, ends[i]) !== ASCII_NEEDS_TEXT) {
+        sp.labels.grouped(grouping);
+        read++;
+        continue;
+      }
+      if (sp.process(UNREAD_TIMESTAMP, bytes.toString('latin1', start, ends[i])) === null) continue;
+      sp.labels.grouped(grouping);
+      read++;
+    }
+    return read;
+  };
+}
+
 /** main runs the parsers and prints lines per second. */
 export async function main(): Promise<void> {
   const r = new Random(7);
@@ -52,14 +97,26 @@ export async function main(): Promise<void> {
     ['json, labels read: service, http_status', '| json', json, ['service', 'http_status']],
     ['logfmt, labels read: level', '| logfmt', logfmt, ['level']],
   ];
+  const storedJson = stored(json);
+  const storedCases: Array<[string, readonly string[]]> = [
+    ['level', ['level']],
+    ['level, service', ['level', 'service']],
+  ];
   const bench = new Bench({ time: 1500, warmupTime: 300 });
   for (const [name, stages, lines, labelsRead] of cases) {
     const run = runner(stages, lines, labelsRead);
     if (run() === 0 && !name.includes('filter')) throw new Error(`${name}: no line survived`);
     bench.add(name, () => void run());
   }
+  for (const [name, labelsRead] of storedCases) {
+    for (const fromBytes of [true, false]) {
+      const run = storedRunner(storedJson, labelsRead, fromBytes);
+      if (run() !== LINES) throw new Error(`json from stored lines, labels read ${name}: lines lost`);
+      bench.add(`stored json ${fromBytes ? 'bytes' : 'text'}: ${name}`, () => void run());
+    }
+  }
   await bench.run();
-  printLineRates(bench, 'Parser throughput (one core)', cases.map(([name]) => name), LINES);
+  printLineRates(bench, 'Parser throughput (one core)', [...cases.map(([name]) => name), ...storedCases.flatMap(([name]) => [`stored json bytes: ${name}`, `stored json text: ${name}`])], LINES);
   // printLineRates failed the run had any task not completed.
   const mean = (name: string): number => {
     const result = bench.getTask(name)!.result;
@@ -71,6 +128,8 @@ export async function main(): Promise<void> {
     const plain = stages.includes('json') ? 'json' : 'logfmt';
     console.log(`  ${name.padEnd(42)} ${(mean(name) / mean(plain)).toFixed(2)}x`);
   }
+  console.log('\nStored lines read as bytes, time against making each line a string first (same run)');
+  for (const [name] of storedCases) console.log(`  labels read: ${name.padEnd(29)} ${(mean(`stored json bytes: ${name}`) / mean(`stored json text: ${name}`)).toFixed(2)}x`);
 }
 
 runWhenDirect(import.meta.url, main);

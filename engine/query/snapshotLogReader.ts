@@ -6,7 +6,7 @@ import { chunkMessage, chunkRowsContaining, chunkText, unpackGroupTags, type Sha
 import { RowMask, type LineMatch } from '../storage/lineMatch.js';
 import { lazyLogStream, type LogProjection, type LogStreamData, type TagSetVisitor } from '../storage/logHead.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
-import type { LineVisitor } from '../storage/logLineScan.js';
+import { emptyAsciiLine, type AsciiLineVisitor, type LineVisitor } from '../storage/logLineScan.js';
 import { OffsetReader, addLine, allInFirstWindow, type CountWindows, type OpenCounts } from '../storage/logCounts.js';
 import { compileMatchers, matchesAll, type CompiledMatcher, type LabelMatcher } from '../storage/matchers.js';
 
@@ -155,8 +155,9 @@ export class SnapshotLogReader {
    * across chunks; its lines come in arrival order, which is time order but where lines arrived
    * late (a reader sorting by time gets ascending runs).
    */
-  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
+  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void {
     const compiled = compileMatchers(matchers);
+    const line = emptyAsciiLine();
     const opened = new Map<string, G | null>();
     for (const chunk of this.head.chunks) {
       const { tags, keys } = groupsOf(chunk);
@@ -178,7 +179,14 @@ export class SnapshotLogReader {
         }
         if (g === null) return;
         text ??= chunkText(chunk);
-        visit(g, text.toString(encoding, offsets[row], offsets[row + 1]), ts, row);
+        if (visitAscii !== undefined && chunk.ascii === true) {
+          line.bytes = text;
+          line.start = offsets[row];
+          line.end = offsets[row + 1];
+          visitAscii(g, line, ts, row);
+        } else {
+          visit(g, text.toString(encoding, offsets[row], offsets[row + 1]), ts, row);
+        }
       });
     }
   }

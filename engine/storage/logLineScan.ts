@@ -10,6 +10,29 @@ import type { LabelMatcher } from './matchers.js';
 export type LineVisitor<G> = (group: G, line: string, times: BigInt64Array, at: number) => void;
 
 /**
+ * AsciiLine is a line held as ASCII bytes, bytes[start, end), where its store keeps it. One
+ * object is refilled for every line of a scan: read it within the visit.
+ */
+export interface AsciiLine {
+  bytes: Uint8Array;
+  start: number;
+  end: number;
+}
+
+/** AsciiLineVisitor is LineVisitor for a line handed over as its ASCII bytes instead of its text. */
+export type AsciiLineVisitor<G> = (group: G, line: AsciiLine, times: BigInt64Array, at: number) => void;
+
+/** emptyAsciiLine is the line object a scan refills. */
+export function emptyAsciiLine(): AsciiLine {
+  return { bytes: new Uint8Array(0), start: 0, end: 0 };
+}
+
+/** asciiText is the string of an ASCII line. */
+export function asciiText(line: AsciiLine): string {
+  return Buffer.prototype.latin1Slice.call(line.bytes, line.start, line.end) as string;
+}
+
+/**
  * LogLineScanner hands over every matching line in the order its store keeps them, for callers
  * to which the order of lines across tag sets does not matter (a metric query's extraction adds
  * each line to its series, whatever comes between). A log segment keeps its rows in time order
@@ -19,10 +42,11 @@ export type LineVisitor<G> = (group: G, line: string, times: BigInt64Array, at: 
  *
  * `open` is asked once per tag set and source (a tag set met in two segments is opened twice)
  * and returns the group its lines go to, or undefined to skip them. Lines of one tag set from
- * one source come in time order; sources come one after another.
+ * one source come in time order; sources come one after another. With `visitAscii`, a line the
+ * store keeps as ASCII bytes goes there instead of to `visit`, its string never made.
  */
 export interface LogLineScanner {
-  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void;
+  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void;
 }
 
 /** isLineScanner says whether a reader scans lines in its own order. */

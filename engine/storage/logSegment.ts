@@ -2,7 +2,7 @@ import { lowerBound, upperBound } from './bounds.js';
 import { ArrowSection, Utf8Reader, dictionaryUtf8Data, int64Data, tableToFileBytes, uint32Data, utf8Data } from './arrowColumns.js';
 import { labelsKey, type Labels } from './labels.js';
 import { composeTags, lazyLogStream, type LogColumns, type LogProjection, type LogStreamData } from './logHead.js';
-import type { LineVisitor } from './logLineScan.js';
+import { emptyAsciiLine, type AsciiLineVisitor, type LineVisitor } from './logLineScan.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
 import { RowMask, type LineMatch } from './lineMatch.js';
@@ -289,16 +289,20 @@ export class LogSegmentReader {
    * rows of [minNs, maxNs] in the segment's order, each (stream, level, attributes) group
    * opened on first sight, as `select` groups them.
    */
-  scanLines<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
+  scanLines<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void {
     const reader = this.messageReader;
     const ts = this.ts;
+    const blocks = visitAscii !== undefined && reader instanceof MessageBlocks ? reader : undefined;
+    const line = emptyAsciiLine();
     this.scan<G | null>(
       compiled,
       minNs,
       maxNs,
       (tags) => open(tags) ?? null,
       (row, group) => {
-        if (group !== null) visit(group, reader.get(row), ts, row);
+        if (group === null) return;
+        if (blocks !== undefined && blocks.asciiLine(row, line)) visitAscii!(group, line, ts, row);
+        else visit(group, reader.get(row), ts, row);
       },
     );
   }

@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { markContaining } from './lineMatch.js';
 import { SegmentFormatError } from './segmentFormat.js';
+import type { AsciiLine } from './logLineScan.js';
 
 /**
  * Log lines of a version 2 log segment, compressed in blocks. Messages are concatenated as
@@ -139,6 +140,22 @@ export class MessageBlocks {
       const text = this.text(block).subarray(startByte, endByte);
       markContaining({ text, ends: this.messageEnd, endsAt: lo, base: blockBase + startByte, count: hi - lo }, needle, hits, lo - from);
     }
+  }
+
+  /**
+   * asciiLine points `line` at the bytes of `row` when its block is ASCII and returns true;
+   * for a block with other characters it returns false (read the row with get()).
+   */
+  asciiLine(row: number, line: AsciiLine): boolean {
+    const block = this.blockOf(row);
+    const text = this.text(block);
+    if (this.asciiBlocks[block] !== 1) return false;
+    const firstRow = block === 0 ? 0 : this.rowEnd[block - 1];
+    const base = firstRow === 0 ? 0 : this.messageEnd[firstRow - 1];
+    line.bytes = text;
+    line.start = (row === 0 ? 0 : this.messageEnd[row - 1]) - base;
+    line.end = this.messageEnd[row] - base;
+    return true;
   }
 
   get(row: number): string {

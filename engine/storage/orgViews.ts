@@ -5,7 +5,7 @@ import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { lazyLogStream, lineReader, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
 import type { LineMatch } from './lineMatch.js';
-import { isLineScanner, scanStreams, type LineVisitor, type LogLineScanner } from './logLineScan.js';
+import { isLineScanner, scanStreams, type AsciiLineVisitor, type LineVisitor, type LogLineScanner } from './logLineScan.js';
 import { compileMatchers, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
 import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
@@ -488,10 +488,10 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader, L
    * its own order, then each head's in its own where it scans (a worker's snapshot), else
    * stream by stream, with no runs merged.
    */
-  scanLines<G>(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>): void {
+  scanLines<G>(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void {
     this.eachSource(matchers, fromNs, toNs, {
-      segment: (reader, compiled, minNs, maxNs) => reader.scanLines(compiled, minNs, maxNs, open, visit),
-      head: (head, minNs, maxNs) => (isLineScanner(head) ? head.scanLines(matchers, minNs, maxNs, open, visit) : scanStreams(head.select(matchers, minNs, maxNs), open, visit)),
+      segment: (reader, compiled, minNs, maxNs) => reader.scanLines(compiled, minNs, maxNs, open, visit, visitAscii),
+      head: (head, minNs, maxNs) => (isLineScanner(head) ? head.scanLines(matchers, minNs, maxNs, open, visit, visitAscii) : scanStreams(head.select(matchers, minNs, maxNs), open, visit)),
     });
   }
 

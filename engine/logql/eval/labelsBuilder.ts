@@ -77,6 +77,9 @@ export class LabelsBuilder {
   /** deletedExtracted remembers names a parser set and a later stage deleted (still "extracted"). */
   private readonly deletedExtracted = new Set<string>();
   private err = '';
+  /** wantedKeys and wantedNamesOfKeys are wantedNames' last answer. */
+  private wantedKeys: readonly string[] | undefined;
+  private wantedNamesOfKeys: readonly (string | undefined)[] = [];
   private errDetails = '';
   private readonly cache: LabelCache;
   /** baseGrouping and baseGrouped cache the grouped labels of an unchanged line (Loki's toBaseGroup). */
@@ -126,6 +129,24 @@ export class LabelsBuilder {
   /** baseHas reports whether the stream itself carries `name` (deletions aside), as Loki's BaseHas. */
   baseHas(name: string): boolean {
     return Object.prototype.hasOwnProperty.call(this.base, name);
+  }
+
+  /**
+   * wantedNames says, for each key of `keys` (as a parser meets them in a line), which wanted
+   * label it sets on this stream: the key itself, or with DUPLICATE_SUFFIX when the stream has
+   * a label of that name, or undefined when that label is not wanted. Worked out once per
+   * stream and list: a parser asking per key and line paid two lookups each time.
+   */
+  wantedNames(keys: readonly string[]): readonly (string | undefined)[] {
+    if (keys !== this.wantedKeys) {
+      const wanted = this.wanted;
+      this.wantedKeys = keys;
+      this.wantedNamesOfKeys = keys.map((key) => {
+        const name = this.baseHas(key) ? key + DUPLICATE_SUFFIX : key;
+        return wanted === undefined || wanted.has(name) ? name : undefined;
+      });
+    }
+    return this.wantedNamesOfKeys;
   }
 
   /** isExtracted reports whether a parser already extracted `name` on this line. */

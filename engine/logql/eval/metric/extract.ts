@@ -14,14 +14,14 @@ import { matcherOf } from '../matchers.js';
 import type { EvalContext } from '../context.js';
 import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
 import { parseGoFloat } from '../../../common/goFloat.js';
-import type { GroupingSpec, ResultLabels } from '../labelsBuilder.js';
-import { CompiledPipeline, type StreamPipeline } from '../pipeline/pipeline.js';
+import type { GroupingSpec, LabelsBuilder, ResultLabels } from '../labelsBuilder.js';
+import { ASCII_KEPT, ASCII_NEEDS_TEXT, CompiledPipeline, type StreamPipeline } from '../pipeline/pipeline.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
 import { OffsetReader, firstStep, lastStep, type LogCountReader } from '../../../storage/logCounts.js';
 import type { LogReader } from '../../../storage/logHead.js';
-import { isLineScanner, scanStreams } from '../../../storage/logLineScan.js';
+import { asciiText, isLineScanner, scanStreams, type AsciiLineVisitor } from '../../../storage/logLineScan.js';
 import type { Labels } from '../../../storage/labels.js';
 import { literalLineMatch, type LineMatch } from '../../../storage/lineMatch.js';
 
@@ -320,7 +320,8 @@ function runExtraction<S extends Sink>(
     sp.labels.reset();
     return { sp, sink: collector.sink(sp.labels.grouped(plan.grouping), SCANNED_SERIES_HINT) };
   };
-  const visit = (stream: ScannedStream<S>, line: string, lineTimes: BigInt64Array, at: number): void => {
+  /** counted counts a line for the abort checks and sets the time reader for its times; every line passes here once. */
+  const counted = (lineTimes: BigInt64Array): void => {
     if (++processed % BATCH === 0) {
       ctx.checkAbort();
       if (holdSamples) ctx.holdSamples(kept);
@@ -330,16 +331,9 @@ function runExtraction<S extends Sink>(
       times = lineTimes;
       time = new OffsetReader(lineTimes, baseNs);
     }
-    if (stream.sink !== undefined) {
-      if (!lineOnly!(line)) return;
-      stream.sink.add(time!.at(at), bytes ? utf8ByteLength(line) : 1);
-      kept++;
-      return;
-    }
-    const sp = stream.sp;
-    const processedLine = sp.process(readsTimestamp ? lineTimes[at] : UNREAD_TIMESTAMP, line);
-    if (processedLine === null) return;
-    const labels = sp.labels;
+  };
+  /** addSample adds the sample of a line the pipeline kept (`processedLine`, read for bytes only) to its series. */
+  const addSample = (labels: LabelsBuilder, processedLine: string, at: number): void => {
     let value: number;
     if (plan.source === 'count') {
       value = 1;
@@ -360,10 +354,38 @@ function runExtraction<S extends Sink>(
     collector.sink(labels.grouped(plan.grouping), SCANNED_SERIES_HINT).add(time!.at(at), value);
     kept++;
   };
+  const visit = (stream: ScannedStream<S>, line: string, lineTimes: BigInt64Array, at: number): void => {
+    counted(lineTimes);
+    if (stream.sink !== undefined) {
+      if (!lineOnly!(line)) return;
+      stream.sink.add(time!.at(at), bytes ? utf8ByteLength(line) : 1);
+      kept++;
+      return;
+    }
+    const sp = stream.sp;
+    const processedLine = sp.process(readsTimestamp ? lineTimes[at] : UNREAD_TIMESTAMP, line);
+    if (processedLine === null) return;
+    addSample(sp.labels, processedLine, at);
+  };
+  // A pipeline whose parser reads stored ASCII bytes, for a sample that is not the line's size:
+  // such lines never become strings (unless the parser hands one back to be read as text).
+  const visitAscii: AsciiLineVisitor<ScannedStream<S>> | undefined =
+    pipeline.readsAscii && !bytes
+      ? (stream, line, lineTimes, at) => {
+          const sp = stream.sp;
+          const outcome = sp.processAscii(readsTimestamp ? lineTimes[at] : UNREAD_TIMESTAMP, line.bytes, line.start, line.end);
+          if (outcome === ASCII_NEEDS_TEXT) {
+            visit(stream, asciiText(line), lineTimes, at);
+            return;
+          }
+          counted(lineTimes);
+          if (outcome === ASCII_KEPT) addSample(sp.labels, '', at);
+        }
+      : undefined;
 
   const matchers = selector.matchers.map(matcherOf);
   ctx.checkAbort();
-  if (lines && isLineScanner(ctx.reader)) ctx.reader.scanLines(matchers, baseNs + 1n, maxNs, open, visit);
+  if (lines && isLineScanner(ctx.reader)) ctx.reader.scanLines(matchers, baseNs + 1n, maxNs, open, visit, visitAscii);
   else scanStreams(ctx.reader.select(matchers, baseNs + 1n, maxNs, { lines }), open, visit);
   if (holdSamples) ctx.holdSamples(kept);
 }

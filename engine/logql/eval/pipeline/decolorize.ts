@@ -24,6 +24,7 @@ export class Decolorize implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = true;
   readonly isParser = false;
+  readonly readsLine = true;
 
   process(_timestampNs: bigint, line: string, _labels: LabelsBuilder): string | null {
     return stripAnsi(line);

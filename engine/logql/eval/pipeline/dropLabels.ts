@@ -20,6 +20,7 @@ export class DropLabels implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = false;
+  readonly readsLine = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
     this.specs = labelSpecs(labels);

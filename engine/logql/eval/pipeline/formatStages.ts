@@ -54,6 +54,7 @@ export class LineFormat implements Stage {
   readonly readsTimestamp = true;
   readonly rewritesLine = true;
   readonly isParser = false;
+  readonly readsLine = true;
   private readonly program: TemplateProgram;
   private readonly simpleKey: string | undefined;
   private readonly callContext = new StageCallContext();
@@ -91,6 +92,7 @@ export class LabelFormat implements Stage {
   readonly readsTimestamp = true;
   readonly rewritesLine = false;
   readonly isParser = false;
+  readonly readsLine = true;
   private readonly operations: LabelOperation[];
   private readonly callContext = new StageCallContext();
 

@@ -7,7 +7,10 @@
  *
  * When the query says which labels it reads (LabelsBuilder.wanted, Loki's required-labels
  * hint), the parser sets only those and stops reading the line once it has them all, as
- * Loki's does: the rest of the line is then not checked for being valid JSON.
+ * Loki's does: the rest of the line is then not checked for being valid JSON. Told so, it
+ * also reads lines stored as ASCII bytes without their string being made (processAscii): the
+ * common line, a flat object of plain keys without escapes, is read there, and any other is
+ * handed back to the text reader, which gives it its labels or its error.
  */
 import type { JsonExtraction } from '../../ast.js';
 import type { JsonPathSegment } from '../../jsonPath.js';
@@ -28,7 +31,8 @@ import {
   type JsonKind,
 } from './jsonScan.js';
 import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
-import { NO_LABELS_READ, type Stage } from './stage.js';
+import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
+import { AsciiStrings } from './asciiStrings.js';
 
 /** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
 export const JSON_PARSER_ERROR = 'JSONParserErr';
@@ -42,12 +46,13 @@ function scalarValue(line: string, start: number, end: number, kind: JsonKind): 
 }
 
 /** JsonParser extracts every field. */
-export class JsonParser implements Stage {
+export class JsonParser implements AsciiParser {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = true;
+  readonly readsLine = true;
 
   private readonly keys = new KeyCache();
   /** found counts the wanted labels the current line has set. */
@@ -55,6 +60,133 @@ export class JsonParser implements Stage {
   /** rawWanted lists, for `rawWantedOf`, the keys that may name a wanted label as they are. */
   private rawWanted: readonly string[] = [];
   private rawWantedOf: ReadonlySet<string> | undefined;
+  /** The members processAscii found wanted on the current line: label names and value bounds, set only once the line is read. */
+  private foundNames: string[] = new Array<string>(8).fill('');
+  private foundCount = 0;
+  private foundStarts = new Int32Array(8);
+  private foundEnds = new Int32Array(8);
+  private readonly values = new AsciiStrings();
+
+  /** readsAscii: lines are read from bytes when the query says which labels it reads (or that it reads none). */
+  readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean {
+    return wanted !== undefined || noLabels;
+  }
+
+  /**
+   * processAscii is process() over the ASCII line bytes[start, end), for a builder with wanted
+   * labels: it reads a flat object's members, keys without escapes, scalar values without
+   * escapes, until every wanted label is found or the object ends, and only then sets them.
+   * Anything else (a nested object or array before the last wanted label, an escape,
+   * malformed JSON) returns false with nothing set, for process().
+   */
+  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean {
+    if (labels.noLabels) return true;
+    const wanted = labels.wanted;
+    if (wanted === undefined) return false;
+    const raw = this.rawWantedNames(wanted);
+    this.foundCount = 0;
+    // Whitespace is checked in place before skipping it: compact lines have none, and the
+    // calls were a good part of a line's time.
+    let i = start;
+    if (i < end && bytes[i] !== 123) i = skipAsciiWhitespace(bytes, i, end);
+    if (i >= end || bytes[i] !== 123) return false;
+    i++;
+    if (i < end && bytes[i] !== 34) i = skipAsciiWhitespace(bytes, i, end);
+    if (i < end && bytes[i] === 125) return this.setFound(bytes, labels);
+    while (i < end) {
+      if (bytes[i] !== 34) return false;
+      const keyStart = i + 1;
+      let keyEnd = keyStart;
+      while (keyEnd < end && bytes[keyEnd] !== 34 && bytes[keyEnd] !== 92) keyEnd++;
+      if (keyEnd >= end || bytes[keyEnd] !== 34) return false;
+      i = keyEnd + 1;
+      if (i < end && bytes[i] !== 58) i = skipAsciiWhitespace(bytes, i, end);
+      if (i >= end || bytes[i] !== 58) return false;
+      i++;
+      if (i < end && bytes[i] <= 32) i = skipAsciiWhitespace(bytes, i, end);
+      if (i >= end) return false;
+      const c = bytes[i];
+      let valueStart = i;
+      let valueEnd: number;
+      let scalar = true;
+      if (c === 34) {
+        valueStart = i + 1;
+        valueEnd = valueStart;
+        while (valueEnd < end && bytes[valueEnd] !== 34 && bytes[valueEnd] !== 92) valueEnd++;
+        if (valueEnd >= end || bytes[valueEnd] !== 34) return false;
+        i = valueEnd + 1;
+      } else if ((c >= 48 && c <= 57) || c === 45) {
+        i = valueEnd = asciiTokenEnd(bytes, i, end);
+      } else if (c === 116 || c === 102 || c === 110) {
+        i = valueEnd = asciiTokenEnd(bytes, i, end);
+        const literal = asciiLiteral(bytes, valueStart, valueEnd);
+        if (literal === NOT_A_LITERAL) return false;
+        scalar = literal !== NULL_LITERAL;
+      } else {
+        // An object or array (read with its flattened names by process()), or not a value.
+        return false;
+      }
+      if (scalar) {
+        let name: string | undefined;
+        let matched = false;
+        const length = keyEnd - keyStart;
+        for (let r = 0; r < raw.length; r++) {
+          const candidate = raw[r];
+          if (candidate.length !== length || !sameAsciiAt(bytes, keyStart, candidate)) continue;
+          name = labels.wantedNames(raw)[r];
+          matched = true;
+          break;
+        }
+        // Wanted names are plain: a key matching none can still set one only by sanitising into it.
+        if (!matched && !isPlainAsciiName(bytes, keyStart, keyEnd)) name = this.sanitizedWantedName(bytes, keyStart, keyEnd, labels, wanted);
+        if (name !== undefined && !this.alreadyFound(name)) {
+          const k = this.foundCount++;
+          if (k === this.foundStarts.length) this.growFound();
+          this.foundNames[k] = name;
+          this.foundStarts[k] = valueStart;
+          this.foundEnds[k] = valueEnd;
+          if (k + 1 === wanted.size) return this.setFound(bytes, labels);
+        }
+      }
+      if (i < end && bytes[i] !== 44 && bytes[i] !== 125) i = skipAsciiWhitespace(bytes, i, end);
+      if (i >= end) return false;
+      if (bytes[i] === 125) return this.setFound(bytes, labels);
+      if (bytes[i] !== 44) return false;
+      i++;
+      if (i < end && bytes[i] !== 34) i = skipAsciiWhitespace(bytes, i, end);
+    }
+    return false;
+  }
+
+  /** sanitizedWantedName is the wanted label a key that is not a plain name sets once sanitised (as walkObject names it), or undefined. */
+  private sanitizedWantedName(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder, wanted: ReadonlySet<string>): string | undefined {
+    let name = this.keys.get(this.values.text(bytes, start, end));
+    if (name !== '' && labels.baseHas(name)) name += DUPLICATE_SUFFIX;
+    return name !== '' && wanted.has(name) ? name : undefined;
+  }
+
+  /** setFound sets the labels processAscii found, in the order met, and reports the line read. */
+  private setFound(bytes: Uint8Array, labels: LabelsBuilder): true {
+    const names = this.foundNames;
+    for (let k = 0; k < this.foundCount; k++) labels.set(names[k], this.values.text(bytes, this.foundStarts[k], this.foundEnds[k]));
+    return true;
+  }
+
+  /** alreadyFound tells whether the current line set `name` before (the first value of a repeated key counts). */
+  private alreadyFound(name: string): boolean {
+    for (let k = 0; k < this.foundCount; k++) if (this.foundNames[k] === name) return true;
+    return false;
+  }
+
+  private growFound(): void {
+    this.foundNames = this.foundNames.concat(new Array<string>(this.foundNames.length).fill(''));
+    const starts = new Int32Array(this.foundStarts.length * 2);
+    const ends = new Int32Array(this.foundEnds.length * 2);
+    starts.set(this.foundStarts);
+    ends.set(this.foundEnds);
+    this.foundStarts = starts;
+    this.foundEnds = ends;
+  }
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;
@@ -129,19 +261,24 @@ export class JsonParser implements Stage {
    * else undefined.
    */
   private wantedName(line: string, start: number, end: number, labels: LabelsBuilder, wanted: ReadonlySet<string>): string | undefined {
+    const raw = this.rawWantedNames(wanted);
+    const length = end - start;
+    for (let r = 0; r < raw.length; r++) {
+      const candidate = raw[r];
+      if (candidate.length === length && sameAt(line, start, candidate)) return labels.wantedNames(raw)[r];
+    }
+    return undefined;
+  }
+
+  /** rawWantedNames lists the keys that may name a wanted label as they are: each wanted name, and it without the duplicate suffix. */
+  private rawWantedNames(wanted: ReadonlySet<string>): readonly string[] {
     if (wanted !== this.rawWantedOf) {
       const raw = new Set<string>();
       for (const name of wanted) raw.add(name.endsWith(DUPLICATE_SUFFIX) ? name.slice(0, -DUPLICATE_SUFFIX.length) : name).add(name);
       this.rawWanted = [...raw];
       this.rawWantedOf = wanted;
     }
-    const length = end - start;
-    for (const raw of this.rawWanted) {
-      if (raw.length !== length || !sameAt(line, start, raw)) continue;
-      const name = labels.baseHas(raw) ? raw + DUPLICATE_SUFFIX : raw;
-      return wanted.has(name) ? name : undefined;
-    }
-    return undefined;
+    return this.rawWanted;
   }
 }
 
@@ -171,6 +308,57 @@ function isPlainName(line: string, start: number, end: number): boolean {
     const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
     if (!letter && (i === start || c < 48 || c > 57)) return false;
   }
+  return true;
+}
+
+/** NOT_A_LITERAL and NULL_LITERAL are asciiLiteral's answers besides a boolean. */
+const NOT_A_LITERAL = 0;
+const NULL_LITERAL = 1;
+const BOOLEAN_LITERAL = 2;
+
+/** asciiLiteral tells whether bytes[start, end) is `true` or `false`, `null`, or neither. */
+function asciiLiteral(bytes: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  if (length === 4 && bytes[start] === 116 && bytes[start + 1] === 114 && bytes[start + 2] === 117 && bytes[start + 3] === 101) return BOOLEAN_LITERAL;
+  if (length === 5 && bytes[start] === 102 && bytes[start + 1] === 97 && bytes[start + 2] === 108 && bytes[start + 3] === 115 && bytes[start + 4] === 101) return BOOLEAN_LITERAL;
+  if (length === 4 && bytes[start] === 110 && bytes[start + 1] === 117 && bytes[start + 2] === 108 && bytes[start + 3] === 108) return NULL_LITERAL;
+  return NOT_A_LITERAL;
+}
+
+/** skipAsciiWhitespace is skipWhitespace over bytes, stopping at `end`. */
+function skipAsciiWhitespace(bytes: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = bytes[i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  return i;
+}
+
+/** asciiTokenEnd is tokenEnd over bytes: a bare token runs to a delimiter or whitespace. */
+function asciiTokenEnd(bytes: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = bytes[i];
+    if (c === 44 || c === 125 || c === 93 || c === 32 || c === 10 || c === 13 || c === 9) break;
+    i++;
+  }
+  return i;
+}
+
+/** isPlainAsciiName is isPlainName over bytes. */
+function isPlainAsciiName(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end <= start) return false;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i];
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    if (!letter && (i === start || c < 48 || c > 57)) return false;
+  }
+  return true;
+}
+
+/** sameAsciiAt is sameAt over bytes. */
+function sameAsciiAt(bytes: Uint8Array, start: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (bytes[start + k] !== name.charCodeAt(k)) return false;
   return true;
 }
 
@@ -219,6 +407,7 @@ export class JsonExpressionParser implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = true;
+  readonly readsLine = true;
 
   constructor(private readonly extractions: readonly JsonExtraction[]) {}
 

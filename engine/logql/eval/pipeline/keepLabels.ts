@@ -19,6 +19,7 @@ export class KeepLabels implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = false;
+  readonly readsLine = false;
 
   constructor(labels: ReadonlyArray<LabelName | LabelMatcher>) {
     this.specs = labelSpecs(labels);

@@ -113,6 +113,7 @@ export class LabelFilter implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = false;
+  readonly readsLine = false;
   private readonly predicate: LabelPredicate;
 
   constructor(filter: LabelFilterExpr) {

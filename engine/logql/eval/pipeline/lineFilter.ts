@@ -84,6 +84,7 @@ export class LineFilter implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = false;
+  readonly readsLine = true;
 
   constructor(readonly test: LineTest) {}
 

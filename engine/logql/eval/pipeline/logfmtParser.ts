@@ -23,6 +23,7 @@ export class LogfmtParser implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = true;
+  readonly readsLine = true;
 
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();
@@ -65,6 +66,7 @@ export class LogfmtExpressionParser implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = true;
+  readonly readsLine = true;
 
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();

@@ -15,6 +15,7 @@ export class PatternParser implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = true;
+  readonly readsLine = true;
 
   constructor(private readonly pattern: PatternExpr) {}
 

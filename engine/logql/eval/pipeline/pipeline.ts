@@ -14,7 +14,7 @@ import type { Labels } from '../../../storage/labels.js';
 import { LineFilter, combineLineTests } from './lineFilter.js';
 import { LineFormat } from './formatStages.js';
 import { compileStage } from './compileStage.js';
-import type { LineTest, Stage } from './stage.js';
+import { isAsciiParser, type AsciiParser, type LineTest, type Stage } from './stage.js';
 
 /**
  * withoutUnusedLineFormat drops `line_format` stages whose output nothing reads, as Loki does
@@ -91,6 +91,12 @@ export class CompiledPipeline {
    * never touches labels, and callers can skip the label machinery entirely.
    */
   readonly lineOnly: LineTest | undefined;
+  /**
+   * readsAscii is set when lines held as ASCII bytes can go through processAscii: the first
+   * stage is a parser that reads bytes under this pipeline's hints and no later stage reads
+   * the line. Callers that read nothing of the line afterwards then never make its string.
+   */
+  readonly readsAscii: boolean;
   /** noLabels is the parser hint streams get: see PipelineOptions.noLabels. */
   private readonly noLabels: boolean;
   /** wanted is the required-labels hint streams get: see PipelineOptions.labelsRead. */
@@ -132,6 +138,8 @@ export class CompiledPipeline {
     if (compiled.length === 0) this.lineOnly = () => true;
     else if (compiled.length === 1 && compiled[0] instanceof LineFilter) this.lineOnly = compiled[0].test;
     else this.lineOnly = undefined;
+    const first = compiled[0];
+    this.readsAscii = first !== undefined && isAsciiParser(first) && first.readsAscii(this.wanted, this.noLabels) && compiled.slice(1).every((stage) => !stage.readsLine);
   }
 
   /** forStream prepares the pipeline for one stream's labels. */
@@ -139,6 +147,15 @@ export class CompiledPipeline {
     return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError, this.wanted));
   }
 }
+
+/**
+ * What StreamPipeline.processAscii made of a line: kept (its labels are in the builder),
+ * dropped, or left for process() because the parser reads that line only as text.
+ */
+export const ASCII_KEPT = 0;
+export const ASCII_DROPPED = 1;
+export const ASCII_NEEDS_TEXT = 2;
+export type AsciiOutcome = typeof ASCII_KEPT | typeof ASCII_DROPPED | typeof ASCII_NEEDS_TEXT;
 
 /** StreamPipeline runs a pipeline over the lines of one stream. */
 export class StreamPipeline {
@@ -162,5 +179,21 @@ export class StreamPipeline {
       if (current === null) return null;
     }
     return current;
+  }
+
+  /**
+   * processAscii runs the pipeline over a line held as the ASCII bytes[start, end), for a
+   * pipeline that readsAscii: its first stage reads the bytes, the others (which do not read
+   * the line) run as process() runs them.
+   */
+  processAscii(timestampNs: bigint, bytes: Uint8Array, start: number, end: number): AsciiOutcome {
+    const labels = this.labels;
+    labels.reset();
+    const stages = this.stages;
+    if (!(stages[0] as AsciiParser).processAscii(bytes, start, end, labels)) return ASCII_NEEDS_TEXT;
+    for (let i = 1; i < stages.length; i++) {
+      if (stages[i].process(timestampNs, '', labels) === null) return ASCII_DROPPED;
+    }
+    return ASCII_KEPT;
   }
 }

@@ -17,6 +17,7 @@ export class RegexpParser implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = false;
   readonly isParser = true;
+  readonly readsLine = true;
 
   private readonly regex: Regex;
   /** groups pairs a group index with its label name. */

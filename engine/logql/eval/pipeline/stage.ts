@@ -40,6 +40,30 @@ export interface Stage {
    * parser and no line filter reads may be left out of metric queries, as Loki does.
    */
   readonly isParser: boolean;
+  /**
+   * readsLine tells whether process() looks at the line's text: stages that do not may run
+   * after a parser that read the line from its stored bytes (AsciiParser) without the text
+   * ever being made.
+   */
+  readonly readsLine: boolean;
+}
+
+/**
+ * AsciiParser is a parser that can also read a line held as ASCII bytes, as a log segment
+ * stores it, so the line's string need not be made: processAscii sets exactly the labels
+ * process() would and returns true, or sets nothing and returns false when this line needs
+ * process() (anything the byte reader leaves to the text one: escapes, nested values, a
+ * malformed line and its error).
+ */
+export interface AsciiParser extends Stage {
+  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean;
+  /** readsAscii tells whether processAscii can read lines for a pipeline with these hints (it then returns false only on unusual lines). */
+  readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean;
+}
+
+/** isAsciiParser tells whether a stage can read lines from their bytes. */
+export function isAsciiParser(stage: Stage): stage is AsciiParser {
+  return typeof (stage as Partial<AsciiParser>).processAscii === 'function';
 }
 
 /**

@@ -21,6 +21,7 @@ export class UnpackParser implements Stage {
   readonly readsTimestamp = false;
   readonly rewritesLine = true;
   readonly isParser = true;
+  readonly readsLine = true;
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (line.length === 0 || labels.noLabels) return line;

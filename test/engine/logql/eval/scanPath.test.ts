@@ -5,7 +5,7 @@ import { parseLogQL } from '../../../../engine/logql/index.js';
 import { gatherLogShare, logTimeParts, logViewOf, shareLogs } from '../../../../engine/query/taskData.js';
 import type { Labels } from '../../../../engine/storage/labels.js';
 import type { LogEntry, LogReader } from '../../../../engine/storage/logHead.js';
-import type { LineVisitor, LogLineScanner } from '../../../../engine/storage/logLineScan.js';
+import type { AsciiLineVisitor, LineVisitor, LogLineScanner } from '../../../../engine/storage/logLineScan.js';
 import type { LabelMatcher } from '../../../../engine/storage/matchers.js';
 import type { OrgLogView } from '../../../../engine/storage/orgViews.js';
 import type { TimePart } from '../../../../engine/storage/partition.js';
@@ -27,8 +27,12 @@ const ORG = 'org-scan';
 const T0_MS = 1_700_000_000_000;
 const NS_PER_MS = 1_000_000n;
 
-/** batch writes JSON and logfmt lines over [fromMs, toMs), some with equal timestamps, a few not parseable. */
-function batch(random: SeededRandom, fromMs: number, toMs: number, lines: number): LogEntry[] {
+/**
+ * batch writes JSON and logfmt lines over [fromMs, toMs), some with equal timestamps, a few not
+ * parseable; JSON lines now and then open with a nested object or an escaped string, or name a
+ * stream label, and with `unicode` some hold non-ASCII text (so their stored blocks are not ASCII).
+ */
+function batch(random: SeededRandom, fromMs: number, toMs: number, lines: number, unicode = false): LogEntry[] {
   const out: LogEntry[] = [];
   for (let i = 0; i < lines; i++) {
     const service = random.pick(['checkout', 'cart', 'search']);
@@ -39,7 +43,17 @@ function batch(random: SeededRandom, fromMs: number, toMs: number, lines: number
       random.chance(0.05)
         ? `not json ${i}`
         : random.chance(0.5)
-          ? JSON.stringify({ route, status, duration_ms: Number(duration), size: `${random.int(1, 9)}KB`, user: { id: random.int(0, 5) } })
+          ? JSON.stringify({
+              ...(random.chance(0.1) ? { req: { id: random.int(0, 9) } } : {}),
+              ...(random.chance(0.1) ? { note: 'said "hi"' } : {}),
+              ...(random.chance(0.1) ? { service_name: 'from-line' } : {}),
+              ...(unicode && random.chance(0.3) ? { who: 'Zoë' } : {}),
+              route,
+              status,
+              duration_ms: Number(duration),
+              size: `${random.int(1, 9)}KB`,
+              user: { id: random.int(0, 5) },
+            })
           : `route=${route} status=${status} duration_ms=${duration} took=${random.int(1, 900)}ms`;
     const t = BigInt(fromMs + Math.floor(random.next() * (toMs - fromMs))) * NS_PER_MS;
     const timestampNs = random.chance(0.1) && out.length > 0 ? out[out.length - 1].timestampNs : t;
@@ -54,19 +68,26 @@ function streamByStream(view: LogReader): LogReader {
 }
 
 /** counting wraps a view and counts its reads. */
-function counting(view: OrgLogView): { reader: LogReader & LogLineScanner; calls: { select: number; scanLines: number } } {
+function counting(view: OrgLogView): { reader: LogReader & LogLineScanner; calls: { select: number; scanLines: number }; asciiLines: { count: number } } {
   const calls = { select: 0, scanLines: 0 };
+  const asciiLines = { count: 0 };
   const reader: LogReader & LogLineScanner = {
     select: (...args) => {
       calls.select++;
       return view.select(...args);
     },
-    scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>) {
+    scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>) {
       calls.scanLines++;
-      view.scanLines(matchers, minNs, maxNs, open, visit);
+      const countedAscii: AsciiLineVisitor<G> | undefined =
+        visitAscii &&
+        ((group, line, times, at) => {
+          asciiLines.count++;
+          visitAscii(group, line, times, at);
+        });
+      view.scanLines(matchers, minNs, maxNs, open, visit, countedAscii);
     },
   };
-  return { reader, calls };
+  return { reader, calls, asciiLines };
 }
 
 const plain = (series: readonly SeriesColumns[]) => series.map((s) => ({ labels: JSON.stringify(s.labels), t: [...s.timestampsMs], v: [...s.values] }));
@@ -86,7 +107,13 @@ const QUERIES = [
   'first_over_time({service_name=~".+"} | logfmt | unwrap duration_ms | __error__ = "" [1m]) by (service_name, k8s_pod_name, level)',
   'sum by (service_name, __error__) (count_over_time({service_name=~".+"} | json | __error__ != "" [2m]))',
   'sum(count_over_time({service_name="cart"} | line_format "{{__timestamp__}}" |= "17" [1m]))',
+  // Read from stored ASCII bytes where the blocks allow (JsonParser.processAscii).
+  'sum by (route, level) (rate({service_name=~".+"} | json | status != 404 [1m]))',
+  'sum by (service_name_extracted) (count_over_time({service_name=~".+"} | json | route = "/r1" [2m]))',
 ];
+
+/** readsAscii tells whether a query's lines may be read from bytes: a json parser first, and a sample that is not the line's size. */
+const readsAscii = (q: string): boolean => /\} \| json \|/.test(q) && !q.startsWith('bytes_');
 
 describe('pipelines over lines in the order the store keeps them', () => {
   let dir: string;
@@ -98,7 +125,7 @@ describe('pipelines over lines in the order the store keeps them', () => {
     // Two segments and a head, each overlapping the next in time.
     await storage.appendLogs(ORG, batch(random, T0_MS, T0_MS + 10 * 60_000, 1200));
     await storage.cut();
-    await storage.appendLogs(ORG, batch(random, T0_MS + 5 * 60_000, T0_MS + 15 * 60_000, 1200));
+    await storage.appendLogs(ORG, batch(random, T0_MS + 5 * 60_000, T0_MS + 15 * 60_000, 1200, true));
     await storage.cut();
     await storage.appendLogs(ORG, batch(random, T0_MS + 12 * 60_000, T0_MS + 20 * 60_000, 1200));
   });
@@ -140,11 +167,14 @@ describe('pipelines over lines in the order the store keeps them', () => {
           [T0_MS, T0_MS + 21 * 60_000, 30_000],
           [T0_MS + 7_500, T0_MS + 20 * 60_000, 45_000],
         ]) {
-          const { reader, calls } = counting(view);
+          const { reader, calls, asciiLines } = counting(view);
           const scanned = evaluateLogQLRange(expr, reader, startMs, endMs, stepMs);
           const byStream = evaluateLogQLRange(expr, streamByStream(view), startMs, endMs, stepMs);
           expect(plain(scanned.series), `${q} ${startMs}`).toEqual(plain(byStream.series));
           expect(calls, q).toEqual({ select: 0, scanLines: 1 });
+          // The first segment's blocks are ASCII: its lines went as bytes; the others' never do.
+          if (readsAscii(q)) expect(asciiLines.count, q).toBeGreaterThan(500);
+          else expect(asciiLines.count, q).toBe(0);
         }
         const at = T0_MS + 11 * 60_000;
         expect(plain((evaluateLogQLInstant(expr, view, at) as { series: SeriesColumns[] }).series), q).toEqual(plain((evaluateLogQLInstant(expr, streamByStream(view), at) as { series: SeriesColumns[] }).series));

@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { LogSelectorExpr, PipelineStage } from '../../../../engine/logql/index.js';
 import { CompiledPipeline, LabelCache, LabelsBuilder, UNREAD_TIMESTAMP, compileStage, type Stage } from '../../../../engine/logql/eval/index.js';
+import { ASCII_DROPPED, ASCII_KEPT, ASCII_NEEDS_TEXT } from '../../../../engine/logql/eval/pipeline/pipeline.js';
 import { parseChecked } from './helpers.js';
 
 /** StageExample is one way of writing a stage and what its Stage must declare. */
@@ -10,6 +11,7 @@ interface StageExample {
   readsTimestamp: boolean;
   rewritesLine: boolean;
   isParser: boolean;
+  readsLine: boolean;
 }
 
 /**
@@ -18,32 +20,32 @@ interface StageExample {
  */
 const EXAMPLES: { readonly [K in PipelineStage['kind']]: readonly StageExample[] } = {
   LineFilter: [
-    { stages: '|= "x"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false },
-    { stages: '!~ "a|b" or "c"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false },
+    { stages: '|= "x"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false, readsLine: true },
+    { stages: '!~ "a|b" or "c"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false, readsLine: true },
   ],
   JsonParser: [
-    { stages: '| json', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
-    { stages: '| json code="response.code"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
+    { stages: '| json', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true, readsLine: true },
+    { stages: '| json code="response.code"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true, readsLine: true },
   ],
   LogfmtParser: [
-    { stages: '| logfmt --strict', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
-    { stages: '| logfmt level, status', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true },
+    { stages: '| logfmt --strict', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true, readsLine: true },
+    { stages: '| logfmt level, status', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true, readsLine: true },
   ],
-  RegexpParser: [{ stages: '| regexp `(?P<verb>[A-Z]+)`', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true }],
-  PatternParser: [{ stages: '| pattern `<ip> - <_> <verb>`', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true }],
-  UnpackParser: [{ stages: '| unpack', requiredLabelNames: [], readsTimestamp: false, rewritesLine: true, isParser: true }],
+  RegexpParser: [{ stages: '| regexp `(?P<verb>[A-Z]+)`', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true, readsLine: true }],
+  PatternParser: [{ stages: '| pattern `<ip> - <_> <verb>`', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: true, readsLine: true }],
+  UnpackParser: [{ stages: '| unpack', requiredLabelNames: [], readsTimestamp: false, rewritesLine: true, isParser: true, readsLine: true }],
   LabelFilterStage: [
-    { stages: '| status >= 500 or (level="error", took > 1s)', requiredLabelNames: ['level', 'status', 'took'], readsTimestamp: false, rewritesLine: false, isParser: false },
+    { stages: '| status >= 500 or (level="error", took > 1s)', requiredLabelNames: ['level', 'status', 'took'], readsTimestamp: false, rewritesLine: false, isParser: false, readsLine: false },
   ],
   LineFormat: [
-    { stages: '| line_format "{{.method}} {{.path | lower}} {{__timestamp__}}"', requiredLabelNames: ['method', 'path'], readsTimestamp: true, rewritesLine: true, isParser: false },
+    { stages: '| line_format "{{.method}} {{.path | lower}} {{__timestamp__}}"', requiredLabelNames: ['method', 'path'], readsTimestamp: true, rewritesLine: true, isParser: false, readsLine: true },
   ],
   LabelFormat: [
-    { stages: '| label_format dst=src, upper="{{ .level | ToUpper }}"', requiredLabelNames: ['level', 'src'], readsTimestamp: true, rewritesLine: false, isParser: false },
+    { stages: '| label_format dst=src, upper="{{ .level | ToUpper }}"', requiredLabelNames: ['level', 'src'], readsTimestamp: true, rewritesLine: false, isParser: false, readsLine: true },
   ],
-  DropLabels: [{ stages: '| drop a, b="v"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false }],
-  KeepLabels: [{ stages: '| keep a, b="v"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false }],
-  Decolorize: [{ stages: '| decolorize', requiredLabelNames: [], readsTimestamp: false, rewritesLine: true, isParser: false }],
+  DropLabels: [{ stages: '| drop a, b="v"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false, readsLine: false }],
+  KeepLabels: [{ stages: '| keep a, b="v"', requiredLabelNames: [], readsTimestamp: false, rewritesLine: false, isParser: false, readsLine: false }],
+  Decolorize: [{ stages: '| decolorize', requiredLabelNames: [], readsTimestamp: false, rewritesLine: true, isParser: false, readsLine: true }],
 };
 
 function stagesOf(query: string): PipelineStage[] {
@@ -57,10 +59,11 @@ describe('the stage contract', () => {
     expectTypeOf<Stage['readsTimestamp']>().toEqualTypeOf<boolean>();
     expectTypeOf<Stage['rewritesLine']>().toEqualTypeOf<boolean>();
     expectTypeOf<Stage['isParser']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Stage['readsLine']>().toEqualTypeOf<boolean>();
   });
 
   for (const [kind, examples] of Object.entries(EXAMPLES)) {
-    it(`${kind} declares the labels it reads, whether it reads the timestamp, rewrites the line or parses it`, () => {
+    it(`${kind} declares the labels it reads, whether it reads the timestamp or the line, rewrites it or parses it`, () => {
       for (const example of examples) {
         const parsed = stagesOf(example.stages);
         expect(parsed.map((s) => s.kind)).toEqual([kind]);
@@ -70,6 +73,7 @@ describe('the stage contract', () => {
         expect(stage.readsTimestamp, example.stages).toBe(example.readsTimestamp);
         expect(stage.rewritesLine, example.stages).toBe(example.rewritesLine);
         expect(stage.isParser, example.stages).toBe(example.isParser);
+        expect(stage.readsLine, example.stages).toBe(example.readsLine);
       }
     });
   }
@@ -122,5 +126,42 @@ describe('parser hints from the stages', () => {
     const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
     expect(sp.process(UNREAD_TIMESTAMP, 'msg=hello')).toBe('msg=hello');
     expect(sp.labels.get('msg')).toBe('hello');
+  });
+});
+
+describe('pipelines that read stored ASCII bytes', () => {
+  const reads = (stages: string, options: { labelsRead?: string[]; noLabels?: boolean } = {}): boolean => new CompiledPipeline(stagesOf(stages), options).readsAscii;
+
+  it('read bytes when a json parser comes first, the query says which labels it reads, and nothing after reads the line', () => {
+    expect(reads('| json | status >= 500', { labelsRead: ['route'] })).toBe(true);
+    expect(reads('| json | drop a | keep route, status | level="error"', { labelsRead: ['route'] })).toBe(true);
+    expect(reads('| json', { noLabels: true })).toBe(true);
+    // Every label may be read: the text reader names nested and odd keys.
+    expect(reads('| json | status >= 500')).toBe(false);
+    // A later stage reads the line, or an earlier one decides on it.
+    expect(reads('| json | line_format "{{.route}}" |= "x"', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('| json | label_format l="{{ __line__ }}"', { labelsRead: ['l'] })).toBe(false);
+    expect(reads('|= "x" | json', { labelsRead: ['route'] })).toBe(false);
+    // Parsers that read only text.
+    expect(reads('| logfmt', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('| json route="r"', { labelsRead: ['route'] })).toBe(false);
+  });
+
+  it('keep or drop lines read from bytes as from their text, and hand back the lines the text reader must read', () => {
+    const pipeline = new CompiledPipeline(stagesOf('| json | status >= 500'), { labelsRead: ['route'] });
+    const sp = pipeline.forStream({ app: 'x' }, new LabelCache());
+    const bytes = (line: string) => Buffer.from(line, 'latin1');
+    const run = (line: string) => sp.processAscii(UNREAD_TIMESTAMP, bytes(line), 0, line.length);
+    expect(run('{"route":"/a","status":503}')).toBe(ASCII_KEPT);
+    expect(sp.labels.get('route')).toBe('/a');
+    expect(run('{"route":"/a","status":200}')).toBe(ASCII_DROPPED);
+    expect(run('{"req":{"id":1},"route":"/a","status":503}')).toBe(ASCII_NEEDS_TEXT);
+    expect(run('{"msg":"a \\"quoted\\" word","route":"/a","status":503}')).toBe(ASCII_NEEDS_TEXT);
+    expect(run('not json')).toBe(ASCII_NEEDS_TEXT);
+    expect(sp.labels.get('route')).toBeUndefined();
+    // In the middle of a larger buffer, as a stored block holds it.
+    const block = bytes('xx{"status":"500","route":"/b"}yy');
+    expect(sp.processAscii(UNREAD_TIMESTAMP, block, 2, block.length - 2)).toBe(ASCII_KEPT);
+    expect(sp.labels.get('route')).toBe('/b');
   });
 });

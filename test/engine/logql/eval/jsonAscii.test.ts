@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { JsonParser } from '../../../../engine/logql/eval/pipeline/jsonParser.js';
+import { LabelCache, LabelsBuilder } from '../../../../engine/logql/eval/index.js';
+import { UNREAD_TIMESTAMP } from '../../../../engine/logql/eval/pipeline/stage.js';
+import { SeededRandom } from '../../../support/seededRandom.js';
+
+/**
+ * `| json` reads lines stored as ASCII bytes without making their strings (processAscii) when
+ * the query says which labels it reads. Whatever it reads there must come out as the text
+ * reader (process) reads it, and whatever it hands back must leave the labels untouched, on
+ * lines of every shape: escapes, nested objects and arrays, literals, odd keys, keys naming a
+ * stream label, repeated keys, whitespace, malformed documents.
+ */
+
+const KEYS = ['route', 'status', 'level', 'msg', 'app', 'route_extracted', 'user-id', '@ts', '1st', 'a b', '', 'ro\\"ute', 'status '];
+const STRINGS = ['/r1', '', 'info', 'a \\"quoted\\" word', 'tab\\there', '\\u0041BC', 'x,y}z', '  padded  ', '{not:object}'];
+
+function value(random: SeededRandom, depth: number): string {
+  switch (random.int(0, 9)) {
+    case 0:
+    case 1:
+    case 2:
+      return `"${random.pick(STRINGS)}"`;
+    case 3:
+      return random.pick(['200', '503', '-3.5', '1e3', '0', '12abc']);
+    case 4:
+      return random.pick(['true', 'false', 'null']);
+    case 5:
+      return depth < 2 ? object(random, depth + 1, random.int(0, 3)) : '{}';
+    case 6:
+      return random.pick(['[1,"a",{"b":2}]', '[]', '[ "x" ]']);
+    case 7:
+      return random.pick(['tru', 'nul', 'yes', '"unterminated']);
+    default:
+      return `"${random.pick(['/r2', '/r3', 'error', 'warn'])}"`;
+  }
+}
+
+function space(random: SeededRandom): string {
+  return random.chance(0.85) ? '' : random.pick([' ', '  ', '\t', '\n', ' \r\n ']);
+}
+
+function object(random: SeededRandom, depth: number, members: number): string {
+  const parts: string[] = [];
+  for (let m = 0; m < members; m++) parts.push(`${space(random)}"${random.pick(KEYS)}"${space(random)}:${space(random)}${value(random, depth)}${space(random)}`);
+  return `{${parts.join(',')}${members === 0 ? space(random) : ''}}`;
+}
+
+/** line is a JSON object line, now and then malformed or not an object at all. */
+function line(random: SeededRandom): string {
+  const text = `${space(random)}${object(random, 0, random.int(0, 6))}`;
+  switch (random.int(0, 14)) {
+    case 0:
+      return text.slice(0, random.int(0, text.length));
+    case 1:
+      return text.replace(':', '');
+    case 2:
+      return text.replace('}', ',}');
+    case 3:
+      return random.pick(['plain text', '[1,2]', '"just a string"', '', '   ']);
+    default:
+      return text;
+  }
+}
+
+const WANTED = ['route', 'status', 'level', 'msg', 'app_extracted', 'route_extracted', 'user_id', '_ts', '_1st', 'a_b', 'nope'];
+
+function wantedSet(random: SeededRandom): Set<string> {
+  const names = new Set<string>();
+  const count = random.int(1, 4);
+  while (names.size < count) names.add(random.pick(WANTED));
+  return names;
+}
+
+describe('| json over lines stored as ASCII bytes', () => {
+  it('sets exactly the labels the text reader sets, or hands the line back untouched', () => {
+    let read = 0;
+    let handedBack = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const random = new SeededRandom(seed);
+      const base: Record<string, string> = random.chance(0.5) ? { app: 'x' } : { app: 'x', route: 'stream-route' };
+      const wanted = wantedSet(random);
+      const cache = new LabelCache();
+      const fromBytes = new LabelsBuilder(base, cache, false, random.chance(0.3), wanted);
+      const fromText = new LabelsBuilder(base, cache, false, false, wanted);
+      const bytesParser = new JsonParser();
+      const textParser = new JsonParser();
+      for (let n = 0; n < 300; n++) {
+        const text = line(random);
+        // Stored lines sit inside a block: give the reader a window of a larger buffer.
+        const stored = Buffer.from(`..${text}..`, 'latin1');
+        fromBytes.reset();
+        const ok = bytesParser.processAscii(stored, 2, stored.length - 2, fromBytes);
+        const context = `seed ${seed} wanted ${[...wanted].join(',')} base ${JSON.stringify(base)} line ${JSON.stringify(text)}`;
+        if (!ok) {
+          handedBack++;
+          expect(fromBytes.unchanged(), context).toBe(true);
+          continue;
+        }
+        read++;
+        fromText.reset();
+        expect(textParser.process(UNREAD_TIMESTAMP, text, fromText), context).toBe(text);
+        expect(fromBytes.entries(), context).toEqual(fromText.entries());
+        expect(fromBytes.hasError(), context).toBe(false);
+      }
+    }
+    // Both ways are met often enough for the comparison to mean something.
+    expect(read).toBeGreaterThan(4000);
+    expect(handedBack).toBeGreaterThan(2000);
+  });
+
+  it('reads the lines a service writes without handing them back', () => {
+    const wanted = new Set(['route', 'status']);
+    const labels = new LabelsBuilder({ app: 'x' }, new LabelCache(), false, false, wanted);
+    const parser = new JsonParser();
+    const lines = [
+      '{"level":"info","route":"/r2","status":200,"latency_ms":198,"msg":"retrying payment"}',
+      '{ "ts": "2026-12-01T00:00:00Z", "@version": 1, "route": "/r0", "status": 503 }',
+      '{"status":"404","level":"warn","nested":null,"route":"/r1","extra":{"a":[1,2]}}',
+      '{"route":"/r3"}',
+    ];
+    const got = lines.map((text) => {
+      labels.reset();
+      const ok = parser.processAscii(Buffer.from(text, 'latin1'), 0, text.length, labels);
+      return { ok, route: labels.get('route'), status: labels.get('status') };
+    });
+    expect(got).toEqual([
+      { ok: true, route: '/r2', status: '200' },
+      { ok: true, route: '/r0', status: '503' },
+      { ok: true, route: '/r1', status: '404' },
+      { ok: true, route: '/r3', status: undefined },
+    ]);
+  });
+
+  it('leaves every label alone when no label is read', () => {
+    const labels = new LabelsBuilder({ app: 'x' }, new LabelCache(), true);
+    labels.reset();
+    expect(new JsonParser().processAscii(Buffer.from('{"a":1}'), 0, 7, labels)).toBe(true);
+    expect(labels.unchanged()).toBe(true);
+  });
+});
