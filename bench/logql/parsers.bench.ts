@@ -4,9 +4,9 @@
  * them (label builder reset per line, labels finished into a series key). The "labels read"
  * cases run the same parsers told which labels a `sum by (...)` reads (Loki's required-labels
  * hint) and print their time against the plain case's, measured in the same run. The "from
- * bytes" cases hold the JSON lines as a store does (one buffer of ASCII bytes): `| json` told
- * which labels are read takes them as bytes (processAscii), timed against making each line's
- * string and parsing that, as lines were read before.
+ * bytes" cases hold the lines as a store does (one buffer of ASCII bytes): `| json` and
+ * `| logfmt` told which labels are read take them as bytes (processAscii), timed against making
+ * each line's string and parsing that, as lines were read before.
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/logql/parsers.bench.js
  */
@@ -52,13 +52,13 @@ function stored(lines: readonly string[]): StoredLines {
   return { bytes, ends };
 }
 
-/** storedRunner runs `| json` told `labelsRead` over stored lines, from their bytes or from strings made of them. */
-function storedRunner(lines: StoredLines, labelsRead: readonly string[], fromBytes: boolean): () => number {
-  const query = '{app="bench"} | json';
+/** storedRunner runs `parser` told `labelsRead` over stored lines, from their bytes or from strings made of them. */
+function storedRunner(parser: string, lines: StoredLines, labelsRead: readonly string[], fromBytes: boolean): () => number {
+  const query = `{app="bench"} ${parser}`;
   const expr = parseLogQL(query) as LogSelectorExpr;
   checkLogQL(expr, query);
   const pipeline = new CompiledPipeline(expr.pipeline, { labelsRead });
-  if (!pipeline.readsAscii) throw new Error('the json pipeline does not read bytes');
+  if (!pipeline.readsAscii) throw new Error(`${parser} does not read bytes`);
   const sp = pipeline.forStream({ app: 'bench' }, new LabelCache());
   const grouping = { without: false, names: [...labelsRead].sort() };
   const { bytes, ends } = lines;
@@ -98,9 +98,12 @@ export async function main(): Promise<void> {
     ['logfmt, labels read: level', '| logfmt', logfmt, ['level']],
   ];
   const storedJson = stored(json);
-  const storedCases: Array<[string, readonly string[]]> = [
-    ['level', ['level']],
-    ['level, service', ['level', 'service']],
+  const storedLogfmt = stored(logfmt);
+  const storedCases: Array<[string, string, StoredLines, readonly string[]]> = [
+    ['json: level', '| json', storedJson, ['level']],
+    ['json: level, service', '| json', storedJson, ['level', 'service']],
+    ['logfmt: level', '| logfmt', storedLogfmt, ['level']],
+    ['logfmt: level, status', '| logfmt', storedLogfmt, ['level', 'status']],
   ];
   const bench = new Bench({ time: 1500, warmupTime: 300 });
   for (const [name, stages, lines, labelsRead] of cases) {
@@ -108,15 +111,15 @@ export async function main(): Promise<void> {
     if (run() === 0 && !name.includes('filter')) throw new Error(`${name}: no line survived`);
     bench.add(name, () => void run());
   }
-  for (const [name, labelsRead] of storedCases) {
+  for (const [name, parser, lines, labelsRead] of storedCases) {
     for (const fromBytes of [true, false]) {
-      const run = storedRunner(storedJson, labelsRead, fromBytes);
-      if (run() !== LINES) throw new Error(`json from stored lines, labels read ${name}: lines lost`);
-      bench.add(`stored json ${fromBytes ? 'bytes' : 'text'}: ${name}`, () => void run());
+      const run = storedRunner(parser, lines, labelsRead, fromBytes);
+      if (run() !== LINES) throw new Error(`stored ${name}: lines lost`);
+      bench.add(`stored ${fromBytes ? 'bytes' : 'text'} ${name}`, () => void run());
     }
   }
   await bench.run();
-  printLineRates(bench, 'Parser throughput (one core)', [...cases.map(([name]) => name), ...storedCases.flatMap(([name]) => [`stored json bytes: ${name}`, `stored json text: ${name}`])], LINES);
+  printLineRates(bench, 'Parser throughput (one core)', [...cases.map(([name]) => name), ...storedCases.flatMap(([name]) => [`stored bytes ${name}`, `stored text ${name}`])], LINES);
   // printLineRates failed the run had any task not completed.
   const mean = (name: string): number => {
     const result = bench.getTask(name)!.result;
@@ -129,7 +132,7 @@ export async function main(): Promise<void> {
     console.log(`  ${name.padEnd(42)} ${(mean(name) / mean(plain)).toFixed(2)}x`);
   }
   console.log('\nStored lines read as bytes, time against making each line a string first (same run)');
-  for (const [name] of storedCases) console.log(`  labels read: ${name.padEnd(29)} ${(mean(`stored json bytes: ${name}`) / mean(`stored json text: ${name}`)).toFixed(2)}x`);
+  for (const [name] of storedCases) console.log(`  ${name.padEnd(42)} ${(mean(`stored bytes ${name}`) / mean(`stored text ${name}`)).toFixed(2)}x`);
 }
 
 runWhenDirect(import.meta.url, main);

@@ -32,7 +32,7 @@ import {
 } from './jsonScan.js';
 import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
 import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
-import { AsciiStrings } from './asciiStrings.js';
+import { AsciiReading, readsAsciiWhenTold } from './wantedKeys.js';
 
 /** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
 export const JSON_PARSER_ERROR = 'JSONParserErr';
@@ -57,19 +57,10 @@ export class JsonParser implements AsciiParser {
   private readonly keys = new KeyCache();
   /** found counts the wanted labels the current line has set. */
   private found = 0;
-  /** rawWanted lists, for `rawWantedOf`, the keys that may name a wanted label as they are. */
-  private rawWanted: readonly string[] = [];
-  private rawWantedOf: ReadonlySet<string> | undefined;
-  /** The members processAscii found wanted on the current line: label names and value bounds, set only once the line is read. */
-  private foundNames: string[] = new Array<string>(8).fill('');
-  private foundCount = 0;
-  private foundStarts = new Int32Array(8);
-  private foundEnds = new Int32Array(8);
-  private readonly values = new AsciiStrings();
+  private readonly ascii = new AsciiReading(this.keys);
 
-  /** readsAscii: lines are read from bytes when the query says which labels it reads (or that it reads none). */
   readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean {
-    return wanted !== undefined || noLabels;
+    return readsAsciiWhenTold(wanted, noLabels);
   }
 
   /**
@@ -83,8 +74,8 @@ export class JsonParser implements AsciiParser {
     if (labels.noLabels) return true;
     const wanted = labels.wanted;
     if (wanted === undefined) return false;
-    const raw = this.rawWantedNames(wanted);
-    this.foundCount = 0;
+    const found = this.ascii.found;
+    found.count = 0;
     // Whitespace is checked in place before skipping it: compact lines have none, and the
     // calls were a good part of a line's time.
     let i = start;
@@ -92,7 +83,7 @@ export class JsonParser implements AsciiParser {
     if (i >= end || bytes[i] !== 123) return false;
     i++;
     if (i < end && bytes[i] !== 34) i = skipAsciiWhitespace(bytes, i, end);
-    if (i < end && bytes[i] === 125) return this.setFound(bytes, labels);
+    if (i < end && bytes[i] === 125) return found.setAll(bytes, labels);
     while (i < end) {
       if (bytes[i] !== 34) return false;
       const keyStart = i + 1;
@@ -127,65 +118,20 @@ export class JsonParser implements AsciiParser {
         return false;
       }
       if (scalar) {
-        let name: string | undefined;
-        let matched = false;
-        const length = keyEnd - keyStart;
-        for (let r = 0; r < raw.length; r++) {
-          const candidate = raw[r];
-          if (candidate.length !== length || !sameAsciiAt(bytes, keyStart, candidate)) continue;
-          name = labels.wantedNames(raw)[r];
-          matched = true;
-          break;
-        }
-        // Wanted names are plain: a key matching none can still set one only by sanitising into it.
-        if (!matched && !isPlainAsciiName(bytes, keyStart, keyEnd)) name = this.sanitizedWantedName(bytes, keyStart, keyEnd, labels, wanted);
-        if (name !== undefined && !this.alreadyFound(name)) {
-          const k = this.foundCount++;
-          if (k === this.foundStarts.length) this.growFound();
-          this.foundNames[k] = name;
-          this.foundStarts[k] = valueStart;
-          this.foundEnds[k] = valueEnd;
-          if (k + 1 === wanted.size) return this.setFound(bytes, labels);
+        const name = this.ascii.names.inBytes(bytes, keyStart, keyEnd, labels, wanted);
+        if (name !== undefined && !found.has(name)) {
+          found.add(name, valueStart, valueEnd);
+          if (found.count === wanted.size) return found.setAll(bytes, labels);
         }
       }
       if (i < end && bytes[i] !== 44 && bytes[i] !== 125) i = skipAsciiWhitespace(bytes, i, end);
       if (i >= end) return false;
-      if (bytes[i] === 125) return this.setFound(bytes, labels);
+      if (bytes[i] === 125) return found.setAll(bytes, labels);
       if (bytes[i] !== 44) return false;
       i++;
       if (i < end && bytes[i] !== 34) i = skipAsciiWhitespace(bytes, i, end);
     }
     return false;
-  }
-
-  /** sanitizedWantedName is the wanted label a key that is not a plain name sets once sanitised (as walkObject names it), or undefined. */
-  private sanitizedWantedName(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder, wanted: ReadonlySet<string>): string | undefined {
-    let name = this.keys.get(this.values.text(bytes, start, end));
-    if (name !== '' && labels.baseHas(name)) name += DUPLICATE_SUFFIX;
-    return name !== '' && wanted.has(name) ? name : undefined;
-  }
-
-  /** setFound sets the labels processAscii found, in the order met, and reports the line read. */
-  private setFound(bytes: Uint8Array, labels: LabelsBuilder): true {
-    const names = this.foundNames;
-    for (let k = 0; k < this.foundCount; k++) labels.set(names[k], this.values.text(bytes, this.foundStarts[k], this.foundEnds[k]));
-    return true;
-  }
-
-  /** alreadyFound tells whether the current line set `name` before (the first value of a repeated key counts). */
-  private alreadyFound(name: string): boolean {
-    for (let k = 0; k < this.foundCount; k++) if (this.foundNames[k] === name) return true;
-    return false;
-  }
-
-  private growFound(): void {
-    this.foundNames = this.foundNames.concat(new Array<string>(this.foundNames.length).fill(''));
-    const starts = new Int32Array(this.foundStarts.length * 2);
-    const ends = new Int32Array(this.foundEnds.length * 2);
-    starts.set(this.foundStarts);
-    ends.set(this.foundEnds);
-    this.foundStarts = starts;
-    this.foundEnds = ends;
   }
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
@@ -233,7 +179,7 @@ export class JsonParser implements AsciiParser {
           let name: string | undefined;
           if (wanted !== undefined && prefix === '' && !escaped && isPlainName(line, keyStart, keyEnd)) {
             // A plain top-level key is its own label name: matched in place, no string made.
-            name = this.wantedName(line, keyStart, keyEnd, labels, wanted);
+            name = this.ascii.names.plainInText(line, keyStart, keyEnd, labels, wanted);
           } else {
             name = prefix === '' ? this.keys.get(keyText(line, keyStart, keyEnd, escaped)) : appendSanitizedKey(prefix, keyText(line, keyStart, keyEnd, escaped));
             if (name !== '' && labels.baseHas(name)) name += DUPLICATE_SUFFIX;
@@ -254,42 +200,6 @@ export class JsonParser implements AsciiParser {
     }
     throw new JsonScanError(MALFORMED_OBJECT);
   }
-
-  /**
-   * wantedName is the label a plain top-level key line[start, end) sets when that label is
-   * wanted (the key itself, or with the duplicate suffix when a stored label has its name),
-   * else undefined.
-   */
-  private wantedName(line: string, start: number, end: number, labels: LabelsBuilder, wanted: ReadonlySet<string>): string | undefined {
-    const raw = this.rawWantedNames(wanted);
-    const length = end - start;
-    for (let r = 0; r < raw.length; r++) {
-      const candidate = raw[r];
-      if (candidate.length === length && sameAt(line, start, candidate)) return labels.wantedNames(raw)[r];
-    }
-    return undefined;
-  }
-
-  /** rawWantedNames lists the keys that may name a wanted label as they are: each wanted name, and it without the duplicate suffix. */
-  private rawWantedNames(wanted: ReadonlySet<string>): readonly string[] {
-    if (wanted !== this.rawWantedOf) {
-      const raw = new Set<string>();
-      for (const name of wanted) raw.add(name.endsWith(DUPLICATE_SUFFIX) ? name.slice(0, -DUPLICATE_SUFFIX.length) : name).add(name);
-      this.rawWanted = [...raw];
-      this.rawWantedOf = wanted;
-    }
-    return this.rawWanted;
-  }
-}
-
-/**
- * sameAt tells whether `name` stands in `line` at `start` (the caller checked the length).
- * Names are a few characters: comparing them here cost a sixth of `startsWith(name, start)`
- * on lines decoded from UTF-8, which a worker met a million times a query.
- */
-function sameAt(line: string, start: number, name: string): boolean {
-  for (let k = 0; k < name.length; k++) if (line.charCodeAt(start + k) !== name.charCodeAt(k)) return false;
-  return true;
 }
 
 /** keyText is the text of the key line[start, end), unescaped when it had escapes. */
@@ -343,23 +253,6 @@ function asciiTokenEnd(bytes: Uint8Array, i: number, end: number): number {
     i++;
   }
   return i;
-}
-
-/** isPlainAsciiName is isPlainName over bytes. */
-function isPlainAsciiName(bytes: Uint8Array, start: number, end: number): boolean {
-  if (end <= start) return false;
-  for (let i = start; i < end; i++) {
-    const c = bytes[i];
-    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-    if (!letter && (i === start || c < 48 || c > 57)) return false;
-  }
-  return true;
-}
-
-/** sameAsciiAt is sameAt over bytes. */
-function sameAsciiAt(bytes: Uint8Array, start: number, name: string): boolean {
-  for (let k = 0; k < name.length; k++) if (bytes[start + k] !== name.charCodeAt(k)) return false;
-  return true;
 }
 
 /** lookupPath finds the value at `path` in the JSON document at `start`, or undefined. */

@@ -4,20 +4,28 @@
  * (`| logfmt level, code="status"`) only the named keys are read. Malformed pairs are
  * skipped, or with `--strict` end the parse and set `__error__="LogfmtParserErr"`. When the
  * query says which labels it reads (LabelsBuilder.wanted), only those are set, and the parse
- * stops once it has them all, as Loki's does.
+ * stops once it has them all, as Loki's does. Told so, it also reads lines stored as ASCII
+ * bytes without their string being made (processAscii); a line with an escaped or malformed
+ * pair is handed back to the text reader.
  */
 import type { LogfmtExtraction } from '../../ast.js';
 import type { LabelsBuilder } from '../labelsBuilder.js';
 import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
 import { LogfmtDecoder } from './logfmtDecoder.js';
 import { KeyCache, replaceInvalidUtf8 } from './sanitize.js';
-import { NO_LABELS_READ, type Stage } from './stage.js';
+import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
+import { AsciiReading, readsAsciiWhenTold } from './wantedKeys.js';
+
+const SPACE = 32;
+const EQUALS = 61;
+const QUOTE = 34;
+const BACKSLASH = 92;
 
 /** LOGFMT_PARSER_ERROR is the `__error__` value of a logfmt failure. */
 export const LOGFMT_PARSER_ERROR = 'LogfmtParserErr';
 
 /** LogfmtParser extracts every pair. */
-export class LogfmtParser implements Stage {
+export class LogfmtParser implements AsciiParser {
   /** A parser adds labels; it reads none. */
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
@@ -27,11 +35,63 @@ export class LogfmtParser implements Stage {
 
   private readonly decoder = new LogfmtDecoder();
   private readonly keys = new KeyCache();
+  private readonly ascii = new AsciiReading(this.keys);
 
   constructor(
     private readonly strict: boolean,
     private readonly keepEmpty: boolean,
   ) {}
+
+  readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean {
+    return readsAsciiWhenTold(wanted, noLabels);
+  }
+
+  /**
+   * processAscii is process() over the ASCII line bytes[start, end), for a builder with wanted
+   * labels: pairs as the decoder splits them (bare keys, bare values, quoted values without
+   * escapes), until every wanted label is found or the line ends, and only then sets them. A
+   * quoted value with an escape, or a malformed pair (which process() skips, or with
+   * `--strict` reports), returns false with nothing set, for process().
+   */
+  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean {
+    if (labels.noLabels) return true;
+    const wanted = labels.wanted;
+    if (wanted === undefined) return false;
+    const found = this.ascii.found;
+    found.count = 0;
+    let p = start;
+    for (;;) {
+      while (p < end && bytes[p] <= SPACE) p++;
+      if (p >= end) return found.setAll(bytes, labels);
+      const keyStart = p;
+      while (p < end && bytes[p] !== EQUALS && bytes[p] !== QUOTE && bytes[p] > SPACE) p++;
+      const keyEnd = p;
+      let valueStart = p;
+      let valueEnd = p;
+      if (p < end && bytes[p] === QUOTE) return false;
+      if (p < end && bytes[p] === EQUALS) {
+        if (p === keyStart) return false;
+        p++;
+        valueStart = valueEnd = p;
+        if (p < end && bytes[p] === QUOTE) {
+          valueStart = valueEnd = p + 1;
+          while (valueEnd < end && bytes[valueEnd] !== QUOTE && bytes[valueEnd] !== BACKSLASH) valueEnd++;
+          if (valueEnd >= end || bytes[valueEnd] !== QUOTE) return false;
+          p = valueEnd + 1;
+        } else if (p < end && bytes[p] > SPACE) {
+          while (p < end && bytes[p] > SPACE) {
+            if (bytes[p] === EQUALS || bytes[p] === QUOTE) return false;
+            p++;
+          }
+          valueEnd = p;
+        }
+      }
+      const name = this.ascii.names.inBytes(bytes, keyStart, keyEnd, labels, wanted);
+      if (name === undefined || found.has(name) || (!this.keepEmpty && valueEnd === valueStart)) continue;
+      found.add(name, valueStart, valueEnd);
+      if (found.count === wanted.size) return found.setAll(bytes, labels);
+    }
+  }
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {
     if (labels.noLabels) return line;

@@ -132,7 +132,7 @@ describe('parser hints from the stages', () => {
 describe('pipelines that read stored ASCII bytes', () => {
   const reads = (stages: string, options: { labelsRead?: string[]; noLabels?: boolean } = {}): boolean => new CompiledPipeline(stagesOf(stages), options).readsAscii;
 
-  it('read bytes when a json parser comes first, the query says which labels it reads, and nothing after reads the line', () => {
+  it('read bytes when a json or logfmt parser comes first, the query says which labels it reads, and nothing after reads the line', () => {
     expect(reads('| json | status >= 500', { labelsRead: ['route'] })).toBe(true);
     expect(reads('| json | drop a | keep route, status | level="error"', { labelsRead: ['route'] })).toBe(true);
     expect(reads('| json', { noLabels: true })).toBe(true);
@@ -142,9 +142,11 @@ describe('pipelines that read stored ASCII bytes', () => {
     expect(reads('| json | line_format "{{.route}}" |= "x"', { labelsRead: ['route'] })).toBe(false);
     expect(reads('| json | label_format l="{{ __line__ }}"', { labelsRead: ['l'] })).toBe(false);
     expect(reads('|= "x" | json', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('| logfmt --strict | status >= 500', { labelsRead: ['route'] })).toBe(true);
     // Parsers that read only text.
-    expect(reads('| logfmt', { labelsRead: ['route'] })).toBe(false);
     expect(reads('| json route="r"', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('| logfmt route, status', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('| regexp `(?P<route>\\S+)`', { labelsRead: ['route'] })).toBe(false);
   });
 
   it('keep or drop lines read from bytes as from their text, and hand back the lines the text reader must read', () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { JsonParser } from '../../../../engine/logql/eval/pipeline/jsonParser.js';
+import { LogfmtParser } from '../../../../engine/logql/eval/pipeline/logfmtParser.js';
 import { LabelCache, LabelsBuilder } from '../../../../engine/logql/eval/index.js';
-import { UNREAD_TIMESTAMP } from '../../../../engine/logql/eval/pipeline/stage.js';
+import { UNREAD_TIMESTAMP, type AsciiParser } from '../../../../engine/logql/eval/pipeline/stage.js';
 import { SeededRandom } from '../../../support/seededRandom.js';
 
 /**
- * `| json` reads lines stored as ASCII bytes without making their strings (processAscii) when
+ * `| json` and `| logfmt` read lines stored as ASCII bytes without making their strings (processAscii) when
  * the query says which labels it reads. Whatever it reads there must come out as the text
  * reader (process) reads it, and whatever it hands back must leave the labels untouched, on
  * lines of every shape: escapes, nested objects and arrays, literals, odd keys, keys naming a
@@ -72,38 +73,54 @@ function wantedSet(random: SeededRandom): Set<string> {
   return names;
 }
 
+/** Counts of compareWithText: lines read from bytes, lines handed back to the text reader. */
+interface Compared {
+  read: number;
+  handedBack: number;
+}
+
+/**
+ * compareWithText reads 300 lines of each of 60 seeds from bytes (a window of a larger buffer,
+ * as a stored block holds them) and from text with two parsers `make` builds, under a random
+ * stream and wanted labels, and checks that a line read from bytes has the text reader's
+ * labels and that a line handed back changed nothing.
+ */
+function compareWithText(firstSeed: number, make: (random: SeededRandom) => { parser: () => AsciiParser; context: string }, lineOf: (random: SeededRandom) => string): Compared {
+  const counts = { read: 0, handedBack: 0 };
+  for (let seed = firstSeed; seed < firstSeed + 60; seed++) {
+    const random = new SeededRandom(seed);
+    const base: Record<string, string> = random.chance(0.5) ? { app: 'x' } : { app: 'x', route: 'stream-route' };
+    const wanted = wantedSet(random);
+    const { parser, context: made } = make(random);
+    const cache = new LabelCache();
+    const fromBytes = new LabelsBuilder(base, cache, false, random.chance(0.3), wanted);
+    const fromText = new LabelsBuilder(base, cache, false, false, wanted);
+    const bytesParser = parser();
+    const textParser = parser();
+    for (let n = 0; n < 300; n++) {
+      const text = lineOf(random);
+      const stored = Buffer.from(`..${text}..`, 'latin1');
+      fromBytes.reset();
+      const ok = bytesParser.processAscii(stored, 2, stored.length - 2, fromBytes);
+      const context = `seed ${seed} ${made} wanted ${[...wanted].join(',')} base ${JSON.stringify(base)} line ${JSON.stringify(text)}`;
+      if (!ok) {
+        counts.handedBack++;
+        expect(fromBytes.unchanged(), context).toBe(true);
+        continue;
+      }
+      counts.read++;
+      fromText.reset();
+      expect(textParser.process(UNREAD_TIMESTAMP, text, fromText), context).toBe(text);
+      expect(fromBytes.entries(), context).toEqual(fromText.entries());
+      expect(fromBytes.hasError(), context).toBe(false);
+    }
+  }
+  return counts;
+}
+
 describe('| json over lines stored as ASCII bytes', () => {
   it('sets exactly the labels the text reader sets, or hands the line back untouched', () => {
-    let read = 0;
-    let handedBack = 0;
-    for (let seed = 1; seed <= 60; seed++) {
-      const random = new SeededRandom(seed);
-      const base: Record<string, string> = random.chance(0.5) ? { app: 'x' } : { app: 'x', route: 'stream-route' };
-      const wanted = wantedSet(random);
-      const cache = new LabelCache();
-      const fromBytes = new LabelsBuilder(base, cache, false, random.chance(0.3), wanted);
-      const fromText = new LabelsBuilder(base, cache, false, false, wanted);
-      const bytesParser = new JsonParser();
-      const textParser = new JsonParser();
-      for (let n = 0; n < 300; n++) {
-        const text = line(random);
-        // Stored lines sit inside a block: give the reader a window of a larger buffer.
-        const stored = Buffer.from(`..${text}..`, 'latin1');
-        fromBytes.reset();
-        const ok = bytesParser.processAscii(stored, 2, stored.length - 2, fromBytes);
-        const context = `seed ${seed} wanted ${[...wanted].join(',')} base ${JSON.stringify(base)} line ${JSON.stringify(text)}`;
-        if (!ok) {
-          handedBack++;
-          expect(fromBytes.unchanged(), context).toBe(true);
-          continue;
-        }
-        read++;
-        fromText.reset();
-        expect(textParser.process(UNREAD_TIMESTAMP, text, fromText), context).toBe(text);
-        expect(fromBytes.entries(), context).toEqual(fromText.entries());
-        expect(fromBytes.hasError(), context).toBe(false);
-      }
-    }
+    const { read, handedBack } = compareWithText(1, () => ({ parser: () => new JsonParser(), context: '' }), line);
     // Both ways are met often enough for the comparison to mean something.
     expect(read).toBeGreaterThan(4000);
     expect(handedBack).toBeGreaterThan(2000);
@@ -137,5 +154,44 @@ describe('| json over lines stored as ASCII bytes', () => {
     labels.reset();
     expect(new JsonParser().processAscii(Buffer.from('{"a":1}'), 0, 7, labels)).toBe(true);
     expect(labels.unchanged()).toBe(true);
+  });
+});
+
+const LOGFMT_KEYS = ['route', 'status', 'level', 'msg', 'app', 'route_extracted', 'user.id', '1st', 'ts'];
+const LOGFMT_VALUES = ['/r1', '200', '503', '', '"quoted text"', '"with \\"escape\\""', '""', '"unterminated', 'a=b', 'x"y', 'error'];
+
+/** logfmtLine is a line of pairs, bare keys and now and then malformed pieces. */
+function logfmtLine(random: SeededRandom): string {
+  const parts: string[] = [];
+  const pairs = random.int(0, 7);
+  for (let k = 0; k < pairs; k++) {
+    switch (random.int(0, 11)) {
+      case 0:
+        parts.push(random.pick(LOGFMT_KEYS));
+        break;
+      case 1:
+        parts.push(random.pick(['=v', 'k"x=1', '="q"']));
+        break;
+      default:
+        parts.push(`${random.pick(LOGFMT_KEYS)}=${random.pick(LOGFMT_VALUES)}`);
+    }
+  }
+  const sep = () => random.pick([' ', ' ', ' ', '  ', '\t']);
+  return `${random.chance(0.2) ? sep() : ''}${parts.join(sep())}${random.chance(0.2) ? sep() : ''}`;
+}
+
+describe('| logfmt over lines stored as ASCII bytes', () => {
+  it('sets exactly the labels the text reader sets, or hands the line back untouched', () => {
+    const { read, handedBack } = compareWithText(
+      1001,
+      (random) => {
+        const strict = random.chance(0.3);
+        const keepEmpty = random.chance(0.3);
+        return { parser: () => new LogfmtParser(strict, keepEmpty), context: `strict ${strict} keepEmpty ${keepEmpty}` };
+      },
+      logfmtLine,
+    );
+    expect(read).toBeGreaterThan(4000);
+    expect(handedBack).toBeGreaterThan(1000);
   });
 });
