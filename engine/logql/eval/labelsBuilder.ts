@@ -7,6 +7,10 @@
  */
 import type { Labels } from '../../storage/labels.js';
 import { labelSetKey, labelValue, setLabel } from './labelSet.js';
+import { AddedLabels } from './addedLabels.js';
+
+/** BY_ONE_VALUES bounds the results a stream keeps per value of a `by (name)` grouping (a label of many values is interned line by line). */
+const BY_ONE_VALUES = 256;
 
 /** ERROR_LABEL names the label a failing stage sets on its line. */
 export const ERROR_LABEL = '__error__';
@@ -72,11 +76,15 @@ export class LabelsBuilder {
   readonly base: Labels;
   private readonly baseNames: readonly string[];
   private readonly baseResult: ResultLabels;
-  private readonly added = new Map<string, string>();
+  private readonly added = new AddedLabels();
   private readonly deleted = new Set<string>();
   /** deletedExtracted remembers names a parser set and a later stage deleted (still "extracted"). */
   private readonly deletedExtracted = new Set<string>();
   private err = '';
+  /** byOneGrouping, byOneResults and byOneAbsent keep groupedByOne's results per value (and without the label) for one grouping. */
+  private byOneGrouping: GroupingSpec | undefined;
+  private readonly byOneResults = new Map<string, ResultLabels>();
+  private byOneAbsent: ResultLabels | undefined;
   /** wantedKeys and wantedNamesOfKeys are wantedNames' last answer. */
   private wantedKeys: readonly string[] | undefined;
   private wantedNamesOfKeys: readonly (string | undefined)[] = [];
@@ -227,9 +235,9 @@ export class LabelsBuilder {
     }
     if (added.size > 0) {
       needsSort = true;
-      for (const [n, v] of added) {
-        names.push(n);
-        values.push(v);
+      for (let i = 0; i < added.size; i++) {
+        names.push(added.nameAt(i));
+        values.push(added.valueAt(i));
       }
     }
     if (this.err !== '') {
@@ -282,6 +290,7 @@ export class LabelsBuilder {
     const names: string[] = [];
     const values: string[] = [];
     const groups = grouping.names;
+    if (!grouping.without && groups.length === 1) return this.groupedByOne(grouping);
     if (!grouping.without) {
       for (let i = 0; i < groups.length; i++) {
         const g = groups[i];
@@ -301,6 +310,28 @@ export class LabelsBuilder {
       values.push(allValues[i]);
     }
     return this.cache.intern(names, values);
+  }
+
+  /**
+   * groupedByOne is computeGrouped for `by (name)`: a stream's lines take few values of one
+   * label, so the result is kept per value; interning built and hashed the set's key for every
+   * line.
+   */
+  private groupedByOne(grouping: GroupingSpec): ResultLabels {
+    const name = grouping.names[0];
+    const value = this.deleted.has(name) ? undefined : (this.added.get(name) ?? labelValue(this.base, name));
+    if (grouping !== this.byOneGrouping) {
+      this.byOneGrouping = grouping;
+      this.byOneResults.clear();
+      this.byOneAbsent = undefined;
+    }
+    if (value === undefined) return (this.byOneAbsent ??= this.cache.intern([], []));
+    let found = this.byOneResults.get(value);
+    if (found === undefined) {
+      found = this.cache.intern([name], [value]);
+      if (this.byOneResults.size < BY_ONE_VALUES) this.byOneResults.set(value, found);
+    }
+    return found;
   }
 }
 
