@@ -414,9 +414,56 @@ export function logShardMergeFor(expr: LogQLExpr): 'sum' | undefined {
  * PromQL's finishPlanFor does, over the added sums (logFinishedParts).
  */
 export function logShardPlanFor(expr: LogQLExpr): ShardPlan | undefined {
-  const merge = logShardMergeFor(expr);
+  const form = logShardForm(expr);
+  const merge = logShardMergeFor(form);
   if (merge !== undefined) return { merge };
-  return logFinishedParts(expr) === undefined ? undefined : { merge: 'finish' };
+  return logFinishedParts(form) === undefined ? undefined : { merge: 'finish' };
+}
+
+/** shardForms keeps each expression's shard form, so the same query node gives the same parts (found by identity). */
+const shardForms = new WeakMap<LogQLExpr, LogQLExpr>();
+
+/**
+ * logShardForm is `expr` as log shards evaluate it: each `avg_over_time` becomes the
+ * `sum_over_time` of its samples over their `count_over_time`, two parts that add up over any
+ * split of the lines (Loki's sharding rewrites it so too), so an average over a long range
+ * splits its lines between workers like a sum. Shards and the merge evaluate this form; the
+ * result may differ from one evaluation's in the last digits (two compensated sums added
+ * instead of one). An expression without averages is its own form.
+ */
+export function logShardForm(expr: LogQLExpr): LogQLExpr {
+  let form = shardForms.get(expr);
+  if (form === undefined) {
+    form = averagesSplit(expr);
+    shardForms.set(expr, form);
+  }
+  return form;
+}
+
+function averagesSplit(expr: LogQLExpr): LogQLExpr {
+  switch (expr.kind) {
+    case 'RangeAggregation': {
+      if (expr.op !== 'avg_over_time') return expr;
+      const sum: RangeAggregationExpr = { ...expr, op: 'sum_over_time' };
+      const count: RangeAggregationExpr = { ...expr, op: 'count_over_time' };
+      return { kind: 'BinaryExpr', op: '/', lhs: sum, rhs: count, returnBool: false, pos: expr.pos };
+    }
+    case 'VectorAggregation': {
+      const inner = averagesSplit(expr.expr) as LogQLSampleExpr;
+      return inner === expr.expr ? expr : { ...expr, expr: inner };
+    }
+    case 'LabelReplace': {
+      const inner = averagesSplit(expr.expr) as LogQLSampleExpr;
+      return inner === expr.expr ? expr : { ...expr, expr: inner };
+    }
+    case 'BinaryExpr': {
+      const lhs = averagesSplit(expr.lhs);
+      const rhs = averagesSplit(expr.rhs);
+      return lhs === expr.lhs && rhs === expr.rhs ? expr : { ...expr, lhs, rhs };
+    }
+    default:
+      return expr;
+  }
 }
 
 /**

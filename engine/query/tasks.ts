@@ -5,12 +5,13 @@ import type { AggregateExpr, Expr } from '../promql/ast.js';
 import { ALL_FEATURES_ON, parsedPromQL } from '../promql/index.js';
 import { evaluateLogQLInstant, evaluateLogQLRange, iterateLogQuery, rowBytes, type LogRow } from '../logql/eval/index.js';
 import type { InstantResult } from '../logql/eval/types.js';
+import { SharedExtractions } from '../logql/eval/metric/sharedExtractions.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import { checkLogQL, parseLogQL } from '../logql/index.js';
 import { SharedSegmentReaders } from '../storage/sharedSegments.js';
 import { packSeries, packVector, transferablesOf, type PackedSeries } from './packing.js';
 import { packRows, rowsTransferables, type PackedRows } from './rowPacking.js';
-import { finishedParts, logFinishedParts, mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
+import { finishedParts, logFinishedParts, logShardForm, mixedSumSteps, partialAverage, topAggregation, type SeriesShard } from './shards.js';
 import { promqlInstantSeries } from './shardFinish.js';
 import { Annotations } from '../promql/eval/annotations.js';
 import { HistogramNotes } from '../promql/eval/histogramNotes.js';
@@ -300,16 +301,18 @@ function runLogQLRange(task: LogQLRangeTask): { result: TaskResult; transfer: Ar
   const reader = logViewOf(task.data, segmentReaders, task.shard);
   const memory = task.memoryBytes === undefined ? undefined : new MemoryBudget(task.memoryBytes);
   const options = { maxSamples: task.maxSamples, maxSeries: task.maxSeries, memory };
-  const evaluate = (e: typeof expr): SeriesColumns[] =>
-    instant ? instantSeries(evaluateLogQLInstant(e, reader, task.startMs, options)) : evaluateLogQLRange(e, reader, task.startMs, task.endMs, task.stepMs, options).series;
+  const evaluate = (e: typeof expr, opts: typeof options = options): SeriesColumns[] =>
+    instant ? instantSeries(evaluateLogQLInstant(e, reader, task.startMs, opts)) : evaluateLogQLRange(e, reader, task.startMs, task.endMs, task.stepMs, opts).series;
   if (task.shard?.merge === 'finish') {
     // A shard of a query finished at the merge answers with its parts one after the other (shardFinish.ts).
-    const parts = logFinishedParts(expr);
+    const parts = logFinishedParts(logShardForm(expr));
     if (parts === undefined) throw new Error('a finishing shard of a query without parts');
     const all: SeriesColumns[] = [];
     const partEnds: number[] = [];
+    // Parts over the same range (an average's sum and count) read its lines once.
+    const shared = { ...options, sharedExtractions: new SharedExtractions() };
     for (const part of parts) {
-      all.push(...evaluate(part));
+      all.push(...evaluate(part, shared));
       partEnds.push(all.length);
     }
     const packed = packSeries(all);

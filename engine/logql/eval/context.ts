@@ -8,6 +8,7 @@ import type { SampleExpr } from '../ast.js';
 import type { LogReader } from '../../storage/logHead.js';
 import type { SeriesColumns } from '../../storage/seriesColumns.js';
 import { LabelCache } from './labelsBuilder.js';
+import type { SharedExtractions } from './metric/sharedExtractions.js';
 import { DEFAULT_MAX_SAMPLES, DEFAULT_MAX_SERIES, type EvalOptions } from './types.js';
 
 /** TOO_MANY_SAMPLES is the message of a query over its sample budget. */
@@ -51,6 +52,11 @@ export class EvalContext {
     this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
     this.maxSamples = options.maxSamples ?? DEFAULT_MAX_SAMPLES;
     this.memory = options.memory ?? unboundedBudget();
+  }
+
+  /** sharedExtractions is EvalOptions.sharedExtractions. */
+  get sharedExtractions(): SharedExtractions | undefined {
+    return this.options.sharedExtractions;
   }
 
   checkAbort(): void {

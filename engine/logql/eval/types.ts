@@ -2,6 +2,7 @@
  * Plain-data request options and results of LogQL evaluation, safe to pass between threads:
  * series are label objects with typed arrays of timestamps (milliseconds) and values.
  */
+import type { SharedExtractions } from './metric/sharedExtractions.js';
 import type { MemoryBudget } from '../../common/memoryBudget.js';
 import type { Labels } from '../../storage/labels.js';
 import type { SeriesColumns } from '../../storage/seriesColumns.js';
@@ -21,6 +22,8 @@ export interface EvalOptions {
   maxSamples?: number;
   /** memory is the query's memory budget: series kept and template output count against it. */
   memory?: MemoryBudget;
+  /** sharedExtractions, given to several evaluations of one task, lets them read a range's samples once (see sharedExtractions.ts). */
+  sharedExtractions?: SharedExtractions;
 }
 
 /** InstantResult is the answer to an instant query: a vector (one point per series) or a scalar. */

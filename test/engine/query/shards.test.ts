@@ -772,6 +772,10 @@ describe('log series shards', () => {
       'label_replace(sum by (level) (bytes_over_time({service_name=~".+"}[5m])), "kind", "$1", "level", "(.*)") * 2',
       'vector(1) + sum(count_over_time({service_name="cart"}[2m]))',
       'sort_desc(sum by (service_name) (count_over_time({service_name=~".+"}[4m])))',
+      // Averages split into the sum of their samples over their count (logShardForm).
+      'avg_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [3m]) by (level)',
+      'avg_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [2m])',
+      'sum by (level) (avg_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n | n > 3 [4m]) by (level, service_name)) * 2',
     ];
     for (const q of finished) expect(planOf(q), q).toEqual({ merge: 'finish' });
     // A selection settles ties by its input's order, which merged parts do not keep.

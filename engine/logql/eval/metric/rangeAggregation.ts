@@ -10,7 +10,7 @@ import type { Grouping, LabelMatcher, RangeAggregationExpr } from '../../ast.js'
 import type { EvalContext } from '../context.js';
 import type { GroupingSpec } from '../labelsBuilder.js';
 import { ERROR_LABEL } from '../labelsBuilder.js';
-import { extractSamples, extractWindows, type ExtractionPlan, type ValueSource } from './extract.js';
+import { extractSamples, extractWindows, type ExtractionPlan, type SeriesSamples, type ValueSource } from './extract.js';
 import { isFailedSeries, pipelineError } from './pipelineError.js';
 import { slideWindows, type Windows } from './rangeKernels.js';
 import { msToNs } from './relativeTime.js';
@@ -127,7 +127,16 @@ export function evaluateRangeAggregation(ctx: EvalContext, expr: RangeAggregatio
     }
     ctx.releaseSamples(2 * grid.steps * accumulated.length);
   } else {
-    const samples = extractSamples(ctx, plan, baseNs, maxNs);
+    let samples: SeriesSamples[];
+    const shared = ctx.sharedExtractions;
+    if (shared !== undefined && hasUnwrap) {
+      const found = shared.samples(expr.range, expr.grouping, pushedDown, baseNs, maxNs, () => extractSamples(ctx, plan, baseNs, maxNs));
+      samples = found.samples;
+      // Samples another evaluation extracted count against this one's budget as its own would.
+      if (found.reused) for (const s of samples) ctx.holdSamples(s.length);
+    } else {
+      samples = extractSamples(ctx, plan, baseNs, maxNs);
+    }
     const ends = new Float64Array(grid.steps);
     for (let j = 0; j < grid.steps; j++) ends[j] = Math.round(j * grid.stepMs * 1e6) + rangeNs;
     const windows: Windows = { ends, rangeNs };
