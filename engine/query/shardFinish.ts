@@ -4,7 +4,7 @@ import { evaluateInstant, evaluateRange, formatAnnotation, type EvalOptions, typ
 import type { LabelMatcher } from '../storage/matchers.js';
 import type { MetricQuerier } from '../storage/metricHead.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
-import { finishedParts, logFinishedParts, logShardForm, mergeShards, partMerge, type ShardOutput } from './shards.js';
+import { finishedParts, logFinishedParts, logShardForm, logShardMergeFor, mergeShards, partMerge, type ShardOutput } from './shards.js';
 import type { Expr as LogQLExpr } from '../logql/ast.js';
 import { evaluateLogQLAnswered } from '../logql/eval/index.js';
 import type { EvalOptions as LogQLEvalOptions } from '../logql/eval/types.js';
@@ -68,13 +68,14 @@ export function finishShards(
 
 /**
  * finishLogShards is finishShards for LogQL (shards.ts logShardPlanFor): each part's shards
- * are added, and the rest of the query is evaluated over the sums.
+ * are merged as the part says (added, or their largest or smallest taken), and the rest of the
+ * query is evaluated over the merged parts.
  */
 export function finishLogShards(expr: LogQLExpr, outputs: readonly ShardOutput[], window: FinishWindow, options: LogQLEvalOptions): SeriesColumns[] {
   const form = logShardForm(expr);
   const parts = logFinishedParts(form);
   if (parts === undefined) throw new Error('finishLogShards: the query has no parts to finish');
-  const answered = new Map(parts.map((part, i) => [part, mergeShards('sum', outputs.map((o) => partOf(o, i)))]));
+  const answered = new Map(parts.map((part, i) => [part, mergeShards(logShardMergeFor(part)!, outputs.map((o) => partOf(o, i)))]));
   return evaluateLogQLAnswered(form, answered, window, options);
 }
 

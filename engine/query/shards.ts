@@ -394,24 +394,42 @@ export function shardMergeFor(expr: Expr): ShardMerge | undefined {
 const ADDITIVE_RANGE_OPS: ReadonlySet<RangeAggregationExpr['op']> = new Set(['count_over_time', 'rate', 'bytes_over_time', 'bytes_rate', 'sum_over_time']);
 
 /**
+ * EXTREME_RANGE_OPS are the LogQL range aggregations whose value over a set of lines is the
+ * largest or smallest of their values over any split of those lines, with the vector
+ * aggregation that keeps that so across series (`max by (…) (max_over_time(…))`).
+ */
+const EXTREME_RANGE_OPS: ReadonlyMap<RangeAggregationExpr['op'], 'max' | 'min'> = new Map([
+  ['max_over_time', 'max'],
+  ['min_over_time', 'min'],
+]);
+
+/**
  * logShardMergeFor says how shards of a LogQL metric query combine. Lines are split by time
  * (taskData.ts logTimeParts), so every series can have a part in every shard; only sums of
  * additive range aggregations (or such an aggregation alone) then merge exactly, by adding the
- * parts.
+ * parts, and the maxima (minima) of max_over_time (min_over_time), by taking the largest
+ * (smallest): a NaN gives way to any number in both, as in one evaluation.
  */
-export function logShardMergeFor(expr: LogQLExpr): 'sum' | undefined {
-  const additive = (e: LogQLExpr): boolean => e.kind === 'RangeAggregation' && ADDITIVE_RANGE_OPS.has(e.op);
-  if (additive(expr)) return 'sum';
-  if (expr.kind === 'VectorAggregation' && expr.op === 'sum' && expr.param === undefined && additive(expr.expr)) return 'sum';
-  return undefined;
+export function logShardMergeFor(expr: LogQLExpr): 'sum' | 'max' | 'min' | undefined {
+  const mergeOfRange = (e: LogQLExpr): 'sum' | 'max' | 'min' | undefined => {
+    if (e.kind !== 'RangeAggregation') return undefined;
+    return ADDITIVE_RANGE_OPS.has(e.op) ? 'sum' : EXTREME_RANGE_OPS.get(e.op);
+  };
+  const alone = mergeOfRange(expr);
+  if (alone !== undefined) return alone;
+  if (expr.kind !== 'VectorAggregation' || expr.param !== undefined) return undefined;
+  const inner = mergeOfRange(expr.expr);
+  return inner !== undefined && inner === expr.op ? inner : undefined;
 }
 
 /**
  * logShardPlanFor says how a LogQL metric query is split between shards (each reading the
  * lines of one part of time, taskData.ts logTimeParts): a sum of additive range aggregations
- * (or one alone) merges by adding the parts; a query built on such sums (`topk(5, sum by
- * (service_name) (count_over_time(...)))`, a ratio of two rates) is finished at the merge, as
- * PromQL's finishPlanFor does, over the added sums (logFinishedParts).
+ * (or one alone) merges by adding the parts, max_over_time and min_over_time by their
+ * extremes (logShardMergeFor); a query built on such parts (`count by (level) (sum by (level,
+ * route) (count_over_time(...)))`, a ratio of two rates, an average split by logShardForm) is
+ * finished at the merge, as PromQL's finishPlanFor does, over the merged parts
+ * (logFinishedParts).
  */
 export function logShardPlanFor(expr: LogQLExpr): ShardPlan | undefined {
   const form = logShardForm(expr);

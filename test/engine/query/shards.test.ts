@@ -745,14 +745,19 @@ describe('log series shards', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('splits only sums of additive range aggregations', () => {
+  it('splits only sums of additive range aggregations and extremes of max_over_time and min_over_time', () => {
     const mergeOf = (q: string) => logShardMergeFor(parseLogQL(q));
     expect(mergeOf('count_over_time({service_name="cart"}[5m])')).toBe('sum');
     expect(mergeOf('sum by (level) (rate({service_name=~".+"} |= "x" [1m]))')).toBe('sum');
     expect(mergeOf('sum(bytes_over_time({service_name="cart"}[5m]))')).toBe('sum');
+    expect(mergeOf('max_over_time({service_name="cart"} | unwrap latency [5m]) by (level)')).toBe('max');
+    expect(mergeOf('max by (service_name) (max_over_time({service_name="cart"} | unwrap latency [5m]))')).toBe('max');
+    expect(mergeOf('min_over_time({service_name="cart"} | unwrap latency [5m])')).toBe('min');
     for (const q of [
       'count by (level) (count_over_time({service_name="cart"}[5m]))',
       'max(count_over_time({service_name="cart"}[5m]))',
+      'min(max_over_time({service_name="cart"} | unwrap latency [5m]))',
+      'sum(max_over_time({service_name="cart"} | unwrap latency [5m]))',
       'avg_over_time({service_name="cart"} | unwrap latency [5m])',
       'topk(2, sum by (level) (count_over_time({service_name="cart"}[5m])))',
       'sum(count_over_time({service_name="cart"}[5m])) / 2',
@@ -776,10 +781,13 @@ describe('log series shards', () => {
       'avg_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [3m]) by (level)',
       'avg_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [2m])',
       'sum by (level) (avg_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n | n > 3 [4m]) by (level, service_name)) * 2',
+      // Extremes merged by their largest or smallest, here under an expression finished at the merge.
+      'max_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [3m]) by (level) - min_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [3m]) by (level)',
+      'sum(count_over_time({service_name="cart"}[2m])) / max(max_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [5m]) by (service_name, level))',
     ];
     for (const q of finished) expect(planOf(q), q).toEqual({ merge: 'finish' });
     // A selection settles ties by its input's order, which merged parts do not keep.
-    for (const q of ['topk(2, sum by (service_name) (count_over_time({service_name=~".+"}[2m])))', 'max_over_time({service_name="cart"} | unwrap latency [5m])', 'topk(2, max_over_time({service_name="cart"} | unwrap latency [5m]))', 'sum(count_over_time({service_name="cart"}[2m])) / max_over_time({service_name="cart"} | unwrap latency [5m])']) {
+    for (const q of ['topk(2, sum by (service_name) (count_over_time({service_name=~".+"}[2m])))', 'topk(2, max_over_time({service_name="cart"} | unwrap latency [5m]))', 'quantile_over_time(0.5, {service_name="cart"} | unwrap latency [5m])']) {
       expect(planOf(q), q).toBeUndefined();
     }
     const view = storage.logs(ORG);
@@ -840,10 +848,13 @@ describe('log series shards', () => {
       'count_over_time({service_name=~".+"} | drop route, k8s_pod_name [3m])',
       'sum(rate({service_name=~".+"} |= "line" [2m]))',
       'sum by (level) (bytes_over_time({service_name=~".+"}[5m]))',
+      'max_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [3m]) by (level)',
+      'min by (service_name) (min_over_time({service_name=~".+"} | regexp "line (?P<n>[0-9]+)" | unwrap n [2m]))',
     ];
     const startMs = 1_000_000;
     const endMs = 1_000_000 + 6 * 60_000;
     for (const q of queries) {
+      const merge = logShardMergeFor(parseLogQL(q))!;
       const direct = evaluateLogQLRange(parseLogQL(q), view, startMs, endMs, 60_000, { maxSamples: 1e6, maxSeries: 1000 });
       const selections = logSelectionsFor(parseLogQL(q), startMs, endMs);
       const share = gatherLogShare(view, selections);
@@ -851,13 +862,13 @@ describe('log series shards', () => {
         const outputs: ShardOutput[] = [];
         const timeParts = logTimeParts(share, selections, count);
         for (let index = 0; index < count; index++) {
-          const shard = { index, count, merge: 'sum' as const, timePart: timeParts[index] };
+          const shard = { index, count, merge, timePart: timeParts[index] };
           const task: LogQLRangeTask = { kind: 'logql-range', query: q, startMs, endMs, stepMs: 60_000, maxSamples: 1e6, maxSeries: 1000, data: logTaskData(share), shard };
           const { result } = runTask(structuredClone(task, { transfer: taskTransferables(task) }));
           if (!('series' in result)) throw new Error(`${q}: ${JSON.stringify(result)}`);
           outputs.push({ series: unpackSeries(result.series) });
         }
-        const got = keyed(mergeShards('sum', outputs));
+        const got = keyed(mergeShards(merge, outputs));
         const want = keyed(direct.series);
         const context = `${q} over ${count} shards`;
         expect(want.size, context).toBeGreaterThan(0);
