@@ -367,10 +367,10 @@ function runExtraction<S extends Sink>(
     if (processedLine === null) return;
     addSample(sp.labels, processedLine, at);
   };
-  // A pipeline whose parser reads stored ASCII bytes, for a sample that is not the line's size:
+  // A pipeline whose filters and parser read stored ASCII bytes, for a sample that is not the line's size:
   // such lines never become strings (unless the parser hands one back to be read as text).
   const visitAscii: AsciiLineVisitor<ScannedStream<S>> | undefined =
-    pipeline.readsAscii && !bytes
+    pipeline.readsAscii && !bytes && lineOnly === undefined
       ? (stream, line, lineTimes, at) => {
           const sp = stream.sp;
           const outcome = sp.processAscii(readsTimestamp ? lineTimes[at] : UNREAD_TIMESTAMP, line.bytes, line.start, line.end);

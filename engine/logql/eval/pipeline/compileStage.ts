@@ -12,7 +12,7 @@ import { LabelFormat, LineFormat } from './formatStages.js';
 import { JsonExpressionParser, JsonParser } from './jsonParser.js';
 import { KeepLabels } from './keepLabels.js';
 import { LabelFilter } from './labelFilter.js';
-import { LineFilter, compileLineTest } from './lineFilter.js';
+import { LineFilter, compileAsciiLineTest, compileLineTest } from './lineFilter.js';
 import { LogfmtExpressionParser, LogfmtParser } from './logfmtParser.js';
 import { PatternParser } from './patternParser.js';
 import { RegexpParser } from './regexpParser.js';
@@ -23,7 +23,7 @@ import { UnpackParser } from './unpackParser.js';
 export function compileStage(stage: PipelineStage, memory: MemoryBudget | undefined): Stage {
   switch (stage.kind) {
     case 'LineFilter':
-      return new LineFilter(compileLineTest(stage));
+      return new LineFilter(compileLineTest(stage), compileAsciiLineTest(stage));
     case 'JsonParser':
       return stage.extractions.length > 0 ? new JsonExpressionParser(stage.extractions) : new JsonParser();
     case 'LogfmtParser':

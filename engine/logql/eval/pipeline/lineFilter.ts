@@ -65,6 +65,65 @@ export function compileLineTest(stage: LineFilterStage): LineTest {
   };
 }
 
+/**
+ * AsciiLineTest is a line filter's test of a line held as ASCII bytes, bytes[start, end).
+ * Lines of one buffer must be asked in increasing order (a scan's row order) to be cheap.
+ */
+export type AsciiLineTest = (bytes: Uint8Array, start: number, end: number) => boolean;
+
+/**
+ * LiteralSearch finds a literal in lines held as bytes of a larger buffer (a segment's block, a
+ * head chunk): one native search from a line's start finds the next occurrence in the buffer,
+ * which answers every line up to it, so a buffer is searched about once however many lines it
+ * holds (as `markContaining` does for counts), and no line's string is made.
+ */
+class LiteralSearch {
+  private buffer: Uint8Array | undefined;
+  /** from is the start of the line asked last; next the first occurrence at or after it (Infinity: none to the buffer's end). */
+  private from = 0;
+  private next = -1;
+
+  constructor(private readonly needle: Buffer) {}
+
+  contains(bytes: Uint8Array, start: number, end: number): boolean {
+    if (bytes !== this.buffer || start < this.from) {
+      this.buffer = bytes;
+      this.next = -1;
+    }
+    this.from = start;
+    if (this.next < start) {
+      const at = Buffer.prototype.indexOf.call(bytes, this.needle, start) as number;
+      this.next = at < 0 ? Infinity : at;
+    }
+    // `next` is the first occurrence at or after `start`: the line holds one if that one ends in it.
+    return this.next + this.needle.length <= end;
+  }
+}
+
+/**
+ * compileAsciiLineTest is compileLineTest for lines held as ASCII bytes, for the filters that
+ * are a single non-empty literal (`|= "text"`, `!= "text"`); undefined for the others, which
+ * read the line's text.
+ */
+export function compileAsciiLineTest(stage: LineFilterStage): AsciiLineTest | undefined {
+  if ((stage.op !== '|=' && stage.op !== '!=') || stage.values.length !== 1) return undefined;
+  const value = stage.values[0];
+  if (value.kind !== 'LineFilterLiteral' || value.value === '') return undefined;
+  const search = new LiteralSearch(Buffer.from(value.value, 'utf8'));
+  return stage.op === '|=' ? (bytes, start, end) => search.contains(bytes, start, end) : (bytes, start, end) => !search.contains(bytes, start, end);
+}
+
+/** combineAsciiLineTests is combineLineTests for byte tests: undefined when any filter has none. */
+export function combineAsciiLineTests(tests: readonly (AsciiLineTest | undefined)[]): AsciiLineTest | undefined {
+  if (tests.some((t) => t === undefined)) return undefined;
+  const all = tests as readonly AsciiLineTest[];
+  if (all.length === 1) return all[0];
+  return (bytes, start, end) => {
+    for (let i = 0; i < all.length; i++) if (!all[i](bytes, start, end)) return false;
+    return true;
+  };
+}
+
 /** combineLineTests joins consecutive filters into one predicate (all must pass). */
 export function combineLineTests(tests: readonly LineTest[]): LineTest {
   if (tests.length === 1) return tests[0];
@@ -78,7 +137,10 @@ export function combineLineTests(tests: readonly LineTest[]): LineTest {
   };
 }
 
-/** LineFilter adapts a predicate to the Stage contract. */
+/**
+ * LineFilter adapts a predicate to the Stage contract; `asciiTest`, when the filter has one,
+ * tests lines held as ASCII bytes the same way (StreamPipeline.processAscii).
+ */
 export class LineFilter implements Stage {
   readonly requiredLabelNames = NO_LABELS_READ;
   readonly readsTimestamp = false;
@@ -86,7 +148,10 @@ export class LineFilter implements Stage {
   readonly isParser = false;
   readonly readsLine = true;
 
-  constructor(readonly test: LineTest) {}
+  constructor(
+    readonly test: LineTest,
+    readonly asciiTest?: AsciiLineTest,
+  ) {}
 
   process(_timestampNs: bigint, line: string, _labels: LabelsBuilder): string | null {
     return this.test(line) ? line : null;

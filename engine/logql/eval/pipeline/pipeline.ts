@@ -11,7 +11,7 @@ import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelCache } from '../labelsBuilder.js';
 import { LabelsBuilder } from '../labelsBuilder.js';
 import type { Labels } from '../../../storage/labels.js';
-import { LineFilter, combineLineTests } from './lineFilter.js';
+import { LineFilter, combineAsciiLineTests, combineLineTests, type AsciiLineTest } from './lineFilter.js';
 import { LineFormat } from './formatStages.js';
 import { compileStage } from './compileStage.js';
 import { isAsciiParser, type AsciiParser, type LineTest, type Stage } from './stage.js';
@@ -92,11 +92,14 @@ export class CompiledPipeline {
    */
   readonly lineOnly: LineTest | undefined;
   /**
-   * readsAscii is set when lines held as ASCII bytes can go through processAscii: the first
-   * stage is a parser that reads bytes under this pipeline's hints and no later stage reads
-   * the line. Callers that read nothing of the line afterwards then never make its string.
+   * readsAscii is set when lines held as ASCII bytes can go through processAscii: the
+   * pipeline opens with line filters that test bytes (single literals) and then, or only, a
+   * parser that reads bytes under this pipeline's hints, and no later stage reads the line.
+   * Callers that read nothing of the line afterwards then never make its string.
    */
   readonly readsAscii: boolean;
+  /** asciiStages is how many leading stages run on the bytes (asciiStagesOf); 0 when the pipeline does not read bytes. */
+  private readonly asciiStages: number;
   /** noLabels is the parser hint streams get: see PipelineOptions.noLabels. */
   private readonly noLabels: boolean;
   /** wanted is the required-labels hint streams get: see PipelineOptions.labelsRead. */
@@ -109,14 +112,17 @@ export class CompiledPipeline {
     const compiled: Stage[] = [];
     const dropped: Stage[] = [];
     let pendingTests: LineTest[] = [];
+    let pendingAscii: (AsciiLineTest | undefined)[] = [];
     const flushTests = (): void => {
-      if (pendingTests.length > 0) compiled.push(new LineFilter(combineLineTests(pendingTests)));
+      if (pendingTests.length > 0) compiled.push(new LineFilter(combineLineTests(pendingTests), combineAsciiLineTests(pendingAscii)));
       pendingTests = [];
+      pendingAscii = [];
     };
     for (const stage of reorderStages(built)) {
       if (stage instanceof LineFilter) {
         // Consecutive filters become one LineFilter stage, pushed by flushTests.
         pendingTests.push(stage.test);
+        pendingAscii.push(stage.asciiTest);
         continue;
       }
       if (kept !== undefined && !kept.has(stage)) {
@@ -138,14 +144,33 @@ export class CompiledPipeline {
     if (compiled.length === 0) this.lineOnly = () => true;
     else if (compiled.length === 1 && compiled[0] instanceof LineFilter) this.lineOnly = compiled[0].test;
     else this.lineOnly = undefined;
-    const first = compiled[0];
-    this.readsAscii = first !== undefined && isAsciiParser(first) && first.readsAscii(this.wanted, this.noLabels) && compiled.slice(1).every((stage) => !stage.readsLine);
+    this.asciiStages = asciiStagesOf(compiled, this.wanted, this.noLabels);
+    this.readsAscii = this.asciiStages > 0;
   }
 
   /** forStream prepares the pipeline for one stream's labels. */
   forStream(tags: Labels, cache: LabelCache): StreamPipeline {
-    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError, this.wanted));
+    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError, this.wanted), this.asciiStages);
   }
+}
+
+/**
+ * asciiStagesOf counts the leading stages that can run on a line's ASCII bytes (filters with a
+ * byte test, then at most one parser that reads bytes under these hints), or 0 when a later
+ * stage reads the line (it would need the text) or no stage runs on bytes.
+ */
+function asciiStagesOf(stages: readonly Stage[], wanted: ReadonlySet<string> | undefined, noLabels: boolean): number {
+  let n = 0;
+  while (n < stages.length) {
+    const stage = stages[n];
+    if (stage instanceof LineFilter && stage.asciiTest !== undefined) n++;
+    else break;
+  }
+  const parser = stages[n];
+  if (parser !== undefined && isAsciiParser(parser) && parser.readsAscii(wanted, noLabels)) n++;
+  if (n === 0) return 0;
+  for (let i = n; i < stages.length; i++) if (stages[i].readsLine) return 0;
+  return n;
 }
 
 /**
@@ -163,6 +188,8 @@ export class StreamPipeline {
     private readonly stages: readonly Stage[],
     /** labels holds the current line's labels after process(). */
     readonly labels: LabelsBuilder,
+    /** asciiStages is how many leading stages processAscii runs on the bytes. */
+    private readonly asciiStages = 0,
   ) {}
 
   /**
@@ -183,15 +210,23 @@ export class StreamPipeline {
 
   /**
    * processAscii runs the pipeline over a line held as the ASCII bytes[start, end), for a
-   * pipeline that readsAscii: its first stage reads the bytes, the others (which do not read
-   * the line) run as process() runs them.
+   * pipeline that readsAscii: its leading filters and parser read the bytes, the others (which
+   * do not read the line) run as process() runs them.
    */
   processAscii(timestampNs: bigint, bytes: Uint8Array, start: number, end: number): AsciiOutcome {
     const labels = this.labels;
     labels.reset();
     const stages = this.stages;
-    if (!(stages[0] as AsciiParser).processAscii(bytes, start, end, labels)) return ASCII_NEEDS_TEXT;
-    for (let i = 1; i < stages.length; i++) {
+    const onBytes = this.asciiStages;
+    for (let i = 0; i < onBytes; i++) {
+      const stage = stages[i];
+      if (stage instanceof LineFilter) {
+        if (!stage.asciiTest!(bytes, start, end)) return ASCII_DROPPED;
+      } else if (!(stage as AsciiParser).processAscii(bytes, start, end, labels)) {
+        return ASCII_NEEDS_TEXT;
+      }
+    }
+    for (let i = onBytes; i < stages.length; i++) {
       if (stages[i].process(timestampNs, '', labels) === null) return ASCII_DROPPED;
     }
     return ASCII_KEPT;

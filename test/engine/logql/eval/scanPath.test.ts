@@ -110,13 +110,16 @@ const QUERIES = [
   // Read from stored ASCII bytes where the blocks allow (JsonParser.processAscii).
   'sum by (route, level) (rate({service_name=~".+"} | json | status != 404 [1m]))',
   'sum by (service_name_extracted) (count_over_time({service_name=~".+"} | json | route = "/r1" [2m]))',
+  // Literal filters test the bytes before the parser does.
+  'sum by (route) (count_over_time({service_name=~".+"} |= "status" != "\\"/r2\\"" | json | status >= 500 [2m]))',
+  'max_over_time({service_name=~".+"} |= "duration_ms" | logfmt | unwrap duration_ms [2m]) by (route)',
 ];
 
 /**
  * readsAscii tells whether a query's lines may be read from bytes: a json or logfmt parser
  * first, told which labels are read (a `by` grouping), and a sample that is not the line's size.
  */
-const readsAscii = (q: string): boolean => /\} \| (json|logfmt) \|/.test(q) && / by \(/.test(q) && !q.startsWith('bytes_');
+const readsAscii = (q: string): boolean => /\}( [|!]= "[^"]*(\\"[^"]*)*")* \| (json|logfmt) \|/.test(q) && / by \(/.test(q) && !q.startsWith('bytes_');
 
 describe('pipelines over lines in the order the store keeps them', () => {
   let dir: string;

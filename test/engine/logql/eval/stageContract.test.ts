@@ -132,17 +132,21 @@ describe('parser hints from the stages', () => {
 describe('pipelines that read stored ASCII bytes', () => {
   const reads = (stages: string, options: { labelsRead?: string[]; noLabels?: boolean } = {}): boolean => new CompiledPipeline(stagesOf(stages), options).readsAscii;
 
-  it('read bytes when a json or logfmt parser comes first, the query says which labels it reads, and nothing after reads the line', () => {
+  it('read bytes when literal line filters and a json or logfmt parser come first, the query says which labels it reads, and nothing after reads the line', () => {
     expect(reads('| json | status >= 500', { labelsRead: ['route'] })).toBe(true);
     expect(reads('| json | drop a | keep route, status | level="error"', { labelsRead: ['route'] })).toBe(true);
     expect(reads('| json', { noLabels: true })).toBe(true);
     // Every label may be read: the text reader names nested and odd keys.
     expect(reads('| json | status >= 500')).toBe(false);
-    // A later stage reads the line, or an earlier one decides on it.
+    // A later stage reads the line.
     expect(reads('| json | line_format "{{.route}}" |= "x"', { labelsRead: ['route'] })).toBe(false);
     expect(reads('| json | label_format l="{{ __line__ }}"', { labelsRead: ['l'] })).toBe(false);
-    expect(reads('|= "x" | json', { labelsRead: ['route'] })).toBe(false);
     expect(reads('| logfmt --strict | status >= 500', { labelsRead: ['route'] })).toBe(true);
+    // Literal line filters before the parser test the bytes too (a filter written after it runs first).
+    expect(reads('|= "error" != "debug" | json | status >= 500', { labelsRead: ['route'] })).toBe(true);
+    expect(reads('| json |= "error"', { labelsRead: ['route'] })).toBe(true);
+    expect(reads('|~ "err(or)?" | json', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('|= "a" or "b" | json', { labelsRead: ['route'] })).toBe(false);
     // Parsers that read only text.
     expect(reads('| json route="r"', { labelsRead: ['route'] })).toBe(false);
     expect(reads('| logfmt route, status', { labelsRead: ['route'] })).toBe(false);
@@ -161,6 +165,12 @@ describe('pipelines that read stored ASCII bytes', () => {
     expect(run('{"msg":"a \\"quoted\\" word","route":"/a","status":503}')).toBe(ASCII_NEEDS_TEXT);
     expect(run('not json')).toBe(ASCII_NEEDS_TEXT);
     expect(sp.labels.get('route')).toBeUndefined();
+    // A literal filter before the parser drops lines on their bytes.
+    const filtered = new CompiledPipeline(stagesOf('|= "/a" | json | status >= 500'), { labelsRead: ['route'] }).forStream({ app: 'x' }, new LabelCache());
+    const runFiltered = (line: string) => filtered.processAscii(UNREAD_TIMESTAMP, bytes(line), 0, line.length);
+    expect(runFiltered('{"route":"/b","status":503}')).toBe(ASCII_DROPPED);
+    expect(runFiltered('{"route":"/a","status":503}')).toBe(ASCII_KEPT);
+    expect(filtered.labels.get('route')).toBe('/a');
     // In the middle of a larger buffer, as a stored block holds it.
     const block = bytes('xx{"status":"500","route":"/b"}yy');
     expect(sp.processAscii(UNREAD_TIMESTAMP, block, 2, block.length - 2)).toBe(ASCII_KEPT);
