@@ -32,7 +32,7 @@ import {
 } from './jsonScan.js';
 import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
 import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
-import { AsciiReading, readsAsciiWhenTold } from './wantedKeys.js';
+import { AsciiReading, beginAsciiLine, readsAsciiWhenTold } from './wantedKeys.js';
 
 /** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
 export const JSON_PARSER_ERROR = 'JSONParserErr';
@@ -59,9 +59,7 @@ export class JsonParser implements AsciiParser {
   private found = 0;
   private readonly ascii = new AsciiReading(this.keys);
 
-  readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean {
-    return readsAsciiWhenTold(wanted, noLabels);
-  }
+  readonly readsAscii = readsAsciiWhenTold;
 
   /**
    * processAscii is process() over the ASCII line bytes[start, end), for a builder with wanted
@@ -71,11 +69,9 @@ export class JsonParser implements AsciiParser {
    * malformed JSON) returns false with nothing set, for process().
    */
   processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean {
-    if (labels.noLabels) return true;
-    const wanted = labels.wanted;
-    if (wanted === undefined) return false;
     const found = this.ascii.found;
-    found.count = 0;
+    const wanted = beginAsciiLine(labels, found);
+    if (typeof wanted === 'boolean') return wanted;
     // Whitespace is checked in place before skipping it: compact lines have none, and the
     // calls were a good part of a line's time.
     let i = start;

@@ -14,7 +14,7 @@ import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
 import { LogfmtDecoder } from './logfmtDecoder.js';
 import { KeyCache, replaceInvalidUtf8 } from './sanitize.js';
 import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
-import { AsciiReading, readsAsciiWhenTold } from './wantedKeys.js';
+import { AsciiReading, beginAsciiLine, readsAsciiWhenTold } from './wantedKeys.js';
 
 const SPACE = 32;
 const EQUALS = 61;
@@ -42,9 +42,7 @@ export class LogfmtParser implements AsciiParser {
     private readonly keepEmpty: boolean,
   ) {}
 
-  readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean {
-    return readsAsciiWhenTold(wanted, noLabels);
-  }
+  readonly readsAscii = readsAsciiWhenTold;
 
   /**
    * processAscii is process() over the ASCII line bytes[start, end), for a builder with wanted
@@ -54,11 +52,9 @@ export class LogfmtParser implements AsciiParser {
    * `--strict` reports), returns false with nothing set, for process().
    */
   processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean {
-    if (labels.noLabels) return true;
-    const wanted = labels.wanted;
-    if (wanted === undefined) return false;
     const found = this.ascii.found;
-    found.count = 0;
+    const wanted = beginAsciiLine(labels, found);
+    if (typeof wanted === 'boolean') return wanted;
     let p = start;
     for (;;) {
       while (p < end && bytes[p] <= SPACE) p++;

@@ -122,6 +122,19 @@ export function readsAsciiWhenTold(wanted: ReadonlySet<string> | undefined, noLa
 }
 
 /**
+ * beginAsciiLine starts processAscii in those parsers: true when the line needs no reading (no
+ * label is read), false when it must go to the text reader (no hint: every label is wanted),
+ * else the wanted labels, with `found` emptied for the line.
+ */
+export function beginAsciiLine(labels: LabelsBuilder, found: FoundValues): ReadonlySet<string> | boolean {
+  if (labels.noLabels) return true;
+  const wanted = labels.wanted;
+  if (wanted === undefined) return false;
+  found.count = 0;
+  return wanted;
+}
+
+/**
  * sameAt tells whether `name` stands in `line` at `start` (the caller checked the length).
  * Names are a few characters: comparing them here cost a sixth of `startsWith(name, start)`
  * on lines decoded from UTF-8, which a worker met a million times a query.
