@@ -19,29 +19,11 @@ import type { LogEntry, LogReader } from '../../engine/storage/logHead.js';
 import { runWhenDirect } from '../runDirect.js';
 import { twoSegmentsAndHead } from './twoSegmentsAndHead.js';
 import { taskMedianMs } from '../taskResult.js';
-
-const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
-const BASE_MS = Date.UTC(2026, 0, 1);
-const SPAN_MS = 6 * 3_600_000;
-const LEVELS = ['info', 'warn', 'debug', 'error'];
-const ROUTES = ['/api/cart', '/api/checkout', '/api/search', '/api/user', '/health'];
-const ORG = 'bench';
-
-/** lines writes lines [from, to) of the data set: evenly spread, with a little jitter so segments overlap. */
-function lines(from: number, to: number): LogEntry[] {
-  const out: LogEntry[] = [];
-  for (let i = from; i < to; i++) {
-    const ms = BASE_MS + Math.floor((i / LINES) * SPAN_MS) + ((i * 7919) % 60_000);
-    const status = i % 17 === 0 ? 503 : i % 5 === 0 ? 404 : 200;
-    const message = JSON.stringify({ msg: 'request done', route: ROUTES[i % 5], status, duration_ms: (i * 37) % 900, trace_id: (i * 2654435761).toString(16) });
-    out.push({ timestampNs: BigInt(ms) * 1_000_000n + BigInt(i % 1000), message, level: LEVELS[(i * 31) % 4], tags: { service_name: `svc${i % 40}`, env: 'bench' } });
-  }
-  return out;
-}
+import { BASE_MS, LINES, ORG, SPAN_MS, requestLines } from './requestLines.js';
 
 /** main fills a store, checks both ways of reading agree, and times them. */
 export async function main(): Promise<void> {
-  const store = await twoSegmentsAndHead(ORG, LINES, lines);
+  const store = await twoSegmentsAndHead(ORG, LINES, requestLines);
   try {
     const view = store.view;
     const streamByStream: LogReader = { select: (m, a, b, p) => view.select(m, a, b, p) };

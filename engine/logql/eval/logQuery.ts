@@ -9,12 +9,14 @@ import type { MemoryBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
 import type { LogReader } from '../../storage/logHead.js';
-import { isLineScanner, scanStreams } from '../../storage/logLineScan.js';
+import { asciiText, isLineScanner, scanStreams, type AsciiLineVisitor } from '../../storage/logLineScan.js';
 import { checkSignal } from './context.js';
 import { labelsKeyOf, setLabel } from './labelSet.js';
 import { LabelCache, sortParallel } from './labelsBuilder.js';
 import { matcherOf } from './matchers.js';
-import { CompiledPipeline, type StreamPipeline } from './pipeline/pipeline.js';
+import { ASCII_DROPPED, CompiledPipeline, type StreamPipeline } from './pipeline/pipeline.js';
+import { prefilterOf, type Prefilter } from './pipeline/prefilter.js';
+import { UNREAD_TIMESTAMP } from './pipeline/stage.js';
 import type { LogDirection, LogQueryOptions, LogRow } from './types.js';
 
 /** MESSAGE_TAG is the tag holding a row's line. */
@@ -45,13 +47,22 @@ interface Candidate {
   row: LogRow;
 }
 
+/** ScannedStream is what a raw query keeps per tag set: its pipeline, its prefilter's (prefilter.ts), and its key. */
+interface ScannedStream {
+  sp: StreamPipeline;
+  pre: StreamPipeline | undefined;
+  streamKey: string;
+}
+
 /**
  * LogQuery is a prepared raw query. slice() evaluates one time range; iterate() walks the
  * query's whole range slice by slice.
  */
 export class LogQuery {
   private readonly pipeline: CompiledPipeline;
-  private readonly streams = new Map<string, StreamPipeline>();
+  /** prefilter drops, before the whole pipeline runs, lines its opening filters drop (prefilter.ts). */
+  private readonly prefilter: Prefilter | undefined;
+  private readonly streams = new Map<string, ScannedStream>();
   private readonly cache = new LabelCache();
   private readonly fields: ReadonlySet<string> | undefined;
   private readonly memory: MemoryBudget | undefined;
@@ -63,18 +74,19 @@ export class LogQuery {
   ) {
     this.memory = options.memory;
     this.pipeline = new CompiledPipeline(expr.pipeline, { memory: options.memory });
+    this.prefilter = prefilterOf(expr.pipeline, options.memory);
     this.direction = options.direction ?? 'forward';
     this.fields = options.fields === undefined ? undefined : new Set(options.fields);
   }
 
-  private streamPipeline(tags: Labels): StreamPipeline {
-    const key = labelsKeyOf(tags);
-    let sp = this.streams.get(key);
-    if (sp === undefined) {
-      sp = this.pipeline.forStream(tags, this.cache);
-      this.streams.set(key, sp);
+  private scannedStream(tags: Labels): ScannedStream {
+    const streamKey = labelsKeyOf(tags);
+    let stream = this.streams.get(streamKey);
+    if (stream === undefined) {
+      stream = { sp: this.pipeline.forStream(tags, this.cache), pre: this.prefilter?.forStream(tags, this.cache), streamKey };
+      this.streams.set(streamKey, stream);
     }
-    return sp;
+    return stream;
   }
 
   private rowTags(sp: StreamPipeline, line: string): Labels {
@@ -119,10 +131,9 @@ export class LogQuery {
     // stream; either way one tag set's lines come oldest first, the older source's first on
     // equal times, so the count of lines seen so far orders a stream's ties as a merged run would.
     let processed = 0;
-    const open = (tags: Labels): { sp: StreamPipeline; streamKey: string } => ({ sp: this.streamPipeline(tags), streamKey: labelsKeyOf(tags) });
-    const visit = (stream: { sp: StreamPipeline; streamKey: string }, text: string, times: BigInt64Array, at: number): void => {
-      if (++processed % BATCH === 0) checkSignal(signal);
-      const ts = times[at];
+    const open = (tags: Labels): ScannedStream => this.scannedStream(tags);
+    /** keep runs the whole pipeline over a line and keeps the row it makes. */
+    const keep = (stream: ScannedStream, text: string, ts: bigint): void => {
       const line = stream.sp.process(ts, text);
       if (line === null) return;
       const row = { timestampNs: ts, tags: this.rowTags(stream.sp, line), line };
@@ -131,8 +142,24 @@ export class LogQuery {
       candidates.push({ ts, streamKey: stream.streamKey, seq: processed, row });
       if (candidates.length >= keepAtMost) cutTo(limit);
     };
+    const prefilterTime = this.prefilter?.readsTimestamp === true;
+    const visit = (stream: ScannedStream, text: string, times: BigInt64Array, at: number): void => {
+      if (++processed % BATCH === 0) checkSignal(signal);
+      const pre = stream.pre;
+      if (pre !== undefined && pre.process(prefilterTime ? times[at] : UNREAD_TIMESTAMP, text) === null) return;
+      keep(stream, text, times[at]);
+    };
+    // Lines the store keeps as ASCII bytes meet the prefilter there: a dropped line's string is never made.
+    const visitAscii: AsciiLineVisitor<ScannedStream> | undefined =
+      this.prefilter?.readsAscii === true && !prefilterTime
+        ? (stream, line, times, at) => {
+            if (++processed % BATCH === 0) checkSignal(signal);
+            if (stream.pre!.processAscii(UNREAD_TIMESTAMP, line.bytes, line.start, line.end) === ASCII_DROPPED) return;
+            keep(stream, asciiText(line), times[at]);
+          }
+        : undefined;
     const matchers = this.expr.matchers.map(matcherOf);
-    if (isLineScanner(reader)) reader.scanLines(matchers, fromNs, toNs, open, visit);
+    if (isLineScanner(reader)) reader.scanLines(matchers, fromNs, toNs, open, visit, visitAscii);
     else scanStreams(reader.select(matchers, fromNs, toNs), open, visit);
     cutTo(limit > 0 ? Math.min(limit, candidates.length) : candidates.length);
     const rows = new Array<LogRow>(candidates.length);

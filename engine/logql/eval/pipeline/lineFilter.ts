@@ -101,16 +101,25 @@ class LiteralSearch {
 }
 
 /**
- * compileAsciiLineTest is compileLineTest for lines held as ASCII bytes, for the filters that
- * are a single non-empty literal (`|= "text"`, `!= "text"`); undefined for the others, which
- * read the line's text.
+ * compileAsciiLineTest is compileLineTest for lines held as ASCII bytes, for the filters whose
+ * alternatives are all non-empty literals (`|= "text"`, `!= "a" or "b"`); undefined for the
+ * others, which read the line's text.
  */
 export function compileAsciiLineTest(stage: LineFilterStage): AsciiLineTest | undefined {
-  if ((stage.op !== '|=' && stage.op !== '!=') || stage.values.length !== 1) return undefined;
-  const value = stage.values[0];
-  if (value.kind !== 'LineFilterLiteral' || value.value === '') return undefined;
-  const search = new LiteralSearch(Buffer.from(value.value, 'utf8'));
-  return stage.op === '|=' ? (bytes, start, end) => search.contains(bytes, start, end) : (bytes, start, end) => !search.contains(bytes, start, end);
+  if (stage.op !== '|=' && stage.op !== '!=') return undefined;
+  const searches: LiteralSearch[] = [];
+  for (const value of stage.values) {
+    if (value.kind !== 'LineFilterLiteral' || value.value === '') return undefined;
+    searches.push(new LiteralSearch(Buffer.from(value.value, 'utf8')));
+  }
+  const anyFound: AsciiLineTest =
+    searches.length === 1
+      ? (bytes, start, end) => searches[0].contains(bytes, start, end)
+      : (bytes, start, end) => {
+          for (let i = 0; i < searches.length; i++) if (searches[i].contains(bytes, start, end)) return true;
+          return false;
+        };
+  return stage.op === '|=' ? anyFound : (bytes, start, end) => !anyFound(bytes, start, end);
 }
 
 /** combineAsciiLineTests is combineLineTests for byte tests: undefined when any filter has none. */

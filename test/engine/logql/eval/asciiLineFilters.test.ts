@@ -9,7 +9,8 @@ import { SeededRandom } from '../../../support/seededRandom.js';
  * Literal line filters test lines held as ASCII bytes of a larger buffer by searching the
  * buffer once from each line's start (LiteralSearch): the answers must be the text test's,
  * for lines asked in order, asked again from an earlier line, and across buffers, with the
- * literal anywhere (several times in a line, across two lines, longer than a line).
+ * literal anywhere (several times in a line, across two lines, longer than a line), and for
+ * alternatives (`|= "a" or "b"`), each searched so.
  */
 function filterOf(query: string): LineFilterStage {
   return (parseChecked(`{app="x"} ${query}`) as LogSelectorExpr).pipeline[0] as LineFilterStage;
@@ -26,7 +27,7 @@ function lineOf(random: SeededRandom): string {
 
 describe('literal line filters over ASCII bytes', () => {
   it('answer as the text test does, in order, from an earlier line again, and across buffers', () => {
-    for (const query of ['|= "error"', '!= "error"', '|= "rr"', '|= "e"', '!= "timeout"', '|= "erroreerror"']) {
+    for (const query of ['|= "error"', '!= "error"', '|= "rr"', '|= "e"', '!= "timeout"', '|= "erroreerror"', '|= "timeout" or "rr"', '!= "ok" or "erro" or "r"']) {
       const stage = filterOf(query);
       const text = compileLineTest(stage);
       const bytes = compileAsciiLineTest(stage)!;
@@ -52,7 +53,7 @@ describe('literal line filters over ASCII bytes', () => {
   });
 
   it('leave the filters that read text to it', () => {
-    for (const query of ['|~ "err.r"', '|= "a" or "b"', '|= ""', '!= ""', '|= ip("10.0.0.1")', '|> "<_> error"']) {
+    for (const query of ['|~ "err.r"', '|= "a" or ""', '|= ""', '!= ""', '|= "a" or ip("10.0.0.1")', '|= ip("10.0.0.1")', '|> "<_> error"']) {
       expect(compileAsciiLineTest(filterOf(query)), query).toBeUndefined();
     }
   });

@@ -146,7 +146,8 @@ describe('pipelines that read stored ASCII bytes', () => {
     expect(reads('|= "error" != "debug" | json | status >= 500', { labelsRead: ['route'] })).toBe(true);
     expect(reads('| json |= "error"', { labelsRead: ['route'] })).toBe(true);
     expect(reads('|~ "err(or)?" | json', { labelsRead: ['route'] })).toBe(false);
-    expect(reads('|= "a" or "b" | json', { labelsRead: ['route'] })).toBe(false);
+    expect(reads('|= "a" or "b" | json', { labelsRead: ['route'] })).toBe(true);
+    expect(reads('|= "a" or ip("10.0.0.1") | json', { labelsRead: ['route'] })).toBe(false);
     // Parsers that read only text.
     expect(reads('| json route="r"', { labelsRead: ['route'] })).toBe(false);
     expect(reads('| logfmt route, status', { labelsRead: ['route'] })).toBe(false);

@@ -1,0 +1,53 @@
+/**
+ * Raw log queries that search with a parser (`| json | trace_id="…"`, `| json | status >= 500`),
+ * over segments and a head as a worker answers them: with the prefilter (the opening filters
+ * with the parser told which labels they read, and a line filter for a wanted text) against
+ * every line through the whole pipeline, which the same query gets when a stage the prefilter
+ * does not open with comes first (`| drop` of a label no line has). Both run in one process,
+ * alternated by tinybench, so only the ratio matters.
+ *
+ * Run: npx tsc -p tsconfig.json && node dist/bench/logql/rawSearch.bench.js
+ */
+import { Bench } from 'tinybench';
+import { evaluateLogQuery } from '../../engine/logql/eval/index.js';
+import { parseLogQL } from '../../engine/logql/index.js';
+import { runWhenDirect } from '../runDirect.js';
+import { taskMedianMs } from '../taskResult.js';
+import { BASE_MS, LINES, ORG, SPAN_MS, requestLines, traceIdOf } from './requestLines.js';
+import { twoSegmentsAndHead } from './twoSegmentsAndHead.js';
+
+/** main fills a store, checks both ways answer alike, and times them. */
+export async function main(): Promise<void> {
+  const store = await twoSegmentsAndHead(ORG, LINES, requestLines);
+  try {
+    const options = { startNs: BigInt(BASE_MS) * 1_000_000n, endNs: BigInt(BASE_MS + SPAN_MS + 60_000) * 1_000_000n, direction: 'backward' as const, limit: 100 };
+    const searches = [
+      { name: '| json | trace_id="…"', filters: `| json | trace_id="${traceIdOf(Math.floor(LINES / 3))}"` },
+      { name: '| json | status >= 500, limit 100', filters: '| json | status >= 500' },
+      { name: '| json | route= and status=', filters: '| json | route="/api/cart" and status="404"' },
+    ];
+    const run = (filters: string) => () => evaluateLogQuery(parseLogQL(`{env="bench"} ${filters}`), store.view, options);
+    const cases = searches.map((s) => ({ ...s, prefiltered: run(s.filters), whole: run(`| drop no_such_label ${s.filters}`) }));
+    const rows = (answer: ReturnType<typeof evaluateLogQuery>) => JSON.stringify(answer.map((r) => [String(r.timestampNs), r.tags]));
+    for (const c of cases) {
+      const answer = c.prefiltered();
+      if (answer.length === 0 || rows(answer) !== rows(c.whole())) throw new Error(`${c.name}: the prefilter changed the answer`);
+    }
+    const bench = new Bench({ time: 0, iterations: 7, warmup: true, warmupIterations: 2, warmupTime: 0 });
+    for (const c of cases) {
+      bench.add(`${c.name} | whole pipeline`, () => void c.whole());
+      bench.add(`${c.name} | prefiltered`, () => void c.prefiltered());
+    }
+    await bench.run();
+    console.log(`${LINES} lines in two segments and a head (median ms; ratio prefiltered / whole pipeline)`);
+    for (const c of cases) {
+      const w = taskMedianMs(bench, `${c.name} | whole pipeline`);
+      const p = taskMedianMs(bench, `${c.name} | prefiltered`);
+      console.log(`  ${c.name.padEnd(44)}${w.toFixed(1).padStart(10)}${p.toFixed(1).padStart(10)}${`${(p / w).toFixed(2)}x`.padStart(9)}`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+runWhenDirect(import.meta.url, main);
