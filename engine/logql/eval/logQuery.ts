@@ -15,7 +15,7 @@ import { labelsKeyOf, setLabel } from './labelSet.js';
 import { LabelCache, sortParallel } from './labelsBuilder.js';
 import { matcherOf } from './matchers.js';
 import { ASCII_DROPPED, CompiledPipeline, type StreamPipeline } from './pipeline/pipeline.js';
-import { prefilterOf, type Prefilter } from './pipeline/prefilter.js';
+import { prefilterOf, type TextFiltered } from './pipeline/prefilter.js';
 import { UNREAD_TIMESTAMP } from './pipeline/stage.js';
 import type { LogDirection, LogQueryOptions, LogRow } from './types.js';
 
@@ -61,7 +61,7 @@ interface ScannedStream {
 export class LogQuery {
   private readonly pipeline: CompiledPipeline;
   /** prefilter drops, before the whole pipeline runs, lines its opening filters drop (prefilter.ts). */
-  private readonly prefilter: Prefilter | undefined;
+  private readonly prefilter: TextFiltered | undefined;
   private readonly streams = new Map<string, ScannedStream>();
   private readonly cache = new LabelCache();
   private readonly fields: ReadonlySet<string> | undefined;

@@ -16,6 +16,7 @@ import { parseBytesValue, parseDurationValue, type Converted } from '../conversi
 import { parseGoFloat } from '../../../common/goFloat.js';
 import type { GroupingSpec, LabelsBuilder, ResultLabels } from '../labelsBuilder.js';
 import { ASCII_KEPT, ASCII_NEEDS_TEXT, CompiledPipeline, type StreamPipeline } from '../pipeline/pipeline.js';
+import { textFiltered } from '../pipeline/prefilter.js';
 import { UNREAD_TIMESTAMP } from '../pipeline/stage.js';
 import { compileLabelPredicate, type LabelPredicate } from '../pipeline/labelFilter.js';
 import { utf8ByteLength } from '../../../common/utf8.js';
@@ -293,16 +294,22 @@ function runExtraction<S extends Sink>(
   const selector = plan.range.selector;
   // bytes_over_time measures the line line_format wrote; other sources drop a line_format
   // whose output nothing reads.
-  const pipeline = new CompiledPipeline(selector.pipeline, {
-    noLabels: plan.noLabels,
-    labelsRead: plan.labelsRead,
-    preserveError: plan.preserveError,
-    memory: ctx.memory,
-    dropUnusedLineFormat: plan.source !== 'bytes',
-  });
+  // Streams without the labels its filters want equal to a text drop lines without the text first (prefilter.ts).
+  const pipelines = textFiltered(
+    selector.pipeline,
+    (stages) =>
+      new CompiledPipeline(stages, {
+        noLabels: plan.noLabels,
+        labelsRead: plan.labelsRead,
+        preserveError: plan.preserveError,
+        memory: ctx.memory,
+        dropUnusedLineFormat: plan.source !== 'bytes',
+      }),
+  );
+  const pipeline = pipelines.plain;
   // Counting lines through no pipeline reads no line: the reader may leave messages out.
   const lines = !(plan.source === 'count' && pipeline.stages.length === 0);
-  const readsTimestamp = pipeline.readsTimestamp;
+  const readsTimestamp = pipelines.readsTimestamp;
   const unwrap = plan.range.unwrap;
   const convert = converter(unwrap?.conversion);
   const postFilter = unwrap === undefined ? undefined : allOf(unwrap.postFilters);
@@ -314,7 +321,7 @@ function runExtraction<S extends Sink>(
   let time: OffsetReader | undefined;
 
   const open = (tags: Labels): ScannedStream<S> => {
-    const sp = pipeline.forStream(tags, ctx.labelCache);
+    const sp = pipelines.forStream(tags, ctx.labelCache);
     if (lineOnly === undefined) return { sp, sink: undefined };
     // Line filters never touch labels: the stream's (grouped) labels hold for every line.
     sp.labels.reset();
@@ -370,7 +377,7 @@ function runExtraction<S extends Sink>(
   // A pipeline whose filters and parser read stored ASCII bytes, for a sample that is not the line's size:
   // such lines never become strings (unless the parser hands one back to be read as text).
   const visitAscii: AsciiLineVisitor<ScannedStream<S>> | undefined =
-    pipeline.readsAscii && !bytes && lineOnly === undefined
+    pipelines.readsAscii && !bytes && lineOnly === undefined
       ? (stream, line, lineTimes, at) => {
           const sp = stream.sp;
           const outcome = sp.processAscii(readsTimestamp ? lineTimes[at] : UNREAD_TIMESTAMP, line.bytes, line.start, line.end);

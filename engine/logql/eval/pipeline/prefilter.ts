@@ -15,6 +15,13 @@
  * labels, and `ip()` filters, which keep any line with an error; the prefilter ends before
  * the first such filter, as it does at the first stage that is not a line filter, one parser
  * without extraction parameters, or a label filter.
+ *
+ * A label those filters want equal to a text can only take it from the line, in a stream
+ * without that label, if the line holds the text or an escape (JSON's and logfmt's values are
+ * the line's bytes between their delimiters unless escaped): lines of such streams without
+ * either are dropped by a line filter first, which searches stored bytes natively (`| json |
+ * trace_id="4bf92f35"` reads about as fast as `|= "4bf92f35"`). Metric queries get these line
+ * filters too (textFiltered).
  */
 import type { LabelFilterExpr, LineFilterStage, PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
@@ -23,31 +30,41 @@ import type { LabelCache } from '../labelsBuilder.js';
 import { CompiledPipeline, type StreamPipeline } from './pipeline.js';
 
 /**
- * Prefilter is a raw query's prefilter. A label the filters want equal to a text can only take
- * it from the line, in a stream without that label, if the line holds the text, or escapes
- * (JSON's and logfmt's values are the line's bytes between their delimiters unless escaped):
- * lines of such streams without either are dropped by a line filter first, which searches
- * stored bytes natively (`| json | trace_id="4bf92f35"` reads about as fast as `|= "4bf92f35"`).
+ * TextFiltered is a pipeline built twice: as written, and after line filters for the texts its
+ * opening label filters want (one per text: the text, or an escape). A stream carrying none of
+ * those labels runs the second, any other the first, since its own label is what the filter reads.
  */
-export class Prefilter {
+export class TextFiltered {
   readonly readsAscii: boolean;
   readonly readsTimestamp: boolean;
 
   constructor(
-    private readonly filters: CompiledPipeline,
-    /** literalFilters is `filters` after line filters for the texts of `literalLabels`. */
-    private readonly literalFilters: CompiledPipeline,
-    private readonly literalLabels: readonly string[],
+    readonly plain: CompiledPipeline,
+    private readonly filtered: CompiledPipeline,
+    private readonly labels: readonly string[],
   ) {
-    this.readsAscii = filters.readsAscii && literalFilters.readsAscii;
-    this.readsTimestamp = filters.readsTimestamp || literalFilters.readsTimestamp;
+    this.readsAscii = plain.readsAscii && filtered.readsAscii;
+    this.readsTimestamp = plain.readsTimestamp || filtered.readsTimestamp;
   }
 
-  /** forStream prepares the prefilter for one stream's labels: with the line filters when the stream carries none of their labels. */
+  /** forStream prepares the pipeline a stream with these labels runs. */
   forStream(tags: Labels, cache: LabelCache): StreamPipeline {
-    const carried = this.literalLabels.some((name) => Object.prototype.hasOwnProperty.call(tags, name));
-    return (carried ? this.filters : this.literalFilters).forStream(tags, cache);
+    const carried = this.labels.some((name) => Object.prototype.hasOwnProperty.call(tags, name));
+    return (carried ? this.plain : this.filtered).forStream(tags, cache);
   }
+}
+
+/** textFiltered builds `stages` with `build`, and again after the line filters for the texts their opening label filters want. */
+export function textFiltered(stages: readonly PipelineStage[], build: (stages: readonly PipelineStage[]) => CompiledPipeline): TextFiltered {
+  const plain = build(stages);
+  const { wantedTexts } = openingOf(stages);
+  if (wantedTexts.size === 0) return new TextFiltered(plain, plain, []);
+  const pos = stages[0].pos;
+  const filters: LineFilterStage[] = [];
+  for (const texts of wantedTexts.values()) {
+    for (const text of texts) filters.push({ kind: 'LineFilter', op: '|=', values: [literal(text, pos), literal(ESCAPE, pos)], pos });
+  }
+  return new TextFiltered(plain, build([...filters, ...stages]), [...wantedTexts.keys()]);
 }
 
 /**
@@ -55,11 +72,30 @@ export class Prefilter {
  * not open with a parser (json or logfmt, without extraction parameters) followed by a label
  * filter the prefilter can decide.
  */
-export function prefilterOf(stages: readonly PipelineStage[], memory?: MemoryBudget): Prefilter | undefined {
+export function prefilterOf(stages: readonly PipelineStage[], memory?: MemoryBudget): TextFiltered | undefined {
+  const { end, deciding } = openingOf(stages);
+  if (!deciding) return undefined;
+  // Line filters after the last label filter are kept: they drop lines too, and run first.
+  return textFiltered(stages.slice(0, end), (opening) => new CompiledPipeline(opening, { labelsRead: [], memory }));
+}
+
+/**
+ * Opening is what a pipeline opens with: `end`, the stages up to the first that is not a line
+ * filter, the first parser without extraction parameters, or a label filter deciding without
+ * errors; whether a label filter comes after that parser (`deciding`); and the texts those
+ * filters want labels equal to, by label.
+ */
+interface Opening {
+  end: number;
+  deciding: boolean;
+  wantedTexts: Map<string, Set<string>>;
+}
+
+function openingOf(stages: readonly PipelineStage[]): Opening {
   let parsed = false;
   let end = 0;
-  let decidingEnd = 0;
-  const literals = new Map<string, Set<string>>();
+  let deciding = false;
+  const wantedTexts = new Map<string, Set<string>>();
   for (; end < stages.length; end++) {
     const stage = stages[end];
     if (stage.kind === 'LineFilter') continue;
@@ -70,24 +106,14 @@ export function prefilterOf(stages: readonly PipelineStage[], memory?: MemoryBud
     if (stage.kind === 'LabelFilterStage' && decidesWithoutErrors(stage.filter)) {
       // A filter before the parser reads the stream's labels; the parser's work is saved by those after it.
       if (parsed) {
-        decidingEnd = end + 1;
-        requiredTexts(stage.filter, literals);
+        deciding = true;
+        addWantedTexts(stage.filter, wantedTexts);
       }
       continue;
     }
     break;
   }
-  if (decidingEnd === 0) return undefined;
-  // Line filters after the last label filter are kept: they drop lines too, and run first.
-  const opening = stages.slice(0, end);
-  const options = { labelsRead: [], memory };
-  const pos = stages[0].pos;
-  const literalFilters: LineFilterStage[] = [];
-  for (const texts of literals.values()) {
-    for (const text of texts) literalFilters.push({ kind: 'LineFilter', op: '|=', values: [literal(text, pos), literal(ESCAPE, pos)], pos });
-  }
-  const filters = new CompiledPipeline(opening, options);
-  return new Prefilter(filters, literalFilters.length === 0 ? filters : new CompiledPipeline([...literalFilters, ...opening], options), [...literals.keys()]);
+  return { end, deciding, wantedTexts };
 }
 
 /** ESCAPE starts an escape in JSON strings and quoted logfmt values. */
@@ -98,20 +124,21 @@ function literal(value: string, pos: LineFilterStage['pos']): LineFilterStage['v
 }
 
 /**
- * requiredTexts adds to `out`, by label, the non-empty texts a filter requires labels to equal
+ * addWantedTexts adds to `out`, by label, the non-empty texts a filter wants labels equal to
  * for a line to pass: those of `name="text"`, on both sides of an `and`.
  */
-function requiredTexts(filter: LabelFilterExpr, out: Map<string, Set<string>>): void {
+function addWantedTexts(filter: LabelFilterExpr, out: Map<string, Set<string>>): void {
   if (filter.kind === 'BinaryLabelFilter') {
     if (filter.op !== 'and') return;
-    requiredTexts(filter.left, out);
-    requiredTexts(filter.right, out);
+    addWantedTexts(filter.left, out);
+    addWantedTexts(filter.right, out);
   } else if (filter.kind === 'StringLabelFilter' && filter.op === '=' && filter.value !== '') {
     let texts = out.get(filter.name);
     if (texts === undefined) out.set(filter.name, (texts = new Set()));
     texts.add(filter.value);
   }
 }
+
 /** decidesWithoutErrors tells whether a label filter keeps or drops a line whatever errors the line carries. */
 function decidesWithoutErrors(filter: LabelFilterExpr): boolean {
   switch (filter.kind) {
