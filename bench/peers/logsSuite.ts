@@ -48,7 +48,18 @@ export function logQueries(dataset: Dataset): LogQueryDefinition[] {
     { name: 'sum by level, whole data', body: { q: `sum by (level) (count_over_time({env="bench"}[${span}]))`, s: e, e } },
     { name: 'filter count, whole data', body: { q: `sum(count_over_time({env="bench"} |= "${FILTER_TEXT}" [${span}]))`, s: e, e } },
     { name: 'json parse and filter', body: { q: `sum by (route) (count_over_time({env="bench"} | json | status >= 500 [${span}]))`, s: e, e } },
+    // What someone holding a trace id asks: every line searched through the parser.
+    { name: 'json search for one trace id', body: { q: `{env="bench"} | json | trace_id="${traceIdOfLine(dataset, Math.floor(dataset.scale.logLines / 3))}"`, s, e, limit: 100 } },
   ];
+}
+
+/** traceIdOfLine is the trace id of the dataset's log line `index` (its lines are generated in order). */
+function traceIdOfLine(dataset: Dataset, index: number): string {
+  let i = 0;
+  for (const entry of dataset.logs()) {
+    if (i++ === index) return (JSON.parse(entry.line) as { trace_id: string }).trace_id;
+  }
+  throw new Error(`the dataset has no log line ${index}`);
 }
 
 interface LogAnswer {
@@ -116,6 +127,8 @@ export async function runLogsSuite(sys: RunningSystem, dataset: Dataset, rawFile
       };
     }),
   };
+  const traceRows = (byName('json search for one trace id').text.match(/"type":"result"/g) ?? []).length;
+  if (traceRows === 0) throw new Error('sluice found no line with the trace id searched for');
   log(`logs: grep -F -c found ${grepMatches} in ${result.grep.medianMs.toFixed(0)} ms; Sluice counted ${result.sluiceFilterCount} and ${result.sluiceTotalCount} lines of ${result.expectedTotal}`);
   return result;
 }
