@@ -27,6 +27,7 @@ import type { LabelFilterExpr, LineFilterStage, PipelineStage } from '../../ast.
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { Labels } from '../../../storage/labels.js';
 import type { LabelCache } from '../labelsBuilder.js';
+import { compileRegex } from '../../../regex/index.js';
 import { CompiledPipeline, type StreamPipeline } from './pipeline.js';
 
 /**
@@ -58,13 +59,10 @@ export class TextFiltered {
 export function textFiltered(stages: readonly PipelineStage[], build: (stages: readonly PipelineStage[]) => CompiledPipeline): TextFiltered {
   const plain = build(stages);
   const { wantedTexts } = openingOf(stages);
-  if (wantedTexts.size === 0) return new TextFiltered(plain, plain, []);
+  if (wantedTexts.length === 0) return new TextFiltered(plain, plain, []);
   const pos = stages[0].pos;
-  const filters: LineFilterStage[] = [];
-  for (const texts of wantedTexts.values()) {
-    for (const text of texts) filters.push({ kind: 'LineFilter', op: '|=', values: [literal(text, pos), literal(ESCAPE, pos)], pos });
-  }
-  return new TextFiltered(plain, build([...filters, ...stages]), [...wantedTexts.keys()]);
+  const filters: LineFilterStage[] = wantedTexts.map(({ texts }) => ({ kind: 'LineFilter', op: '|=', values: [...texts, ESCAPE].map((text) => literal(text, pos)), pos }));
+  return new TextFiltered(plain, build([...filters, ...stages]), [...new Set(wantedTexts.map((w) => w.label))]);
 }
 
 /**
@@ -88,14 +86,20 @@ export function prefilterOf(stages: readonly PipelineStage[], memory?: MemoryBud
 interface Opening {
   end: number;
   deciding: boolean;
-  wantedTexts: Map<string, Set<string>>;
+  wantedTexts: WantedTexts[];
+}
+
+/** WantedTexts says a line passes only if `label` equals one of `texts` (none empty). */
+interface WantedTexts {
+  label: string;
+  texts: readonly string[];
 }
 
 function openingOf(stages: readonly PipelineStage[]): Opening {
   let parsed = false;
   let end = 0;
   let deciding = false;
-  const wantedTexts = new Map<string, Set<string>>();
+  const wantedTexts: WantedTexts[] = [];
   for (; end < stages.length; end++) {
     const stage = stages[end];
     if (stage.kind === 'LineFilter') continue;
@@ -124,18 +128,19 @@ function literal(value: string, pos: LineFilterStage['pos']): LineFilterStage['v
 }
 
 /**
- * addWantedTexts adds to `out`, by label, the non-empty texts a filter wants labels equal to
- * for a line to pass: those of `name="text"`, on both sides of an `and`.
+ * addWantedTexts adds to `out` the texts a filter wants labels equal to for a line to pass:
+ * those of `name="text"` and of `name=~"regex"` whose regex matches a few fixed strings
+ * (`"GET|POST"`), on both sides of an `and`; none when one of them is empty (a missing label
+ * equals it).
  */
-function addWantedTexts(filter: LabelFilterExpr, out: Map<string, Set<string>>): void {
+function addWantedTexts(filter: LabelFilterExpr, out: WantedTexts[]): void {
   if (filter.kind === 'BinaryLabelFilter') {
     if (filter.op !== 'and') return;
     addWantedTexts(filter.left, out);
     addWantedTexts(filter.right, out);
-  } else if (filter.kind === 'StringLabelFilter' && filter.op === '=' && filter.value !== '') {
-    let texts = out.get(filter.name);
-    if (texts === undefined) out.set(filter.name, (texts = new Set()));
-    texts.add(filter.value);
+  } else if (filter.kind === 'StringLabelFilter') {
+    const texts = filter.op === '=' ? [filter.value] : filter.op === '=~' ? compileRegex(filter.value, { anchored: true }).literalSet : undefined;
+    if (texts !== undefined && texts.length > 0 && !texts.includes('')) out.push({ label: filter.name, texts });
   }
 }
 

@@ -65,13 +65,17 @@ const JSON_FILTERS = [
   'msg!="info"',
   '_1st="/r2" | route="/r2"',
   'status="1e3"',
+  'route=~"/r1|/r3"',
+  'msg=~"(?i)abc"',
+  'route=~"/r[12]" and level=~"error|warn"',
+  'route=~"|/r1"',
   // Filters that decide by the line's error stay out of the prefilter: a parser told which
   // labels are read stops once it has them, before a malformed member would give the error.
   'status >= 200 | __error__ != ""',
   'status="200" | route = ip("10.0.0.0/8")',
   'route=~"/r[12]" | user_id != ip("10.0.0.1")',
 ]
-const LOGFMT_FILTERS = ['route="/r1"', 'msg="quoted text"', 'msg="with \\"escape\\""', 'status >= 500 and level="error"', 'route="stream-route"', 'user_id="a=b"', 'ts=""'];
+const LOGFMT_FILTERS = ['route="/r1"', 'route=~"/r1|/r2" and status="200"', 'msg="quoted text"', 'msg="with \\"escape\\""', 'status >= 500 and level="error"', 'route="stream-route"', 'user_id="a=b"', 'ts=""'];
 
 describe('prefilter against the whole pipeline', () => {
   it('never drops a line the whole pipeline keeps, from text or from a block of bytes', () => {
