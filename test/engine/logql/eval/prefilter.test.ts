@@ -5,6 +5,7 @@ import { CompiledPipeline, LabelCache } from '../../../../engine/logql/eval/inde
 import { ASCII_DROPPED } from '../../../../engine/logql/eval/pipeline/pipeline.js';
 import { prefilterOf } from '../../../../engine/logql/eval/pipeline/prefilter.js';
 import { UNREAD_TIMESTAMP } from '../../../../engine/logql/eval/pipeline/stage.js';
+import { PrefilterUse } from '../../../../engine/logql/eval/logQuery.js';
 import { jsonLine, logfmtLine } from '../../../support/generatedLogLines.js';
 import { SeededRandom } from '../../../support/seededRandom.js';
 
@@ -115,5 +116,15 @@ describe('prefilter against the whole pipeline', () => {
     // Both outcomes are met often: the prefilter drops most lines the pipeline drops.
     expect(kept).toBeGreaterThan(3000);
     expect(dropped).toBeGreaterThan(30000);
+  });
+});
+
+describe("a raw query's use of its prefilter", () => {
+  it('stays on while it drops most lines and goes off once it keeps most', () => {
+    const use = new PrefilterUse();
+    for (let i = 0; i < 3 * 4096; i++) expect(use.kept(i % 3 === 0)).toBe(i % 3 === 0);
+    expect(use.on).toBe(true);
+    for (let i = 0; i < 4096; i++) use.kept(i % 3 !== 0);
+    expect(use.on).toBe(false);
   });
 });
