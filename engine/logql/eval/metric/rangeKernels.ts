@@ -5,6 +5,7 @@
  * indices, and only the order-statistic and variance functions look at every sample of a
  * window. Values follow Loki's definitions, NaN and infinity handling included.
  */
+import { SlidingQuantile } from './slidingQuantile.js';
 import type { RangeAggregationOp } from '../../ast.js';
 import type { SeriesSamples } from './extract.js';
 
@@ -171,7 +172,9 @@ export function slideWindows(
   const rangeSec = rangeNs / 1e9;
   const needsSum = op === 'sum_over_time' || op === 'bytes_over_time' || op === 'bytes_rate' || op === 'avg_over_time' || (op === 'rate' && hasUnwrap);
   const sum = needsSum ? new SlidingSum() : undefined;
-  const scratch = op === 'quantile_over_time' ? new Float64Array(n) : undefined;
+  // Windows sliding over a series share most samples: the sliding structure sorts it once.
+  const sliding = op === 'quantile_over_time' && ends.length > 1 ? new SlidingQuantile(values, n) : undefined;
+  const scratch = op === 'quantile_over_time' && sliding === undefined ? new Float64Array(n) : undefined;
   let lo = 0;
   let hi = 0;
   let any = false;
@@ -180,10 +183,12 @@ export function slideWindows(
     const start = end - rangeNs;
     while (hi < n && ts[hi] <= end) {
       if (sum !== undefined) sum.add(values[hi]);
+      if (sliding !== undefined) sliding.add(hi);
       hi++;
     }
     while (lo < hi && ts[lo] <= start) {
       if (sum !== undefined) sum.remove(values[lo]);
+      if (sliding !== undefined) sliding.remove(lo);
       lo++;
     }
     if (hi === lo) continue;
@@ -221,7 +226,7 @@ export function slideWindows(
         v = Math.sqrt(variance(values, lo, hi));
         break;
       case 'quantile_over_time':
-        v = quantileOf(param, values, lo, hi, scratch!);
+        v = sliding !== undefined ? sliding.quantile(param) : quantileOf(param, values, lo, hi, scratch!);
         break;
       case 'first_over_time':
         v = values[lo];
