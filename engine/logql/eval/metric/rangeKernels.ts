@@ -5,7 +5,7 @@
  * indices, and only the order-statistic and variance functions look at every sample of a
  * window. Values follow Loki's definitions, NaN and infinity handling included.
  */
-import { SlidingQuantile } from './slidingQuantile.js';
+import { SlidingExtreme, SlidingQuantile } from './slidingWindows.js';
 import type { RangeAggregationOp } from '../../ast.js';
 import type { SeriesSamples } from './extract.js';
 
@@ -175,6 +175,7 @@ export function slideWindows(
   // Windows sliding over a series share most samples: the sliding structure sorts it once.
   const sliding = op === 'quantile_over_time' && ends.length > 1 ? new SlidingQuantile(values, n) : undefined;
   const scratch = op === 'quantile_over_time' && sliding === undefined ? new Float64Array(n) : undefined;
+  const extreme = (op === 'min_over_time' || op === 'max_over_time') && ends.length > 1 ? new SlidingExtreme(values, n, op === 'max_over_time') : undefined;
   let lo = 0;
   let hi = 0;
   let any = false;
@@ -184,11 +185,13 @@ export function slideWindows(
     while (hi < n && ts[hi] <= end) {
       if (sum !== undefined) sum.add(values[hi]);
       if (sliding !== undefined) sliding.add(hi);
+      if (extreme !== undefined) extreme.add(hi);
       hi++;
     }
     while (lo < hi && ts[lo] <= start) {
       if (sum !== undefined) sum.remove(values[lo]);
       if (sliding !== undefined) sliding.remove(lo);
+      if (extreme !== undefined) extreme.remove(lo);
       lo++;
     }
     if (hi === lo) continue;
@@ -214,10 +217,10 @@ export function slideWindows(
         v = sum!.mean();
         break;
       case 'min_over_time':
-        v = minOf(values, lo, hi);
+        v = extreme !== undefined ? extreme.value() : minOf(values, lo, hi);
         break;
       case 'max_over_time':
-        v = maxOf(values, lo, hi);
+        v = extreme !== undefined ? extreme.value() : maxOf(values, lo, hi);
         break;
       case 'stdvar_over_time':
         v = variance(values, lo, hi);
