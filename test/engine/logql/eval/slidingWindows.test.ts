@@ -12,13 +12,19 @@ import { SeededRandom } from '../../../support/seededRandom.js';
  */
 const VALUES = [0, -0, 1, 1, 2.5, -3, NaN, Infinity, -Infinity, 1e300, -1e-300, 7];
 
+/** seriesValues is a series of up to `most` values, half of them from VALUES, the others quarters up to 25. */
+function seriesValues(random: SeededRandom, most: number): Float64Array {
+  const n = random.int(1, most);
+  return Float64Array.from({ length: n }, () => (random.chance(0.5) ? random.pick(VALUES) : Math.round(random.next() * 100) / 4));
+}
+
 describe('quantile_over_time over sliding windows', () => {
   it('equals sorting each window', () => {
     let compared = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const random = new SeededRandom(seed);
-      const n = random.int(1, 400);
-      const values = Float64Array.from({ length: n }, () => (random.chance(0.5) ? random.pick(VALUES) : Math.round(random.next() * 100) / 4));
+      const values = seriesValues(random, 400);
+      const n = values.length;
       const q = random.pick([0, 1, 0.5, 0.99, 0.25, 0.333, -0.5, 1.5]);
       const sliding = new SlidingQuantile(values, n);
       const scratch = new Float64Array(n);
@@ -45,8 +51,8 @@ describe('min_over_time and max_over_time over sliding windows', () => {
     let compared = 0;
     for (let seed = 1; seed <= 150; seed++) {
       const random = new SeededRandom(seed);
-      const n = random.int(1, 300);
-      const values = Float64Array.from({ length: n }, () => (random.chance(0.5) ? random.pick(VALUES) : Math.round(random.next() * 100) / 4));
+      const values = seriesValues(random, 300);
+      const n = values.length;
       const ts = Float64Array.from({ length: n }, (_, i) => i * 10 + random.int(0, 9));
       const samples = { labels: { key: '{}', labels: {} }, ts, values, length: n };
       const rangeNs = random.int(1, 400);
