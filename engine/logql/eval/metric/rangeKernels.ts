@@ -2,7 +2,8 @@
  * Range aggregation kernels. Each series is walked once for all steps: two indices bound the
  * window (t - range, t] as it slides over the grid, sums are kept as running compensated
  * sums (NaN and infinities counted aside so removing them is exact), counts come from the
- * indices, and only the order-statistic and variance functions look at every sample of a
+ * indices, quantiles and extremes slide along the series too (slidingWindows.ts), and only
+ * the variance functions, and a lone window's quantile or extreme, look at every sample of a
  * window. Values follow Loki's definitions, NaN and infinity handling included.
  */
 import { SlidingExtreme, SlidingQuantile } from './slidingWindows.js';
