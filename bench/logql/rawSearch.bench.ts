@@ -1,12 +1,13 @@
 /**
- * Log queries that search with a parser (`| json | trace_id="…"`, `| json | status >= 500`),
+ * Log queries that search (`|= "4bf92f35"`, `| json | trace_id="…"`, `| json | status >= 500`),
  * over segments and a head as a worker answers them. Raw queries: with the prefilter (the
  * opening filters with the parser told which labels they read, and a line filter for a wanted
- * text) against every line through the whole pipeline, which the same query gets when a stage
- * the prefilter does not open with comes first (`| drop` of a label no line has). A metric
- * query, which reads the stored bytes either way: with and without the line filter for the
- * wanted text (left out when an `__error__=""` filter, true of every line here, comes before
- * the wanted one). Both run in one process, alternated by tinybench, so only the ratio matters.
+ * text) and the opening literal filters searched in the stored bytes, against every line
+ * through the whole pipeline, which the same query gets when a stage that neither opens with
+ * comes first (`| drop` of a label no line has). Metric queries, which read the stored bytes
+ * either way: with and without the line filters in front (a wanted text's is left out when an
+ * `__error__=""` filter, true of every line here, comes before the wanted one). Both run in one
+ * process, alternated by tinybench, so only the ratio matters.
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/logql/rawSearch.bench.js
  */
@@ -27,11 +28,14 @@ export async function main(): Promise<void> {
     const raw = (filters: string) => () => JSON.stringify(evaluateLogQuery(parseLogQL(`{env="bench"} ${filters}`), store.view, options).map((r) => [String(r.timestampNs), r.tags]));
     const metric = (filters: string) => () => JSON.stringify(evaluateLogQLInstant(parseLogQL(`sum by (route) (count_over_time({env="bench"} ${filters} [7h]))`), store.view, BASE_MS + SPAN_MS + 60_000), (_k, x: unknown) => (x instanceof Float64Array ? [...x] : x));
     const cases = [
+      { name: 'raw |= "…" (a trace id)', run: raw, filters: `|= "${traceId}"` },
       { name: 'raw | json | trace_id="…"', run: raw, filters: `| json | trace_id="${traceId}"` },
       { name: 'raw | json | status >= 500, limit 100', run: raw, filters: '| json | status >= 500' },
       { name: 'raw | json | route= and status=', run: raw, filters: '| json | route="/api/cart" and status="404"' },
       { name: 'count by route | json | trace_id="…"', run: metric, filters: `| json | trace_id="${traceId}"`, whole: `| json | __error__="" | trace_id="${traceId}"` },
-    ].map((c) => ({ name: c.name, prefiltered: c.run(c.filters), whole: c.run(c.whole ?? `| drop no_such_label ${c.filters}`) }));
+      { name: 'count by route |= "/api/cart" | json', run: metric, filters: '|= "/api/cart" | json' },
+      // A `drop` matcher, so a `!=` after it reads as a line filter, not as the drop's own `name!="text"`.
+    ].map((c) => ({ name: c.name, prefiltered: c.run(c.filters), whole: c.run(c.whole ?? `| drop no_such_label="never" ${c.filters}`) }));
     for (const c of cases) {
       const answer = c.prefiltered();
       if (answer.length < 10 || answer !== c.whole()) throw new Error(`${c.name}: the prefilter changed the answer`);

@@ -3,7 +3,7 @@ import { GrowableUint32 } from '../storage/growable.js';
 import { copyWords, int64Words, wordsLess } from '../storage/int64Words.js';
 import { labelsKey, type Labels } from '../storage/labels.js';
 import { chunkMessage, chunkRowsContaining, chunkText, unpackGroupTags, type SharedLogChunk } from '../storage/logChunk.js';
-import { RowMask, type LineMatch } from '../storage/lineMatch.js';
+import { RowMask, alignedRange, scanGroup, type LineMatch, type LineMatchOf, type RowSearch, type ScanGroup } from '../storage/lineMatch.js';
 import { lazyLogStream, type LogProjection, type LogStreamData, type TagSetVisitor } from '../storage/logHead.js';
 import type { LogHeadSnapshot } from '../storage/logHeadSnapshots.js';
 import { emptyAsciiLine, type AsciiLineVisitor, type LineVisitor } from '../storage/logLineScan.js';
@@ -155,37 +155,55 @@ export class SnapshotLogReader {
    * across chunks; its lines come in arrival order, which is time order but where lines arrived
    * late (a reader sorting by time gets ascending runs).
    */
-  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void {
+  scanLines<G>(
+    matchers: readonly LabelMatcher[],
+    minNs: bigint,
+    maxNs: bigint,
+    open: (tags: Labels) => G | undefined,
+    visit: LineVisitor<G>,
+    visitAscii?: AsciiLineVisitor<G>,
+    lineMatchOf?: LineMatchOf<G>,
+  ): void {
     const compiled = compileMatchers(matchers);
     const line = emptyAsciiLine();
-    const opened = new Map<string, G | null>();
+    const opened = new Map<string, ScanGroup<G> | null>();
     for (const chunk of this.head.chunks) {
       const { tags, keys } = groupsOf(chunk);
       // Per group: undefined undecided, null skipped, else its caller's group.
-      const decided: Array<G | null | undefined> = new Array(tags.length);
+      const decided: Array<ScanGroup<G> | null | undefined> = new Array(tags.length);
       let text: Buffer | undefined;
       const encoding = chunk.ascii === true ? 'latin1' : 'utf8';
       const offsets = chunk.lineOffsets;
       const ts = chunk.timestampsNs;
+      const search: RowSearch = {
+        source: chunk,
+        rangeStart: (row) => alignedRange(row, chunk.rows, false),
+        rangeEnd: (row) => alignedRange(row, chunk.rows, true),
+        markContaining: (from, end, needle, hits) => chunkRowsContaining(chunk, (text ??= chunkText(chunk)), from, end, needle, hits),
+      };
       this.scan(chunk, minNs, maxNs, (row, group) => {
         let g = decided[group];
         if (g === undefined) {
           g = null;
           if (this.wants(tags[group], compiled)) {
             g = opened.get(keys[group]);
-            if (g === undefined) opened.set(keys[group], (g = open(tags[group]) ?? null));
+            if (g === undefined) {
+              const caller = open(tags[group]);
+              opened.set(keys[group], (g = caller === undefined ? null : scanGroup(caller, lineMatchOf)));
+            }
           }
           decided[group] = g;
         }
         if (g === null) return;
+        if (g.cursor !== undefined && !g.cursor.passesRow(row, search)) return;
         text ??= chunkText(chunk);
         if (visitAscii !== undefined && chunk.ascii === true) {
           line.bytes = text;
           line.start = offsets[row];
           line.end = offsets[row + 1];
-          visitAscii(g, line, ts, row);
+          visitAscii(g.group, line, ts, row);
         } else {
-          visit(g, text.toString(encoding, offsets[row], offsets[row + 1]), ts, row);
+          visit(g.group, text.toString(encoding, offsets[row], offsets[row + 1]), ts, row);
         }
       });
     }

@@ -7,14 +7,17 @@
  * it without turning a single line into a string, as `grep -F` scans a file.
  */
 
-/** LiteralLineFilter is `|= "text"` (negate false) or `!= "text"` (negate true); `bytes` is the text as UTF-8, never empty. */
+/**
+ * LiteralLineFilter is `|= "a" or "b"` (negate false: a row passes when it contains any of the
+ * texts) or `!= "a" or "b"` (negate true: when it contains none); `texts` are UTF-8, never empty.
+ */
 export interface LiteralLineFilter {
-  bytes: Buffer;
+  texts: readonly Buffer[];
   negate: boolean;
 }
 
 /**
- * LineMatch is a count's line filters: `literals` must all hold for a row to count, and with
+ * LineMatch is literal line filters: `literals` must all hold for a row to pass, and with
  * `none` no row does (`!= ""`). A store that holds lines as strings tests them with `test`,
  * which is the same filters as a predicate.
  */
@@ -24,22 +27,23 @@ export interface LineMatch {
   test: (line: string) => boolean;
 }
 
-/** literalLineMatch builds a LineMatch from filters given as text; an empty `|=` text passes every line and is left out. */
-export function literalLineMatch(filters: ReadonlyArray<{ text: string; negate: boolean }>): LineMatch {
+/**
+ * literalLineMatch builds a LineMatch from filters given as text. An empty text is in every
+ * line: a `|=` holding one passes every line and is left out, a `!=` holding one passes none.
+ */
+export function literalLineMatch(filters: ReadonlyArray<{ texts: readonly string[]; negate: boolean }>): LineMatch {
   const literals: LiteralLineFilter[] = [];
   const tests: Array<(line: string) => boolean> = [];
-  let never = false;
   for (const f of filters) {
-    if (f.text === '') {
-      // `|= ""` holds for every line, `!= ""` for none.
-      if (f.negate) never = true;
+    if (f.texts.includes('')) {
+      if (f.negate) return { literals: [], none: true, test: () => false };
       continue;
     }
-    literals.push({ bytes: Buffer.from(f.text, 'utf8'), negate: f.negate });
-    const text = f.text;
-    tests.push(f.negate ? (line) => !line.includes(text) : (line) => line.includes(text));
+    literals.push({ texts: f.texts.map((text) => Buffer.from(text, 'utf8')), negate: f.negate });
+    const texts = f.texts;
+    const contains = texts.length === 1 ? (line: string) => line.includes(texts[0]) : (line: string) => texts.some((text) => line.includes(text));
+    tests.push(f.negate ? (line) => !contains(line) : contains);
   }
-  if (never) return { literals: [], none: true, test: () => false };
   return { literals, none: false, test: (line) => tests.every((t) => t(line)) };
 }
 
@@ -105,8 +109,8 @@ export class RowMask {
   }
 
   /**
-   * apply narrows the mask by every literal of `match`, each searched with `search`, which marks
-   * in the array it is given the rows containing the needle (offset 0 = row `from`).
+   * apply narrows the mask by every literal of `match`, each text searched with `search`, which
+   * marks in the array it is given the rows containing the needle (offset 0 = row `from`).
    */
   apply(match: LineMatch, search: (needle: Buffer, hits: Uint8Array) => void): void {
     const { passes, found } = this;
@@ -116,9 +120,92 @@ export class RowMask {
     }
     for (const literal of match.literals) {
       found.fill(0);
-      search(literal.bytes, found);
+      for (const text of literal.texts) search(text, found);
       if (literal.negate) for (let i = 0; i < passes.length; i++) passes[i] &= found[i] ^ 1;
       else for (let i = 0; i < passes.length; i++) passes[i] &= found[i];
     }
   }
+}
+
+/**
+ * RowSearch is how a LineMatchCursor searches a store's rows: `source` is what they belong to
+ * (a segment, a head chunk: the same object holds the same bytes for as long as it is read),
+ * `rangeStart(row)` and `rangeEnd(row)` bound the run of rows searched together with `row` (its
+ * message block, or ROW_SEARCH_RANGE aligned rows), and `markContaining` marks in `hits`
+ * (offset 0 = row `from`) the rows of [from, end) that contain `needle`.
+ */
+export interface RowSearch {
+  readonly source: object;
+  rangeStart(row: number): number;
+  rangeEnd(row: number): number;
+  markContaining(from: number, end: number, needle: Buffer, hits: Uint8Array): void;
+}
+
+/** ROW_SEARCH_RANGE is how many rows a store without blocks searches at once (aligned to multiples of it). */
+export const ROW_SEARCH_RANGE = 1024;
+
+/** alignedRange is the start (`end` false) or end of the ROW_SEARCH_RANGE rows holding `row`, within `rows` rows. */
+export function alignedRange(row: number, rows: number, end: boolean): number {
+  const start = row - (row % ROW_SEARCH_RANGE);
+  return end ? Math.min(start + ROW_SEARCH_RANGE, rows) : start;
+}
+
+/**
+ * LineMatchCursor tells a scan which rows pass a LineMatch. Reaching a row outside the range it
+ * last searched, it searches that row's whole range at once, natively over the stored bytes as
+ * a count does: rows that fail never have their line read, and a scan whose rows lie in a few
+ * ranges (one stream among many) searches only those. Ranges are fixed by the store, not by
+ * the scan's window, and the cursor outlives a scan (cursorOf), so a query read in time slices
+ * searches a range once, not once per slice, when a slice ends inside it.
+ */
+export class LineMatchCursor {
+  private source: object | undefined;
+  private from = 0;
+  private end = 0;
+  private passes: Uint8Array = new Uint8Array(0);
+
+  constructor(readonly match: LineMatch) {}
+
+  /** passesRow says whether `row` of `search`'s store passes the match. */
+  passesRow(row: number, search: RowSearch): boolean {
+    if (search.source !== this.source || row < this.from || row >= this.end) {
+      const from = search.rangeStart(row);
+      const end = search.rangeEnd(row);
+      const mask = new RowMask(end - from);
+      mask.apply(this.match, (needle, hits) => search.markContaining(from, end, needle, hits));
+      this.source = search.source;
+      this.from = from;
+      this.end = end;
+      this.passes = mask.passes;
+    }
+    return this.passes[row - this.from] === 1;
+  }
+}
+
+/**
+ * cursors keeps each LineMatch's cursor for as long as the match lives (its query's pipeline).
+ * A mask depends only on the match and the source's bytes, so whichever scan searched a range
+ * last, its answer holds for the next.
+ */
+const cursors = new WeakMap<LineMatch, LineMatchCursor>();
+
+function cursorOf(match: LineMatch): LineMatchCursor {
+  let cursor = cursors.get(match);
+  if (cursor === undefined) cursors.set(match, (cursor = new LineMatchCursor(match)));
+  return cursor;
+}
+
+/** LineMatchOf gives the literal filters a scan's group's lines must pass (undefined: none), asked once per group. */
+export type LineMatchOf<G> = (group: G) => LineMatch | undefined;
+
+/** ScanGroup is a group a scan opened with the cursor of its filters (one per LineMatch, so groups that share filters share searches). */
+export interface ScanGroup<G> {
+  group: G;
+  cursor: LineMatchCursor | undefined;
+}
+
+/** scanGroup pairs an opened group with the cursor of its filters. */
+export function scanGroup<G>(group: G, lineMatchOf: LineMatchOf<G> | undefined): ScanGroup<G> {
+  const match = lineMatchOf?.(group);
+  return { group, cursor: match === undefined ? undefined : cursorOf(match) };
 }

@@ -1,5 +1,6 @@
 import type { Labels } from './labels.js';
 import { lineReader, type LogStreamData } from './logHead.js';
+import type { LineMatchOf } from './lineMatch.js';
 import type { LabelMatcher } from './matchers.js';
 
 /**
@@ -43,10 +44,21 @@ export function asciiText(line: AsciiLine): string {
  * `open` is asked once per tag set and source (a tag set met in two segments is opened twice)
  * and returns the group its lines go to, or undefined to skip them. Lines of one tag set from
  * one source come in time order; sources come one after another. With `visitAscii`, a line the
- * store keeps as ASCII bytes goes there instead of to `visit`, its string never made.
+ * store keeps as ASCII bytes goes there instead of to `visit`, its string never made. With
+ * `lineMatchOf`, a group's lines that fail the literal filters it gives (its pipeline's opening
+ * ones, which would drop them) are not visited at all: the store finds the rest by searching its
+ * bytes (LineMatchCursor), as `grep -F` does.
  */
 export interface LogLineScanner {
-  scanLines<G>(matchers: readonly LabelMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void;
+  scanLines<G>(
+    matchers: readonly LabelMatcher[],
+    minNs: bigint,
+    maxNs: bigint,
+    open: (tags: Labels) => G | undefined,
+    visit: LineVisitor<G>,
+    visitAscii?: AsciiLineVisitor<G>,
+    lineMatchOf?: LineMatchOf<G>,
+  ): void;
 }
 
 /** isLineScanner says whether a reader scans lines in its own order. */

@@ -5,7 +5,7 @@ import { composeTags, lazyLogStream, type LogColumns, type LogProjection, type L
 import { emptyAsciiLine, type AsciiLineVisitor, type LineVisitor } from './logLineScan.js';
 import { matchesAll, type CompiledMatcher } from './matchers.js';
 import { MessageBlocks, encodeMessages } from './messageBlocks.js';
-import { RowMask, type LineMatch } from './lineMatch.js';
+import { RowMask, alignedRange, scanGroup, type LineMatch, type LineMatchOf, type RowSearch, type ScanGroup } from './lineMatch.js';
 import { ABORT_CHECK_ROWS, OffsetReader, addLine, allInFirstWindow, firstStep, lastStep, type CountWindows, type OpenCounts } from './logCounts.js';
 import { SegmentFormatError, encodeSegmentFile, readSegmentFile, type ChecksumPolicy } from './segmentFormat.js';
 
@@ -287,22 +287,42 @@ export class LogSegmentReader {
   /**
    * scanLines is LogLineScanner.scanLines over this segment (matchers compiled): the matching
    * rows of [minNs, maxNs] in the segment's order, each (stream, level, attributes) group
-   * opened on first sight, as `select` groups them.
+   * opened on first sight, as `select` groups them. A group's literal filters (`lineMatchOf`)
+   * search one message block at a time, when the scan first reaches a row of it.
    */
-  scanLines<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void {
+  scanLines<G>(
+    compiled: readonly CompiledMatcher[],
+    minNs: bigint,
+    maxNs: bigint,
+    open: (tags: Labels) => G | undefined,
+    visit: LineVisitor<G>,
+    visitAscii?: AsciiLineVisitor<G>,
+    lineMatchOf?: LineMatchOf<G>,
+  ): void {
     const reader = this.messageReader;
     const ts = this.ts;
     const blocks = visitAscii !== undefined && reader instanceof MessageBlocks ? reader : undefined;
     const line = emptyAsciiLine();
-    this.scan<G | null>(
+    const rows = this.rowCount;
+    const search: RowSearch = {
+      source: this,
+      rangeStart: (row) => (reader instanceof MessageBlocks ? reader.blockStart(row) : alignedRange(row, rows, false)),
+      rangeEnd: (row) => (reader instanceof MessageBlocks ? reader.blockEnd(row) : alignedRange(row, rows, true)),
+      markContaining: (from, end, needle, hits) => reader.markContaining(from, end, needle, hits),
+    };
+    this.scan<ScanGroup<G> | null>(
       compiled,
       minNs,
       maxNs,
-      (tags) => open(tags) ?? null,
-      (row, group) => {
-        if (group === null) return;
-        if (blocks !== undefined && blocks.asciiLine(row, line)) visitAscii!(group, line, ts, row);
-        else visit(group, reader.get(row), ts, row);
+      (tags) => {
+        const group = open(tags);
+        return group === undefined ? null : scanGroup(group, lineMatchOf);
+      },
+      (row, scanned) => {
+        if (scanned === null) return;
+        if (scanned.cursor !== undefined && !scanned.cursor.passesRow(row, search)) return;
+        if (blocks !== undefined && blocks.asciiLine(row, line)) visitAscii!(scanned.group, line, ts, row);
+        else visit(scanned.group, reader.get(row), ts, row);
       },
     );
   }

@@ -142,6 +142,16 @@ export class MessageBlocks {
     }
   }
 
+  /** blockStart and blockEnd bound the rows of `row`'s block: a line filter searches a block's rows at once. */
+  blockStart(row: number): number {
+    const block = this.blockOf(row);
+    return block === 0 ? 0 : this.rowEnd[block - 1];
+  }
+
+  blockEnd(row: number): number {
+    return this.rowEnd[this.blockOf(row)];
+  }
+
   /**
    * asciiLine points `line` at the bytes of `row` when its block is ASCII and returns true;
    * for a block with other characters it returns false (read the row with get()).

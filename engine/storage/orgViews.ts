@@ -4,7 +4,7 @@ import type { LogHeadSnapshot } from './logHeadSnapshots.js';
 import type { MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { lazyLogStream, lineReader, type LogHead, type LogProjection, type LogReader, type LogStreamData, type LogTagSetReader, type TagSetVisitor } from './logHead.js';
 import type { CountWindows, LogCountReader, OpenCounts } from './logCounts.js';
-import type { LineMatch } from './lineMatch.js';
+import type { LineMatch, LineMatchOf } from './lineMatch.js';
 import { isLineScanner, scanStreams, type AsciiLineVisitor, type LineVisitor, type LogLineScanner } from './logLineScan.js';
 import { compileMatchers, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
@@ -488,10 +488,19 @@ export class OrgLogView implements LogReader, LogCountReader, LogTagSetReader, L
    * its own order, then each head's in its own where it scans (a worker's snapshot), else
    * stream by stream, with no runs merged.
    */
-  scanLines<G>(matchers: readonly LabelMatcher[], fromNs: bigint, toNs: bigint, open: (tags: Labels) => G | undefined, visit: LineVisitor<G>, visitAscii?: AsciiLineVisitor<G>): void {
+  scanLines<G>(
+    matchers: readonly LabelMatcher[],
+    fromNs: bigint,
+    toNs: bigint,
+    open: (tags: Labels) => G | undefined,
+    visit: LineVisitor<G>,
+    visitAscii?: AsciiLineVisitor<G>,
+    lineMatchOf?: LineMatchOf<G>,
+  ): void {
     this.eachSource(matchers, fromNs, toNs, {
-      segment: (reader, compiled, minNs, maxNs) => reader.scanLines(compiled, minNs, maxNs, open, visit, visitAscii),
-      head: (head, minNs, maxNs) => (isLineScanner(head) ? head.scanLines(matchers, minNs, maxNs, open, visit, visitAscii) : scanStreams(head.select(matchers, minNs, maxNs), open, visit)),
+      segment: (reader, compiled, minNs, maxNs) => reader.scanLines(compiled, minNs, maxNs, open, visit, visitAscii, lineMatchOf),
+      head: (head, minNs, maxNs) =>
+        isLineScanner(head) ? head.scanLines(matchers, minNs, maxNs, open, visit, visitAscii, lineMatchOf) : scanStreams(head.select(matchers, minNs, maxNs), open, visit),
     });
   }
 

@@ -9,6 +9,7 @@ import type { MemoryBudget } from '../../common/memoryBudget.js';
 import { EngineError } from '../../errors.js';
 import type { Labels } from '../../storage/labels.js';
 import type { LogReader } from '../../storage/logHead.js';
+import type { LineMatch } from '../../storage/lineMatch.js';
 import { asciiText, isLineScanner, scanStreams, type AsciiLineVisitor } from '../../storage/logLineScan.js';
 import { checkSignal } from './context.js';
 import { labelsKeyOf, setLabel } from './labelSet.js';
@@ -72,11 +73,17 @@ export class PrefilterUse {
 /** PREFILTER_TRIAL_LINES is how many lines decide whether the prefilter stays on (every such run of lines decides again, until it is off). */
 const PREFILTER_TRIAL_LINES = 4096;
 
-/** ScannedStream is what a raw query keeps per tag set: its pipeline, its prefilter's (prefilter.ts), and its key. */
+/**
+ * ScannedStream is what a raw query keeps per tag set: its pipeline, its prefilter's
+ * (prefilter.ts), its key, and the literal filters its lines open with, which the store
+ * applies to its bytes before a line is visited (the prefilter's where there is one: they
+ * include those for the texts its label filters want).
+ */
 interface ScannedStream {
   sp: StreamPipeline;
   pre: StreamPipeline | undefined;
   streamKey: string;
+  lines: LineMatch | undefined;
 }
 
 /**
@@ -110,7 +117,12 @@ export class LogQuery {
     const streamKey = labelsKeyOf(tags);
     let stream = this.streams.get(streamKey);
     if (stream === undefined) {
-      stream = { sp: this.pipeline.forStream(tags, this.cache), pre: this.prefilter?.forStream(tags, this.cache), streamKey };
+      stream = {
+        sp: this.pipeline.forStream(tags, this.cache),
+        pre: this.prefilter?.forStream(tags, this.cache),
+        streamKey,
+        lines: this.prefilter !== undefined ? this.prefilter.openingLinesFor(tags) : this.pipeline.openingLines,
+      };
       this.streams.set(streamKey, stream);
     }
     return stream;
@@ -186,7 +198,7 @@ export class LogQuery {
           }
         : undefined;
     const matchers = this.expr.matchers.map(matcherOf);
-    if (isLineScanner(reader)) reader.scanLines(matchers, fromNs, toNs, open, visit, visitAscii);
+    if (isLineScanner(reader)) reader.scanLines(matchers, fromNs, toNs, open, visit, visitAscii, linesOf);
     else scanStreams(reader.select(matchers, fromNs, toNs), open, visit);
     cutTo(limit > 0 ? Math.min(limit, candidates.length) : candidates.length);
     const rows = new Array<LogRow>(candidates.length);
@@ -211,6 +223,11 @@ export class LogQuery {
       cursor = forward ? to + 1n : from - 1n;
     }
   }
+}
+
+/** linesOf is the literal filters a scanned stream's lines must pass to be visited. */
+function linesOf(stream: ScannedStream): LineMatch | undefined {
+  return stream.lines;
 }
 
 function selectorOf(expr: Expr): LogSelectorExpr {

@@ -24,7 +24,8 @@ import { OffsetReader, firstStep, lastStep, type LogCountReader } from '../../..
 import type { LogReader } from '../../../storage/logHead.js';
 import { asciiText, isLineScanner, scanStreams, type AsciiLineVisitor } from '../../../storage/logLineScan.js';
 import type { Labels } from '../../../storage/labels.js';
-import { literalLineMatch, type LineMatch } from '../../../storage/lineMatch.js';
+import type { LineMatch } from '../../../storage/lineMatch.js';
+import { openingLiterals } from '../pipeline/openingLiterals.js';
 
 /** SAMPLE_EXTRACTION_ERROR is the `__error__` value of an unwrap that does not convert. */
 export const SAMPLE_EXTRACTION_ERROR = 'SampleExtractionErr';
@@ -266,11 +267,16 @@ class Collector<S extends Sink> {
 /** SCANNED_SERIES_HINT is the first capacity of a series' samples when streams come line by line (their lengths unknown). */
 const SCANNED_SERIES_HINT = 256;
 
-/** ScannedStream is one stream's state while its lines are extracted: its pipeline, and its series when a line filter alone decides. */
+/**
+ * ScannedStream is one stream's state while its lines are extracted: its pipeline, its series
+ * when a line filter alone decides, and the literal filters its pipeline opens with, which the
+ * store applies to its bytes before a line is visited.
+ */
 interface ScannedStream<S extends Sink> {
   sp: StreamPipeline;
   /** sink is the stream's one series when the pipeline is line filters only (lineOnly): its labels hold for every line. */
   sink: S | undefined;
+  lines: LineMatch | undefined;
 }
 
 /**
@@ -322,10 +328,11 @@ function runExtraction<S extends Sink>(
 
   const open = (tags: Labels): ScannedStream<S> => {
     const sp = pipelines.forStream(tags, ctx.labelCache);
-    if (lineOnly === undefined) return { sp, sink: undefined };
+    const lines = pipelines.openingLinesFor(tags);
+    if (lineOnly === undefined) return { sp, sink: undefined, lines };
     // Line filters never touch labels: the stream's (grouped) labels hold for every line.
     sp.labels.reset();
-    return { sp, sink: collector.sink(sp.labels.grouped(plan.grouping), SCANNED_SERIES_HINT) };
+    return { sp, sink: collector.sink(sp.labels.grouped(plan.grouping), SCANNED_SERIES_HINT), lines };
   };
   /** counted counts a line for the abort checks and sets the time reader for its times; every line passes here once. */
   const counted = (lineTimes: BigInt64Array): void => {
@@ -392,7 +399,7 @@ function runExtraction<S extends Sink>(
 
   const matchers = selector.matchers.map(matcherOf);
   ctx.checkAbort();
-  if (lines && isLineScanner(ctx.reader)) ctx.reader.scanLines(matchers, baseNs + 1n, maxNs, open, visit, visitAscii);
+  if (lines && isLineScanner(ctx.reader)) ctx.reader.scanLines(matchers, baseNs + 1n, maxNs, open, visit, visitAscii, (stream) => stream.lines);
   else scanStreams(ctx.reader.select(matchers, baseNs + 1n, maxNs, { lines }), open, visit);
   if (holdSamples) ctx.holdSamples(kept);
 }
@@ -431,20 +438,13 @@ function isCountReader(reader: LogReader): reader is LogReader & LogCountReader 
 }
 
 /**
- * literalLineFilters is a pipeline made only of single-literal substring filters (`|= "a"`,
- * `!= "b"`) as a LineMatch a store can apply to its stored bytes; anything else (a regular
- * expression, an `or`, a pattern, `ip()`, any other stage) is undefined.
+ * literalLineFilters is a pipeline made only of literal substring filters (`|= "a"`, `!= "b"`,
+ * `|= "c" or "d"`) as a LineMatch a store can apply to its stored bytes; anything else (a
+ * regular expression, a pattern, `ip()`, any other stage) is undefined.
  */
 function literalLineFilters(stages: readonly PipelineStage[]): LineMatch | undefined {
-  if (stages.length === 0) return undefined;
-  const filters: Array<{ text: string; negate: boolean }> = [];
-  for (const stage of stages) {
-    if (stage.kind !== 'LineFilter' || (stage.op !== '|=' && stage.op !== '!=') || stage.values.length !== 1) return undefined;
-    const value = stage.values[0];
-    if (value.kind !== 'LineFilterLiteral') return undefined;
-    filters.push({ text: value.value, negate: stage.op === '!=' });
-  }
-  return literalLineMatch(filters);
+  const { match, count } = openingLiterals(stages);
+  return count > 0 && count === stages.length ? match : undefined;
 }
 
 /**

@@ -6,6 +6,8 @@
  * What the stages read besides the line (its timestamp, labels for the parser hint) and
  * whether they rewrite or parse it comes from each Stage's own declaration (stage.ts).
  */
+import type { LineMatch } from '../../../storage/lineMatch.js';
+import { openingLineMatch } from './openingLiterals.js';
 import type { PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { LabelCache } from '../labelsBuilder.js';
@@ -98,6 +100,11 @@ export class CompiledPipeline {
    * Callers that read nothing of the line afterwards then never make its string.
    */
   readonly readsAscii: boolean;
+  /**
+   * openingLines is the literal line filters the pipeline opens with (openingLiterals.ts): a
+   * store scanning lines for it may leave out those that fail them, unread.
+   */
+  readonly openingLines: LineMatch | undefined;
   /** asciiStages is how many leading stages run on the bytes (asciiStagesOf); 0 when the pipeline does not read bytes. */
   private readonly asciiStages: number;
   /** noLabels is the parser hint streams get: see PipelineOptions.noLabels. */
@@ -146,6 +153,7 @@ export class CompiledPipeline {
     else this.lineOnly = undefined;
     this.asciiStages = asciiStagesOf(compiled, this.wanted, this.noLabels);
     this.readsAscii = this.asciiStages > 0;
+    this.openingLines = openingLineMatch(stages);
   }
 
   /** forStream prepares the pipeline for one stream's labels. */

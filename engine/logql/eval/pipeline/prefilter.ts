@@ -26,6 +26,7 @@
 import type { LabelFilterExpr, LineFilterStage, PipelineStage } from '../../ast.js';
 import type { MemoryBudget } from '../../../common/memoryBudget.js';
 import type { Labels } from '../../../storage/labels.js';
+import type { LineMatch } from '../../../storage/lineMatch.js';
 import type { LabelCache } from '../labelsBuilder.js';
 import { compileRegex } from '../../../regex/index.js';
 import { CompiledPipeline, type StreamPipeline } from './pipeline.js';
@@ -50,8 +51,17 @@ export class TextFiltered {
 
   /** forStream prepares the pipeline a stream with these labels runs. */
   forStream(tags: Labels, cache: LabelCache): StreamPipeline {
+    return this.runBy(tags).forStream(tags, cache);
+  }
+
+  /** openingLinesFor is the opening literal filters (CompiledPipeline.openingLines) of the pipeline a stream with these labels runs. */
+  openingLinesFor(tags: Labels): LineMatch | undefined {
+    return this.runBy(tags).openingLines;
+  }
+
+  private runBy(tags: Labels): CompiledPipeline {
     const carried = this.labels.some((name) => Object.prototype.hasOwnProperty.call(tags, name));
-    return (carried ? this.plain : this.filtered).forStream(tags, cache);
+    return carried ? this.plain : this.filtered;
   }
 }
 
