@@ -276,6 +276,10 @@ describe('pipelines over lines in the order the store keeps them', () => {
       '{service_name=~".+"} |= "status" or "took" != "/r2"',
       '{service_name=~".+"} |= "503" | logfmt',
       '{service_name=~".+"} != "not json" != "status=200" or "\\"status\\":200"',
+      // A regular expression of one fixed string, anchored: the lines holding it are read.
+      '{service_name=~".+"} |~ "^route=/r1"',
+      // One it cannot search for is passed over; the filter after it still spares lines.
+      '{service_name=~".+"} |~ "status=50[03]" |= "took=1"',
       // The text a label filter wants: `|= "/r1" or "\\"` in front, in streams without a route label.
       '{service_name=~".+"} | json | route="/r1"',
     ];
