@@ -151,34 +151,60 @@ export function alignedRange(row: number, rows: number, end: boolean): number {
 }
 
 /**
- * LineMatchCursor tells a scan which rows pass a LineMatch. Reaching a row outside the range it
- * last searched, it searches that row's whole range at once, natively over the stored bytes as
- * a count does: rows that fail never have their line read, and a scan whose rows lie in a few
- * ranges (one stream among many) searches only those. Ranges are fixed by the store, not by
- * the scan's window, and the cursor outlives a scan (cursorOf), so a query read in time slices
- * searches a range once, not once per slice, when a slice ends inside it.
+ * MAX_KEPT_MASK_ROWS bounds the rows whose marks a cursor keeps (a byte each): past it, the
+ * marks kept so far are let go and keeping starts over.
+ */
+const MAX_KEPT_MASK_ROWS = 8 * 1024 * 1024;
+
+/**
+ * LineMatchCursor tells a scan which rows pass a LineMatch. Reaching a row of a range it has
+ * not searched, it searches that whole range at once, natively over the stored bytes as a count
+ * does: rows that fail never have their line read, and a scan whose rows lie in a few ranges
+ * (one stream among many) searches only those. Ranges are fixed by the store, not by the scan's
+ * window, and the cursor keeps the marks of the ranges it searched for as long as its query's
+ * pipeline lives (cursorOf): a query read in time slices searches a range once, also where a
+ * head chunk holds lines out of time order and every slice reads some of its rows.
  */
 export class LineMatchCursor {
   private source: object | undefined;
   private from = 0;
   private end = 0;
   private passes: Uint8Array = new Uint8Array(0);
+  /** kept holds the marks of every range searched, by source and the range's first row. */
+  private kept = new WeakMap<object, Map<number, Uint8Array>>();
+  private keptRows = 0;
 
   constructor(readonly match: LineMatch) {}
 
   /** passesRow says whether `row` of `search`'s store passes the match. */
   passesRow(row: number, search: RowSearch): boolean {
-    if (search.source !== this.source || row < this.from || row >= this.end) {
-      const from = search.rangeStart(row);
+    if (search.source !== this.source || row < this.from || row >= this.end) this.enter(row, search);
+    return this.passes[row - this.from] === 1;
+  }
+
+  /** enter makes the range holding `row` the current one, searching it unless it was searched before. */
+  private enter(row: number, search: RowSearch): void {
+    const from = search.rangeStart(row);
+    let bySource = this.kept.get(search.source);
+    let passes = bySource?.get(from);
+    if (passes === undefined) {
       const end = search.rangeEnd(row);
       const mask = new RowMask(end - from);
       mask.apply(this.match, (needle, hits) => search.markContaining(from, end, needle, hits));
-      this.source = search.source;
-      this.from = from;
-      this.end = end;
-      this.passes = mask.passes;
+      passes = mask.passes;
+      if (this.keptRows + passes.length > MAX_KEPT_MASK_ROWS) {
+        this.kept = new WeakMap();
+        this.keptRows = 0;
+        bySource = undefined;
+      }
+      if (bySource === undefined) this.kept.set(search.source, (bySource = new Map()));
+      bySource.set(from, passes);
+      this.keptRows += passes.length;
     }
-    return this.passes[row - this.from] === 1;
+    this.source = search.source;
+    this.from = from;
+    this.end = from + passes.length;
+    this.passes = passes;
   }
 }
 
