@@ -154,6 +154,9 @@ function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[])
  */
 const DENSE_GROUP_SLOTS = 1 << 16;
 
+/** SKIPPED is a scan's slot for a group whose rows are not wanted. */
+const SKIPPED = -1;
+
 /** STOP is what a scan callback returns to end the scan early. */
 const STOP: unique symbol = Symbol('stop');
 
@@ -219,6 +222,8 @@ export class LogSegmentReader {
    * attributes) group on first sight: `openGroup` gets a matching group's full tags and returns
    * the bucket its rows go to (or STOP to end the scan), and `onRow` receives each row of a
    * matching group with its bucket. Rows arrive in time order. Returns false when stopped.
+   * Groups are found per row in a table of slots (DENSE_GROUP_SLOTS; a map beyond it), as a
+   * count finds them: a map lookup per row was most of a scan that skips most rows.
    */
   private scan<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, openGroup: (tags: Labels) => G | typeof STOP, onRow?: (row: number, group: G) => void): boolean {
     const from = lowerBound(this.ts, minNs);
@@ -227,29 +232,36 @@ export class LogSegmentReader {
     const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
     // 0: stream not yet decided, 1: its tags match, 2: they do not.
     const streamState = new Uint8Array(this.streamTags.length);
-    const groups: Array<Map<number, G | null> | undefined> = new Array(this.streamTags.length);
+    const levelCount = this.levels.length;
     const attributeCount = this.attributes.length;
+    const groupCount = this.streamTags.length * levelCount * attributeCount;
+    // Slot per group: 0 undecided, SKIPPED, or k + 1 for opened[k].
+    const dense = groupCount <= DENSE_GROUP_SLOTS ? new Int32Array(groupCount) : undefined;
+    const sparse = dense === undefined ? new Map<number, number>() : undefined;
+    const opened: G[] = [];
+    const streams = this.streams;
+    const levelIds = this.levelIds;
+    const attributeIds = this.attributeIds;
     for (let row = from; row < end; row++) {
-      const sid = this.streams[row];
-      let state = streamState[sid];
-      if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
-      if (state === 2) continue;
-      let byGroup = groups[sid];
-      if (byGroup === undefined) groups[sid] = byGroup = new Map();
-      const groupKey = this.levelIds[row] * attributeCount + this.attributeIds[row];
-      let group = byGroup.get(groupKey);
-      if (group === undefined) {
-        const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
-        if (matchesAll(tags, compiled)) {
-          const opened = openGroup(tags);
-          if (opened === STOP) return false;
-          group = opened;
-        } else {
-          group = null;
+      const sid = streams[row];
+      const key = (sid * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
+      let slot = dense !== undefined ? dense[key] : (sparse!.get(key) ?? 0);
+      if (slot === 0) {
+        slot = SKIPPED;
+        let state = streamState[sid];
+        if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
+        if (state === 1) {
+          const tags = composeTags(this.streamTags[sid], this.levels[levelIds[row]], this.attributes[attributeIds[row]]);
+          if (matchesAll(tags, compiled)) {
+            const group = openGroup(tags);
+            if (group === STOP) return false;
+            slot = opened.push(group);
+          }
         }
-        byGroup.set(groupKey, group);
+        if (dense !== undefined) dense[key] = slot;
+        else sparse!.set(key, slot);
       }
-      if (group !== null && onRow) onRow(row, group);
+      if (slot !== SKIPPED && onRow) onRow(row, opened[slot - 1]);
     }
     return true;
   }
