@@ -187,7 +187,8 @@ export class LineMatchCursor {
     const from = search.rangeStart(row);
     let bySource = this.kept.get(search.source);
     let passes = bySource?.get(from);
-    if (passes === undefined) {
+    // Marks made before the source's range reached `row` (rows appended since) are made again.
+    if (passes === undefined || row >= from + passes.length) {
       const end = search.rangeEnd(row);
       const mask = new RowMask(end - from);
       mask.apply(this.match, (needle, hits) => search.markContaining(from, end, needle, hits));

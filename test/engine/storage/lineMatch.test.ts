@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkRowsContaining, chunkText } from '../../../engine/storage/logChunk.js';
 import { LogHead, type LogEntry } from '../../../engine/storage/logHead.js';
-import { literalLineMatch, markContaining, type LineMatch } from '../../../engine/storage/lineMatch.js';
+import { LineMatchCursor, alignedRange, literalLineMatch, markContaining, type LineMatch, type RowSearch } from '../../../engine/storage/lineMatch.js';
 import { LogSegmentReader, encodeLogSegment } from '../../../engine/storage/logSegment.js';
 import { SnapshotLogReader } from '../../../engine/query/snapshotLogReader.js';
 import type { AsciiLine } from '../../../engine/storage/logLineScan.js';
@@ -140,6 +140,33 @@ describe('literal line filters on stored bytes', () => {
         expect(got, `snapshot ascii ${ascii} ${label}`).toEqual(want);
       }
     }
+  });
+
+  it('searches each range of a source once, and again once rows were added to it', () => {
+    const lines = ['a timeout', 'ok', 'timeout b', 'ok'];
+    let searches = 0;
+    const source = {};
+    const search: RowSearch = {
+      source,
+      rangeStart: (row) => alignedRange(row, lines.length, false),
+      rangeEnd: (row) => alignedRange(row, lines.length, true),
+      markContaining: (from, end, needle, hits) => {
+        searches++;
+        for (let row = from; row < end; row++) if (lines[row].includes(needle.toString())) hits[row - from] = 1;
+      },
+    };
+    const cursor = new LineMatchCursor(literalLineMatch([{ texts: ['timeout'], negate: false }]));
+    const passing = (rows: number[]): boolean[] => rows.map((row) => cursor.passesRow(row, search));
+    expect(passing([0, 1, 2, 3])).toEqual([true, false, true, false]);
+    // Another source's rows, then these again: kept, not searched again.
+    const other: RowSearch = { ...search, source: {} };
+    expect(cursor.passesRow(0, other)).toBe(true);
+    expect(passing([1, 2])).toEqual([false, true]);
+    expect(searches).toBe(2);
+    // The source grew past what its kept marks cover: the row is searched for.
+    lines.push('late timeout');
+    expect(passing([4, 3])).toEqual([true, false]);
+    expect(searches).toBe(3);
   });
 
   it('never counts a match that runs across two lines', () => {
