@@ -23,8 +23,9 @@ export interface OpeningLiterals {
 export function openingLiterals(stages: readonly PipelineStage[]): OpeningLiterals {
   const filters: Array<{ texts: string[]; negate: boolean }> = [];
   for (const stage of stages) {
-    const texts = stage.kind === 'LineFilter' ? literalTexts(stage) : undefined;
-    if (texts === undefined || stage.kind !== 'LineFilter') break;
+    if (stage.kind !== 'LineFilter') break;
+    const texts = literalTexts(stage);
+    if (texts === undefined) break;
     filters.push({ texts, negate: stage.op === '!=' });
   }
   return { match: filters.length === 0 ? undefined : literalLineMatch(filters), count: filters.length };
@@ -44,10 +45,9 @@ const MAX_REGEX_TEXTS = 1;
  * first other stage) ask of a line's bytes, or undefined when that leaves no line out. Besides
  * the literal ones, a `|~` whose expression matches only one fixed string (`timeout`, `^GET
  * /api`) needs the line to hold it: every match is that string somewhere in the line, anchors
- * only narrowing where. The filter itself still decides each
- * line read; the match only spares lines that cannot pass. Other filters (`!~`, patterns,
- * `ip()`, other expressions) are passed over: filters in a row all read the same line, so
- * those after them still hold.
+ * only narrowing where. The filter itself still decides each line read; the match only spares
+ * lines that cannot pass. Other filters (`!~`, patterns, `ip()`, other expressions) are passed
+ * over: filters in a row all read the same line, so those after them still hold.
  */
 export function openingLineMatch(stages: readonly PipelineStage[]): LineMatch | undefined {
   const filters: Array<{ texts: string[]; negate: boolean }> = [];
