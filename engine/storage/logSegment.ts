@@ -154,8 +154,9 @@ function tagValuesOf(streams: readonly Labels[], indexedTags: readonly string[])
  */
 const DENSE_GROUP_SLOTS = 1 << 16;
 
-/** SKIPPED is a scan's slot for a group whose rows are not wanted. */
+/** SKIPPED is the slot of a group whose rows a scan or count does not want; STOPPED says a scan's `open` ended it. */
 const SKIPPED = -1;
+const STOPPED = -2;
 
 /** STOP is what a scan callback returns to end the scan early. */
 const STOP: unique symbol = Symbol('stop');
@@ -218,20 +219,40 @@ export class LogSegmentReader {
   }
 
   /**
-   * scan walks the rows of [minNs, maxNs] once, deciding each stream and each (stream, level,
-   * attributes) group on first sight: `openGroup` gets a matching group's full tags and returns
-   * the bucket its rows go to (or STOP to end the scan), and `onRow` receives each row of a
-   * matching group with its bucket. Rows arrive in time order. Returns false when stopped.
-   * Groups are found per row in a table of slots (DENSE_GROUP_SLOTS; a map beyond it), as a
-   * count finds them: a map lookup per row was most of a scan that skips most rows.
+   * groupDecider decides a (stream, level, attributes) group on its first row (`row` of stream
+   * `sid`), for a scan or a count: SKIPPED when the stream's tags or the group's full tags fail
+   * the matchers or `open` turns it down (undefined), STOPPED when `open` ends the walk, else its
+   * place in `opened` plus one. Each stream's own tags are matched once.
    */
-  private scan<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, openGroup: (tags: Labels) => G | typeof STOP, onRow?: (row: number, group: G) => void): boolean {
-    const from = lowerBound(this.ts, minNs);
-    const end = upperBound(this.ts, maxNs);
-    if (end <= from) return true;
+  private groupDecider<G>(compiled: readonly CompiledMatcher[], open: (tags: Labels) => G | undefined | typeof STOP, opened: G[]): (row: number, sid: number) => number {
     const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
     // 0: stream not yet decided, 1: its tags match, 2: they do not.
     const streamState = new Uint8Array(this.streamTags.length);
+    return (row, sid) => {
+      let state = streamState[sid];
+      if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
+      if (state === 2) return SKIPPED;
+      const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
+      if (!matchesAll(tags, compiled)) return SKIPPED;
+      const group = open(tags);
+      if (group === STOP) return STOPPED;
+      return group === undefined ? SKIPPED : opened.push(group);
+    };
+  }
+
+  /**
+   * scan walks the rows of [minNs, maxNs] once, deciding each stream and each (stream, level,
+   * attributes) group on first sight (groupDecider): `openGroup` gets a matching group's full
+   * tags and returns the bucket its rows go to (undefined to skip them, STOP to end the scan),
+   * and `onRow` receives each row of an opened group with its bucket. Rows arrive in time
+   * order. Returns false when stopped. Groups are found per row in a table of slots
+   * (DENSE_GROUP_SLOTS; a map beyond it), as a count finds them: a map lookup per row was most
+   * of a scan that skips most rows.
+   */
+  private scan<G>(compiled: readonly CompiledMatcher[], minNs: bigint, maxNs: bigint, openGroup: (tags: Labels) => G | undefined | typeof STOP, onRow?: (row: number, group: G) => void): boolean {
+    const from = lowerBound(this.ts, minNs);
+    const end = upperBound(this.ts, maxNs);
+    if (end <= from) return true;
     const levelCount = this.levels.length;
     const attributeCount = this.attributes.length;
     const groupCount = this.streamTags.length * levelCount * attributeCount;
@@ -239,6 +260,7 @@ export class LogSegmentReader {
     const dense = groupCount <= DENSE_GROUP_SLOTS ? new Int32Array(groupCount) : undefined;
     const sparse = dense === undefined ? new Map<number, number>() : undefined;
     const opened: G[] = [];
+    const decide = this.groupDecider(compiled, openGroup, opened);
     const streams = this.streams;
     const levelIds = this.levelIds;
     const attributeIds = this.attributeIds;
@@ -247,17 +269,8 @@ export class LogSegmentReader {
       const key = (sid * levelCount + levelIds[row]) * attributeCount + attributeIds[row];
       let slot = dense !== undefined ? dense[key] : (sparse!.get(key) ?? 0);
       if (slot === 0) {
-        slot = SKIPPED;
-        let state = streamState[sid];
-        if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
-        if (state === 1) {
-          const tags = composeTags(this.streamTags[sid], this.levels[levelIds[row]], this.attributes[attributeIds[row]]);
-          if (matchesAll(tags, compiled)) {
-            const group = openGroup(tags);
-            if (group === STOP) return false;
-            slot = opened.push(group);
-          }
-        }
+        slot = decide(row, sid);
+        if (slot === STOPPED) return false;
         if (dense !== undefined) dense[key] = slot;
         else sparse!.set(key, slot);
       }
@@ -322,16 +335,15 @@ export class LogSegmentReader {
       rangeEnd: (row) => (reader instanceof MessageBlocks ? reader.blockEnd(row) : alignedRange(row, rows, true)),
       markContaining: (from, end, needle, hits) => reader.markContaining(from, end, needle, hits),
     };
-    this.scan<ScanGroup<G> | null>(
+    this.scan<ScanGroup<G>>(
       compiled,
       minNs,
       maxNs,
       (tags) => {
         const group = open(tags);
-        return group === undefined ? null : scanGroup(group, lineMatchOf);
+        return group === undefined ? undefined : scanGroup(group, lineMatchOf);
       },
       (row, scanned) => {
-        if (scanned === null) return;
         if (scanned.cursor !== undefined && !scanned.cursor.passesRow(row, search)) return;
         if (blocks !== undefined && blocks.asciiLine(row, line)) visitAscii!(scanned.group, line, ts, row);
         else visit(scanned.group, reader.get(row), ts, row);
@@ -361,26 +373,13 @@ export class LogSegmentReader {
     const end = upperBound(this.ts, maxNs);
     if (end <= from) return;
     const mask = lines === undefined ? undefined : this.passingRows(from, end, lines);
-    const streamMatchers = compiled.filter((m) => this.indexedTags.has(m.name));
-    // 0: stream not yet decided, 1: its tags match, 2: they do not.
-    const streamState = new Uint8Array(this.streamTags.length);
     const levelCount = this.levels.length;
     const attributeCount = this.attributes.length;
     const groupCount = this.streamTags.length * levelCount * attributeCount;
-    // Slot per group: 0 undecided, -1 skipped, k + 1 for diffs[k].
+    // Slot per group: 0 undecided, SKIPPED, or k + 1 for diffs[k].
     const dense = groupCount <= DENSE_GROUP_SLOTS ? new Int32Array(groupCount) : undefined;
     const diffs: Float64Array[] = [];
-    const decide = (row: number, sid: number): number => {
-      let state = streamState[sid];
-      if (state === 0) streamState[sid] = state = matchesAll(this.streamTags[sid], streamMatchers) ? 1 : 2;
-      if (state === 2) return -1;
-      const tags = composeTags(this.streamTags[sid], this.levels[this.levelIds[row]], this.attributes[this.attributeIds[row]]);
-      if (!matchesAll(tags, compiled)) return -1;
-      const diff = open(tags);
-      if (diff === undefined) return -1;
-      diffs.push(diff);
-      return diffs.length;
-    };
+    const decide = this.groupDecider(compiled, open, diffs);
     const streams = this.streams;
     const levelIds = this.levelIds;
     const attributeIds = this.attributeIds;
