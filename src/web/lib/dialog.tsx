@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 interface DialogProps {
   /** titleId names the heading inside `children` that labels the dialog. */
@@ -17,7 +17,9 @@ const FOCUSABLE = 'input, select, textarea, button, [contenteditable=true], [tab
  */
 export function Dialog({ titleId, onClose, children, class: className }: DialogProps) {
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // Focus moves in the same task that shows the dialog: keys typed as soon as it appears land
+  // in its first field, not in whatever opened it.
+  useLayoutEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
     const first = box.current?.querySelector<HTMLElement>(FOCUSABLE);
     first?.focus();
