@@ -5,7 +5,9 @@
  * the same querier joining each series' runs first (what every query did before), after checking
  * both give the same values. Then the same with every series' runs sharing one timestamp array
  * per run, as series scraped together share a segment's timestamp column: their windows are
- * found once per array instead of per series.
+ * found once per array instead of per series, and rate's extrapolation from the windows' times
+ * is derived once per array too (at this 120 s step the counter-reset scan, 8 samples a window,
+ * is most of what remains).
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/promql/runWindows.bench.js
  */

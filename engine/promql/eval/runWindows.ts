@@ -11,12 +11,14 @@
  */
 import { upperBound } from '../../storage/bounds.js';
 import type { EvalContext } from './context.js';
-import type { KernelOutput, RangeKernel } from './kernels/types.js';
+import type { KernelOutput, RangeKernel, SharedWindows } from './kernels/types.js';
 import { windowBounds } from './selectors.js';
 import type { SampleRun } from './series.js';
 
 /** StepViews are the step arrays a kernel reads for a stretch of steps: views of the whole grid's arrays. */
-interface StepViews {
+interface StepViews extends SharedWindows {
+  /** reused is set here, by windowsOver, when a series reads the windows found for an earlier one. */
+  reused: boolean;
   from: number;
   to: number;
   refs: Float64Array;
@@ -60,11 +62,13 @@ export class RunWindows {
       if (this.views.size >= MAX_KEPT_VIEWS) this.views.clear();
       const whole = from === 0 && to === this.refs.length;
       views = whole
-        ? { from, to, refs: this.refs, lo: this.lo, hi: this.hi, stepTimes: this.stepTimes, params: this.params, largest: 0 }
+        ? { from, to, refs: this.refs, lo: this.lo, hi: this.hi, stepTimes: this.stepTimes, params: this.params, largest: 0, reused: false, derived: undefined }
         : {
             from,
             to,
             largest: 0,
+            reused: false,
+            derived: undefined,
             refs: this.refs.subarray(from, to),
             lo: this.lo.subarray(from, to),
             hi: this.hi.subarray(from, to),
@@ -85,14 +89,25 @@ export class RunWindows {
    * any other, whose windows are then found again when next asked for.
    */
   windowsOver(views: StepViews, ts: Float64Array): number {
-    if (views.boundsOf === ts) return views.largest;
-    for (const other of this.views.values()) {
-      if (other !== views && other.boundsOf !== undefined && other.from < views.to && views.from < other.to) other.boundsOf = undefined;
+    if (views.boundsOf === ts) {
+      views.reused = true;
+      return views.largest;
     }
+    for (const other of this.views.values()) {
+      if (other !== views && other.boundsOf !== undefined && other.from < views.to && views.from < other.to) forget(other);
+    }
+    forget(views);
     views.largest = windowBounds(ts, views.refs, this.rangeMs, views.lo, views.hi);
     views.boundsOf = ts;
     return views.largest;
   }
+}
+
+/** forget marks a stretch's windows as not found: its bounds, and what kernels derived from them, are stale. */
+function forget(views: StepViews): void {
+  views.boundsOf = undefined;
+  views.reused = false;
+  views.derived = undefined;
 }
 
 /**
@@ -145,7 +160,7 @@ function evaluateStretch(ctx: EvalContext, kernel: RangeKernel, run: SampleRun, 
   ctx.checkTransient(input.windowsOver(views, run.ts));
   const whole = from === 0 && to === input.refs.length;
   const part: KernelOutput = whole ? out : { values: out.values.subarray(from, to), present: out.present.subarray(from, to) };
-  kernel({ ts: run.ts, vals: run.vals, lo, hi, refs, rangeMs: input.rangeMs, stepTimes, params }, part);
+  kernel({ ts: run.ts, vals: run.vals, lo, hi, refs, rangeMs: input.rangeMs, stepTimes, params, windows: views }, part);
   if (part.invalidParam !== undefined) out.invalidParam = part.invalidParam;
 }
 

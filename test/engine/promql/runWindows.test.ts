@@ -8,6 +8,8 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRange } from '../../../engine/promql/eval/index.js';
+import { rateKernel } from '../../../engine/promql/eval/kernels/rate.js';
+import { RunWindows } from '../../../engine/promql/eval/runWindows.js';
 import { FUNCTIONS, parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
 import type { OrgMetricView } from '../../../engine/storage/orgViews.js';
@@ -271,4 +273,64 @@ describe('range functions over series that share timestamp columns', () => {
       }
     });
   }
+});
+
+describe('windows shared by the series that read them', () => {
+  const refs = Float64Array.from({ length: 20 }, (_, i) => START + 300_000 + i * 30_000);
+  const scrapes = (offsetMs: number): Float64Array => Float64Array.from({ length: 60 }, (_, i) => START + offsetMs + i * SCRAPE_MS);
+  const fresh = (): RunWindows => new RunWindows(refs, 300_000, refs, [], new Int32Array(refs.length), new Int32Array(refs.length));
+
+  it('tells a kernel when a series reads the windows found for the one before, and forgets what it derived when they change', () => {
+    const windows = fresh();
+    const whole = windows.stepViews(0, refs.length);
+    const [a, b] = [scrapes(0), scrapes(5_000)];
+    windows.windowsOver(whole, a);
+    expect(whole.reused).toBe(false);
+    windows.windowsOver(whole, a);
+    expect(whole.reused).toBe(true);
+    const derived = {};
+    whole.derived = derived;
+    windows.windowsOver(whole, a);
+    expect(whole.derived).toBe(derived);
+    // Other timestamps: the windows are found anew, and nothing derived from the old ones is left.
+    windows.windowsOver(whole, b);
+    expect(whole.reused).toBe(false);
+    expect(whole.derived).toBeUndefined();
+    windows.windowsOver(whole, b);
+    expect(whole.reused).toBe(true);
+    expect(whole.derived).toBeUndefined();
+  });
+
+  it('forgets what was derived for a stretch whose steps another stretch overwrote', () => {
+    const windows = fresh();
+    const early = windows.stepViews(0, 10);
+    const overlapping = windows.stepViews(5, 15);
+    const a = scrapes(0);
+    windows.windowsOver(early, a);
+    windows.windowsOver(early, a);
+    early.derived = {};
+    windows.windowsOver(overlapping, scrapes(5_000));
+    expect(early.reused).toBe(false);
+    expect(early.derived).toBeUndefined();
+  });
+
+  it('answers rate over series of two scrape offsets, in runs of each, as each series alone', () => {
+    const [a, b] = [scrapes(0), scrapes(5_000)];
+    const counter = (seed: number): Float64Array => Float64Array.from({ length: 60 }, (_, i) => (seed + 1) * i * i + (i > 40 ? 0 : seed));
+    const order = [a, a, a, b, b, b, a, a, b, b];
+    const shared = fresh();
+    const whole = shared.stepViews(0, refs.length);
+    order.forEach((ts, series) => {
+      const vals = counter(series);
+      const read = (windows: RunWindows): Float64Array => {
+        const views = windows.stepViews(0, refs.length);
+        windows.windowsOver(views, ts);
+        const out = { values: new Float64Array(refs.length), present: new Uint8Array(refs.length) };
+        rateKernel({ ts, vals, lo: views.lo, hi: views.hi, refs, rangeMs: 300_000, stepTimes: refs, params: [], windows: views }, out);
+        return out.values;
+      };
+      expect([...read(shared)], `series ${series}`).toEqual([...read(fresh())]);
+    });
+    expect(whole.reused).toBe(true);
+  });
 });

@@ -20,6 +20,24 @@ export interface KernelInput {
   readonly stepTimes: Float64Array;
   /** params holds the function's scalar arguments, one value per step, in argument order. */
   readonly params: readonly Float64Array[];
+  /**
+   * windows, where given, are these windows as several series read them (RunWindows): a kernel
+   * may keep there what it derives from the windows' sample times alone, for the next series.
+   */
+  readonly windows?: SharedWindows;
+}
+
+/**
+ * SharedWindows is one stretch of step windows over one timestamp array. Series scraped
+ * together share that array, so what a kernel derives from the windows' times alone (not from
+ * the values) holds for each of them: it is kept in `derived` until the windows are found over
+ * other timestamps.
+ */
+export interface SharedWindows {
+  /** reused tells that an earlier series read these same windows: deriving pays only then. */
+  readonly reused: boolean;
+  /** derived is a kernel's own data about these windows, undefined until it keeps some. */
+  derived: object | undefined;
 }
 
 /** KernelOutput receives the results; `present` starts all zero. */

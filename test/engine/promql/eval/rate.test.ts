@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deltaKernel, ideltaKernel, increaseKernel, irateKernel, rateKernel } from '../../../../engine/promql/eval/kernels/rate.js';
-import type { KernelInput, KernelOutput, RangeKernel } from '../../../../engine/promql/eval/kernels/types.js';
+import type { KernelInput, KernelOutput, RangeKernel, SharedWindows } from '../../../../engine/promql/eval/kernels/types.js';
 import { byLabels, headWith, key, range, regular, vectorOf } from './helpers.js';
 import { SeededRandom } from '../../../support/seededRandom.js';
 
@@ -30,6 +30,71 @@ function prometheusExtrapolatedRate(ts: Float64Array, vals: Float64Array, first:
   return result * factor;
 }
 
+/** kernels are the extrapolating kernels with their counter and per-second flags. */
+const kernels: Array<[RangeKernel, boolean, boolean]> = [
+  [rateKernel, true, true],
+  [increaseKernel, true, false],
+  [deltaKernel, false, false],
+];
+
+/** randomWindows is a series' timestamps, regular or not, and a range query's windows over them. */
+function randomWindows(random: SeededRandom): { ts: Float64Array; refs: number[]; los: number[]; his: number[]; rangeMs: number } {
+  const regularScrape = random.chance(0.5);
+  const n = random.int(2, 300);
+  const ts = new Float64Array(n);
+  let t = 1_700_000_000_000 + random.int(0, 14_999);
+  for (let j = 0; j < n; j++) {
+    ts[j] = t;
+    t += regularScrape ? 15_000 : random.int(1, 40_000);
+  }
+  const rangeMs = random.pick([60_000, 300_000, 600_000]);
+  const stepMs = random.pick([15_000, 30_000, 60_000, 7_000]);
+  const refs: number[] = [];
+  const los: number[] = [];
+  const his: number[] = [];
+  for (let end = ts[0] + random.int(0, 60_000); end <= ts[n - 1] + rangeMs; end += stepMs) {
+    let lo = 0;
+    while (lo < n && ts[lo] <= end - rangeMs) lo++;
+    let hi = lo;
+    while (hi < n && ts[hi] <= end) hi++;
+    refs.push(end);
+    los.push(lo);
+    his.push(hi);
+  }
+  return { ts, refs, los, his, rangeMs };
+}
+
+/** randomCounter is a counter's values: small or large, with resets and flat stretches. */
+function randomCounter(random: SeededRandom, n: number): Float64Array {
+  const vals = new Float64Array(n);
+  let v = random.chance(0.3) ? random.next() * 5 : random.next() * 1e6;
+  for (let j = 0; j < n; j++) {
+    vals[j] = v;
+    v = random.chance(0.02) ? random.next() * 10 : v + random.next() * (random.chance(0.2) ? 0 : 100);
+  }
+  return vals;
+}
+
+/** edgeValues mixes zeros, negatives, NaN and infinities into a counter, where extrapolation takes its other turns. */
+function edgeValues(random: SeededRandom, n: number): Float64Array {
+  const vals = randomCounter(random, n);
+  const odd = [0, -0, -3, NaN, Infinity, -Infinity, 1e-300, 1e300];
+  for (let j = 0; j < n; j++) if (random.chance(0.1)) vals[j] = random.pick(odd);
+  return vals;
+}
+
+/** expectPrometheusBits checks every window of a kernel's answer against prometheusExtrapolatedRate, bit for bit. */
+function expectPrometheusBits(out: KernelOutput, input: KernelInput, isCounter: boolean, isRate: boolean, what: string): void {
+  for (let i = 0; i < input.refs.length; i++) {
+    const present = input.hi[i] - input.lo[i] >= 2;
+    expect(out.present[i], `${what} window ${i}`).toBe(present ? 1 : 0);
+    if (present) {
+      const want = prometheusExtrapolatedRate(input.ts, input.vals, input.lo[i], input.hi[i] - 1, input.refs[i], input.rangeMs, isCounter, isRate);
+      expect(Object.is(out.values[i], want), `${what} window ${i}: ${out.values[i]} against ${want}`).toBe(true);
+    }
+  }
+}
+
 /** runKernel applies a kernel to samples for one window ending at `endMs`. */
 function runKernel(kernel: RangeKernel, ts: number[], vals: number[], endMs: number, rangeMs: number): number | undefined {
   const t = Float64Array.from(ts);
@@ -55,47 +120,38 @@ function runKernel(kernel: RangeKernel, ts: number[], vals: number[], endMs: num
 describe('rate/increase extrapolation', () => {
   it('gives the bits of Prometheus\' formula over regular and irregular series, resets and counters starting near zero', () => {
     const random = new SeededRandom(2026);
-    const kernels: Array<[RangeKernel, boolean, boolean]> = [
-      [rateKernel, true, true],
-      [increaseKernel, true, false],
-      [deltaKernel, false, false],
-    ];
     for (let trial = 0; trial < 200; trial++) {
-      const regularScrape = random.chance(0.5);
-      const n = random.int(2, 300);
-      const ts = new Float64Array(n);
-      const vals = new Float64Array(n);
-      let t = 1_700_000_000_000 + random.int(0, 14_999);
-      let v = random.chance(0.3) ? random.next() * 5 : random.next() * 1e6;
-      for (let j = 0; j < n; j++) {
-        ts[j] = t;
-        vals[j] = v;
-        t += regularScrape ? 15_000 : random.int(1, 40_000);
-        v = random.chance(0.02) ? random.next() * 10 : v + random.next() * (random.chance(0.2) ? 0 : 100);
-      }
-      const rangeMs = random.pick([60_000, 300_000, 600_000]);
-      const stepMs = random.pick([15_000, 30_000, 60_000, 7_000]);
-      const refs: number[] = [];
-      const los: number[] = [];
-      const his: number[] = [];
-      for (let end = ts[0] + random.int(0, 60_000); end <= ts[n - 1] + rangeMs; end += stepMs) {
-        let lo = 0;
-        while (lo < n && ts[lo] <= end - rangeMs) lo++;
-        let hi = lo;
-        while (hi < n && ts[hi] <= end) hi++;
-        refs.push(end);
-        los.push(lo);
-        his.push(hi);
-      }
+      const { ts, refs, los, his, rangeMs } = randomWindows(random);
+      const vals = randomCounter(random, ts.length);
       const input: KernelInput = { ts, vals, lo: Int32Array.from(los), hi: Int32Array.from(his), refs: Float64Array.from(refs), rangeMs, stepTimes: Float64Array.from(refs), params: [] };
       for (const [kernel, isCounter, isRate] of kernels) {
         const out: KernelOutput = { values: new Float64Array(refs.length), present: new Uint8Array(refs.length) };
         kernel(input, out);
-        for (let i = 0; i < refs.length; i++) {
-          const present = his[i] - los[i] >= 2;
-          expect(out.present[i], `trial ${trial} window ${i}`).toBe(present ? 1 : 0);
-          if (present) expect(Object.is(out.values[i], prometheusExtrapolatedRate(ts, vals, los[i], his[i] - 1, refs[i], rangeMs, isCounter, isRate)), `trial ${trial} window ${i}: ${out.values[i]}`).toBe(true);
+        expectPrometheusBits(out, input, isCounter, isRate, `trial ${trial}`);
+      }
+    }
+  });
+
+  it('gives the same bits to series that share their windows, the times\' part derived once from the second on', () => {
+    const random = new SeededRandom(1125);
+    for (let trial = 0; trial < 60; trial++) {
+      const { ts, refs, los, his, rangeMs } = randomWindows(random);
+      for (const [kernel, isCounter, isRate] of kernels) {
+        // As RunWindows hands them out: not reused for the first series, reused for every later one.
+        const windows: SharedWindows = { reused: false, derived: undefined };
+        let derived: object | undefined;
+        for (let series = 0; series < 6; series++) {
+          const vals = series === 5 ? edgeValues(random, ts.length) : randomCounter(random, ts.length);
+          const input: KernelInput = { ts, vals, lo: Int32Array.from(los), hi: Int32Array.from(his), refs: Float64Array.from(refs), rangeMs, stepTimes: Float64Array.from(refs), params: [], windows };
+          const out: KernelOutput = { values: new Float64Array(refs.length), present: new Uint8Array(refs.length) };
+          kernel(input, out);
+          expectPrometheusBits(out, input, isCounter, isRate, `trial ${trial} series ${series}`);
+          if (series === 0) expect(windows.derived, 'nothing derived for windows read once').toBeUndefined();
+          if (series === 1) derived = windows.derived;
+          if (series >= 1) expect(windows.derived, 'derived once, then kept').toBe(derived);
+          (windows as { reused: boolean }).reused = true;
         }
+        expect(derived).toBeDefined();
       }
     }
   });
