@@ -18,6 +18,10 @@ import { completedResult } from '../taskResult.js';
  * evaluating it. Each is timed over an unchanged head and right after one more scrape was
  * appended (the usual case while ingest runs).
  *
+ * Series scraped together share their timestamps, which the head's reader hands them as one
+ * array so range functions find windows once; the last row is the same query over a head
+ * whose series were each scraped at their own offset, where nothing is shared.
+ *
  * `node dist/bench/storage/metricHeadQuery.bench.js`; BENCH_SERIES scales the head (default
  * 1,000 series, one hour at 15 s).
  */
@@ -28,11 +32,14 @@ const BASE_MS = 1_700_000_000_000;
 const QUERY = 'sum by (job) (rate(http_requests_total[5m]))';
 const LOOKBACK_MS = 300_000;
 
-/** scrape is one sample of every series at `atMs`. */
-function scrape(atMs: number, round: number): MetricSeries[] {
+/**
+ * scrape is one sample of every series at `atMs`, or, with `ownOffsets`, each series a few
+ * milliseconds off it (targets scraped apart), so no two series share their timestamps.
+ */
+function scrape(atMs: number, round: number, ownOffsets = false): MetricSeries[] {
   return Array.from({ length: SERIES }, (_, i) => ({
     labels: { __name__: 'http_requests_total', job: `job${i % 10}`, instance: `host${i}:9100`, code: String(200 + (i % 3)) },
-    timestampsMs: Float64Array.of(atMs),
+    timestampsMs: Float64Array.of(atMs + (ownOffsets ? i % 5_000 : 0)),
     values: Float64Array.of(round * (1 + (i % 7))),
   }));
 }
@@ -40,9 +47,14 @@ function scrape(atMs: number, round: number): MetricSeries[] {
 export async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-metric-head-query-'));
   const storage = await Storage.open({ dir, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
+  const apartDir = await mkdtemp(path.join(tmpdir(), 'sluice-metric-head-query-apart-'));
+  const apart = await Storage.open({ dir: apartDir, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
   try {
     let round = 0;
-    for (let t = BASE_MS; t <= BASE_MS + HOUR_MS; t += SCRAPE_MS) await storage.appendMetrics('bench', scrape(t, round++));
+    for (let t = BASE_MS; t <= BASE_MS + HOUR_MS; t += SCRAPE_MS) {
+      await apart.appendMetrics('bench', scrape(t, round, true));
+      await storage.appendMetrics('bench', scrape(t, round++));
+    }
     let nextMs = BASE_MS + round * SCRAPE_MS;
     const appendScrape = async (): Promise<void> => {
       await storage.appendMetrics('bench', scrape(nextMs, round++));
@@ -52,13 +64,13 @@ export async function main(): Promise<void> {
     const startMs = BASE_MS;
     const endMs = BASE_MS + HOUR_MS;
     const planCtx = { queryStartMs: startMs, queryEndMs: endMs, lookbackMs: LOOKBACK_MS, defaultSubqueryStepMs: 60_000 };
-    const buildTask = (): PromQLRangeTask => {
-      const data = shareMetrics(storage.metrics('bench'), selectionsFor(expr, startMs, endMs, planCtx));
+    const buildTask = (from: Storage = storage): PromQLRangeTask => {
+      const data = shareMetrics(from.metrics('bench'), selectionsFor(expr, startMs, endMs, planCtx));
       const task: PromQLRangeTask = { kind: 'promql-range', query: QUERY, startMs, endMs, stepMs: SCRAPE_MS, lookbackMs: LOOKBACK_MS, maxSamples: 1e8, data };
       return structuredClone(task, { transfer: taskTransferables(task) });
     };
-    const endToEnd = (): void => {
-      const { result } = runTask(buildTask());
+    const endToEnd = (from: Storage = storage): void => {
+      const { result } = runTask(buildTask(from));
       if ('failed' in result) throw new Error(result.message);
     };
 
@@ -66,8 +78,9 @@ export async function main(): Promise<void> {
     bench
       .add('build a task, unchanged head', () => void buildTask())
       .add('build a task, after a scrape', () => void buildTask(), { beforeEach: appendScrape })
-      .add('end to end, unchanged head', endToEnd)
-      .add('end to end, after a scrape', endToEnd, { beforeEach: appendScrape });
+      .add('end to end, unchanged head', () => endToEnd())
+      .add('end to end, after a scrape', () => endToEnd(), { beforeEach: appendScrape })
+      .add('end to end, series scraped apart', () => endToEnd(apart));
     await bench.run();
     console.log(`${SERIES} series x ${HOUR_MS / SCRAPE_MS + 1} samples in the head; ${QUERY} over 1 h at 15 s, one thread`);
     console.table(
@@ -76,9 +89,14 @@ export async function main(): Promise<void> {
         return { task: t.name, 'median ms': r.latency.p50?.toFixed(2), 'mean ms': r.latency.mean.toFixed(2), samples: r.latency.samplesCount };
       }),
     );
+    const together = completedResult(bench, 'end to end, unchanged head').latency.p50!;
+    const scrapedApart = completedResult(bench, 'end to end, series scraped apart').latency.p50!;
+    console.log(`series scraped together ${together.toFixed(2)} ms, scraped apart ${scrapedApart.toFixed(2)} ms: ratio ${(together / scrapedApart).toFixed(2)}x`);
   } finally {
     await storage.close();
+    await apart.close();
     await rm(dir, { recursive: true, force: true });
+    await rm(apartDir, { recursive: true, force: true });
   }
 }
 

@@ -83,7 +83,14 @@ export class SnapshotMetricReader {
   }
 
   select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {
-    return this.find(matchers, minMs, maxMs).map(concatenate);
+    const found = this.find(matchers, minMs, maxMs);
+    const out: SeriesColumns[] = new Array(found.length);
+    let previous: Float64Array | undefined;
+    for (let i = 0; i < found.length; i++) {
+      out[i] = concatenate(found[i], previous);
+      previous = out[i].timestampsMs;
+    }
+    return out;
   }
 
   labelNames(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): string[] {
@@ -144,9 +151,14 @@ export class SnapshotMetricReader {
   }
 }
 
-/** concatenate answers a series' runs as one: views when it has one run, else a copy of the runs in order. */
-function concatenate(found: Found): SeriesColumns {
-  const out = concatenateFloats(found);
+/**
+ * concatenate answers a series' runs as one: views when it has one run, else a copy of the runs
+ * in order. Series scraped together follow each other in the head with the same timestamps;
+ * such a series is answered with the timestamp array of the one before (`previous`), as a
+ * segment's reader shares one column among them, so range functions find their windows once.
+ */
+function concatenate(found: Found, previous: Float64Array | undefined): SeriesColumns {
+  const out = concatenateFloats(found, previous);
   const histograms = histogramsOf(found.runs);
   if (histograms !== undefined) out.histograms = histograms;
   return out;
@@ -170,20 +182,34 @@ function histogramsOf(runs: readonly Run[]): (FloatHistogram | undefined)[] | un
   return out;
 }
 
-function concatenateFloats(found: Found): SeriesColumns {
+function concatenateFloats(found: Found, previous: Float64Array | undefined): SeriesColumns {
+  const shared = previous !== undefined && sameTimestamps(found.runs, previous) ? previous : undefined;
   if (found.runs.length === 1) {
     const { chunk, from, to } = found.runs[0];
-    return { labels: found.labels, timestampsMs: chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };
+    return { labels: found.labels, timestampsMs: shared ?? chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };
   }
   let n = 0;
   for (const r of found.runs) n += r.to - r.from;
-  const timestampsMs = new Float64Array(n);
+  const timestampsMs = shared ?? new Float64Array(n);
   const values = new Float64Array(n);
   let at = 0;
   for (const { chunk, from, to } of found.runs) {
-    timestampsMs.set(chunk.timestampsMs.subarray(from, to), at);
+    if (shared === undefined) timestampsMs.set(chunk.timestampsMs.subarray(from, to), at);
     values.set(chunk.values.subarray(from, to), at);
     at += to - from;
   }
   return { labels: found.labels, timestampsMs, values };
+}
+
+/** sameTimestamps tells whether the runs' timestamps, in order, are exactly `timestamps`. */
+function sameTimestamps(runs: readonly Run[], timestamps: Float64Array): boolean {
+  let n = 0;
+  for (const r of runs) n += r.to - r.from;
+  if (n !== timestamps.length) return false;
+  let at = 0;
+  for (const { chunk, from, to } of runs) {
+    const source = chunk.timestampsMs;
+    for (let k = from; k < to; k++) if (source[k] !== timestamps[at++]) return false;
+  }
+  return true;
 }

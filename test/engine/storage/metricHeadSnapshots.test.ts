@@ -89,6 +89,30 @@ describe('metric head snapshots', () => {
     }
   });
 
+  it('answers series scraped together with one timestamp array, and a series with other times with its own', () => {
+    const head = new MetricHead(100);
+    for (let round = 0; round < 40; round++) {
+      for (let i = 0; i < 6; i++) {
+        // Series 3 misses every fifth scrape, so its times differ from the others' from then on.
+        if (i === 3 && round % 5 === 4) continue;
+        head.append({ labels: { __name__: 'requests_total', instance: 'a', route: `/r${i}` }, timestampsMs: Float64Array.of(BASE_MS + round * STEP_MS), values: Float64Array.of(round * (i + 1)) });
+      }
+      if (round % 10 === 9) head.snapshot();
+    }
+    const reader = new SnapshotMetricReader(head.snapshot());
+    expect(head.snapshot().chunks.length).toBeGreaterThan(1);
+    for (const [minMs, maxMs] of [[-Infinity, Infinity], [BASE_MS + 3 * STEP_MS, BASE_MS + 8 * STEP_MS], [BASE_MS + 30 * STEP_MS, Infinity]] as const) {
+      const got = reader.select([], minMs, maxMs);
+      expect(exact(got)).toEqual(exact(head.select([], minMs, maxMs)));
+      const byRoute = new Map(got.map((s) => [s.labels.route, s.timestampsMs]));
+      expect(byRoute.get('/r1')).toBe(byRoute.get('/r0'));
+      expect(byRoute.get('/r2')).toBe(byRoute.get('/r0'));
+      expect(byRoute.get('/r3')).not.toBe(byRoute.get('/r2'));
+      // The one after a series with other times shares no array with it, but its equal neighbours share one again.
+      expect(byRoute.get('/r5')).toBe(byRoute.get('/r4'));
+    }
+  });
+
   it('counts the samples selections reach once, however the selections overlap', () => {
     const head = new MetricHead();
     for (let round = 0; round < 10; round++) for (const s of scrape(new SeededRandom(round), round, 6)) head.append(s);
