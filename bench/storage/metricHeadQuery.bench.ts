@@ -74,7 +74,7 @@ export async function main(): Promise<void> {
       if ('failed' in result) throw new Error(result.message);
     };
 
-    const bench = new Bench({ time: 0, iterations: 15, warmup: true, warmupIterations: 2, warmupTime: 0 });
+    const bench = new Bench({ time: 0, iterations: 60, warmup: true, warmupIterations: 10, warmupTime: 0 });
     bench
       .add('build a task, unchanged head', () => void buildTask())
       .add('build a task, after a scrape', () => void buildTask(), { beforeEach: appendScrape })

@@ -183,13 +183,13 @@ function histogramsOf(runs: readonly Run[]): (FloatHistogram | undefined)[] | un
 }
 
 function concatenateFloats(found: Found, previous: Float64Array | undefined): SeriesColumns {
-  const shared = previous !== undefined && sameTimestamps(found.runs, previous) ? previous : undefined;
+  let n = 0;
+  for (const r of found.runs) n += r.to - r.from;
+  const shared = previous !== undefined && previous.length === n && sameTimestamps(found.runs, previous) ? previous : undefined;
   if (found.runs.length === 1) {
     const { chunk, from, to } = found.runs[0];
     return { labels: found.labels, timestampsMs: shared ?? chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };
   }
-  let n = 0;
-  for (const r of found.runs) n += r.to - r.from;
   const timestampsMs = shared ?? new Float64Array(n);
   const values = new Float64Array(n);
   let at = 0;
@@ -201,11 +201,8 @@ function concatenateFloats(found: Found, previous: Float64Array | undefined): Se
   return { labels: found.labels, timestampsMs, values };
 }
 
-/** sameTimestamps tells whether the runs' timestamps, in order, are exactly `timestamps`. */
+/** sameTimestamps tells whether the runs' timestamps, in order, are exactly `timestamps`, which holds as many. */
 function sameTimestamps(runs: readonly Run[], timestamps: Float64Array): boolean {
-  let n = 0;
-  for (const r of runs) n += r.to - r.from;
-  if (n !== timestamps.length) return false;
   let at = 0;
   for (const { chunk, from, to } of runs) {
     const source = chunk.timestampsMs;
