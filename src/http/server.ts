@@ -9,7 +9,7 @@ import { ApiError, toApiError } from '../errors.js';
 import { redactUrlQuery } from '../log.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { StartupError } from '../startupError.js';
-import { isJsonContentType, readBody } from './body.js';
+import { BodyTooLarge, isJsonContentType, readBody } from './body.js';
 import { negotiateEncoding } from './compression.js';
 import { resolveQueryId } from './queryId.js';
 import { Responder, statusLine } from './responder.js';
@@ -283,7 +283,7 @@ export class HttpServer {
             ctx.body = body;
             this.run(ctx, route.handler);
           },
-          (err: unknown) => this.fail(responder, log, err, true),
+          (err: unknown) => this.fail(responder, log, err, err instanceof BodyTooLarge && err.unread),
         );
       } else {
         this.run(ctx, route.handler);
@@ -331,7 +331,7 @@ export class HttpServer {
     if (apiError.status >= 500) log.error({ err, code: apiError.code }, 'request handler failed');
     if (responder.finished) return;
     // A body we refused to read is still on the wire; closing the connection discards it.
-    responder.error(apiError, bodyUnread && apiError.code === 'PAYLOAD_TOO_LARGE');
+    responder.error(apiError, bodyUnread);
   }
 
   private requestDone(): void {

@@ -163,7 +163,7 @@ describe.runIf(clusterBackendsAvailable('the query replica test'))('query proces
       [await post(JSON.stringify({ org: 'x', selectors: [[{ name: 'a', type: '=~', value: '(' }]] }), `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
       [await post(JSON.stringify({ org: 'x', selectors: [[{ name: 'a', type: '<', value: 'b' }]] }), `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
       [await post(JSON.stringify({ org: 'x', selectors: [] }), `Bearer ${TOKEN}`), 400, 'VALIDATION_FAILED'],
-      [await post(JSON.stringify({ org: 'x', pad: 'y'.repeat(2_000_000) }), `Bearer ${TOKEN}`), 413, 'PAYLOAD_TOO_LARGE'],
+      [await post(JSON.stringify({ org: 'x', pad: 'y'.repeat(1_100_000) }), `Bearer ${TOKEN}`), 413, 'PAYLOAD_TOO_LARGE'],
     ];
     for (const [res, status, code] of cases) {
       expect(res.status).toBe(status);

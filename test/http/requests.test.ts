@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRAIN_BYTES } from '../../src/http/body.js';
 import { startTestServer, waitFor, type TestServer } from '../support/server.js';
 
 describe('request handling and error codes', () => {
@@ -43,6 +44,65 @@ describe('request handling and error codes', () => {
       },
     });
     await expectError(await post('/api/v1/promql/validate', chunks), 413, 'PAYLOAD_TOO_LARGE');
+    await stillServing();
+  });
+
+  it('answers 413 to a client still sending megabytes over the limit, and keeps serving', async () => {
+    // The answer goes out once the headers say too much; the client must still receive it
+    // (not a broken pipe) while the rest of its body is on the wire.
+    const big = JSON.stringify({ q: 'x'.repeat(6_000_000) });
+    for (let i = 0; i < 5; i++) await expectError(await post('/api/v1/promql/validate', big), 413, 'PAYLOAD_TOO_LARGE');
+    const streamed = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 48; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(32));
+        controller.close();
+      },
+    });
+    await expectError(await post('/api/v1/promql/validate', streamed), 413, 'PAYLOAD_TOO_LARGE');
+    await stillServing();
+  });
+
+  it('reads a refused body to its end, so the 413 arrives and the same connection serves the next request', async () => {
+    const url = new URL(srv.url);
+    const head = (length: number) =>
+      `POST /api/v1/promql/validate HTTP/1.1\r\nHost: x\r\nx-svc-api-key: ${srv.key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const refused = JSON.stringify({ q: 'x'.repeat(200_000) });
+    const accepted = JSON.stringify({ q: 'up' });
+    // One connection: the oversized request, then a good one once the first answer is in.
+    const answers = await new Promise<{ text: string; closed: boolean }>((resolve, reject) => {
+      let text = '';
+      let secondSent = false;
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.write(head(refused.length) + refused));
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (!secondSent && text.includes('PAYLOAD_TOO_LARGE')) {
+          secondSent = true;
+          socket.write(head(accepted.length) + accepted);
+        }
+        if (secondSent && /HTTP\/1\.1 200[\s\S]*"valid"/.test(text)) {
+          socket.destroy();
+          resolve({ text, closed: false });
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve({ text, closed: true }));
+    });
+    expect(answers.text).toMatch(/^HTTP\/1\.1 413/);
+    expect(answers.text).toMatch(/HTTP\/1\.1 200/);
+    expect(answers.closed).toBe(false);
+
+    // Declared far past the limit and the drain window, the answer goes out at once and the connection closes.
+    const closedAnswer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.write(head(4096 + DRAIN_BYTES + 1)));
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+    });
+    expect(closedAnswer).toMatch(/^HTTP\/1\.1 413/);
+    expect(closedAnswer).toContain('PAYLOAD_TOO_LARGE');
     await stillServing();
   });
 
