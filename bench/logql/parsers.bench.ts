@@ -6,15 +6,18 @@
  * hint) and print their time against the plain case's, measured in the same run. The "from
  * bytes" cases hold the lines as a store does (one buffer of ASCII bytes): `| json` and
  * `| logfmt` told which labels are read take them as bytes (processAscii), timed against making
- * each line's string and parsing that, as lines were read before.
+ * each line's string and parsing that, as lines were read before. The "filtered" cases follow
+ * the parser with a label filter that drops most lines, decided on the values' bytes before any
+ * label is made (ValueGate), timed against the same stages with no gate, which make the
+ * labels and let the filter drop the line.
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/logql/parsers.bench.js
  */
 import { Bench } from 'tinybench';
 import { checkLogQL, parseLogQL } from '../../engine/logql/index.js';
 import type { LogSelectorExpr } from '../../engine/logql/index.js';
-import { CompiledPipeline, LabelCache, UNREAD_TIMESTAMP } from '../../engine/logql/eval/index.js';
-import { ASCII_NEEDS_TEXT } from '../../engine/logql/eval/pipeline/pipeline.js';
+import { CompiledPipeline, LabelCache, LabelsBuilder, UNREAD_TIMESTAMP } from '../../engine/logql/eval/index.js';
+import { ASCII_DROPPED, ASCII_NEEDS_TEXT, StreamPipeline } from '../../engine/logql/eval/pipeline/pipeline.js';
 import { Random, jsonLine, logfmtLine, textLine } from './data.js';
 import { printLineRates } from './lineRates.js';
 import { runWhenDirect } from '../runDirect.js';
@@ -52,30 +55,36 @@ function stored(lines: readonly string[]): StoredLines {
   return { bytes, ends };
 }
 
-/** storedRunner runs `parser` told `labelsRead` over stored lines, from their bytes or from strings made of them. */
-function storedRunner(parser: string, lines: StoredLines, labelsRead: readonly string[], fromBytes: boolean): () => number {
-  const query = `{app="bench"} ${parser}`;
+/** How storedRunner reads a line: from its bytes (with the label filter's gate, or without it as before), or from a string made of them. */
+type StoredRead = 'bytes' | 'bytes, no gate' | 'text';
+
+/** storedRunner runs `stages` told `labelsRead` over stored lines, and counts the lines kept. */
+function storedRunner(stages: string, lines: StoredLines, labelsRead: readonly string[], read: StoredRead): () => number {
+  const query = `{app="bench"} ${stages}`;
   const expr = parseLogQL(query) as LogSelectorExpr;
   checkLogQL(expr, query);
   const pipeline = new CompiledPipeline(expr.pipeline, { labelsRead });
-  if (!pipeline.readsAscii) throw new Error(`${parser} does not read bytes`);
-  const sp = pipeline.forStream({ app: 'bench' }, new LabelCache());
+  if (!pipeline.readsAscii) throw new Error(`${stages} does not read bytes`);
+  const cache = new LabelCache();
+  // Without the gate: the same stages, the parser (the first) on the bytes, as before gates.
+  const sp =
+    read === 'bytes, no gate'
+      ? new StreamPipeline(pipeline.stages, new LabelsBuilder({ app: 'bench' }, cache, false, false, new Set([...labelsRead, ...pipeline.requiredLabelNames])), 1)
+      : pipeline.forStream({ app: 'bench' }, cache);
   const grouping = { without: false, names: [...labelsRead].sort() };
   const { bytes, ends } = lines;
+  const fromBytes = read !== 'text';
   return () => {
-    let read = 0;
+    let kept = 0;
     for (let i = 0; i < ends.length; i++) {
       const start = i === 0 ? 0 : ends[i - 1];
-      if (fromBytes && sp.processAscii(UNREAD_TIMESTAMP, bytes, start, ends[i]) !== ASCII_NEEDS_TEXT) {
-        sp.labels.grouped(grouping);
-        read++;
-        continue;
-      }
-      if (sp.process(UNREAD_TIMESTAMP, bytes.toString('latin1', start, ends[i])) === null) continue;
+      const outcome = fromBytes ? sp.processAscii(UNREAD_TIMESTAMP, bytes, start, ends[i]) : ASCII_NEEDS_TEXT;
+      if (outcome === ASCII_DROPPED) continue;
+      if (outcome === ASCII_NEEDS_TEXT && sp.process(UNREAD_TIMESTAMP, bytes.toString('latin1', start, ends[i])) === null) continue;
       sp.labels.grouped(grouping);
-      read++;
+      kept++;
     }
-    return read;
+    return kept;
   };
 }
 
@@ -105,6 +114,10 @@ export async function main(): Promise<void> {
     ['logfmt: level', '| logfmt', storedLogfmt, ['level']],
     ['logfmt: level, status', '| logfmt', storedLogfmt, ['level', 'status']],
   ];
+  const filteredCases: Array<[string, string, StoredLines, readonly string[]]> = [
+    ['json: service | level="error"', '| json | level="error"', storedJson, ['service']],
+    ['logfmt: level | status >= 500', '| logfmt | status >= 500', storedLogfmt, ['level']],
+  ];
   const bench = new Bench({ time: 1500, warmupTime: 300 });
   for (const [name, stages, lines, labelsRead] of cases) {
     const run = runner(stages, lines, labelsRead);
@@ -112,14 +125,24 @@ export async function main(): Promise<void> {
     bench.add(name, () => void run());
   }
   for (const [name, parser, lines, labelsRead] of storedCases) {
-    for (const fromBytes of [true, false]) {
-      const run = storedRunner(parser, lines, labelsRead, fromBytes);
+    for (const read of ['bytes', 'text'] as const) {
+      const run = storedRunner(parser, lines, labelsRead, read);
       if (run() !== LINES) throw new Error(`stored ${name}: lines lost`);
-      bench.add(`stored ${fromBytes ? 'bytes' : 'text'} ${name}`, () => void run());
+      bench.add(`stored ${read} ${name}`, () => void run());
     }
   }
+  for (const [name, stages, lines, labelsRead] of filteredCases) {
+    const kept = new Set<number>();
+    for (const read of ['bytes', 'bytes, no gate', 'text'] as const) {
+      const run = storedRunner(stages, lines, labelsRead, read);
+      kept.add(run());
+      bench.add(`filtered ${read} ${name}`, () => void run());
+    }
+    if (kept.size !== 1 || kept.has(0) || kept.has(LINES)) throw new Error(`filtered ${name}: the readings keep ${[...kept].join(', ')} lines`);
+  }
   await bench.run();
-  printLineRates(bench, 'Parser throughput (one core)', [...cases.map(([name]) => name), ...storedCases.flatMap(([name]) => [`stored bytes ${name}`, `stored text ${name}`])], LINES);
+  const filteredNames = filteredCases.flatMap(([name]) => [`filtered bytes ${name}`, `filtered bytes, no gate ${name}`, `filtered text ${name}`]);
+  printLineRates(bench, 'Parser throughput (one core)', [...cases.map(([name]) => name), ...storedCases.flatMap(([name]) => [`stored bytes ${name}`, `stored text ${name}`]), ...filteredNames], LINES);
   // printLineRates failed the run had any task not completed.
   const mean = (name: string): number => {
     const result = bench.getTask(name)!.result;
@@ -133,6 +156,11 @@ export async function main(): Promise<void> {
   }
   console.log('\nStored lines read as bytes, time against making each line a string first (same run)');
   for (const [name] of storedCases) console.log(`  ${name.padEnd(42)} ${(mean(`stored bytes ${name}`) / mean(`stored text ${name}`)).toFixed(2)}x`);
+  console.log('\nA label filter after the parser decided on the bytes, time against no gate / against text (same run)');
+  for (const [name] of filteredCases) {
+    const gated = mean(`filtered bytes ${name}`);
+    console.log(`  ${name.padEnd(42)} ${(gated / mean(`filtered bytes, no gate ${name}`)).toFixed(2)}x / ${(gated / mean(`filtered text ${name}`)).toFixed(2)}x`);
+  }
 }
 
 runWhenDirect(import.meta.url, main);

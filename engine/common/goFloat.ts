@@ -92,6 +92,28 @@ function plainInteger(text: string): number | undefined {
   return sign * value;
 }
 
+/**
+ * plainIntegerAscii is plainInteger over the ASCII bytes [start, end): the same texts give the
+ * same numbers, so a label value still held as bytes can be compared without its string.
+ */
+export function plainIntegerAscii(bytes: Uint8Array, start: number, end: number): number | undefined {
+  let i = start;
+  let sign = 1;
+  const first = bytes[i];
+  if (first === 43 || first === 45) {
+    if (first === 45) sign = -1;
+    i++;
+  }
+  if (end <= i || end - i > 15) return undefined;
+  let value = 0;
+  for (; i < end; i++) {
+    const digit = bytes[i] - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return sign * value;
+}
+
 const SPECIAL_FLOATS: Record<string, number> = {
   inf: Infinity,
   infinity: Infinity,

@@ -31,7 +31,7 @@ import {
   type JsonKind,
 } from './jsonScan.js';
 import { KeyCache, appendSanitizedKey, replaceInvalidUtf8 } from './sanitize.js';
-import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
+import { ASCII_KEPT, ASCII_NEEDS_TEXT, NO_LABELS_READ, type AsciiOutcome, type AsciiParser, type Stage, type ValueGate } from './stage.js';
 import { AsciiReading, beginAsciiLine, readsAsciiWhenTold } from './wantedKeys.js';
 
 /** JSON_PARSER_ERROR is the `__error__` value of a JSON failure. */
@@ -64,34 +64,35 @@ export class JsonParser implements AsciiParser {
   /**
    * processAscii is process() over the ASCII line bytes[start, end), for a builder with wanted
    * labels: it reads a flat object's members, keys without escapes, scalar values without
-   * escapes, until every wanted label is found or the object ends, and only then sets them.
+   * escapes, until every wanted label is found or the object ends, and only then sets them
+   * (ASCII_KEPT), unless `gate` drops the line on the values found (ASCII_DROPPED, nothing set).
    * Anything else (a nested object or array before the last wanted label, an escape,
-   * malformed JSON) returns false with nothing set, for process().
+   * malformed JSON) answers ASCII_NEEDS_TEXT with nothing set, for process().
    */
-  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean {
+  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder, gate?: ValueGate): AsciiOutcome {
     const found = this.ascii.found;
     const wanted = beginAsciiLine(labels, found);
-    if (typeof wanted === 'boolean') return wanted;
+    if (typeof wanted === 'boolean') return wanted ? ASCII_KEPT : ASCII_NEEDS_TEXT;
     // Whitespace is checked in place before skipping it: compact lines have none, and the
     // calls were a good part of a line's time.
     let i = start;
     if (i < end && bytes[i] !== 123) i = skipAsciiWhitespace(bytes, i, end);
-    if (i >= end || bytes[i] !== 123) return false;
+    if (i >= end || bytes[i] !== 123) return ASCII_NEEDS_TEXT;
     i++;
     if (i < end && bytes[i] !== 34) i = skipAsciiWhitespace(bytes, i, end);
-    if (i < end && bytes[i] === 125) return found.setAll(bytes, labels);
+    if (i < end && bytes[i] === 125) return found.setAll(bytes, labels, gate);
     while (i < end) {
-      if (bytes[i] !== 34) return false;
+      if (bytes[i] !== 34) return ASCII_NEEDS_TEXT;
       const keyStart = i + 1;
       let keyEnd = keyStart;
       while (keyEnd < end && bytes[keyEnd] !== 34 && bytes[keyEnd] !== 92) keyEnd++;
-      if (keyEnd >= end || bytes[keyEnd] !== 34) return false;
+      if (keyEnd >= end || bytes[keyEnd] !== 34) return ASCII_NEEDS_TEXT;
       i = keyEnd + 1;
       if (i < end && bytes[i] !== 58) i = skipAsciiWhitespace(bytes, i, end);
-      if (i >= end || bytes[i] !== 58) return false;
+      if (i >= end || bytes[i] !== 58) return ASCII_NEEDS_TEXT;
       i++;
       if (i < end && bytes[i] <= 32) i = skipAsciiWhitespace(bytes, i, end);
-      if (i >= end) return false;
+      if (i >= end) return ASCII_NEEDS_TEXT;
       const c = bytes[i];
       let valueStart = i;
       let valueEnd: number;
@@ -100,34 +101,34 @@ export class JsonParser implements AsciiParser {
         valueStart = i + 1;
         valueEnd = valueStart;
         while (valueEnd < end && bytes[valueEnd] !== 34 && bytes[valueEnd] !== 92) valueEnd++;
-        if (valueEnd >= end || bytes[valueEnd] !== 34) return false;
+        if (valueEnd >= end || bytes[valueEnd] !== 34) return ASCII_NEEDS_TEXT;
         i = valueEnd + 1;
       } else if ((c >= 48 && c <= 57) || c === 45) {
         i = valueEnd = asciiTokenEnd(bytes, i, end);
       } else if (c === 116 || c === 102 || c === 110) {
         i = valueEnd = asciiTokenEnd(bytes, i, end);
         const literal = asciiLiteral(bytes, valueStart, valueEnd);
-        if (literal === NOT_A_LITERAL) return false;
+        if (literal === NOT_A_LITERAL) return ASCII_NEEDS_TEXT;
         scalar = literal !== NULL_LITERAL;
       } else {
         // An object or array (read with its flattened names by process()), or not a value.
-        return false;
+        return ASCII_NEEDS_TEXT;
       }
       if (scalar) {
         const name = this.ascii.names.inBytes(bytes, keyStart, keyEnd, labels, wanted);
         if (name !== undefined && !found.has(name)) {
           found.add(name, valueStart, valueEnd);
-          if (found.count === wanted.size) return found.setAll(bytes, labels);
+          if (found.count === wanted.size) return found.setAll(bytes, labels, gate);
         }
       }
       if (i < end && bytes[i] !== 44 && bytes[i] !== 125) i = skipAsciiWhitespace(bytes, i, end);
-      if (i >= end) return false;
-      if (bytes[i] === 125) return found.setAll(bytes, labels);
-      if (bytes[i] !== 44) return false;
+      if (i >= end) return ASCII_NEEDS_TEXT;
+      if (bytes[i] === 125) return found.setAll(bytes, labels, gate);
+      if (bytes[i] !== 44) return ASCII_NEEDS_TEXT;
       i++;
       if (i < end && bytes[i] !== 34) i = skipAsciiWhitespace(bytes, i, end);
     }
-    return false;
+    return ASCII_NEEDS_TEXT;
   }
 
   process(_timestampNs: bigint, line: string, labels: LabelsBuilder): string | null {

@@ -9,11 +9,12 @@ import type { ComparisonOp, LabelFilterExpr, StringLabelFilter } from '../../ast
 import { compileRegex } from '../../../regex/index.js';
 import { comparisonFor } from '../../../common/compare.js';
 import { parseBytesValue, parseDurationValue, type Converted } from '../conversions.js';
-import { parseGoFloat } from '../../../common/goFloat.js';
+import { parseGoFloat, plainIntegerAscii } from '../../../common/goFloat.js';
 import type { LabelsBuilder } from '../labelsBuilder.js';
 import { ERROR_LABEL } from '../labelsBuilder.js';
 import { textContainsIp } from './ipSearch.js';
-import type { Stage } from './stage.js';
+import type { Stage, ValueGate } from './stage.js';
+import { sameAsciiAt } from './wantedKeys.js';
 
 /** LABEL_FILTER_ERROR is the `__error__` value of a failed conversion. */
 export const LABEL_FILTER_ERROR = 'LabelFilterErr';
@@ -97,6 +98,52 @@ export function compileLabelPredicate(filter: LabelFilterExpr): LabelPredicate {
   }
 }
 
+/**
+ * valueGate compiles the part of a filter that can be decided on a parser's found values while
+ * they are still bytes (ValueGate): a number compared to a plain integer (the digits
+ * parseGoFloat reads exactly), a string tested for `=` or `!=`, and `and` / `or` of those.
+ * Anything else, a label the parser did not find (it may be a stream label) or a value of
+ * another spelling cannot be told there, and leaves the line to the filter itself.
+ */
+export function valueGate(filter: LabelFilterExpr): ValueGate | undefined {
+  switch (filter.kind) {
+    case 'NumericLabelFilter': {
+      const { name, value: target } = filter;
+      const compare = comparisonFor(filter.op);
+      return (found, bytes) => {
+        const k = found.indexOf(name);
+        if (k < 0) return true;
+        const value = plainIntegerAscii(bytes, found.startOf(k), found.endOf(k));
+        return value === undefined || compare(value, target);
+      };
+    }
+    case 'StringLabelFilter': {
+      if ((filter.op !== '=' && filter.op !== '!=') || filter.name === ERROR_LABEL) return undefined;
+      const { name, value } = filter;
+      const equal = filter.op === '=';
+      return (found, bytes) => {
+        const k = found.indexOf(name);
+        if (k < 0) return true;
+        const start = found.startOf(k);
+        return (found.endOf(k) - start === value.length && sameAsciiAt(bytes, start, value)) === equal;
+      };
+    }
+    case 'BinaryLabelFilter': {
+      const left = valueGate(filter.left);
+      const right = valueGate(filter.right);
+      if (filter.op === 'and') {
+        if (left === undefined) return right;
+        if (right === undefined) return left;
+        return (found, bytes) => left(found, bytes) && right(found, bytes);
+      }
+      if (left === undefined || right === undefined) return undefined;
+      return (found, bytes) => left(found, bytes) || right(found, bytes);
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** filterLabelNames adds the labels a filter reads to `out`, for the parser hints. */
 function filterLabelNames(filter: LabelFilterExpr, out: Set<string>): void {
   if (filter.kind === 'BinaryLabelFilter') {
@@ -114,10 +161,13 @@ export class LabelFilter implements Stage {
   readonly rewritesLine = false;
   readonly isParser = false;
   readonly readsLine = false;
+  /** valueGate is what of the filter a parser reading bytes can decide before making labels. */
+  readonly valueGate: ValueGate | undefined;
   private readonly predicate: LabelPredicate;
 
   constructor(filter: LabelFilterExpr) {
     this.predicate = compileLabelPredicate(filter);
+    this.valueGate = valueGate(filter);
     const names = new Set<string>();
     filterLabelNames(filter, names);
     this.requiredLabelNames = [...names];

@@ -13,7 +13,7 @@ import type { LabelsBuilder } from '../labelsBuilder.js';
 import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
 import { LogfmtDecoder } from './logfmtDecoder.js';
 import { KeyCache, replaceInvalidUtf8 } from './sanitize.js';
-import { NO_LABELS_READ, type AsciiParser, type Stage } from './stage.js';
+import { ASCII_KEPT, ASCII_NEEDS_TEXT, NO_LABELS_READ, type AsciiOutcome, type AsciiParser, type Stage, type ValueGate } from './stage.js';
 import { AsciiReading, beginAsciiLine, readsAsciiWhenTold } from './wantedKeys.js';
 
 const SPACE = 32;
@@ -47,36 +47,37 @@ export class LogfmtParser implements AsciiParser {
   /**
    * processAscii is process() over the ASCII line bytes[start, end), for a builder with wanted
    * labels: pairs as the decoder splits them (bare keys, bare values, quoted values without
-   * escapes), until every wanted label is found or the line ends, and only then sets them. A
-   * quoted value with an escape, or a malformed pair (which process() skips, or with
-   * `--strict` reports), returns false with nothing set, for process().
+   * escapes), until every wanted label is found or the line ends, and only then sets them
+   * (ASCII_KEPT), unless `gate` drops the line on the values found (ASCII_DROPPED, nothing set).
+   * A quoted value with an escape, or a malformed pair (which process() skips, or with
+   * `--strict` reports), answers ASCII_NEEDS_TEXT with nothing set, for process().
    */
-  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean {
+  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder, gate?: ValueGate): AsciiOutcome {
     const found = this.ascii.found;
     const wanted = beginAsciiLine(labels, found);
-    if (typeof wanted === 'boolean') return wanted;
+    if (typeof wanted === 'boolean') return wanted ? ASCII_KEPT : ASCII_NEEDS_TEXT;
     let p = start;
     for (;;) {
       while (p < end && bytes[p] <= SPACE) p++;
-      if (p >= end) return found.setAll(bytes, labels);
+      if (p >= end) return found.setAll(bytes, labels, gate);
       const keyStart = p;
       while (p < end && bytes[p] !== EQUALS && bytes[p] !== QUOTE && bytes[p] > SPACE) p++;
       const keyEnd = p;
       let valueStart = p;
       let valueEnd = p;
-      if (p < end && bytes[p] === QUOTE) return false;
+      if (p < end && bytes[p] === QUOTE) return ASCII_NEEDS_TEXT;
       if (p < end && bytes[p] === EQUALS) {
-        if (p === keyStart) return false;
+        if (p === keyStart) return ASCII_NEEDS_TEXT;
         p++;
         valueStart = valueEnd = p;
         if (p < end && bytes[p] === QUOTE) {
           valueStart = valueEnd = p + 1;
           while (valueEnd < end && bytes[valueEnd] !== QUOTE && bytes[valueEnd] !== BACKSLASH) valueEnd++;
-          if (valueEnd >= end || bytes[valueEnd] !== QUOTE) return false;
+          if (valueEnd >= end || bytes[valueEnd] !== QUOTE) return ASCII_NEEDS_TEXT;
           p = valueEnd + 1;
         } else if (p < end && bytes[p] > SPACE) {
           while (p < end && bytes[p] > SPACE) {
-            if (bytes[p] === EQUALS || bytes[p] === QUOTE) return false;
+            if (bytes[p] === EQUALS || bytes[p] === QUOTE) return ASCII_NEEDS_TEXT;
             p++;
           }
           valueEnd = p;
@@ -85,7 +86,7 @@ export class LogfmtParser implements AsciiParser {
       const name = this.ascii.names.inBytes(bytes, keyStart, keyEnd, labels, wanted);
       if (name === undefined || found.has(name) || (!this.keepEmpty && valueEnd === valueStart)) continue;
       found.add(name, valueStart, valueEnd);
-      if (found.count === wanted.size) return found.setAll(bytes, labels);
+      if (found.count === wanted.size) return found.setAll(bytes, labels, gate);
     }
   }
 

@@ -16,7 +16,10 @@ import type { Labels } from '../../../storage/labels.js';
 import { LineFilter, combineAsciiLineTests, combineLineTests, type AsciiLineTest } from './lineFilter.js';
 import { LineFormat } from './formatStages.js';
 import { compileStage } from './compileStage.js';
-import { isAsciiParser, type AsciiParser, type LineTest, type Stage } from './stage.js';
+import { LabelFilter } from './labelFilter.js';
+import { ASCII_DROPPED, ASCII_KEPT, ASCII_NEEDS_TEXT, isAsciiParser, type AsciiOutcome, type AsciiParser, type LineTest, type Stage, type ValueGate } from './stage.js';
+
+export { ASCII_DROPPED, ASCII_KEPT, ASCII_NEEDS_TEXT, type AsciiOutcome };
 
 /**
  * withoutUnusedLineFormat drops `line_format` stages whose output nothing reads, as Loki does
@@ -107,6 +110,8 @@ export class CompiledPipeline {
   readonly openingLines: LineMatch | undefined;
   /** asciiStages is how many leading stages run on the bytes (asciiStagesOf); 0 when the pipeline does not read bytes. */
   private readonly asciiStages: number;
+  /** gate is the byte test of a label filter right after a parser that reads bytes (valueGateOf). */
+  private readonly gate: ValueGate | undefined;
   /** noLabels is the parser hint streams get: see PipelineOptions.noLabels. */
   private readonly noLabels: boolean;
   /** wanted is the required-labels hint streams get: see PipelineOptions.labelsRead. */
@@ -153,13 +158,25 @@ export class CompiledPipeline {
     else this.lineOnly = undefined;
     this.asciiStages = asciiStagesOf(compiled, this.wanted, this.noLabels);
     this.readsAscii = this.asciiStages > 0;
+    this.gate = valueGateOf(compiled, this.asciiStages);
     this.openingLines = openingLineMatch(stages);
   }
 
   /** forStream prepares the pipeline for one stream's labels. */
   forStream(tags: Labels, cache: LabelCache): StreamPipeline {
-    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError, this.wanted), this.asciiStages);
+    return new StreamPipeline(this.stages, new LabelsBuilder(tags, cache, this.noLabels, this.preserveError, this.wanted), this.asciiStages, this.gate);
   }
+}
+
+/**
+ * valueGateOf is the gate processAscii hands the parser: the byte test of the label filter
+ * that follows a parser reading bytes, when there is one and it has such a test. Only the
+ * stage right after the parser qualifies: a later one could read labels an earlier stage changed.
+ */
+function valueGateOf(stages: readonly Stage[], asciiStages: number): ValueGate | undefined {
+  if (asciiStages === 0 || !isAsciiParser(stages[asciiStages - 1])) return undefined;
+  const next = stages[asciiStages];
+  return next instanceof LabelFilter ? next.valueGate : undefined;
 }
 
 /**
@@ -181,15 +198,6 @@ function asciiStagesOf(stages: readonly Stage[], wanted: ReadonlySet<string> | u
   return n;
 }
 
-/**
- * What StreamPipeline.processAscii made of a line: kept (its labels are in the builder),
- * dropped, or left for process() because the parser reads that line only as text.
- */
-export const ASCII_KEPT = 0;
-export const ASCII_DROPPED = 1;
-export const ASCII_NEEDS_TEXT = 2;
-export type AsciiOutcome = typeof ASCII_KEPT | typeof ASCII_DROPPED | typeof ASCII_NEEDS_TEXT;
-
 /** StreamPipeline runs a pipeline over the lines of one stream. */
 export class StreamPipeline {
   constructor(
@@ -198,6 +206,8 @@ export class StreamPipeline {
     readonly labels: LabelsBuilder,
     /** asciiStages is how many leading stages processAscii runs on the bytes. */
     private readonly asciiStages = 0,
+    /** gate lets the parser drop a line the label filter after it would drop, before making its labels. */
+    private readonly gate: ValueGate | undefined = undefined,
   ) {}
 
   /**
@@ -230,8 +240,9 @@ export class StreamPipeline {
       const stage = stages[i];
       if (stage instanceof LineFilter) {
         if (!stage.asciiTest!(bytes, start, end)) return ASCII_DROPPED;
-      } else if (!(stage as AsciiParser).processAscii(bytes, start, end, labels)) {
-        return ASCII_NEEDS_TEXT;
+      } else {
+        const outcome = (stage as AsciiParser).processAscii(bytes, start, end, labels, this.gate);
+        if (outcome !== ASCII_KEPT) return outcome;
       }
     }
     for (let i = onBytes; i < stages.length; i++) {

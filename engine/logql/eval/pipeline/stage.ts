@@ -10,6 +10,7 @@
  * the line into labels (which keeps an earlier line_format) are members every stage defines.
  */
 import type { LabelsBuilder } from '../labelsBuilder.js';
+import type { FoundValues } from './wantedKeys.js';
 
 /** Stage is one compiled pipeline stage. */
 export interface Stage {
@@ -49,15 +50,33 @@ export interface Stage {
 }
 
 /**
+ * What an AsciiParser (and StreamPipeline.processAscii) made of a line: kept (its labels are
+ * in the builder), dropped, or left for process() because the line can be read only as text.
+ */
+export const ASCII_KEPT = 0;
+export const ASCII_DROPPED = 1;
+export const ASCII_NEEDS_TEXT = 2;
+export type AsciiOutcome = typeof ASCII_KEPT | typeof ASCII_DROPPED | typeof ASCII_NEEDS_TEXT;
+
+/**
+ * ValueGate looks at the values a parser found on a line's bytes, before any label string is
+ * made, for the label filter right after the parser: false when that filter surely drops the
+ * line, true when it keeps it or the bytes cannot tell. Most lines a filter such as
+ * `status >= 500` meets are dropped, and making their labels was most of their cost.
+ */
+export type ValueGate = (found: FoundValues, bytes: Uint8Array) => boolean;
+
+/**
  * AsciiParser is a parser that can also read a line held as ASCII bytes, as a log segment
  * stores it, so the line's string need not be made: processAscii sets exactly the labels
- * process() would and returns true, or sets nothing and returns false when this line needs
- * process() (anything the byte reader leaves to the text one: escapes, nested values, a
- * malformed line and its error).
+ * process() would and answers ASCII_KEPT; or, given a gate that rejects the values found,
+ * sets nothing and answers ASCII_DROPPED; or sets nothing and answers ASCII_NEEDS_TEXT when
+ * this line needs process() (anything the byte reader leaves to the text one: escapes, nested
+ * values, a malformed line and its error).
  */
 export interface AsciiParser extends Stage {
-  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder): boolean;
-  /** readsAscii tells whether processAscii can read lines for a pipeline with these hints (it then returns false only on unusual lines). */
+  processAscii(bytes: Uint8Array, start: number, end: number, labels: LabelsBuilder, gate?: ValueGate): AsciiOutcome;
+  /** readsAscii tells whether processAscii can read lines for a pipeline with these hints (it then needs the text only for unusual lines). */
   readsAscii(wanted: ReadonlySet<string> | undefined, noLabels: boolean): boolean;
 }
 

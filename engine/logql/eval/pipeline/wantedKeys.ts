@@ -7,6 +7,7 @@ import type { LabelsBuilder } from '../labelsBuilder.js';
 import { DUPLICATE_SUFFIX } from '../labelsBuilder.js';
 import { AsciiStrings } from './asciiStrings.js';
 import { KeyCache } from './sanitize.js';
+import { ASCII_DROPPED, ASCII_KEPT, type AsciiOutcome, type ValueGate } from './stage.js';
 
 /** WantedKeys names the wanted label a key sets, if any, as Loki's parsers name keys (sanitised, suffixed when a stream label has the name). */
 export class WantedKeys {
@@ -85,10 +86,31 @@ export class FoundValues {
     this.ends[k] = end;
   }
 
-  /** setAll sets the labels found, in the order met, from `bytes`. */
-  setAll(bytes: Uint8Array, labels: LabelsBuilder): true {
+  /** indexOf is the place of `name` among the current line's values (for startOf and endOf), or -1. */
+  indexOf(name: string): number {
+    for (let k = 0; k < this.count; k++) if (this.names[k] === name) return k;
+    return -1;
+  }
+
+  /** startOf is where the value at place k starts in the line's bytes. */
+  startOf(k: number): number {
+    return this.starts[k];
+  }
+
+  /** endOf is where the value at place k ends in the line's bytes. */
+  endOf(k: number): number {
+    return this.ends[k];
+  }
+
+  /**
+   * setAll sets the labels found, in the order met, from `bytes`, and answers ASCII_KEPT;
+   * unless `gate` tells that the filter after the parser drops the line, when it sets nothing
+   * and answers ASCII_DROPPED.
+   */
+  setAll(bytes: Uint8Array, labels: LabelsBuilder, gate: ValueGate | undefined): AsciiOutcome {
+    if (gate !== undefined && !gate(this, bytes)) return ASCII_DROPPED;
     for (let k = 0; k < this.count; k++) labels.set(this.names[k], this.strings.text(bytes, this.starts[k], this.ends[k]));
-    return true;
+    return ASCII_KEPT;
   }
 
   private grow(): void {
@@ -144,8 +166,8 @@ function sameAt(line: string, start: number, name: string): boolean {
   return true;
 }
 
-/** sameAsciiAt is sameAt over bytes. */
-function sameAsciiAt(bytes: Uint8Array, start: number, name: string): boolean {
+/** sameAsciiAt is sameAt over bytes (a character beyond ASCII never matches a byte of an ASCII line). */
+export function sameAsciiAt(bytes: Uint8Array, start: number, name: string): boolean {
   for (let k = 0; k < name.length; k++) if (bytes[start + k] !== name.charCodeAt(k)) return false;
   return true;
 }
