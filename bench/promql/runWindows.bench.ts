@@ -7,7 +7,9 @@
  * per run, as series scraped together share a segment's timestamp column: their windows are
  * found once per array instead of per series, and rate's extrapolation from the windows' times
  * is derived once per array too (at this 120 s step the counter-reset scan, 8 samples a window,
- * is most of what remains).
+ * is most of what remains). Last, counters that never reset (a healthy service's hours), read
+ * with and without storage's word that their runs are free of resets, which spares rate that scan;
+ * and deriv, whose sample times in seconds are worked out once per shared timestamp array.
  *
  * Run: npx tsc -p tsconfig.json && node dist/bench/promql/runWindows.bench.js
  */
@@ -36,8 +38,16 @@ const DASHBOARD_STEP_MS = 30_000;
 class PartedQuerier implements MetricQuerier {
   readonly series: { labels: Labels; runs: SeriesColumns[] }[] = [];
 
-  /** With `shareTimestamps` every series' run k holds the same timestamp array, and a selection hands each series the same view of it. */
-  constructor(private readonly shareTimestamps: boolean) {
+  /**
+   * With `shareTimestamps` every series' run k holds the same timestamp array, and a selection
+   * hands each series the same view of it. Counters reset now and then unless `resets` is false;
+   * with `flagResets` each run says whether it is free of resets, as segments do.
+   */
+  constructor(
+    private readonly shareTimestamps: boolean,
+    resets = true,
+    private readonly flagResets = false,
+  ) {
     const random = seededRandom(11);
     const shared: Float64Array[] = [];
     for (let s = 0; s < SERIES; s++) {
@@ -51,11 +61,12 @@ class PartedQuerier implements MetricQuerier {
         const values = new Float64Array(n);
         for (let i = 0; i < n; i++) {
           timestampsMs[i] = (at + i) * SCRAPE_MS;
-          value = random() < 0.001 ? 0 : value + Math.floor(random() * 40);
+          value = resets && random() < 0.001 ? 0 : value + Math.floor(random() * 40);
           values[i] = value;
         }
         at += n;
-        return { labels, timestampsMs, values, staleFree: true };
+        const resetFree = flagResets && values.every((v, i) => i === 0 || v >= values[i - 1]);
+        return { labels, timestampsMs, values, staleFree: true, resetFree };
       });
       this.series.push({ labels, runs });
     }
@@ -75,7 +86,7 @@ class PartedQuerier implements MetricQuerier {
             timestampsMs = r.timestampsMs.subarray(from, to);
             views.set(r.timestampsMs, timestampsMs);
           }
-          return { labels: r.labels, timestampsMs, values: r.values.subarray(from, to), staleFree: true };
+          return { labels: r.labels, timestampsMs, values: r.values.subarray(from, to), staleFree: true, resetFree: this.flagResets && r.resetFree };
         }),
       );
   }
@@ -127,6 +138,18 @@ export async function main(): Promise<void> {
   sameValues(atDashboardStep(sharing), atDashboardStep(parted));
   bench.add('30 s step, each series its own timestamps', () => void atDashboardStep(parted));
   bench.add('30 s step, timestamps shared', () => void atDashboardStep(sharing));
+  const steady = new PartedQuerier(true, false);
+  const steadyKnown = new PartedQuerier(true, false, true);
+  sameValues(atDashboardStep(steadyKnown), atDashboardStep(steady));
+  bench.add('30 s step, counters without resets, scanned for them', () => void atDashboardStep(steady));
+  bench.add('30 s step, counters without resets, known free of them', () => void atDashboardStep(steadyKnown));
+  // deriv slides a least-squares fit; the sample times in seconds from the first are what it
+  // derives from the times alone, made once per shared timestamp array.
+  const derivExpr = parseAndCheckPromQL('deriv(requests_total[10m])');
+  const derivAtDashboardStep = (querier: MetricQuerier): SeriesColumns[] => evaluateRange(derivExpr, querier, 10 * 60_000, endMs, DASHBOARD_STEP_MS).series;
+  sameValues(derivAtDashboardStep(sharing), derivAtDashboardStep(parted));
+  bench.add('deriv, 30 s step, each series its own timestamps', () => void derivAtDashboardStep(parted));
+  bench.add('deriv, 30 s step, timestamps shared', () => void derivAtDashboardStep(sharing));
   await bench.run();
   const a = taskMeanMs(bench, 'runs kept apart');
   const b = taskMeanMs(bench, 'runs joined (replaced)');
@@ -137,6 +160,12 @@ export async function main(): Promise<void> {
   const own30 = taskMeanMs(bench, '30 s step, each series its own timestamps');
   const shared30 = taskMeanMs(bench, '30 s step, timestamps shared');
   console.log(`  at a ${DASHBOARD_STEP_MS / 1000} s step: timestamps shared ${shared30.toFixed(1)} ms   each series' own ${own30.toFixed(1)} ms   ratio ${(shared30 / own30).toFixed(2)}x`);
+  const scanned = taskMeanMs(bench, '30 s step, counters without resets, scanned for them');
+  const known = taskMeanMs(bench, '30 s step, counters without resets, known free of them');
+  console.log(`  counters that never reset, at a ${DASHBOARD_STEP_MS / 1000} s step: known free of resets ${known.toFixed(1)} ms   scanned for them ${scanned.toFixed(1)} ms   ratio ${(known / scanned).toFixed(2)}x`);
+  const derivOwn = taskMeanMs(bench, 'deriv, 30 s step, each series its own timestamps');
+  const derivShared = taskMeanMs(bench, 'deriv, 30 s step, timestamps shared');
+  console.log(`  deriv(x[10m]) at a ${DASHBOARD_STEP_MS / 1000} s step: timestamps shared ${derivShared.toFixed(1)} ms   each series' own ${derivOwn.toFixed(1)} ms   ratio ${(derivShared / derivOwn).toFixed(2)}x`);
 }
 
 runWhenDirect(import.meta.url, main);

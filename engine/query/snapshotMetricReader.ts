@@ -7,29 +7,43 @@ import type { LabelSetVisitor } from '../storage/metricHead.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
 import type { SeriesPartition } from '../storage/partition.js';
+import { ValueFactsMemo } from '../storage/valueFacts.js';
 import { gatherSeries } from './gather.js';
 
 /**
- * DECODED_CHUNKS_KEPT bounds the chunks whose label sets a worker keeps between tasks. Only the
- * decoded labels are kept, never the chunk itself, so a snapshot's shared memory is released
- * once the tasks that were given it are done.
+ * DECODED_CHUNKS_KEPT bounds the chunks whose label sets (and facts about their values) a worker
+ * keeps between tasks. Only what was derived is kept, never the chunk itself, so a snapshot's
+ * shared memory is released once the tasks that were given it are done.
  */
 const DECODED_CHUNKS_KEPT = 1024;
-const decodedLabels = new Map<string, Labels[]>();
 
-function labelsOf(chunk: SharedMetricChunk): Labels[] {
-  let labels = decodedLabels.get(chunk.id);
-  if (labels) decodedLabels.delete(chunk.id);
-  else labels = unpackChunkLabels(chunk);
+/**
+ * DecodedChunk is what a worker derives from a chunk and keeps: its label sets, and per series
+ * whether its values hold a staleness marker or a counter reset (found when first asked), so
+ * range functions over the head skip those scans as they do over segments.
+ */
+interface DecodedChunk {
+  labels: Labels[];
+  facts: ValueFactsMemo;
+}
+
+const decodedChunks = new Map<string, DecodedChunk>();
+
+function decodedChunkOf(chunk: SharedMetricChunk): DecodedChunk {
+  let decoded = decodedChunks.get(chunk.id);
+  if (decoded) decodedChunks.delete(chunk.id);
+  else decoded = { labels: unpackChunkLabels(chunk), facts: new ValueFactsMemo() };
   // Re-inserted as the most recently used.
-  decodedLabels.set(chunk.id, labels);
-  if (decodedLabels.size > DECODED_CHUNKS_KEPT) decodedLabels.delete(decodedLabels.keys().next().value!);
-  return labels;
+  decodedChunks.set(chunk.id, decoded);
+  if (decodedChunks.size > DECODED_CHUNKS_KEPT) decodedChunks.delete(decodedChunks.keys().next().value!);
+  return decoded;
 }
 
 /** Run is one series' samples in one chunk within a window: [from, to) of the chunk's arrays. */
 interface Run {
   chunk: SharedMetricChunk;
+  /** facts are the chunk's (DecodedChunk.facts). */
+  facts: ValueFactsMemo;
   /** series is the series' row in the chunk */
   series: number;
   from: number;
@@ -116,7 +130,7 @@ export class SnapshotMetricReader {
     const found = new Map<number, Found>();
     for (const chunk of this.head.chunks) {
       if (chunk.maxMs < minMs || chunk.minMs > maxMs) continue;
-      const labels = labelsOf(chunk);
+      const { labels, facts } = decodedChunkOf(chunk);
       const { refs, offsets, timestampsMs } = chunk;
       for (let i = 0; i < refs.length; i++) {
         const ref = refs[i];
@@ -133,8 +147,8 @@ export class SnapshotMetricReader {
         const to = start + upperBound(timestampsMs.subarray(start, end), maxMs);
         if (to <= from) continue;
         const seen = found.get(ref);
-        if (seen) seen.runs.push({ chunk, series: i, from, to });
-        else found.set(ref, { ref, labels: labels[i], runs: [{ chunk, series: i, from, to }] });
+        if (seen) seen.runs.push({ chunk, facts, series: i, from, to });
+        else found.set(ref, { ref, labels: labels[i], runs: [{ chunk, facts, series: i, from, to }] });
       }
     }
     return [...found.values()].sort((a, b) => a.ref - b.ref);
@@ -187,18 +201,34 @@ function concatenateFloats(found: Found, previous: Float64Array | undefined): Se
   for (const r of found.runs) n += r.to - r.from;
   const shared = previous !== undefined && previous.length === n && sameTimestamps(found.runs, previous) ? previous : undefined;
   if (found.runs.length === 1) {
-    const { chunk, from, to } = found.runs[0];
-    return { labels: found.labels, timestampsMs: shared ?? chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };
+    const run = found.runs[0];
+    const { chunk, from, to } = run;
+    const one: SeriesColumns = { labels: found.labels, timestampsMs: shared ?? chunk.timestampsMs.subarray(from, to), values: chunk.values.subarray(from, to) };
+    one.staleFree = run.facts.staleFree(run.series, () => seriesValues(run));
+    one.resetFree = run.facts.resetFree(run.series, () => seriesValues(run));
+    return one;
   }
   const timestampsMs = shared ?? new Float64Array(n);
   const values = new Float64Array(n);
+  let staleFree = true;
+  let resetFree = true;
   let at = 0;
-  for (const { chunk, from, to } of found.runs) {
+  for (const run of found.runs) {
+    const { chunk, from, to } = run;
     if (shared === undefined) timestampsMs.set(chunk.timestampsMs.subarray(from, to), at);
     values.set(chunk.values.subarray(from, to), at);
+    staleFree &&= run.facts.staleFree(run.series, () => seriesValues(run));
+    // A run that starts below where the one before ended makes a reset at the join.
+    resetFree &&= run.facts.resetFree(run.series, () => seriesValues(run)) && !(at > 0 && values[at] < values[at - 1]);
     at += to - from;
   }
-  return { labels: found.labels, timestampsMs, values };
+  return { labels: found.labels, timestampsMs, values, staleFree, resetFree };
+}
+
+/** seriesValues are all of a run's series' values in its chunk: what the chunk's facts describe. */
+function seriesValues(run: Run): Float64Array {
+  const { chunk, series } = run;
+  return chunk.values.subarray(chunk.offsets[series], chunk.offsets[series + 1]);
 }
 
 /** sameTimestamps tells whether the runs' timestamps, in order, are exactly `timestamps`, which holds as many. */

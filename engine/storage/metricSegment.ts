@@ -272,6 +272,7 @@ export class MetricSegmentReader {
         timestampsMs: lastView!,
         values: from === 0 && end === v.length ? v : v.subarray(from, end),
         staleFree: this.samples.staleFree(i),
+        resetFree: this.samples.resetFree(i),
       };
       const h = this.histogramBlocks?.histograms(i);
       if (h !== undefined) series.histograms = from === 0 && end === h.length ? h : h.slice(from, end);

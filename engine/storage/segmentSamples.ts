@@ -1,6 +1,6 @@
 import { decodeBlockTimestamps, decodeBlockValues, timestampStream } from './sampleBlocks.js';
 import { SegmentFormatError } from './segmentFormat.js';
-import { hasStaleMarker } from './staleness.js';
+import { ValueFactsMemo } from './valueFacts.js';
 
 /**
  * SegmentSamples gives a metric segment reader one series' timestamps and values by series
@@ -11,6 +11,8 @@ export interface SegmentSamples {
   values(series: number): Float64Array;
   /** staleFree tells whether none of a series' values is a staleness marker, checked once per series and remembered. */
   staleFree(series: number): boolean;
+  /** resetFree tells whether no value of a series is below the one before it (no counter reset), checked with staleFree. */
+  resetFree(series: number): boolean;
   /** uncached returns a series' samples without keeping them (compaction reads each series once). */
   uncached(series: number): { timestamps: Float64Array; values: Float64Array };
   /** decodedBytes is the memory held in decoded arrays, on top of the file's bytes. */
@@ -20,7 +22,7 @@ export interface SegmentSamples {
 /** ColumnSamples reads version 1 files: every series is a run of the file's plain sample columns, viewed without a copy. */
 export class ColumnSamples implements SegmentSamples {
   readonly decodedBytes = 0;
-  private readonly markers = new StaleMarkerMemo();
+  private readonly facts = new ValueFactsMemo();
 
   constructor(
     private readonly first: Uint32Array,
@@ -42,7 +44,11 @@ export class ColumnSamples implements SegmentSamples {
   }
 
   staleFree(series: number): boolean {
-    return this.markers.staleFree(series, () => this.values(series));
+    return this.facts.staleFree(series, () => this.values(series));
+  }
+
+  resetFree(series: number): boolean {
+    return this.facts.resetFree(series, () => this.values(series));
   }
 
   uncached(series: number): { timestamps: Float64Array; values: Float64Array } {
@@ -61,7 +67,7 @@ export class ColumnSamples implements SegmentSamples {
 export class BlockSamples implements SegmentSamples {
   private readonly decodedT: (Float64Array | undefined)[];
   private readonly decodedV: (Float64Array | undefined)[];
-  private readonly markers = new StaleMarkerMemo();
+  private readonly facts = new ValueFactsMemo();
   private readonly sharedTimestamps = new SharedTimestamps();
   private valueBytes = 0;
 
@@ -100,7 +106,11 @@ export class BlockSamples implements SegmentSamples {
   }
 
   staleFree(series: number): boolean {
-    return this.markers.staleFree(series, () => this.values(series));
+    return this.facts.staleFree(series, () => this.values(series));
+  }
+
+  resetFree(series: number): boolean {
+    return this.facts.resetFree(series, () => this.values(series));
   }
 
   uncached(series: number): { timestamps: Float64Array; values: Float64Array } {
@@ -150,25 +160,6 @@ function equalWords(a: Uint32Array, b: Uint32Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/**
- * StaleMarkerMemo remembers, per series row, whether its values hold a staleness marker, so
- * a reader kept across queries scans each series for markers once instead of on every read.
- */
-class StaleMarkerMemo {
-  /** 0: not checked yet, 1: no marker, 2: has a marker. */
-  private state = new Uint8Array(0);
-
-  staleFree(series: number, values: () => Float64Array): boolean {
-    if (series >= this.state.length) {
-      const grown = new Uint8Array(Math.max(series + 1, this.state.length * 2));
-      grown.set(this.state);
-      this.state = grown;
-    }
-    if (this.state[series] === 0) this.state[series] = hasStaleMarker(values()) ? 2 : 1;
-    return this.state[series] === 1;
-  }
 }
 
 /** wordsOf views a section as 32-bit words, copying only if the section is not 4-byte aligned. */

@@ -27,6 +27,13 @@ export interface SeriesColumns {
    */
   staleFree?: boolean;
   /**
+   * resetFree, when true, says the reader already knows no value is below the one before it
+   * (found with staleFree), so rate and increase skip their scan for counter resets. It
+   * describes these arrays as they are: removing markers or joining parts makes new
+   * neighbours, and whoever does so drops it or works it out again.
+   */
+  resetFree?: boolean;
+  /**
    * valueText, when present, is the text of every value as a number joined to a string prints
    * it (the JSON of a finite number), made by the worker that evaluated the series: the thread
    * that writes results then slices text instead of formatting numbers, which for answers of

@@ -84,7 +84,20 @@ function concatRuns(runs: readonly SeriesColumns[]): SeriesColumns {
   if (histograms !== undefined) merged.histograms = histograms;
   // Runs known to hold no staleness marker join into one that holds none: the evaluator then skips its scan.
   if (runs.every((run) => run.staleFree === true || run.timestampsMs.length === 0)) merged.staleFree = true;
+  if (joinsWithoutReset(runs)) merged.resetFree = true;
   return merged;
+}
+
+/** joinsWithoutReset tells whether runs known to be reset free stay so joined: no run starts below where the one before ended. */
+function joinsWithoutReset(runs: readonly SeriesColumns[]): boolean {
+  let previous: Float64Array | undefined;
+  for (const run of runs) {
+    if (run.timestampsMs.length === 0) continue;
+    if (run.resetFree !== true) return false;
+    if (previous !== undefined && run.values[0] < previous[previous.length - 1]) return false;
+    previous = run.values;
+  }
+  return true;
 }
 
 function wordsOf(values: Float64Array): Uint32Array {

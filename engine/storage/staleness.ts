@@ -16,13 +16,6 @@ export function isStale(words: Uint32Array, i: number): boolean {
   return words[2 * i + 1] === STALE_HI && words[2 * i] === STALE_LO;
 }
 
-/** hasStaleMarker tells whether any value of the array is the staleness marker. */
-export function hasStaleMarker(values: Float64Array): boolean {
-  const words = bitsOf(values);
-  for (let i = 0; i < values.length; i++) if (isStale(words, i)) return true;
-  return false;
-}
-
 /** staleMarker returns a one-element array holding the marker, for tests and generators. */
 export function staleMarkerArray(): Float64Array {
   const a = new Float64Array(1);

@@ -82,7 +82,7 @@ function* applyKernel(
       const allSteps = runWindows.stepViews(0, count);
       ctx.checkTransient(runWindows.windowsOver(allSteps, s.ts));
       out = outputs.next();
-      kernel({ ts: s.ts, vals: s.vals, lo, hi, refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params, windows: allSteps }, out);
+      kernel({ ts: s.ts, vals: s.vals, resetFree: s.resetFree, lo, hi, refs: input.refs, rangeMs: input.rangeMs, stepTimes: times, params, windows: allSteps }, out);
       if (out.invalidParam !== undefined) ctx.annotations.warn(quantileWarning(out.invalidParam), node.args[0].pos);
       if (hasHistograms(mixed.hists)) {
         runWindows.windowsOver(allSteps, mixed.ts);

@@ -160,7 +160,7 @@ function evaluateStretch(ctx: EvalContext, kernel: RangeKernel, run: SampleRun, 
   ctx.checkTransient(input.windowsOver(views, run.ts));
   const whole = from === 0 && to === input.refs.length;
   const part: KernelOutput = whole ? out : { values: out.values.subarray(from, to), present: out.present.subarray(from, to) };
-  kernel({ ts: run.ts, vals: run.vals, lo, hi, refs, rangeMs: input.rangeMs, stepTimes, params, windows: views }, part);
+  kernel({ ts: run.ts, vals: run.vals, resetFree: run.resetFree, lo, hi, refs, rangeMs: input.rangeMs, stepTimes, params, windows: views }, part);
   if (part.invalidParam !== undefined) out.invalidParam = part.invalidParam;
 }
 

@@ -275,6 +275,7 @@ function rawSeriesOf(series: HistogramSeriesColumns): RawSeries | null {
   const { ts, vals, hists } = withoutStaleMarkers(series.timestampsMs, series.values, series.histograms, series.staleFree === true);
   if (ts.length === 0) return null;
   const raw: RawSeries = { labels: series.labels, ts, vals, dropName: false };
+  if (series.resetFree === true && vals === series.values) raw.resetFree = true;
   if (hists !== undefined) raw.hists = hists;
   if (series.startTimestampsMs !== undefined) raw.sts = startTimestampsOf(series, ts);
   return raw;
@@ -299,9 +300,9 @@ function selectRuns(ctx: EvalContext, vs: VectorSelector, minMs: number, maxMs: 
     const runs: SampleRun[] = [];
     for (const part of parts) {
       const { ts, vals } = withoutStaleMarkers(part.timestampsMs, part.values, undefined, part.staleFree === true);
-      if (ts.length > 0) runs.push({ ts, vals });
+      if (ts.length > 0) runs.push(part.resetFree === true && vals === part.values ? { ts, vals, resetFree: true } : { ts, vals });
     }
-    if (runs.length === 1) out.push({ labels: series.labels, ts: runs[0].ts, vals: runs[0].vals, dropName: false });
+    if (runs.length === 1) out.push({ labels: series.labels, ts: runs[0].ts, vals: runs[0].vals, dropName: false, resetFree: runs[0].resetFree });
     else if (runs.length > 1) out.push({ labels: series.labels, ts: NO_SAMPLES, vals: NO_SAMPLES, dropName: false, runs });
   }
   return out;

@@ -48,12 +48,16 @@ export interface RawSeries {
    * function's kernels has them (see selectRange's `asRuns`), which evaluate each run in place.
    */
   runs?: readonly SampleRun[];
+  /** resetFree: no value of `ts`/`vals` is below the one before it, as storage found (SeriesColumns.resetFree). */
+  resetFree?: boolean;
 }
 
 /** SampleRun is one part of a RawSeries held apart from the rest: samples in time order, no markers. */
 export interface SampleRun {
   ts: Float64Array;
   vals: Float64Array;
+  /** resetFree: no value is below the one before it (SeriesColumns.resetFree). */
+  resetFree?: boolean;
 }
 
 /** newVectorSeries allocates an empty (all absent) series over `count` steps. */
@@ -104,7 +108,7 @@ export function floatPart(s: VectorSeries): VectorSeries | undefined {
 
 /** rawFloatsOnly removes the histogram samples from raw series (null when none is left). */
 export function rawFloatsOnly(s: RawSeries): RawSeries | null {
-  if (!hasHistograms(s.hists)) return s.hists === undefined ? s : { labels: s.labels, ts: s.ts, vals: s.vals, dropName: s.dropName };
+  if (!hasHistograms(s.hists)) return s.hists === undefined ? s : { labels: s.labels, ts: s.ts, vals: s.vals, dropName: s.dropName, resetFree: s.resetFree };
   const hists = s.hists;
   const keep: number[] = [];
   for (let i = 0; i < s.ts.length; i++) if (hists[i] === undefined) keep.push(i);

@@ -8,7 +8,9 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRange } from '../../../engine/promql/eval/index.js';
+import { derivKernel, predictLinearKernel } from '../../../engine/promql/eval/kernels/overTime.js';
 import { rateKernel } from '../../../engine/promql/eval/kernels/rate.js';
+import type { RangeKernel } from '../../../engine/promql/eval/kernels/types.js';
 import { RunWindows } from '../../../engine/promql/eval/runWindows.js';
 import { FUNCTIONS, parseAndCheckPromQL } from '../../../engine/promql/index.js';
 import type { MetricSeries } from '../../../engine/storage/metricHead.js';
@@ -333,4 +335,35 @@ describe('windows shared by the series that read them', () => {
     });
     expect(whole.reused).toBe(true);
   });
+
+  for (const [name, kernel, params] of [
+    ['deriv', derivKernel, []],
+    ['predict_linear', predictLinearKernel, [new Float64Array(refs.length).fill(3_600)]],
+  ] as [string, RangeKernel, Float64Array[]][]) {
+    it(`answers ${name} over series of two scrape offsets and a longer series, read in turn, as each series alone`, () => {
+      // Scrapes a little late now and then: each array's times from its first differ from the others'.
+      const jittered = (offsetMs: number, length: number, every: number): Float64Array => Float64Array.from({ length }, (_, i) => START + offsetMs + i * SCRAPE_MS + (i % every) * 700);
+      const longer = jittered(-450_000, 90, 4);
+      const [a, b] = [scrapes(0), jittered(5_000, 60, 3)];
+      // A gauge that moves every way, so the fits differ from series to series and step to step.
+      const gauge = (seed: number, length: number): Float64Array => Float64Array.from({ length }, (_, i) => Math.sin(seed + i / 7) * 1e3 + seed * i - (i % 5) * 0.25);
+      const order = [a, a, a, b, b, longer, longer, a, a, b, b, longer, longer];
+      const windowsOf = (): RunWindows => new RunWindows(refs, 300_000, refs, params, new Int32Array(refs.length), new Int32Array(refs.length));
+      const shared = windowsOf();
+      order.forEach((ts, series) => {
+        const vals = gauge(series, ts.length);
+        const read = (windows: RunWindows): number[] => {
+          const views = windows.stepViews(0, refs.length);
+          windows.windowsOver(views, ts);
+          const out = { values: new Float64Array(refs.length), present: new Uint8Array(refs.length) };
+          kernel({ ts, vals, lo: views.lo, hi: views.hi, refs, rangeMs: 300_000, stepTimes: refs, params, windows: views }, out);
+          return [...out.values].map((v, i) => (out.present[i] === 1 ? v : NaN));
+        };
+        const alone = read(windowsOf());
+        expect(alone.filter((v) => Number.isFinite(v)).length, `series ${series}`).toBeGreaterThan(10);
+        expect(read(shared), `series ${series}`).toEqual(alone);
+      });
+      expect(shared.stepViews(0, refs.length).reused).toBe(true);
+    });
+  }
 });

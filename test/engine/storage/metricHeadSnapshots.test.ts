@@ -161,6 +161,46 @@ describe('metric head snapshots', () => {
     expect(exact(new SnapshotMetricReader(rewritten).select([], -Infinity, Infinity))).toEqual(exact(head.select([], -Infinity, Infinity)));
   });
 
+  it('says which series hold no staleness marker and no counter reset, never claiming more than the samples read show', () => {
+    const random = new SeededRandom(7);
+    const head = new MetricHead(50);
+    const values = new Float64Array(12);
+    for (let round = 0; round < 120; round++) {
+      for (let i = 0; i < values.length; i++) {
+        // Series 0-3 never reset or go stale; the rest now and then restart from zero or are marked stale.
+        values[i] = i >= 4 && random.chance(0.02) ? 0 : values[i] + random.int(0, 5);
+        const stale = i >= 4 && random.chance(0.01);
+        head.append({ labels: { __name__: 'requests_total', instance: `i${i}` }, timestampsMs: Float64Array.of(BASE_MS + round * STEP_MS), values: Float64Array.of(values[i]), ...(stale ? { stale: Uint8Array.of(1) } : {}) });
+      }
+      if (round % 7 === 6) head.snapshot();
+    }
+    const reader = new SnapshotMetricReader(head.snapshot());
+    expect(head.snapshot().chunks.length).toBeGreaterThan(3);
+    const markerIn = (v: Float64Array) => [...v.keys()].some((k) => new Uint32Array(v.buffer, v.byteOffset + 8 * k, 2)[1] === STALE_HI);
+    const resetIn = (v: Float64Array) => [...v.keys()].some((k) => k > 0 && v[k] < v[k - 1]);
+    let flaggedBoth = 0;
+    let flaggedNeither = 0;
+    for (let repeat = 0; repeat < 2; repeat++) {
+      for (const [minMs, maxMs] of [[-Infinity, Infinity], [BASE_MS + 20 * STEP_MS, BASE_MS + 60 * STEP_MS], [BASE_MS + 100 * STEP_MS, Infinity]] as const) {
+        for (const series of reader.select([], minMs, maxMs)) {
+          const where = `${series.labels.instance} ${minMs}..${maxMs}`;
+          expect(typeof series.staleFree, where).toBe('boolean');
+          if (series.staleFree) expect(markerIn(series.values), where).toBe(false);
+          if (series.resetFree) expect(resetIn(series.values), where).toBe(false);
+          // Read whole, each chunk's part of a series is all of it: the flags are then exact.
+          if (minMs === -Infinity && maxMs === Infinity) {
+            expect(series.staleFree, where).toBe(!markerIn(series.values));
+            expect(series.resetFree, where).toBe(!resetIn(series.values));
+          }
+          if (series.staleFree && series.resetFree) flaggedBoth++;
+          if (!series.staleFree && !series.resetFree) flaggedNeither++;
+        }
+      }
+    }
+    expect(flaggedBoth).toBeGreaterThan(0);
+    expect(flaggedNeither).toBeGreaterThan(0);
+  });
+
   it('keeps staleness markers bit for bit', () => {
     const head = new MetricHead(4);
     head.append({ labels: { __name__: 'up' }, timestampsMs: Float64Array.of(1, 2, 3, 4, 5), values: Float64Array.of(1, 0, 1, 0, 1), stale: Uint8Array.of(0, 1, 0, 0, 1) });

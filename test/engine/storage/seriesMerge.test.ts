@@ -67,4 +67,19 @@ describe('mergeSeriesRuns', () => {
     expect(merged.staleFree).toBe(true);
     expect(mergeSeriesRuns([older, { ...newer, staleFree: undefined }]).staleFree).toBeUndefined();
   });
+
+  it('says joined runs are free of counter resets only when each run is and no run starts below where the one before ended', () => {
+    const run = (from: number, values: number[], resetFree: boolean): SeriesColumns => ({
+      labels: { a: '1' },
+      timestampsMs: Float64Array.from(values, (_, i) => from + i),
+      values: Float64Array.from(values),
+      resetFree,
+    });
+    const empty: SeriesColumns = { labels: { a: '1' }, timestampsMs: new Float64Array(0), values: new Float64Array(0) };
+    expect(mergeSeriesRuns([run(0, [1, 2], true), empty, run(10, [2, 5], true)]).resetFree).toBe(true);
+    expect(mergeSeriesRuns([run(0, [1, 2], true), run(10, [1.5, 5], true)]).resetFree).toBeUndefined();
+    expect(mergeSeriesRuns([run(0, [1, 2], true), run(10, [3, 1], false)]).resetFree).toBeUndefined();
+    // NaN compares false both ways, as rate's scan for resets compares.
+    expect(mergeSeriesRuns([run(0, [1, NaN], true), run(10, [0, 5], true)]).resetFree).toBe(true);
+  });
 });

@@ -428,16 +428,56 @@ function directRegression(ts: Float64Array, vals: Float64Array, lo: number, hi: 
 }
 
 /**
+ * RegressionTimes is what deriv and predict_linear derive from a stretch's sample times alone,
+ * kept with its windows (SharedWindows.derived) for the series scraped together that read them
+ * next: each time in seconds from the first.
+ */
+class RegressionTimes {
+  constructor(readonly xs: Float64Array) {}
+}
+
+/** regressionTimes is `ts` as seconds from its first sample, made once per shared timestamp array. */
+function regressionTimes(input: KernelInput): Float64Array {
+  const { ts, windows } = input;
+  if (windows !== undefined && windows.reused && windows.derived instanceof RegressionTimes) return windows.derived.xs;
+  const xs = new Float64Array(ts.length);
+  const origin = ts.length > 0 ? ts[0] : 0;
+  for (let j = 0; j < ts.length; j++) xs[j] = (ts[j] - origin) / 1e3;
+  if (windows !== undefined) windows.derived = new RegressionTimes(xs);
+  return xs;
+}
+
+/**
  * regressionKernel builds deriv (slope per second) and predict_linear (value `params[0]`
- * seconds after the evaluation time). Windows need at least two samples.
+ * seconds after the evaluation time). Windows need at least two samples. One sliding state
+ * serves every series (bound to each in turn), as the variance kernels keep theirs.
  */
 function regressionKernel(predict: boolean): RangeKernel {
+  const w = new SlidingRegression();
+  // The current call's inputs, read by the one `sliding` object below.
+  let horizon: Float64Array | null = null;
+  let stepTimes: Float64Array = new Float64Array(0);
+  let origin = 0;
+  const sliding: Sliding = {
+    reset: (p) => w.reset(p),
+    advance: (a, b) => w.advance(a, b),
+    value: (step) => {
+      w.fit();
+      // A constant series has no slope to fit; its exact answer comes from the direct path.
+      if (w.sxy === 0 || !(w.sxx > 0)) return NaN;
+      const slope = w.sxy / w.sxx;
+      if (horizon === null) return slope;
+      const x0 = (stepTimes[step] - origin) / 1e3;
+      return slope * horizon[step] + w.meanY + slope * (x0 - w.meanX);
+    },
+  };
   return (input, out) => {
-    const { ts, vals, stepTimes } = input;
-    const horizon = predict ? input.params[0] : null;
-    const origin = ts.length > 0 ? ts[0] : 0;
+    const { ts, vals } = input;
+    horizon = predict ? input.params[0] : null;
+    stepTimes = input.stepTimes;
+    origin = ts.length > 0 ? ts[0] : 0;
     const direct = (lo: number, hi: number, step: number): number => {
-      const fit = directRegression(ts, vals, lo, hi, predict ? stepTimes[step] : ts[lo]);
+      const fit = directRegression(ts, vals, lo, hi, predict ? input.stepTimes[step] : ts[lo]);
       return horizon === null ? fit.slope : fit.slope * horizon[step] + fit.intercept;
     };
     runWindows(
@@ -445,22 +485,8 @@ function regressionKernel(predict: boolean): RangeKernel {
       out,
       direct,
       () => {
-        const xs = new Float64Array(ts.length);
-        for (let j = 0; j < ts.length; j++) xs[j] = (ts[j] - origin) / 1e3;
-        const w = new SlidingRegression(xs, vals);
-        return {
-          reset: (p) => w.reset(p),
-          advance: (a, b) => w.advance(a, b),
-          value: (step) => {
-            w.fit();
-            // A constant series has no slope to fit; its exact answer comes from the direct path.
-            if (w.sxy === 0 || !(w.sxx > 0)) return NaN;
-            const slope = w.sxy / w.sxx;
-            if (horizon === null) return slope;
-            const x0 = (stepTimes[step] - origin) / 1e3;
-            return slope * horizon[step] + w.meanY + slope * (x0 - w.meanX);
-          },
-        };
+        w.bind(regressionTimes(input), vals);
+        return sliding;
       },
       (lo, hi) => hi - lo >= 2,
     );

@@ -2,7 +2,9 @@
  * rate, increase, delta (with Prometheus' extrapolation to the window edges) and irate, idelta
  * (from the last two samples). Every window needs only its first and last samples plus, for
  * counters, the resets inside it; the resets are indexed once per series and walked with a
- * forward pointer, so a range query does O(1) work per step beyond the resets it meets.
+ * forward pointer, so a range query does O(1) work per step beyond the resets it meets. A
+ * series storage already knows to be free of resets (KernelInput.resetFree) skips the scan:
+ * at steps much longer than the scrape interval it was most of what a window cost.
  */
 import type { KernelInput, KernelOutput, RangeKernel, SharedWindows } from './types.js';
 
@@ -107,7 +109,7 @@ function sharedExtrapolation(windows: SharedWindows | undefined, input: KernelIn
 function extrapolatedRate(input: KernelInput, out: KernelOutput, isCounter: boolean, isRate: boolean): void {
   const { ts, vals, lo, hi, refs, rangeMs } = input;
   // Windows move forward (lo and hi never decrease), so the first and the last window bound every sample read.
-  const resetCount = isCounter && lo.length > 0 ? resetPositions(vals, lo[0], hi[hi.length - 1]) : 0;
+  const resetCount = isCounter && lo.length > 0 && input.resetFree !== true ? resetPositions(vals, lo[0], hi[hi.length - 1]) : 0;
   const resets = resetScratch;
   const rangeSeconds = rangeMs / 1000;
   // A series read alone keeps the one pass below: working out the times' part first for it too

@@ -167,10 +167,10 @@ export function better(mode: ExtremeMode, candidate: number, best: number): bool
  * the series' first sample so that magnitudes stay small.
  */
 export class SlidingRegression extends SlidingWindow {
-  private readonly sufMeanX: Float64Array;
-  private readonly sufMeanY: Float64Array;
-  private readonly sufSxx: Float64Array;
-  private readonly sufSxy: Float64Array;
+  private sufMeanX: Float64Array;
+  private sufMeanY: Float64Array;
+  private sufSxx: Float64Array;
+  private sufSxy: Float64Array;
   private backN = 0;
   private backMeanX = 0;
   private backMeanY = 0;
@@ -184,8 +184,8 @@ export class SlidingRegression extends SlidingWindow {
   sxy = 0;
 
   constructor(
-    private readonly xs: Float64Array,
-    private readonly vals: Float64Array,
+    private xs: Float64Array = NO_SAMPLES,
+    private vals: Float64Array = NO_SAMPLES,
   ) {
     super();
     const len = vals.length;
@@ -193,6 +193,22 @@ export class SlidingRegression extends SlidingWindow {
     this.sufMeanY = new Float64Array(len);
     this.sufSxx = new Float64Array(len);
     this.sufSxy = new Float64Array(len);
+  }
+
+  /**
+   * bind moves the window to another series, keeping the suffix arrays when they are long
+   * enough: made per series, they and their collection were a third of a 1,000-series deriv.
+   */
+  bind(xs: Float64Array, vals: Float64Array): void {
+    this.xs = xs;
+    this.vals = vals;
+    if (this.sufMeanX.length < vals.length) {
+      const capacity = grownCapacity(this.sufMeanX.length, vals.length);
+      this.sufMeanX = new Float64Array(capacity);
+      this.sufMeanY = new Float64Array(capacity);
+      this.sufSxx = new Float64Array(capacity);
+      this.sufSxy = new Float64Array(capacity);
+    }
   }
 
   protected buildSuffix(from: number, to: number): void {

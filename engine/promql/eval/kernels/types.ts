@@ -10,6 +10,8 @@ export interface KernelInput {
   /** ts and vals are the samples, ascending by time, without staleness markers. */
   readonly ts: Float64Array;
   readonly vals: Float64Array;
+  /** resetFree: no value of `vals` is below the one before it, so a counter kernel need not look for resets. */
+  readonly resetFree?: boolean;
   /** lo and hi bound each step's window: samples lo..hi-1. Both are non-decreasing. */
   readonly lo: Int32Array;
   readonly hi: Int32Array;
