@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ResultsCacheMetrics } from './query/cache/cacheMetrics.js';
+import type { WorkerHeap } from './query/workerHeaps.js';
 
 /** BufferedResponse is an open response that may hold bytes its socket has not taken yet. */
 export interface BufferedResponse {
@@ -41,6 +42,8 @@ export class ServiceMetrics {
    * once its admission exists.
    */
   admission: AdmissionState | undefined;
+  /** workerHeaps is read when scraped: each query worker's heap (QueryPool.workerHeaps); the service sets it once its pool exists. */
+  workerHeaps: (() => readonly (WorkerHeap | undefined)[]) | undefined;
   readonly queries: Counter<'endpoint' | 'outcome'>;
   /** headFetches and headFetchBytes follow a query process's reads of the heads other processes hold. */
   readonly headFetches: Counter<'outcome'>;
@@ -136,6 +139,24 @@ export class ServiceMetrics {
         this.set(admissionOf()?.evaluating ?? 0);
       },
     });
+    const workerHeapsOf = (): readonly (WorkerHeap | undefined)[] => this.workerHeaps?.() ?? [];
+    const workerHeapGauge = (name: string, help: string, figure: (heap: WorkerHeap) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['worker'],
+        registers: [this.registry],
+        collect() {
+          // Replaced workers leave no series behind: the positions are the running threads'.
+          this.reset();
+          workerHeapsOf().forEach((heap, worker) => heap !== undefined && this.set({ worker: String(worker) }, figure(heap)));
+        },
+      });
+    };
+    // The process's own heap gauges (sluice_nodejs_heap_*) are the answering thread's only.
+    workerHeapGauge('sluice_query_worker_heap_used_bytes', 'V8 heap in use by each query worker thread after its latest task, by position in the pool.', (h) => h.usedBytes);
+    workerHeapGauge('sluice_query_worker_heap_size_bytes', "V8 heap each query worker thread holds (what it adds to the process's resident memory, roughly), after its latest task.", (h) => h.totalBytes);
+    workerHeapGauge('sluice_query_worker_external_bytes', "Memory outside the heap held by each query worker thread's objects (decoded columns, buffers), after its latest task.", (h) => h.externalBytes);
     this.queries = new Counter({
       name: 'sluice_queries_total',
       help: 'Query requests by endpoint and outcome (ok, error, client_closed, client_stalled: cancelled after its client stopped reading, deadline, rejected).',

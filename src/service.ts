@@ -382,6 +382,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     },
   );
   metrics.admission = admission;
+  metrics.workerHeaps = () => pool.workerHeaps();
   const gate = new OrgGate(admission);
   const queryLimitsFor = (org: string) => orgSettings.queryLimits(org);
   const planLimits = {

@@ -5,6 +5,7 @@ import { taskTransferables, type QueryTask, type TaskResult } from '../../engine
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
+import { WorkerHeapBoard, type WorkerHeap } from './workerHeaps.js';
 
 /**
  * ABANDONED_TASK_GRACE_MS is how long a task its query no longer wants may go on running before
@@ -41,6 +42,8 @@ export class QueryPool {
   private readonly settledListeners: Array<() => void> = [];
   /** inFlight counts tasks handed to the pool and not yet settled, queued ones included (an abandoned task counts until it ends). */
   private inFlight = 0;
+  /** heaps is where the workers post their heap figures (WorkerHeapBoard). */
+  private readonly heaps = new WorkerHeapBoard();
 
   constructor(
     readonly threads: number,
@@ -53,12 +56,17 @@ export class QueryPool {
   ) {
     const filename = path.join(packageRoot(), 'dist', 'src', 'query', 'workerEntry.cjs');
     if (!existsSync(filename)) throw new Error(`query worker not built: ${filename} is missing; run npm run build`);
-    this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: setup });
+    this.piscina = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: { ...setup, heapBoard: this.heaps.buffer } });
     // The pool reports some events as 'error', notably the result of a task that was aborted
     // while its worker was already answering. Unheard, an 'error' event would be thrown as an
     // uncaught exception and stop the service; such results are simply dropped.
     this.piscina.on('error', (err: Error) => onPoolError(err));
     this.rawPlacesFree = threads * 2;
+  }
+
+  /** workerHeaps gives each running worker's heap as it last posted it, in the pool's order of threads. */
+  workerHeaps(): (WorkerHeap | undefined)[] {
+    return this.heaps.read(this.piscina.threads.map((worker) => worker.threadId));
   }
 
   /**
