@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
+import { writeRisingCounters } from '../support/risingCounters.js';
 import { startTestServer, waitFor, type TestServer } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
 
@@ -27,19 +27,7 @@ describe('worker allocation profile (SVC_WORKER_ALLOCATION_PROFILE_DIR)', () => 
 
   beforeAll(async () => {
     srv = await startTestServer({ SVC_QUERY_WORKERS: '1', SVC_WORKER_ALLOCATION_PROFILE_DIR: dir });
-    const timeseries = Array.from({ length: 200 }, (_, i) => ({
-      labels: [
-        { name: '__name__', value: 'requests_total' },
-        { name: 'instance', value: `host-${i}` },
-      ],
-      samples: Array.from({ length: 240 }, (_, k) => ({ value: k * (i + 1), timestamp: endMs - (240 - k) * 15_000 })),
-    }));
-    const res = await fetch(`${srv.url}/api/v1/write`, {
-      method: 'POST',
-      body: encodeRemoteWriteBody({ timeseries }),
-      headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
-    });
-    expect(res.status).toBe(204);
+    await writeRisingCounters(srv, endMs, 200);
   });
   afterAll(async () => {
     await srv.stop();

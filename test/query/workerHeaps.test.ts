@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { WorkerHeapBoard } from '../../src/query/workerHeaps.js';
+import { writeRisingCounters } from '../support/risingCounters.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { query, readSse } from '../support/sse.js';
 
@@ -19,19 +19,7 @@ describe("query workers' heaps in /metrics", () => {
 
   beforeAll(async () => {
     srv = await startTestServer({ SVC_QUERY_WORKERS: '2' });
-    const timeseries = Array.from({ length: 100 }, (_, i) => ({
-      labels: [
-        { name: '__name__', value: 'requests_total' },
-        { name: 'instance', value: `host-${i}` },
-      ],
-      samples: Array.from({ length: 240 }, (_, k) => ({ value: k * (i + 1), timestamp: endMs - (240 - k) * 15_000 })),
-    }));
-    const res = await fetch(`${srv.url}/api/v1/write`, {
-      method: 'POST',
-      body: encodeRemoteWriteBody({ timeseries }),
-      headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' },
-    });
-    expect(res.status).toBe(204);
+    await writeRisingCounters(srv, endMs, 100);
   });
   afterAll(async () => {
     await srv.stop();
