@@ -63,7 +63,7 @@ export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWr
 export { runTask, configureWorkerCaches, mixedAggregationWarning, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, VALUE_TEXT_MIN_POINTS, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
-export { selectionsFor, refersToQueryWindow, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
+export { selectionsFor, refersToQueryWindow, hasSubquery, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
 export { sortByLabels } from './promql/eval/labelset.js';
 export { bucketQuantile, type Buckets } from './promql/eval/classicHistogram.js';
 export { formatLabels, inNameOrder, labelsKey } from './storage/labels.js';

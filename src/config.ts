@@ -46,6 +46,7 @@ export interface Config {
   sseStallTimeoutMs: number;
   queryWorkers: number;
   queryShardMinSamples: number;
+  queryInlineMaxSamples: number;
   queryRawTaskRows: number;
   queryMemoryBytes: number;
   resultsCache: boolean;
@@ -433,6 +434,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '100000',
     doc: 'Samples (or log lines) a time slice must read before a query with too few steps to spread over the workers is split into shards instead: the heads\' samples in its ranges, and each segment\'s rows in proportion to the part of its time span the ranges reach. Exact shapes only, split by series: PromQL per-series expressions; expressions whose groups a placement by labels keeps whole (aggregations `by` labels, binary operations between vectors, histogram_quantile); sum/count/min/max/avg/group over either; a range query\'s topk or bottomk with a number for k; queries built on sum/count/avg/min/max/group over all series or `by (le)` (an SLO ratio of sums, histogram_quantile over `sum by (le)`), whose shards evaluate those aggregations and the query front the rest. Split by time: LogQL count_over_time, rate, bytes_over_time, bytes_rate or sum_over_time, alone or under sum, and queries built on those but topk/bottomk. 0: never split.',
     parse: (raw) => (raw === undefined ? 100_000 : integer('SVC_QUERY_SHARD_MIN_SAMPLES', raw, 0, 2_000_000_000)),
+  },
+  {
+    env: 'SVC_QUERY_INLINE_MAX_SAMPLES',
+    key: 'queryInlineMaxSamples',
+    defaultText: '65536',
+    doc: 'A PromQL instant query that reads at most this many samples (the heads\' samples in its ranges, lookback included, counted as for SVC_QUERY_SHARD_MIN_SAMPLES), all of them in the in-memory heads (recent data), and holds no subquery is evaluated on the thread that answers it instead of a worker: handing such a task to a worker and its answer back costs more than evaluating it (mostly two idle threads woken). The default takes a 5-minute rate over about 1,500 series. 0: always on the workers.',
+    parse: (raw) => (raw === undefined ? 65_536 : integer('SVC_QUERY_INLINE_MAX_SAMPLES', raw, 0, 1_000_000)),
   },
   {
     env: 'SVC_QUERY_RAW_TASK_ROWS',

@@ -33,6 +33,7 @@ export class ServiceMetrics {
   readonly ingested: Counter<'signal'>;
   readonly ingestRejected: Counter<'signal' | 'reason' | 'org'>;
   readonly queryTasks: Counter<'outcome'>;
+  readonly inlineTasks: Counter;
   readonly abandonedTasks: Counter<'ending'>;
   readonly workerAdmissions: Counter<'outcome'>;
   /** admissionWait is how long queries waited for admission (0 for those let in at once). */
@@ -100,8 +101,13 @@ export class ServiceMetrics {
     });
     this.queryTasks = new Counter({
       name: 'sluice_query_tasks_total',
-      help: 'Query slices run on worker threads, by outcome: completed, failed, or aborted (client gone, deadline, limit reached).',
+      help: 'Query slices evaluated (on worker threads, or inline on the answering thread), by outcome: completed, failed, or aborted (client gone, deadline, limit reached).',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.inlineTasks = new Counter({
+      name: 'sluice_query_tasks_inline_total',
+      help: 'Query slices small enough to be evaluated on the answering thread instead of a worker (SVC_QUERY_INLINE_MAX_SAMPLES); also counted in sluice_query_tasks_total.',
       registers: [this.registry],
     });
     this.abandonedTasks = new Counter({

@@ -392,6 +392,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     lookbackMs: 5 * 60_000,
     delayedNameRemoval: delayedNameRemovalOn(config.promqlFeatures),
     shardMinSamples: config.queryShardMinSamples,
+    inlineMaxSamples: config.queryInlineMaxSamples,
     maxSeries: config.maxSeriesPerQuery,
     rawTaskRows: config.queryRawTaskRows,
     rawTaskBytes: rawTaskBytesFor(config.sseBufferBytes, config.queryWorkers),

@@ -1,12 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runWhenDirect } from '../runDirect.js';
+import { announceServing, DiscardLog, serveOrRun, startServingChild, stopServingChildren, threadCpuNs, type ServingChild } from '../harness/servingChild.js';
 
 /**
  * CPU per query of the thread that evaluates an unsharded one-step query, for this build and
@@ -30,20 +26,6 @@ const QUERIES = [
   'avg(max_over_time(requests_total[1h]))',
 ];
 
-interface Server {
-  root: string;
-  child: ChildProcess;
-  port: number;
-  key: string;
-  endMs: number;
-}
-
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
-
 /** serve runs in the child: loads `root`'s build, stores the data, prints where it listens, and stops when stdin closes. */
 async function serve(root: string): Promise<void> {
   const load = (p: string): Promise<Record<string, unknown>> => import(pathToFileURL(path.join(root, 'dist', p)).href) as Promise<Record<string, unknown>>;
@@ -53,7 +35,7 @@ async function serve(root: string): Promise<void> {
   const { startService } = (await load('src/service.js')) as any;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-workercpu-'));
   const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_QUERY_SHARD_MIN_SAMPLES: '0', SVC_RESULTS_CACHE: 'false', SVC_MAX_SERIES_PER_ORG: String(SERIES * 2) });
-  const service = await startService(config, { logDestination: new Sink(), announce: () => {} });
+  const service = await startService(config, { logDestination: new DiscardLog(), announce: () => {} });
   const [org] = await service.store.listOrgs();
   const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');
   const endMs = Math.floor(Date.now() / STEP_MS) * STEP_MS;
@@ -73,43 +55,15 @@ async function serve(root: string): Promise<void> {
     await service.storage.appendMetrics(org.id, batch, []);
   }
   await service.storage.cut();
-  process.stdout.write(`${JSON.stringify({ port: service.port, key, endMs })}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => {
-    void service
-      .stop()
-      .then(() => rm(dataDir, { recursive: true, force: true }))
-      .then(() => process.exit(0));
-  });
+  announceServing({ port: service.port, key, endMs }, () => service.stop().then(() => rm(dataDir, { recursive: true, force: true })));
 }
 
-async function start(root: string): Promise<Server> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', root], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = readline.createInterface({ input: child.stdout! });
-  const line = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (l) => {
-      if (l.startsWith('{"port"')) resolve(l);
-    });
-    child.once('exit', (code) => reject(new Error(`${root}: server exited with ${code}`)));
-  });
-  return { root, child, ...(JSON.parse(line) as { port: number; key: string; endMs: number }) };
-}
-
-/** threadCpuNs reads every thread's CPU time so far, in nanoseconds. */
-function threadCpuNs(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      out.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
+function start(root: string): Promise<ServingChild> {
+  return startServingChild(root, fileURLToPath(import.meta.url), ['--serve', root]);
 }
 
 /** cost runs one query and returns the CPU its busiest thread and the whole process spent, in ms. */
-async function cost(s: Server, q: string): Promise<{ busiest: number; process: number }> {
+async function cost(s: ServingChild, q: string): Promise<{ busiest: number; process: number }> {
   const before = threadCpuNs(s.child.pid!);
   const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/metrics/query`, {
     method: 'POST',
@@ -117,7 +71,7 @@ async function cost(s: Server, q: string): Promise<{ busiest: number; process: n
     headers: { 'x-svc-api-key': s.key, 'content-type': 'application/json' },
   });
   const text = await res.text();
-  if (res.status !== 200 || !text.includes('"status":"ok"')) throw new Error(`${s.root} ${q}: ${res.status} ${text.slice(-200)}`);
+  if (res.status !== 200 || !text.includes('"status":"ok"')) throw new Error(`${s.label} ${q}: ${res.status} ${text.slice(-200)}`);
   let busiest = 0;
   let total = 0;
   for (const [tid, ns] of threadCpuNs(s.child.pid!)) {
@@ -158,10 +112,8 @@ export async function main(): Promise<void> {
     console.log(`baseline ${baseline}; ${ROUNDS * RUNS} alternated runs per query`);
     console.table(rows);
   } finally {
-    for (const s of servers) s.child.stdin!.end();
+    stopServingChildren(servers);
   }
 }
 
-const serveAt = process.argv.indexOf('--serve');
-if (serveAt > 0) void serve(process.argv[serveAt + 1]);
-else runWhenDirect(import.meta.url, main);
+serveOrRun(import.meta.url, serve, main);

@@ -123,6 +123,14 @@ export function refersToQueryWindow(expr: Expr): boolean {
 }
 
 /**
+ * hasSubquery tells whether the query holds a subquery, whose inner expression is evaluated at
+ * every one of its steps: what such a query costs is not told by the samples it reads.
+ */
+export function hasSubquery(expr: Expr): boolean {
+  return someNode(expr, (node) => node.type === 'SubqueryExpr');
+}
+
+/**
  * resultsCacheable tells whether the value of `expr` at a step depends only on that step's time
  * and the stored data, so that pieces evaluated over different windows (with the same step and
  * step phase) join into the answer a single evaluation gives. It refuses every `@` modifier

@@ -6,6 +6,7 @@ import type { SeriesSource } from './seriesSource.js';
 import { orgPlanDeps, type QueryLimitsFor } from './orgQueryLimits.js';
 import type { OrgGate } from './stream.js';
 import type { QueryWindow } from './timeRange.js';
+import { armDeadline } from './deadline.js';
 
 /**
  * In-process queries for side handlers (the tool gateway): the same plans the SSE endpoints
@@ -196,12 +197,8 @@ export class QueryCollector {
     const limits = this.deps.queryLimitsFor(org);
     const release = await this.deps.gate.acquire(org, limits, signal);
     const deadline = new AbortController();
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${limits.timeoutMs} ms (${limits.originOf('timeoutMs')}); narrow the window or the selector`),
-        ),
-      limits.timeoutMs,
+    const timer = armDeadline(limits.timeoutMs, () =>
+      deadline.abort(new ApiError('DEADLINE_EXCEEDED', `query exceeded the deadline of ${limits.timeoutMs} ms (${limits.originOf('timeoutMs')}); narrow the window or the selector`)),
     );
     const bounded = AbortSignal.any([signal, deadline.signal]);
     try {

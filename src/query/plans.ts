@@ -16,6 +16,7 @@ import {
   reachedLines,
   reachedSamples,
   refersToQueryWindow,
+  hasSubquery,
   selectionsFor,
   shardPlanFor,
   finishShards,
@@ -56,6 +57,8 @@ export interface PlanDeps {
   lookbackMs: number;
   /** shardMinSamples is the slice size from which a query that time slices cannot spread is split by series; 0 never splits. */
   shardMinSamples: number;
+  /** inlineMaxSamples is the most samples a PromQL slice may read to be evaluated on the answering thread (InlinePolicy); 0 never. */
+  inlineMaxSamples: number;
   /** memoryBytes is one query's memory budget; it travels with each task to the worker that runs it. */
   memoryBytes: number;
   /**
@@ -172,6 +175,10 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
   const top = topAggregation(expr);
   const evalOptions = { maxSamples: deps.maxSamples, delayedNameRemoval: deps.delayedNameRemoval === true };
+  // Inline only what costs about the samples it reads: an instant query (a range query's
+  // windows overlap, and a function over them, quantile_over_time say, may read each sample at
+  // every step) without a subquery (its inner expression runs at each of its steps).
+  const inlineShape = window.instant === true && deps.inlineMaxSamples > 0 && !hasSubquery(expr);
   return {
     slices,
     sortedByLabels: true,
@@ -210,6 +217,8 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           valueText: textAsked(deps.valueText, shard),
           sampleText: textAsked(deps.sampleText, shard),
         }),
+        // Segments are decoded only on the workers, whose caches keep them.
+        { maxSize: deps.inlineMaxSamples, eligible: () => inlineShape && share.segments.length === 0 },
       );
     },
   };
@@ -277,8 +286,8 @@ export async function runSeriesPlan(
     pool.threads,
     async (i, sliceSignal): Promise<{ series: SeriesColumns[]; bytes: number; annotations: string[] }> => {
       const slice = plan.slices[i];
-      const { tasks, merge } = await plan.tasksFor(slice);
-      const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal)));
+      const { tasks, merge, inline } = await plan.tasksFor(slice);
+      const outputs = await Promise.all(tasks.map((task) => runSeriesTask(pool, task, sliceSignal, inline === true)));
       const bytes = outputs.reduce((sum, o) => sum + o.bytes, 0);
       const annotations = outputs.flatMap((o) => o.annotations);
       if (merge === undefined) return { series: outputs[0].series, bytes, annotations };
@@ -305,8 +314,8 @@ export async function runSeriesPlan(
   );
 }
 
-async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal): Promise<ShardOutput & { bytes: number; annotations: string[] }> {
-  const result = await pool.run(task, signal);
+async function runSeriesTask(pool: QueryPool, task: QueryTask, signal: AbortSignal, inline: boolean): Promise<ShardOutput & { bytes: number; annotations: string[] }> {
+  const result = inline ? pool.runInline(task, signal) : await pool.run(task, signal);
   if ('failed' in result) throw new EngineError(result.code, result.message);
   if (!('series' in result)) throw new Error('worker answered a series task with rows');
   const bytes = packedSeriesBytes(result.series) + (result.counts ? packedSeriesBytes(result.counts) : 0) + (result.mixed ? packedSeriesBytes(result.mixed) : 0);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { taskTransferables, type QueryTask, type TaskResult } from '../../engine/index.js';
+import { runTask, taskTransferables, type QueryTask, type TaskResult } from '../../engine/index.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { packageRoot } from '../packageRoot.js';
 import type { WorkerSetup } from './worker.js';
@@ -134,6 +134,24 @@ export class QueryPool {
         void running.then(ended, ended);
       },
     );
+  }
+
+  /**
+   * runInline evaluates a task on this thread, at once, for tasks too small to be worth a
+   * worker (InlinePolicy in seriesStream.ts): the planner admits only those whose work is about
+   * the samples they read (at most SVC_QUERY_INLINE_MAX_SAMPLES), all in the heads' shared
+   * snapshots, so no segment is decoded here and the thread is held for about as long as a
+   * hand-over to a worker and back takes. Outcomes are counted with the workers' tasks.
+   */
+  runInline(task: QueryTask, signal: AbortSignal): TaskResult {
+    if (signal.aborted) {
+      this.metrics.queryTasks.inc({ outcome: 'aborted' });
+      throw signal.reason;
+    }
+    const { result } = runTask(task);
+    this.metrics.inlineTasks.inc();
+    this.metrics.queryTasks.inc({ outcome: 'failed' in result ? 'failed' : 'completed' });
+    return result;
   }
 
   /**

@@ -15,6 +15,20 @@ export interface SliceWindow {
 export interface SliceTasks {
   tasks: QueryTask[];
   merge?: ShardMerge;
+  /** inline: the one task is small enough to evaluate on the answering thread (InlinePolicy). */
+  inline?: boolean;
+}
+
+/**
+ * InlinePolicy is when a slice's task is evaluated on the answering thread instead of a worker:
+ * when it reads at most `maxSize` samples and `eligible` says its shape and data allow it (no
+ * work beyond its samples, nothing to decode). A worker's task crosses threads twice, and
+ * after an idle moment each crossing wakes a sleeping thread: an instant query over a few
+ * hundred series cost more in that hand-over than in its evaluation.
+ */
+export interface InlinePolicy {
+  maxSize: number;
+  eligible: () => boolean;
 }
 
 /**
@@ -53,9 +67,10 @@ export function shardingPolicy(sliceCount: number, workers: number, minSize: num
 }
 
 /**
- * sliceTasks builds a slice's tasks: one over all its data, or, when the policy allows and the
- * slice holds at least `minSize` samples or lines, one per shard over that shard's data. `size`
- * is asked only of a slice that could be split: counting what a slice reaches matches its
+ * sliceTasks builds a slice's tasks: one over all its data (to run inline when `inline` allows
+ * and the slice reads at most its `maxSize`), or, when the policy allows and the slice holds at
+ * least `minSize` samples or lines, one per shard over that shard's data. `size` is asked only
+ * of a slice that could be split or run inline: counting what a slice reaches matches its
  * selectors against the heads' and segments' series.
  */
 export function sliceTasks<D>(
@@ -63,9 +78,13 @@ export function sliceTasks<D>(
   size: () => number,
   dataFor: (shard?: { index: number; count: number }) => D,
   taskFor: (data: D, shard?: SeriesShard) => QueryTask,
+  inline?: InlinePolicy,
 ): SliceTasks {
   const { minSize, shards: count } = policy;
-  const plan = minSize === Infinity || size() < minSize ? undefined : policy.plan();
+  const inlineMax = inline !== undefined && inline.maxSize > 0 && inline.eligible() ? inline.maxSize : -1;
+  const reached = minSize === Infinity && inlineMax < 0 ? undefined : size();
+  if (reached !== undefined && reached <= inlineMax) return { tasks: [taskFor(dataFor())], inline: true };
+  const plan = reached === undefined || reached < minSize ? undefined : policy.plan();
   if (plan === undefined || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
   const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, ...plan }));
   return { tasks, merge: plan.merge };

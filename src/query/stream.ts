@@ -5,6 +5,7 @@ import { whileServing } from '../http/servingSignal.js';
 import { SseStream, type SseEvent, type StreamItem } from '../http/sse.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { EvaluationSlot, WorkerAdmission } from './workerAdmission.js';
+import { armDeadline } from './deadline.js';
 
 /** GateLimit is how many queries an org may run at once, how many may wait, and the settings that say so. */
 export interface GateLimit {
@@ -245,10 +246,10 @@ export class QueryStream {
       this.ensureOpen();
       this.sse.send({ type: 'heartbeat', data: { status: 'waiting' } });
     }, options.heartbeatMs);
-    this.deadline = setTimeout(() => {
+    this.deadline = armDeadline(options.timeoutMs, () => {
       this.abortReason ??= 'deadline';
       this.controller.abort(new ApiError('DEADLINE_EXCEEDED', this.deadlineMessage()));
-    }, options.timeoutMs);
+    });
     options.metrics.openStreams.inc();
     options.metrics.sseBuffers.add(this.sse);
     if (ctx.shutdown.aborted) this.onShutdown();

@@ -113,7 +113,7 @@ describe('Prometheus API: auth, org scoping and status documents', () => {
   });
 
   it('honours the timeout parameter with errorType timeout, 503', async () => {
-    // A microsecond cannot cover a round trip to a worker thread, so the deadline always wins.
+    // A microsecond cannot cover any evaluation, so the deadline always wins.
     const { status, body } = await get(`/query?query=${encodeURIComponent('sum(rate(mine_total[5m]))')}&timeout=0.000001`, { 'x-svc-api-key': srv.key });
     expect(status).toBe(503);
     expect(body).toMatchObject({ status: 'error', errorType: 'timeout' });

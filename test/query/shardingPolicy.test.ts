@@ -62,4 +62,32 @@ describe('series sharding policy', () => {
     expect(sliceTasks(shardingPolicy(1, 2, 100, plan), size, () => ({}), taskFor).tasks).toHaveLength(2);
     expect(sized).toBe(1);
   });
+
+  it('runs a small enough slice inline when its shape and data allow, before any thought of shards', () => {
+    const inline = (eligible: boolean) => ({ maxSize: 500, eligible: () => eligible });
+    const small = sliceTasks(shardingPolicy(1, 2, 100, plan), () => 400, () => ({}), taskFor, inline(true));
+    expect(small.inline).toBe(true);
+    expect(small.tasks).toHaveLength(1);
+    expect(small.merge).toBeUndefined();
+    // Larger than the inline bound: split as before, on the workers.
+    const large = sliceTasks(shardingPolicy(1, 2, 100, plan), () => 501, () => ({}), taskFor, inline(true));
+    expect(large.inline).toBeUndefined();
+    expect(large.tasks).toHaveLength(2);
+    // Not eligible (a range query, a subquery, data in segments): on a worker however small.
+    expect(sliceTasks(shardingPolicy(1, 2, 100, plan), () => 1, () => ({}), taskFor, inline(false)).inline).toBeUndefined();
+    expect(sliceTasks(shardingPolicy(2, 2, 100, plan), () => 1, () => ({}), taskFor, { maxSize: 0, eligible: () => true }).inline).toBeUndefined();
+  });
+
+  it('sizes a slice that cannot be split only to decide whether it runs inline', () => {
+    let sized = 0;
+    const size = () => {
+      sized++;
+      return 10;
+    };
+    sliceTasks(shardingPolicy(2, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 500, eligible: () => false });
+    sliceTasks(shardingPolicy(2, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 0, eligible: () => true });
+    expect(sized).toBe(0);
+    expect(sliceTasks(shardingPolicy(2, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 500, eligible: () => true }).inline).toBe(true);
+    expect(sized).toBe(1);
+  });
 });

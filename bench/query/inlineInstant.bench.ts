@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.js';
+import { KeyAdmin } from '../../src/auth/apiKeys.js';
+import { startService } from '../../src/service.js';
+import type { Labels } from '../../engine/index.js';
+import { announceServing, DiscardLog, serveOrRun, startServingChild, stopServingChildren, threadCpuNs, type ServingChild } from '../harness/servingChild.js';
+
+/**
+ * Small instant queries over recent data (the heads), evaluated on the answering thread
+ * (SVC_QUERY_INLINE_MAX_SAMPLES, the default) against on a worker (0), as a dashboard's stat
+ * panels and an agent's tool calls ask them. Two child servers of this build hold the same hour
+ * of 1,000 counters and 200 histogram buckets in their heads; queries alternate between them
+ * with an idle pause before each, as requests arrive in practice (an idle process has to wake
+ * its threads). Reported per query: median latency, and the CPU the whole process spent
+ * (/proc/<pid>/task/<tid>/schedstat, Linux only), with the ratio inline / worker.
+ *
+ *   node dist/bench/query/inlineInstant.bench.js
+ */
+const COUNTERS = 1_000;
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, Infinity];
+const STEP_MS = 15_000;
+const RUNS = 60;
+const PAUSE_MS = 30;
+const QUERIES = [
+  'vector(1)',
+  'rate(requests_total{instance="host-7"}[5m])',
+  'histogram_quantile(0.99, sum by (le, job) (rate(latency_seconds_bucket[5m])))',
+  'sum by (job) (rate(requests_total[5m]))',
+  'topk(5, rate(requests_total[5m]))',
+  'rate(requests_total[5m])',
+];
+
+/** series is the hour of data both servers hold: rising counters, and cumulative histogram buckets by job. */
+function series(startMs: number, n: number): Array<{ labels: Labels; timestampsMs: Float64Array; values: Float64Array }> {
+  const out = [];
+  const column = (value: (j: number) => number) => {
+    const timestampsMs = new Float64Array(n);
+    const values = new Float64Array(n);
+    for (let j = 0; j < n; j++) {
+      timestampsMs[j] = startMs + j * STEP_MS;
+      values[j] = value(j);
+    }
+    return { timestampsMs, values };
+  };
+  for (let i = 0; i < COUNTERS; i++) {
+    out.push({ labels: { __name__: 'requests_total', job: `job${i % 20}`, instance: `host-${i}` }, ...column((j) => j * ((i % 13) + 1) + (i % 7)) });
+  }
+  for (let job = 0; job < 20; job++) {
+    BUCKETS.forEach((le, b) => {
+      out.push({ labels: { __name__: 'latency_seconds_bucket', job: `job${job}`, le: String(le === Infinity ? '+Inf' : le) }, ...column((j) => j * (b + 1) * (job + 1)) });
+    });
+  }
+  return out;
+}
+
+/** serve runs in the child: stores the hour in the heads (no cut), prints where it listens, and stops when stdin closes. */
+async function serve(inlineMaxSamples: string): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-inline-'));
+  const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_RESULTS_CACHE: 'false', SVC_QUERY_INLINE_MAX_SAMPLES: inlineMaxSamples });
+  const service = await startService(config, { logDestination: new DiscardLog(), announce: () => {} });
+  const [org] = await service.store.listOrgs();
+  const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');
+  const endMs = Math.floor(Date.now() / STEP_MS) * STEP_MS;
+  await service.storage.appendMetrics(org.id, series(endMs - 3_600_000, 3_600_000 / STEP_MS + 1), []);
+  announceServing({ port: service.port, key, endMs }, () => service.stop().then(() => rm(dataDir, { recursive: true, force: true })));
+}
+
+function start(label: string, inlineMaxSamples: string): Promise<ServingChild> {
+  return startServingChild(label, fileURLToPath(import.meta.url), ['--serve', inlineMaxSamples]);
+}
+
+/** processCpuNs is the CPU time every thread of a process has used so far, in nanoseconds. */
+function processCpuNs(pid: number): number {
+  let total = 0;
+  for (const ns of threadCpuNs(pid).values()) total += ns;
+  return total;
+}
+
+/** ask runs one instant query to the end of its answer: its latency and the server's CPU, in ms. */
+async function ask(s: ServingChild, q: string): Promise<{ ms: number; cpuMs: number }> {
+  const before = processCpuNs(s.child.pid!);
+  const t0 = performance.now();
+  const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/metrics/query`, {
+    method: 'POST',
+    body: JSON.stringify({ q, s: String(s.endMs), e: String(s.endMs) }),
+    headers: { 'x-svc-api-key': s.key, 'content-type': 'application/json', accept: 'text/event-stream' },
+  });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  if (res.status !== 200 || !text.includes('"status":"ok"')) throw new Error(`${s.label} ${q}: ${res.status} ${text.slice(-200)}`);
+  return { ms, cpuMs: (processCpuNs(s.child.pid!) - before) / 1e6 };
+}
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1];
+}
+
+/** inlineCount reads how many tasks a server evaluated inline, to show which queries took that path. */
+async function inlineCount(s: ServingChild): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${s.port}/metrics`)).text();
+  return Number(/^sluice_query_tasks_inline_total (\S+)$/m.exec(text)?.[1] ?? 0);
+}
+
+export async function main(): Promise<void> {
+  if (process.platform !== 'linux') {
+    console.log('inlineInstant: reads /proc for CPU time (Linux only); skipped');
+    return;
+  }
+  const servers = [await start('worker', '0'), await start('inline', String(loadConfig({}).queryInlineMaxSamples))];
+  try {
+    for (const s of servers) for (const q of QUERIES) for (let i = 0; i < 20; i++) await ask(s, q); // warm-up: JIT
+    const rows: Record<string, Record<string, string>> = {};
+    for (const q of QUERIES) {
+      const inlineBefore = await inlineCount(servers[1]);
+      const runs = servers.map(() => ({ ms: [] as number[], cpuMs: [] as number[] }));
+      for (let r = 0; r < RUNS; r++) {
+        for (let i = 0; i < servers.length; i++) {
+          await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+          const { ms, cpuMs } = await ask(servers[i], q);
+          runs[i].ms.push(ms);
+          runs[i].cpuMs.push(cpuMs);
+        }
+      }
+      const [worker, inline] = runs.map((r) => ({ ms: median(r.ms), cpuMs: r.cpuMs.reduce((a, b) => a + b, 0) / r.cpuMs.length }));
+      rows[q] = {
+        inline: (await inlineCount(servers[1])) > inlineBefore ? 'yes' : 'no',
+        'worker ms': worker.ms.toFixed(2),
+        'inline ms': inline.ms.toFixed(2),
+        'latency ratio': (inline.ms / worker.ms).toFixed(2),
+        'worker cpu ms': worker.cpuMs.toFixed(2),
+        'inline cpu ms': inline.cpuMs.toFixed(2),
+        'cpu ratio': (inline.cpuMs / worker.cpuMs).toFixed(2),
+      };
+    }
+    console.log(`instant queries over an hour of ${COUNTERS} counters and ${BUCKETS.length * 20} buckets in the heads; ${RUNS} alternated runs each, ${PAUSE_MS} ms idle before each; latency median, CPU mean over the server's threads`);
+    console.table(rows);
+  } finally {
+    stopServingChildren(servers);
+  }
+}
+
+serveOrRun(import.meta.url, serve, main);
