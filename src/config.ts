@@ -47,6 +47,7 @@ export interface Config {
   queryWorkers: number;
   queryShardMinSamples: number;
   queryInlineMaxSamples: number;
+  queryInlineMaxLines: number;
   queryRawTaskRows: number;
   queryMemoryBytes: number;
   resultsCache: boolean;
@@ -441,6 +442,13 @@ export const SETTINGS: AnySetting[] = [
     defaultText: '65536',
     doc: 'A PromQL instant query that reads at most this many samples (the heads\' samples in its ranges, lookback included, counted as for SVC_QUERY_SHARD_MIN_SAMPLES), all of them in the in-memory heads (recent data), and holds no subquery is evaluated on the thread that answers it instead of a worker: handing such a task to a worker and its answer back costs more than evaluating it (mostly two idle threads woken). The default takes a 5-minute rate over about 1,500 series. 0: always on the workers.',
     parse: (raw) => (raw === undefined ? 65_536 : integer('SVC_QUERY_INLINE_MAX_SAMPLES', raw, 0, 1_000_000)),
+  },
+  {
+    env: 'SVC_QUERY_INLINE_MAX_LINES',
+    key: 'queryInlineMaxLines',
+    defaultText: '4096',
+    doc: 'SVC_QUERY_INLINE_MAX_SAMPLES for LogQL metric queries: an instant query that reads at most this many log lines, all of them in the in-memory heads, is evaluated on the thread that answers it. Lines cost more than samples (a pipeline may parse each), hence the lower bound. 0: always on the workers.',
+    parse: (raw) => (raw === undefined ? 4_096 : integer('SVC_QUERY_INLINE_MAX_LINES', raw, 0, 1_000_000)),
   },
   {
     env: 'SVC_QUERY_RAW_TASK_ROWS',

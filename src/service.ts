@@ -393,6 +393,7 @@ function queryComponent(config: Config, deps: QueryDeps): { pool: QueryPool; rou
     delayedNameRemoval: delayedNameRemovalOn(config.promqlFeatures),
     shardMinSamples: config.queryShardMinSamples,
     inlineMaxSamples: config.queryInlineMaxSamples,
+    inlineMaxLines: config.queryInlineMaxLines,
     maxSeries: config.maxSeriesPerQuery,
     rawTaskRows: config.queryRawTaskRows,
     rawTaskBytes: rawTaskBytesFor(config.sseBufferBytes, config.queryWorkers),

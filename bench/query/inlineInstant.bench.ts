@@ -5,14 +5,15 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { startService } from '../../src/service.js';
-import type { Labels } from '../../engine/index.js';
+import type { Labels, LogEntry } from '../../engine/index.js';
 import { announceServing, DiscardLog, serveOrRun, startServingChild, stopServingChildren, threadCpuNs, type ServingChild } from '../harness/servingChild.js';
 
 /**
  * Small instant queries over recent data (the heads), evaluated on the answering thread
- * (SVC_QUERY_INLINE_MAX_SAMPLES, the default) against on a worker (0), as a dashboard's stat
- * panels and an agent's tool calls ask them. Two child servers of this build hold the same hour
- * of 1,000 counters and 200 histogram buckets in their heads; queries alternate between them
+ * (SVC_QUERY_INLINE_MAX_SAMPLES and SVC_QUERY_INLINE_MAX_LINES, the defaults) against on a
+ * worker (both 0), as a dashboard's stat panels and an agent's tool calls ask them. Two child
+ * servers of this build hold the same hour of 1,000 counters, 200 histogram buckets and ten
+ * services' JSON log lines in their heads; queries alternate between them
  * with an idle pause before each, as requests arrive in practice (an idle process has to wake
  * its threads). Reported per query: median latency, and the CPU the whole process spent
  * (/proc/<pid>/task/<tid>/schedstat, Linux only), with the ratio inline / worker.
@@ -24,13 +25,19 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, Infinity];
 const STEP_MS = 15_000;
 const RUNS = 60;
 const PAUSE_MS = 30;
-const QUERIES = [
-  'vector(1)',
-  'rate(requests_total{instance="host-7"}[5m])',
-  'histogram_quantile(0.99, sum by (le, job) (rate(latency_seconds_bucket[5m])))',
-  'sum by (job) (rate(requests_total[5m]))',
-  'topk(5, rate(requests_total[5m]))',
-  'rate(requests_total[5m])',
+/** LOG_SERVICES each write a JSON line every LOG_EVERY_MS: 3,000 lines in 5 minutes over all of them. */
+const LOG_SERVICES = 10;
+const LOG_EVERY_MS = 1_000;
+/** QUERIES are [language, query]: PromQL over the metrics, LogQL over the lines. */
+const QUERIES: Array<['promql' | 'logql', string]> = [
+  ['promql', 'vector(1)'],
+  ['promql', 'rate(requests_total{instance="host-7"}[5m])'],
+  ['promql', 'histogram_quantile(0.99, sum by (le, job) (rate(latency_seconds_bucket[5m])))'],
+  ['promql', 'sum by (job) (rate(requests_total[5m]))'],
+  ['promql', 'topk(5, rate(requests_total[5m]))'],
+  ['promql', 'rate(requests_total[5m])'],
+  ['logql', 'sum by (service_name) (count_over_time({env="bench"} |= "error" [5m]))'],
+  ['logql', 'sum by (route) (count_over_time({env="bench"} | json | status >= 500 [5m]))'],
 ];
 
 /** series is the hour of data both servers hold: rising counters, and cumulative histogram buckets by job. */
@@ -56,20 +63,38 @@ function series(startMs: number, n: number): Array<{ labels: Labels; timestampsM
   return out;
 }
 
+/** logLines are the hour of lines both servers hold: each service's JSON request log. */
+function logLines(startMs: number, endMs: number): LogEntry[] {
+  const out: LogEntry[] = [];
+  for (let t = startMs, n = 0; t <= endMs; t += LOG_EVERY_MS, n++) {
+    for (let s = 0; s < LOG_SERVICES; s++) {
+      const status = n % 17 === s ? 503 : 200;
+      out.push({
+        timestampNs: BigInt(t + s) * 1_000_000n,
+        level: status >= 500 ? 'error' : 'info',
+        tags: { service_name: `svc${s}`, env: 'bench' },
+        message: JSON.stringify({ route: `/r${n % 5}`, status, latency_ms: (n * 7 + s) % 300, msg: status >= 500 ? 'upstream error' : 'ok' }),
+      });
+    }
+  }
+  return out;
+}
+
 /** serve runs in the child: stores the hour in the heads (no cut), prints where it listens, and stops when stdin closes. */
-async function serve(inlineMaxSamples: string): Promise<void> {
+async function serve(inline: string): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sluice-bench-inline-'));
-  const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_RESULTS_CACHE: 'false', SVC_QUERY_INLINE_MAX_SAMPLES: inlineMaxSamples });
+  const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_RESULTS_CACHE: 'false', ...(inline === 'off' ? { SVC_QUERY_INLINE_MAX_SAMPLES: '0', SVC_QUERY_INLINE_MAX_LINES: '0' } : {}) });
   const service = await startService(config, { logDestination: new DiscardLog(), announce: () => {} });
   const [org] = await service.store.listOrgs();
   const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');
   const endMs = Math.floor(Date.now() / STEP_MS) * STEP_MS;
   await service.storage.appendMetrics(org.id, series(endMs - 3_600_000, 3_600_000 / STEP_MS + 1), []);
+  await service.storage.appendLogs(org.id, logLines(endMs - 3_600_000, endMs));
   announceServing({ port: service.port, key, endMs }, () => service.stop().then(() => rm(dataDir, { recursive: true, force: true })));
 }
 
-function start(label: string, inlineMaxSamples: string): Promise<ServingChild> {
-  return startServingChild(label, fileURLToPath(import.meta.url), ['--serve', inlineMaxSamples]);
+function start(label: string, inline: 'on' | 'off'): Promise<ServingChild> {
+  return startServingChild(label, fileURLToPath(import.meta.url), ['--serve', inline]);
 }
 
 /** processCpuNs is the CPU time every thread of a process has used so far, in nanoseconds. */
@@ -80,10 +105,10 @@ function processCpuNs(pid: number): number {
 }
 
 /** ask runs one instant query to the end of its answer: its latency and the server's CPU, in ms. */
-async function ask(s: ServingChild, q: string): Promise<{ ms: number; cpuMs: number }> {
+async function ask(s: ServingChild, [language, q]: [string, string]): Promise<{ ms: number; cpuMs: number }> {
   const before = processCpuNs(s.child.pid!);
   const t0 = performance.now();
-  const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/metrics/query`, {
+  const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/${language === 'logql' ? 'logs' : 'metrics'}/query`, {
     method: 'POST',
     body: JSON.stringify({ q, s: String(s.endMs), e: String(s.endMs) }),
     headers: { 'x-svc-api-key': s.key, 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -110,23 +135,23 @@ export async function main(): Promise<void> {
     console.log('inlineInstant: reads /proc for CPU time (Linux only); skipped');
     return;
   }
-  const servers = [await start('worker', '0'), await start('inline', String(loadConfig({}).queryInlineMaxSamples))];
+  const servers = [await start('worker', 'off'), await start('inline', 'on')];
   try {
     for (const s of servers) for (const q of QUERIES) for (let i = 0; i < 20; i++) await ask(s, q); // warm-up: JIT
     const rows: Record<string, Record<string, string>> = {};
-    for (const q of QUERIES) {
+    for (const query of QUERIES) {
       const inlineBefore = await inlineCount(servers[1]);
       const runs = servers.map(() => ({ ms: [] as number[], cpuMs: [] as number[] }));
       for (let r = 0; r < RUNS; r++) {
         for (let i = 0; i < servers.length; i++) {
           await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-          const { ms, cpuMs } = await ask(servers[i], q);
+          const { ms, cpuMs } = await ask(servers[i], query);
           runs[i].ms.push(ms);
           runs[i].cpuMs.push(cpuMs);
         }
       }
       const [worker, inline] = runs.map((r) => ({ ms: median(r.ms), cpuMs: r.cpuMs.reduce((a, b) => a + b, 0) / r.cpuMs.length }));
-      rows[q] = {
+      rows[query[1]] = {
         inline: (await inlineCount(servers[1])) > inlineBefore ? 'yes' : 'no',
         'worker ms': worker.ms.toFixed(2),
         'inline ms': inline.ms.toFixed(2),
@@ -136,7 +161,7 @@ export async function main(): Promise<void> {
         'cpu ratio': (inline.cpuMs / worker.cpuMs).toFixed(2),
       };
     }
-    console.log(`instant queries over an hour of ${COUNTERS} counters and ${BUCKETS.length * 20} buckets in the heads; ${RUNS} alternated runs each, ${PAUSE_MS} ms idle before each; latency median, CPU mean over the server's threads`);
+    console.log(`instant queries over an hour of ${COUNTERS} counters, ${BUCKETS.length * 20} buckets and ${LOG_SERVICES} services' log lines (one a second each) in the heads; ${RUNS} alternated runs each, ${PAUSE_MS} ms idle before each; latency median, CPU mean over the server's threads`);
     console.table(rows);
   } finally {
     stopServingChildren(servers);

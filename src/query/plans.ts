@@ -59,6 +59,8 @@ export interface PlanDeps {
   shardMinSamples: number;
   /** inlineMaxSamples is the most samples a PromQL slice may read to be evaluated on the answering thread (InlinePolicy); 0 never. */
   inlineMaxSamples: number;
+  /** inlineMaxLines is inlineMaxSamples for LogQL metric queries, in log lines. */
+  inlineMaxLines: number;
   /** memoryBytes is one query's memory budget; it travels with each task to the worker that runs it. */
   memoryBytes: number;
   /**
@@ -234,6 +236,8 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardPlanFor(expr), () => deps.pool.idle);
   const scope = clipLogRanges(logSelectionsFor(expr, window.startMs, window.endMs), deps.oldestMs);
   const evalOptions = { maxSamples: deps.maxSamples, maxSeries: deps.maxSeries };
+  // As for PromQL, instant queries only: a range query's windows overlap.
+  const inlineShape = window.instant === true && deps.inlineMaxLines > 0;
   return {
     slices,
     sortedByLabels: true,
@@ -263,6 +267,7 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
           instant: window.instant,
           valueText: textAsked(deps.valueText, shard),
         }),
+        { maxSize: deps.inlineMaxLines, eligible: () => inlineShape && share.segments.length === 0 },
       );
     },
   };

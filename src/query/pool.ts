@@ -139,7 +139,7 @@ export class QueryPool {
   /**
    * runInline evaluates a task on this thread, at once, for tasks too small to be worth a
    * worker (InlinePolicy in seriesStream.ts): the planner admits only those whose work is about
-   * the samples they read (at most SVC_QUERY_INLINE_MAX_SAMPLES), all in the heads' shared
+   * the samples or lines they read (SVC_QUERY_INLINE_MAX_SAMPLES, _LINES), all in the heads' shared
    * snapshots, so no segment is decoded here and the thread is held for about as long as a
    * hand-over to a worker and back takes. Outcomes are counted with the workers' tasks.
    */

@@ -6,8 +6,8 @@ import { query, readSse } from '../support/sse.js';
 
 /**
  * Small instant queries over the heads are evaluated on the answering thread
- * (SVC_QUERY_INLINE_MAX_SAMPLES): one server does that, a second one (0) sends every task to
- * a worker, and both hold the same data. Answers, their order and their errors must not tell
+ * (SVC_QUERY_INLINE_MAX_SAMPLES, and SVC_QUERY_INLINE_MAX_LINES for LogQL): one server does
+ * that, a second one (both 0) sends every task to a worker, and both hold the same data. Answers, their order and their errors must not tell
  * the two apart; range queries, subqueries, segments and reads over the bound stay on workers.
  */
 
@@ -16,6 +16,8 @@ const END_MS = Math.floor(Date.now() / STEP_MS) * STEP_MS - 60_000;
 const START_MS = END_MS - 3_600_000;
 /** INLINE_MAX is the inline server's bound: its 20 counters' hour (4,820 samples) is past it, 40 minutes and the lookback (3,620) are not. */
 const INLINE_MAX = 4_000;
+/** INLINE_MAX_LINES is its bound for log lines: ten minutes of the three services' lines (60) are past it, five (30) are not. */
+const INLINE_MAX_LINES = 45;
 
 function body(): Uint8Array {
   const timeseries: TimeSeriesInput[] = [];
@@ -40,13 +42,25 @@ function body(): Uint8Array {
   return encodeRemoteWriteBody({ timeseries });
 }
 
+/** logsBody is the same hour as JSON request logs of three services, a line every 30 s each. */
+function logsBody(): string {
+  const streams = ['api', 'auth', 'cart'].map((service, k) => ({
+    stream: { service_name: service, env: 'test' },
+    values: Array.from({ length: 120 }, (_, i): [string, string] => {
+      const status = (i + k) % 7 === 0 ? 503 : 200;
+      return [String(BigInt(END_MS - (119 - i) * 30_000 - k) * 1_000_000n), JSON.stringify({ route: `/r${i % 3}`, status, took_ms: (i * 13 + k) % 250 })];
+    }),
+  }));
+  return JSON.stringify({ streams });
+}
+
 function inlineTasks(srv: TestServer): Promise<number> {
   return metricValue(srv.url, /^sluice_query_tasks_inline_total (\d+)$/m);
 }
 
 /** ask runs a query over the SSE API and gives its result events' data (the `done` event's stats aside) and its status. */
-async function ask(srv: TestServer, q: string, window: { s: number; e: number; step?: number } = { s: END_MS, e: END_MS }): Promise<{ status: number; results: unknown[]; body?: unknown }> {
-  const res = await readSse(await query(srv.url, '/api/v1/metrics/query', srv.key, { q, s: String(window.s), e: String(window.e), ...(window.step ? { step: window.step } : {}) }));
+async function ask(srv: TestServer, q: string, window: { s: number; e: number; step?: number } = { s: END_MS, e: END_MS }, path = '/api/v1/metrics/query'): Promise<{ status: number; results: unknown[]; body?: unknown }> {
+  const res = await readSse(await query(srv.url, path, srv.key, { q, s: String(window.s), e: String(window.e), ...(window.step ? { step: window.step } : {}) }));
   const done = res.events.find((e) => e.type === 'done');
   if (res.status === 200) expect(done?.data.status, `${q}: ${res.raw.slice(-300)}`).toBe('ok');
   return { status: res.status, results: res.events.filter((e) => e.type !== 'done').map((e) => e.data), body: res.body };
@@ -57,10 +71,15 @@ describe('instant queries evaluated inline', () => {
   let workers: TestServer;
 
   beforeAll(async () => {
-    [inline, workers] = await Promise.all([startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: String(INLINE_MAX) }), startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: '0' })]);
+    [inline, workers] = await Promise.all([
+      startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: String(INLINE_MAX), SVC_QUERY_INLINE_MAX_LINES: String(INLINE_MAX_LINES) }),
+      startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: '0', SVC_QUERY_INLINE_MAX_LINES: '0' }),
+    ]);
     for (const srv of [inline, workers]) {
       const res = await fetch(`${srv.url}/api/v1/write`, { method: 'POST', body: body(), headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' } });
       expect(res.status).toBe(204);
+      const push = await fetch(`${srv.url}/loki/api/v1/push`, { method: 'POST', body: logsBody(), headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/json' } });
+      expect(push.status).toBe(204);
     }
   });
   afterAll(async () => {
@@ -90,6 +109,33 @@ describe('instant queries evaluated inline', () => {
       // Counted with the workers' tasks, so the task metrics keep their meaning.
       expect(await tasksCompleted(inline.url), q).toBe(tasksBefore + 1);
       expect(await inlineTasks(workers), q).toBe(workersInline);
+    }
+  });
+
+  it('answers small LogQL instant queries over the heads inline, exactly as a worker does', async () => {
+    for (const q of [
+      'sum by (service_name) (count_over_time({env="test"} [5m]))',
+      'sum by (route) (rate({env="test"} | json | status >= 500 [5m]))',
+      'topk(2, sum by (service_name) (avg_over_time({env="test"} | json | unwrap took_ms [5m])))',
+      'count_over_time({service_name="api"} |= "503" [5m]) > 0',
+    ]) {
+      const before = await inlineTasks(inline);
+      const [here, there] = [await ask(inline, q, undefined, '/api/v1/logs/query'), await ask(workers, q, undefined, '/api/v1/logs/query')];
+      expect(here.status, q).toBe(200);
+      expect(here.results.length, q).toBeGreaterThan(0);
+      expect(here.results, q).toEqual(there.results);
+      expect(await inlineTasks(inline), q).toBe(before + 1);
+    }
+    // Past the bound of lines, or over a range: the workers.
+    for (const [q, window] of [
+      ['sum(count_over_time({env="test"} [10m]))', { s: END_MS, e: END_MS }],
+      ['sum(count_over_time({env="test"} [1m]))', { s: END_MS - 600_000, e: END_MS, step: 60 }],
+    ] as const) {
+      const before = await inlineTasks(inline);
+      const [here, there] = [await ask(inline, q, window, '/api/v1/logs/query'), await ask(workers, q, window, '/api/v1/logs/query')];
+      expect(here.results.length, q).toBeGreaterThan(0);
+      expect(here.results, q).toEqual(there.results);
+      expect(await inlineTasks(inline), q).toBe(before);
     }
   });
 
