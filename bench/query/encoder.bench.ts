@@ -16,7 +16,9 @@ import { taskMedianMs } from '../taskResult.js';
  * with a JSON.stringify each) runs in the same process as the baseline, and each slice brings
  * fresh label objects, as worker answers do. The compact format (series once, points as
  * columns) is measured beside the default on the same answers: points (or rows) per second
- * and bytes. `node dist/bench/query/encoder.bench.js`.
+ * and bytes. The point runs format each value here; one more run takes the answer as a worker
+ * sends it for an event stream (the values' text made there), which is what the answering
+ * thread does. `node dist/bench/query/encoder.bench.js`.
  */
 const ROWS = 20_000;
 /** INSTANT_SERIES is the instant answer's width: the large peer scale's rate of every counter. */
@@ -74,6 +76,17 @@ function consumeFramed(batches: Iterable<FramedEvents>): number {
   return bytes;
 }
 
+/** TEXT_PACKED is a slice as a worker sends it for an event stream: with its values' text (SeriesColumns.valueText). */
+const TEXT_PACKED = packSeries(slice(), { valueText: true });
+
+/**
+ * workerSlice is TEXT_PACKED unpacked as the answering thread receives it, with fresh key
+ * strings each time: the default encoder then copies each value's text instead of formatting it.
+ */
+function workerSlice(): SeriesColumns[] {
+  return unpackSeries({ ...TEXT_PACKED, keys: TEXT_PACKED.keys.map((key) => (' ' + key).slice(1)) });
+}
+
 export async function main(): Promise<void> {
   const pointEvents = SERIES * POINTS;
   const logRows = rows();
@@ -85,6 +98,9 @@ export async function main(): Promise<void> {
     })
     .add('points, new encoder', () => {
       sink += consumeFramed(new SeriesRenderer().pointFrames(slice()));
+    })
+    .add('points with the workers\' text, new encoder', () => {
+      sink += consumeFramed(new SeriesRenderer().pointFrames(workerSlice()));
     })
     .add('instant points, previous encoder', () => {
       sink += consumeEvents(legacyPointEvents(instantAnswer()));
@@ -154,6 +170,10 @@ export async function main(): Promise<void> {
   });
   console.log('compact format with float64 columns (the web UI\'s) against the default');
   console.table(float64Table);
+  const served = rate('points with the workers\' text, new encoder', pointEvents);
+  console.log(
+    `default point events as the answering thread writes them (values' text made by the workers, answer unpacked from their message): ${Math.round(served)} events/s, ${(served / rate('points, new encoder', pointEvents)).toFixed(2)}x the rate formatting the values here`,
+  );
 }
 
 runWhenDirect(import.meta.url, main);
