@@ -107,7 +107,7 @@ export class ServiceMetrics {
     });
     this.inlineTasks = new Counter({
       name: 'sluice_query_tasks_inline_total',
-      help: 'Query slices small enough to be evaluated on the answering thread instead of a worker (SVC_QUERY_INLINE_MAX_SAMPLES); also counted in sluice_query_tasks_total.',
+      help: 'Query slices small enough to be evaluated on the answering thread instead of a worker (SVC_QUERY_INLINE_MAX_SAMPLES, SVC_QUERY_INLINE_MAX_LINES); also counted in sluice_query_tasks_total.',
       registers: [this.registry],
     });
     this.abandonedTasks = new Counter({

@@ -139,9 +139,10 @@ export class QueryPool {
   /**
    * runInline evaluates a task on this thread, at once, for tasks too small to be worth a
    * worker (InlinePolicy in seriesStream.ts): the planner admits only those whose work is about
-   * the samples or lines they read (SVC_QUERY_INLINE_MAX_SAMPLES, _LINES), all in the heads' shared
-   * snapshots, so no segment is decoded here and the thread is held for about as long as a
-   * hand-over to a worker and back takes. Outcomes are counted with the workers' tasks.
+   * the samples or lines they read (SVC_QUERY_INLINE_MAX_SAMPLES, SVC_QUERY_INLINE_MAX_LINES),
+   * all in the heads' shared snapshots, so no segment is decoded here and the thread is held
+   * for about as long as a hand-over to a worker and back takes. Outcomes are counted with the
+   * workers' tasks.
    */
   runInline(task: QueryTask, signal: AbortSignal): TaskResult {
     if (signal.aborted) {
