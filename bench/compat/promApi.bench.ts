@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { Generator } from '../../src/gen/generator.js';
 import { Sender, backfill } from '../../src/gen/sender.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { runWhenDirect } from '../runDirect.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * What Prometheus JSON costs: the same dashboard queries over the same window, once through the
@@ -23,12 +23,6 @@ const QUERIES: Array<{ name: string; q: string; step: number }> = [
   { name: 'p99 latency by service', q: 'histogram_quantile(0.99, sum by (service_name, le) (rate(http_request_duration_seconds_bucket[5m])))', step: 15 },
   { name: 'all request series', q: 'rate(http_requests_total[1m])', step: 60 },
 ];
-
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
 
 /** readAll reads a response to its end and returns its size. */
 async function readAll(res: Response): Promise<number> {
@@ -73,7 +67,7 @@ async function medianMs(once: () => Promise<number>): Promise<{ ms: number; byte
 
 async function serve(dataDir: string): Promise<RunningService> {
   const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_MAX_POINTS_PER_SERIES: '100000' });
-  return startService(config, { logDestination: new Sink(), announce: () => {} });
+  return startService(config, { logDestination: new DiscardLog(), announce: () => {} });
 }
 
 export async function main(): Promise<void> {

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { Generator } from '../../src/gen/generator.js';
@@ -9,6 +8,7 @@ import { Sender, backfill } from '../../src/gen/sender.js';
 import { startService } from '../../src/service.js';
 import { spawn } from 'node:child_process';
 import { runWhenDirect } from '../runDirect.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * Responsiveness under load: while 16 heavy queries stream at once, how long do the probes
@@ -27,12 +27,6 @@ const HEAVY: Array<{ path: string; body: Record<string, unknown> }> = [
   { path: '/api/v1/logs/query', body: { q: '{service_name=~".+"}', s: `now-${HOURS}h`, limit: 100000 } },
   { path: '/api/v1/logs/query', body: { q: 'sum by (level, service_name) (count_over_time({service_name=~".+"}[1m]))', s: `now-${HOURS}h`, step: 15 } },
 ];
-
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
 
 async function drain(url: string, key: string, q: (typeof HEAVY)[number]): Promise<number> {
   const res = await fetch(`${url}${q.path}`, { method: 'POST', body: JSON.stringify(q.body), headers: { 'x-svc-api-key': key, 'content-type': 'application/json' } });
@@ -98,7 +92,7 @@ export async function main(): Promise<void> {
   let server: { url: string; stop: () => Promise<void> } | undefined;
   try {
     const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' });
-    const loader = await startService(config, { logDestination: new Sink(), announce: () => {} });
+    const loader = await startService(config, { logDestination: new DiscardLog(), announce: () => {} });
     const [org] = await loader.store.listOrgs();
     const { key } = await new KeyAdmin(loader.store).createKey(org.id, 'bench');
     const now = Date.now();

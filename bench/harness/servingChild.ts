@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import readline from 'node:readline';
-import { Writable } from 'node:stream';
 import { runWhenDirect } from '../runDirect.js';
 
 /**
@@ -12,12 +11,6 @@ import { runWhenDirect } from '../runDirect.js';
  * until its stdin closes.
  */
 
-/** DiscardLog swallows a service's log lines. */
-export class DiscardLog extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
 
 /** ServingChild is a child serving a benchmark's data, with what it announced (its port, key and data's end). */
 export interface ServingChild {

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Bench } from 'tinybench';
@@ -11,6 +10,7 @@ import { Generator } from '../../src/gen/generator.js';
 import { Sender, backfill } from '../../src/gen/sender.js';
 import { startService } from '../../src/service.js';
 import { runWhenDirect } from '../runDirect.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * The tool gateway's overhead: the same query through the SSE API (read to `done`) and as an
@@ -26,12 +26,6 @@ const QUERIES = [
   { name: 'newest 100 payment lines', q: '{service_name="payments"}', sse: '/api/v1/logs/query', tool: 'query_logs' },
 ];
 
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
-
 async function sseQuery(url: string, key: string, pathName: string, body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${url}${pathName}`, { method: 'POST', body: JSON.stringify(body), headers: { 'x-svc-api-key': key, 'content-type': 'application/json' } });
   if (res.status !== 200) throw new Error(`${pathName}: ${res.status} ${await res.text()}`);
@@ -41,7 +35,7 @@ async function sseQuery(url: string, key: string, pathName: string, body: Record
 export async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-mcp-'));
   const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' });
-  const service = await startService(config, { logDestination: new Sink(), announce: () => {} });
+  const service = await startService(config, { logDestination: new DiscardLog(), announce: () => {} });
   try {
     const [org] = await service.store.listOrgs();
     const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { encodeRemoteWriteBody } from '../../engine/ingest/encode/remoteWrite.js';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
@@ -13,6 +12,7 @@ import { COMPRESSED_PIECE_BYTES, PIECE_BYTES } from '../../src/http/sse.js';
 import { startService } from '../../src/service.js';
 import { runWhenDirect } from '../runDirect.js';
 import { taskMeanMs } from '../taskResult.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * A many-series query stream over loopback with and without compression: a real server and a
@@ -28,12 +28,6 @@ const SERIES = Number(process.env.BENCH_SERIES ?? 1_000);
 const HOUR_MS = 3_600_000;
 const ROUNDS = 3;
 const SMALL_ROUNDS = 100;
-
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
 
 function run(url: string, key: string, body: unknown, encoding: string | undefined): Promise<{ ms: number; wireBytes: number; textBytes: number }> {
   const started = performance.now();
@@ -83,7 +77,7 @@ function compactEventsText(chars: number): string {
 export async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'sluice-compression-bench-'));
   const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' });
-  const service = await startService(config, { logDestination: new Sink(), announce: () => {} });
+  const service = await startService(config, { logDestination: new DiscardLog(), announce: () => {} });
   try {
     const [org] = await service.store.listOrgs();
     const { key } = await new KeyAdmin(service.store).createKey(org.id, 'bench');

@@ -6,7 +6,8 @@ import { loadConfig } from '../../src/config.js';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { startService } from '../../src/service.js';
 import type { Labels, LogEntry } from '../../engine/index.js';
-import { announceServing, DiscardLog, serveOrRun, startServingChild, stopServingChildren, threadCpuNs, type ServingChild } from '../harness/servingChild.js';
+import { announceServing, serveOrRun, startServingChild, stopServingChildren, threadCpuNs, type ServingChild } from '../harness/servingChild.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * Small instant queries over recent data (the heads), evaluated on the answering thread

@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { Generator } from '../../src/gen/generator.js';
 import { Sender, backfill } from '../../src/gen/sender.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { runWhenDirect } from '../runDirect.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * The query macro benchmark: a real server on loopback over six hours of the demo world,
@@ -26,12 +26,6 @@ const QUERIES: Array<{ name: string; path: string; body: Record<string, unknown>
   { name: 'newest 100 lines', path: '/api/v1/logs/query', body: { q: '{service_name=~".+"}', s: `now-${HOURS}h`, limit: 100, reverse: true } },
   { name: 'raw logs, all (events/s)', path: '/api/v1/logs/query', body: { q: '{service_name=~".+"}', s: `now-${HOURS}h`, limit: 100000 } },
 ];
-
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
 
 async function measure(url: string, key: string, q: (typeof QUERIES)[number]): Promise<{ firstMs: number; totalMs: number; events: number; bytes: number }> {
   const started = performance.now();
@@ -58,7 +52,7 @@ async function measure(url: string, key: string, q: (typeof QUERIES)[number]): P
 
 async function serve(dataDir: string, workers: number): Promise<RunningService> {
   const config = loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_QUERY_WORKERS: String(workers), SVC_MAX_POINTS_PER_SERIES: '100000', SVC_HTTP_COMPRESSION: process.env.SVC_HTTP_COMPRESSION ?? 'true' });
-  return startService(config, { logDestination: new Sink(), announce: () => {} });
+  return startService(config, { logDestination: new DiscardLog(), announce: () => {} });
 }
 
 export async function main(): Promise<void> {

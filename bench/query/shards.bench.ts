@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { runWhenDirect } from '../runDirect.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * Series sharding: queries with a single step over many series cannot be cut into time
@@ -43,12 +43,6 @@ const QUERIES = [
 const HISTOGRAM_INSTANCES = 1_000;
 const BUCKET_BOUNDS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '+Inf'];
 
-class Sink extends Writable {
-  override _write(_c: Buffer, _e: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
-
 async function serve(dataDir: string, shardMinSamples: number): Promise<RunningService> {
   const config = loadConfig({
     SVC_PORT: '0',
@@ -58,7 +52,7 @@ async function serve(dataDir: string, shardMinSamples: number): Promise<RunningS
     SVC_QUERY_SHARD_MIN_SAMPLES: String(shardMinSamples),
     SVC_MAX_SERIES_PER_ORG: String(SERIES * 2 + HISTOGRAM_INSTANCES * BUCKET_BOUNDS.length),
   });
-  return startService(config, { logDestination: new Sink(), announce: () => {} });
+  return startService(config, { logDestination: new DiscardLog(), announce: () => {} });
 }
 
 async function timeQuery(url: string, key: string, query: (typeof QUERIES)[number], atMs: number): Promise<number> {

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { KeyAdmin } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
@@ -11,6 +10,7 @@ import { Generator } from '../../src/gen/generator.js';
 import { backfill, Sender } from '../../src/gen/sender.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { mainThreadBreakdown, type Breakdown } from './mainThread.js';
+import { DiscardLog } from '../harness/discardLog.js';
 
 /**
  * How long the demo dashboard (14 panels over 6 h) takes to draw in Chromium, from navigation
@@ -66,13 +66,6 @@ interface Variant {
   webDir: string | undefined;
 }
 
-/** Quiet is a log sink: the benchmark prints only its figures. */
-class Quiet extends Writable {
-  override _write(_chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    done();
-  }
-}
-
 /**
  * LONG_TASKS is injected before the app runs, so long tasks from the very start are summed. It
  * also counts the charts built: uPlot puts its root element into the chart's host, which is on
@@ -116,7 +109,7 @@ const ALL_DRAWN = `performance.getEntriesByName('dashboard-loaded').length > 0 &
   performance.getEntriesByType('mark').filter((m) => m.name.startsWith('panel-drawn:')).length >= document.querySelectorAll('.panel').length`;
 
 async function provision(dataDir: string): Promise<{ orgId: string; key: string }> {
-  const service = await startService(loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' }), { logDestination: new Quiet(), announce: () => undefined });
+  const service = await startService(loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' }), { logDestination: new DiscardLog(), announce: () => undefined });
   try {
     const admin = new KeyAdmin(service.store);
     const org = await admin.createOrg('bench-web');
@@ -133,7 +126,7 @@ async function provision(dataDir: string): Promise<{ orgId: string; key: string 
 
 async function withService<T>(dataDir: string, webDir: string | undefined, body: (url: string) => Promise<T>): Promise<T> {
   const service: RunningService = await startService(loadConfig({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn' }), {
-    logDestination: new Quiet(),
+    logDestination: new DiscardLog(),
     announce: () => undefined,
     webDir,
   });
