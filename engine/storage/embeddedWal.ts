@@ -23,14 +23,14 @@ export class EmbeddedWal {
    * open opens the log under `<dir>/wal` from the catalog's checkpoint: files below it are
    * covered by segments (a crash before they were deleted leaves them behind) and are deleted
    * now. It answers the state (its checkpoint moved if the log lost its newer files) and the
-   * records replay must put back into the heads.
+   * records replay must put back into the heads, read one file at a time as replay takes them.
    */
   static async open(
     options: { dir: string; walSegmentBytes?: number },
     loaded: CatalogState,
     catalogStore: CatalogStore,
     emit: EventSink,
-  ): Promise<{ wal: EmbeddedWal; state: CatalogState; records: Uint8Array[] }> {
+  ): Promise<{ wal: EmbeddedWal; state: CatalogState; records: AsyncIterable<Uint8Array> }> {
     let state = loaded;
     const { wal, records } = await Wal.open(
       {

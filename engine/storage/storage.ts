@@ -41,7 +41,7 @@ import {
   type StreamLimitOutcome,
 } from './storageOptions.js';
 import type { StorageEvent } from './storageEvent.js';
-import { decodeWalEntry, encodeWalEntry, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
+import { decodeWalEntry, encodeWalEntry, forgetLastDecoded, type MetricMetadataRecord, type WalEntry } from './walCodec.js';
 import type { WriteLog } from './writeLog.js';
 
 export type { StorageEvent } from './storageEvent.js';
@@ -134,13 +134,20 @@ export class Storage {
     }
     storage.heads.loadMetadata(state);
     let replayed = 0;
-    for (const payload of records) {
-      try {
-        storage.applyEntry(decodeWalEntry(payload));
-        replayed++;
-      } catch (err) {
-        emit({ level: 'error', message: 'skipping undecodable WAL record', fields: { error: String(err) } });
+    try {
+      for await (const payload of records) {
+        try {
+          storage.applyEntry(decodeWalEntry(payload));
+          replayed++;
+        } catch (err) {
+          emit({ level: 'error', message: 'skipping undecodable WAL record', fields: { error: String(err) } });
+        }
       }
+    } catch (err) {
+      await wal.close();
+      throw err;
+    } finally {
+      forgetLastDecoded();
     }
     if (replayed > 0) emit({ level: 'info', message: 'replayed write-ahead log', fields: { records: replayed, fromFile: state.walCheckpoint } });
     storage.maintenance.start();

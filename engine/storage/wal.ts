@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
  * concurrent writers share a single write + fdatasync (group commit) instead of each paying
  * for their own.
  *
- * On open, every file is checked frame by frame. A torn tail (a crash mid-write) is cut off;
+ * On replay, every file is checked frame by frame. A torn tail (a crash mid-write) is cut off;
  * a corrupt frame in an older file drops the rest of that file only. Either way the problem is
  * reported through `onCorruption` and start-up goes on with everything that is intact.
  */
@@ -87,34 +87,23 @@ export class Wal {
   }
 
   /**
-   * open repairs the directory's files and returns the log ready for appends, together with
-   * the intact records of files numbered `fromIndex` and later, in order, for replay.
+   * open starts the log on a fresh file and returns it with the records of files numbered
+   * `fromIndex` and later, in order, for replay. The records are read one file at a time as
+   * replay asks for them, each file checked and repaired as it is read, so start-up holds one
+   * file in memory rather than the whole log (files of 64 MiB by default; a log hours behind
+   * its segments can be many). Files below `fromIndex` are covered by segments and not read.
    */
-  static async open(options: WalOptions, fromIndex = 0): Promise<{ wal: Wal; records: Buffer[] }> {
+  static async open(options: WalOptions, fromIndex = 0): Promise<{ wal: Wal; records: AsyncIterable<Buffer> }> {
     const wal = new Wal(options);
     await fs.mkdir(options.dir, { recursive: true });
     const indexes = (await fs.readdir(options.dir))
       .map(fileIndex)
       .filter((i): i is number => i !== undefined)
       .sort((a, b) => a - b);
-    const records: Buffer[] = [];
-    for (const index of indexes) {
-      const file = path.join(options.dir, fileName(index));
-      const data = await fs.readFile(file);
-      const scan = scanFile(data);
-      if (scan.reason !== undefined && !(scan.reason === 'empty file' && data.length === 0)) {
-        options.onCorruption?.({ file, offset: scan.validBytes, droppedBytes: data.length - scan.validBytes, reason: scan.reason });
-      }
-      if (scan.validBytes < data.length || data.length === 0) {
-        if (scan.validBytes < MAGIC.length) await fs.rm(file);
-        else await fs.truncate(file, scan.validBytes);
-      }
-      if (index >= fromIndex) for (const r of scan.records) records.push(r);
-    }
-    // Appends always go to a fresh file: never write after bytes that were just repaired.
+    // Appends always go to a fresh file: never write after bytes that may need repair.
     wal.currentIndex = (indexes.length > 0 ? indexes[indexes.length - 1] : 0) + 1;
     await wal.openCurrent();
-    return { wal, records };
+    return { wal, records: readFiles(options, indexes.filter((i) => i >= fromIndex)) };
   }
 
   /** index is the number of the file appends currently go to. */
@@ -196,6 +185,27 @@ export class Wal {
     await this.flushing;
     await this.handle?.close();
     this.handle = undefined;
+  }
+}
+
+/**
+ * readFiles yields the intact records of the given files in order, reading each file only when
+ * the previous one's records are consumed. A damaged file is reported and cut back to its
+ * intact prefix (or removed when not even its header is intact) before its records are given.
+ */
+async function* readFiles(options: WalOptions, indexes: number[]): AsyncGenerator<Buffer> {
+  for (const index of indexes) {
+    const file = path.join(options.dir, fileName(index));
+    const data = await fs.readFile(file);
+    const scan = scanFile(data);
+    if (scan.reason !== undefined && !(scan.reason === 'empty file' && data.length === 0)) {
+      options.onCorruption?.({ file, offset: scan.validBytes, droppedBytes: data.length - scan.validBytes, reason: scan.reason });
+    }
+    if (scan.validBytes < data.length || data.length === 0) {
+      if (scan.validBytes < MAGIC.length) await fs.rm(file);
+      else await fs.truncate(file, scan.validBytes);
+    }
+    yield* scan.records;
   }
 }
 

@@ -187,6 +187,19 @@ interface PackedMetrics {
   d: MetricMetadataRecord[];
 }
 
+/** NIL is a record of msgpack's nil alone. */
+const NIL = new Uint8Array([0xc0]);
+
+/**
+ * forgetLastDecoded makes the decoder let go of the last bytes it read. msgpackr keeps the
+ * buffer it last decoded (and a view over that buffer's whole ArrayBuffer) in module state
+ * until its next read; after replay that is a whole WAL file, tens of MiB, which would then be
+ * held for as long as nothing else is decoded (on a metrics-only server, for good).
+ */
+export function forgetLastDecoded(): void {
+  packr.unpack(NIL);
+}
+
 export function decodeWalEntry(payload: Uint8Array): WalEntry {
   const value = packr.unpack(payload) as PackedLogs | PackedMetrics | PackedMetricColumns | PackedExemplars;
   if (value.k === 'M') return { kind: 'metrics', org: value.o, series: unpackMetrics(value), metadata: value.d };
