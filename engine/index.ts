@@ -63,7 +63,7 @@ export type { DecodeResult, DiscardCounts, DiscardReason, IngestLimits, RemoteWr
 export { runTask, configureWorkerCaches, mixedAggregationWarning, type QueryTask, type TaskResult, type QueryTaskOutput, type TaskFailure } from './query/tasks.js';
 export { packSeries, packedSeriesBytes, unpackSeries, transferablesOf, VALUE_TEXT_MIN_POINTS, type PackedSeries } from './query/packing.js';
 export { gatherSeries } from './query/gather.js';
-export { selectionsFor, refersToQueryWindow, hasSubquery, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
+export { selectionsFor, refersToQueryWindow, costsAboutItsSamples, resultsCacheable, dataReach, planSlices, type Selection } from './query/promqlPlan.js';
 export { sortByLabels } from './promql/eval/labelset.js';
 export { bucketQuantile, type Buckets } from './promql/eval/classicHistogram.js';
 export { formatLabels, inNameOrder, labelsKey } from './storage/labels.js';
@@ -72,7 +72,7 @@ export { emptyPointColumns, KeyedSeries, labelSetKey, pointColumnsOf, pointCount
 export { taskTransferables, type LogQLRangeTask, type LogQLRawTask, type LogRowsOutput } from './query/tasks.js';
 export { isSegmentTask, runSegmentTask, type EncodeLogSegmentTask, type EncodeMetricSegmentTask, type MergeSegmentsTask, type SegmentTask } from './query/segmentTasks.js';
 export { packedRowsBytes, unpackRows, withLine, type PackedRows, type RawRow } from './query/rowPacking.js';
-export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logTimeParts, logShareSize, reachedSamples, reachedLines, type MetricTaskData, type LogTaskData } from './query/taskData.js';
+export { shareMetrics, shareLogs, gatherMetricShare, metricTaskData, shareSize, gatherLogShare, logTaskData, logTimeParts, logShareSize, reachedSamples, reachedLines, headEvaluationCost, type MetricTaskData, type LogTaskData } from './query/taskData.js';
 export type { TimePart } from './storage/partition.js';
 export { shardMergeFor, shardPlanFor, shardKeyFor, finishPlanFor, logShardMergeFor, logShardPlanFor, mergeShards, topAggregation, type ShardKey, type ShardMerge, type ShardOutput, type ShardPlan, type SeriesShard, type SelectionMerge } from './query/shards.js';
 export { finishLogShards, finishShards } from './query/shardFinish.js';

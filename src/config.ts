@@ -440,7 +440,7 @@ export const SETTINGS: AnySetting[] = [
     env: 'SVC_QUERY_INLINE_MAX_SAMPLES',
     key: 'queryInlineMaxSamples',
     defaultText: '65536',
-    doc: 'A PromQL instant query that reads at most this many samples (the heads\' samples in its ranges, lookback included, counted as for SVC_QUERY_SHARD_MIN_SAMPLES), all of them in the in-memory heads (recent data), and holds no subquery is evaluated on the thread that answers it instead of a worker: handing such a task to a worker and its answer back costs more than evaluating it (mostly two idle threads woken). The default takes a 5-minute rate over about 1,500 series. 0: always on the workers.',
+    doc: 'A PromQL query evaluated as one time slice whose cost is at most this, all of its data in the in-memory heads (recent data), is evaluated on the thread that answers it instead of a worker: handing such a task to a worker and its answer back costs more than evaluating it (mostly two idle threads woken). The cost is the heads\' samples in its ranges (lookback included, counted as for SVC_QUERY_SHARD_MIN_SAMPLES) plus one per series and step; a query with a subquery or double_exponential_smoothing (whose work its samples do not tell) always goes to a worker. The default takes an instant 5-minute rate over about 1,500 series, or a 1-hour panel of such a rate at a 15 s step over about 120 series. 0: always on the workers.',
     parse: (raw) => (raw === undefined ? 65_536 : integer('SVC_QUERY_INLINE_MAX_SAMPLES', raw, 0, 1_000_000)),
   },
   {

@@ -99,6 +99,13 @@ export interface FunctionDef {
    * every slice and of the results cache's key.
    */
   readonly readsQueryWindow: boolean;
+  /**
+   * rescansWindows: the range function is computed afresh over each step's window, with no
+   * state slid from the one before, so a range query costs about its samples times the windows
+   * each lies in rather than its samples (double_exponential_smoothing: its recurrence restarts
+   * at every window's first sample). Every other window kernel slides.
+   */
+  readonly rescansWindows: boolean;
 }
 
 /**
@@ -116,6 +123,7 @@ interface FunctionRow {
   readonly shard?: SeriesSharding;
   readonly readsEvaluationTime?: true;
   readonly readsQueryWindow?: true;
+  readonly rescansWindows?: true;
 }
 
 const S: ValueType = 'scalar';
@@ -159,7 +167,7 @@ const FUNCTION_ROWS: readonly FunctionRow[] = [
   { name: 'deg', args: [V], returns: V, kernel: wholeCall(elementwise(degrees)), shard: 'perSeries' },
   { name: 'delta', args: [M], returns: V, kernel: overWindows(deltaKernel), shard: 'perSeries' },
   { name: 'deriv', args: [M], returns: V, kernel: overWindows(derivKernel), shard: 'perSeries' },
-  { name: 'double_exponential_smoothing', args: [M, S, S], returns: V, experimental: true, kernel: overWindows(doubleExponentialSmoothingKernel), shard: 'perSeries' },
+  { name: 'double_exponential_smoothing', args: [M, S, S], returns: V, experimental: true, kernel: overWindows(doubleExponentialSmoothingKernel), shard: 'perSeries', rescansWindows: true },
   { name: 'end', args: [], returns: S, experimental: true, kernel: wholeCall(queryScalar((ctx) => ctx.queryEndMs / 1000)), readsEvaluationTime: true, readsQueryWindow: true },
   { name: 'exp', args: [V], returns: V, kernel: wholeCall(elementwise(Math.exp)), shard: 'perSeries' },
   { name: 'first_over_time', args: [M], returns: V, kernel: overWindows(firstOverTimeKernel, { keepsName: true }) },
@@ -243,6 +251,7 @@ function toFunctionDef(row: FunctionRow): FunctionDef {
     shard: row.shard ?? null,
     readsEvaluationTime: row.readsEvaluationTime === true,
     readsQueryWindow: row.readsQueryWindow === true,
+    rescansWindows: row.rescansWindows === true,
   });
 }
 

@@ -123,11 +123,14 @@ export function refersToQueryWindow(expr: Expr): boolean {
 }
 
 /**
- * hasSubquery tells whether the query holds a subquery, whose inner expression is evaluated at
- * every one of its steps: what such a query costs is not told by the samples it reads.
+ * costsAboutItsSamples tells whether evaluating the query costs about the samples it reads plus
+ * a visit per series and step: no subquery (its inner expression runs at each of its own steps)
+ * and no range function that rescans each window (FunctionDef.rescansWindows). Every other
+ * window kernel slides from one step's window to the next, so overlapping windows do not
+ * multiply the work.
  */
-export function hasSubquery(expr: Expr): boolean {
-  return someNode(expr, (node) => node.type === 'SubqueryExpr');
+export function costsAboutItsSamples(expr: Expr): boolean {
+  return !someNode(expr, (node) => node.type === 'SubqueryExpr' || (node.type === 'Call' && node.func.rescansWindows));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Labels } from '../storage/labels.js';
 import { compileMatchers, matchesAll, type LabelMatcher } from '../storage/matchers.js';
 import type { FloatHistogram } from '../histogram/floatHistogram.js';
 import { chunkHistograms, unpackChunkLabels, type SharedMetricChunk } from '../storage/metricChunk.js';
-import type { LabelSetVisitor } from '../storage/metricHead.js';
+import type { LabelSetVisitor, Reach } from '../storage/metricHead.js';
 import type { SeriesColumns } from '../storage/seriesColumns.js';
 import type { MetricHeadSnapshot } from '../storage/metricHeadSnapshots.js';
 import type { SeriesPartition } from '../storage/partition.js';
@@ -91,9 +91,18 @@ export class SnapshotMetricReader {
 
   /** countSamples is MetricHead.countSamples, on the worker (where it is not on any hot path). */
   countSamples(selections: ReadonlyArray<{ matchers: readonly LabelMatcher[]; minMs: number; maxMs: number }>): number {
-    let n = 0;
-    for (const s of gatherSeries(this, selections.map((s) => ({ ...s, matchers: [...s.matchers] })))) n += s.timestampsMs.length;
-    return n;
+    return this.countReach(selections).samples;
+  }
+
+  /** countReach is MetricHead.countReach, on the worker. */
+  countReach(selections: ReadonlyArray<{ matchers: readonly LabelMatcher[]; minMs: number; maxMs: number }>): Reach {
+    let samples = 0;
+    let series = 0;
+    for (const s of gatherSeries(this, selections.map((s) => ({ ...s, matchers: [...s.matchers] })))) {
+      samples += s.timestampsMs.length;
+      if (s.timestampsMs.length > 0) series++;
+    }
+    return { samples, series };
   }
 
   select(matchers: readonly LabelMatcher[], minMs: number, maxMs: number): SeriesColumns[] {

@@ -43,6 +43,8 @@ export interface MetricShare {
   segments: SharedSegment[];
   /** headSamples counts the head samples the selections reach (worked out on call). */
   headSamples(): number;
+  /** headSeries counts the head series those samples are in (worked out on call, with headSamples). */
+  headSeries(): number;
   /** segmentSamples estimates the segment samples the selections reach (worked out on call). */
   segmentSamples(): number;
   snapshots(): MetricHeadSnapshot[];
@@ -50,9 +52,9 @@ export interface MetricShare {
 
 /** gatherMetricShare collects what a metric task over `selections` reads from one org's view; no sample is copied. */
 export function gatherMetricShare(view: OrgMetricView, selections: readonly Selection[]): MetricShare {
-  const { segments, headSamples, segmentSamples, snapshots } = view.share(selections);
+  const { segments, headSamples, headSeries, segmentSamples, snapshots } = view.share(selections);
   let taken: MetricHeadSnapshot[] | undefined;
-  return { segments, headSamples, segmentSamples, snapshots: () => (taken ??= snapshots()) };
+  return { segments, headSamples, headSeries, segmentSamples, snapshots: () => (taken ??= snapshots()) };
 }
 
 /**
@@ -120,6 +122,17 @@ export function gatherLogShare(view: OrgLogView, selections: readonly LogSelecti
  */
 export function reachedSamples(share: MetricShare): number {
   return share.headSamples() + share.segmentSamples();
+}
+
+/**
+ * headEvaluationCost estimates what evaluating a share's head data over `steps` steps costs, in
+ * sample visits: each sample read once (window kernels slide from step to step; see
+ * costsAboutItsSamples for the queries where that holds) and each series visited once per step
+ * (its window found, a value written). It sizes a slice for evaluation on the answering thread,
+ * which is only considered for a share without segments.
+ */
+export function headEvaluationCost(share: MetricShare, steps: number): number {
+  return share.headSamples() + steps * share.headSeries();
 }
 
 /** reachedLines is reachedSamples for log slices. */

@@ -10,6 +10,12 @@ import type { SeriesRun } from './metricChunk.js';
 import { METRIC_CHUNK_SAMPLES, MetricHeadSnapshots, type MetricHeadSnapshot } from './metricHeadSnapshots.js';
 import { STALE_HI, STALE_LO, bitsOf, isStale } from './staleness.js';
 
+/** Reach is what a read reaches: its samples and the series they are in. */
+export interface Reach {
+  samples: number;
+  series: number;
+}
+
 
 /**
  * MetricQuerier is how the PromQL engine reads samples: select series by matchers over a time
@@ -315,6 +321,11 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
    * once, without copying any: it sizes a query's share of the head.
    */
   countSamples(selections: ReadonlyArray<{ matchers: readonly LabelMatcher[]; minMs: number; maxMs: number }>): number {
+    return this.countReach(selections).samples;
+  }
+
+  /** countReach is countSamples with the number of series those samples are in. */
+  countReach(selections: ReadonlyArray<{ matchers: readonly LabelMatcher[]; minMs: number; maxMs: number }>): Reach {
     const windows = new Map<HeadSeries, Array<[number, number]>>();
     for (const sel of selections) {
       for (const s of this.matching(sel.matchers)) {
@@ -323,22 +334,25 @@ export class MetricHead implements MetricQuerier, SeriesLabelReader {
         else windows.set(s, [[sel.minMs, sel.maxMs]]);
       }
     }
-    let n = 0;
+    let samples = 0;
+    let series = 0;
     for (const [s, list] of windows) {
       s.normalize();
       const ts = s.timestamps.view();
       list.sort((a, b) => a[0] - b[0]);
       let [lo, hi] = list[0];
+      const before = samples;
       for (let i = 1; i <= list.length; i++) {
         if (i < list.length && list[i][0] <= hi) {
           hi = Math.max(hi, list[i][1]);
           continue;
         }
-        n += Math.max(0, upperBound(ts, hi) - lowerBound(ts, lo));
+        samples += Math.max(0, upperBound(ts, hi) - lowerBound(ts, lo));
         if (i < list.length) [lo, hi] = list[i];
       }
+      if (samples > before) series++;
     }
-    return n;
+    return { samples, series };
   }
 
   /**

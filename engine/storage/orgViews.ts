@@ -8,7 +8,7 @@ import type { LineMatch, LineMatchOf } from './lineMatch.js';
 import { isLineScanner, scanStreams, type AsciiLineVisitor, type LineVisitor, type LogLineScanner } from './logLineScan.js';
 import { compileMatchers, type CompiledMatcher, type LabelMatcher } from './matchers.js';
 import type { LogSegmentReader } from './logSegment.js';
-import type { LabelSetVisitor, MetricHead, MetricQuerier, SeriesLabelReader } from './metricHead.js';
+import type { LabelSetVisitor, MetricHead, MetricQuerier, Reach, SeriesLabelReader } from './metricHead.js';
 import type { SeriesColumns } from './seriesColumns.js';
 import { selectorKey, type MetricSegmentReader } from './metricSegment.js';
 import type { SeriesPartition, TimePart } from './partition.js';
@@ -22,7 +22,7 @@ import type { SharedSegment } from './sharedSegments.js';
  * the heads. It can also answer a snapshot of itself in shared memory, which is how metric
  * heads travel to workers (see metricHeadSnapshots.ts), and count samples without copying them.
  */
-export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet' | 'snapshot' | 'countSamples'>;
+export type MetricSource = Pick<MetricHead, 'seriesCount' | 'select' | 'forEachLabelSet' | 'snapshot' | 'countReach'>;
 /**
  * LogSource is the log counterpart of MetricSource; it can also answer a snapshot of itself
  * in shared memory, which is how log heads travel to workers (see logHeadSnapshots.ts).
@@ -67,6 +67,8 @@ export interface Shareable<V> {
 export interface MetricShareable extends Shareable<OrgMetricView> {
   snapshots(): MetricHeadSnapshot[];
   headSamples(): number;
+  /** headSeries counts the head series those samples are in (a series in two heads twice). */
+  headSeries(): number;
   segmentSamples(): number;
 }
 
@@ -235,11 +237,18 @@ export class OrgMetricView implements MetricQuerier, SeriesLabelReader {
       return o;
     }, this.failures);
     const live = heads.filter((h) => h.seriesCount > 0);
+    let reach: Reach | undefined;
+    const headReach = (): Reach =>
+      (reach ??= live.reduce<Reach>((sum, h) => {
+        const r = h.countReach(ranges);
+        return { samples: sum.samples + r.samples, series: sum.series + r.series };
+      }, { samples: 0, series: 0 }));
     return {
       segments: shared,
       heads: new OrgMetricView(() => ({ segments: [], heads }), this.readers),
       snapshots: () => live.map((h) => h.snapshot()),
-      headSamples: () => live.reduce((n, h) => n + h.countSamples(ranges), 0),
+      headSamples: () => headReach().samples,
+      headSeries: () => headReach().series,
       segmentSamples: () => segmentSamplesReached(opened, ranges),
     };
   }

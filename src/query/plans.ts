@@ -15,8 +15,9 @@ import {
   planSlices,
   reachedLines,
   reachedSamples,
+  headEvaluationCost,
   refersToQueryWindow,
-  hasSubquery,
+  costsAboutItsSamples,
   selectionsFor,
   shardPlanFor,
   finishShards,
@@ -177,10 +178,10 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const scope = clipMetricSelections(selectionsFor(expr, window.startMs, window.endMs, planCtx), deps.oldestMs);
   const top = topAggregation(expr);
   const evalOptions = { maxSamples: deps.maxSamples, delayedNameRemoval: deps.delayedNameRemoval === true };
-  // Inline only what costs about the samples it reads: an instant query (a range query's
-  // windows overlap, and a function over them, quantile_over_time say, may read each sample at
-  // every step) without a subquery (its inner expression runs at each of its steps).
-  const inlineShape = window.instant === true && deps.inlineMaxSamples > 0 && !hasSubquery(expr);
+  // Inline only a query in one slice (slices are for spreading a query over the workers) whose
+  // cost its samples and steps tell (costsAboutItsSamples: no subquery, no function that
+  // rescans each window).
+  const inlineShape = slices.length === 1 && deps.inlineMaxSamples > 0 && costsAboutItsSamples(expr);
   return {
     slices,
     sortedByLabels: true,
@@ -220,7 +221,11 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
           sampleText: textAsked(deps.sampleText, shard),
         }),
         // Segments are decoded only on the workers, whose caches keep them.
-        { maxSize: deps.inlineMaxSamples, eligible: () => inlineShape && share.segments.length === 0 },
+        {
+          maxSize: deps.inlineMaxSamples,
+          eligible: () => inlineShape && share.segments.length === 0,
+          cost: () => headEvaluationCost(share, window.instant === true ? 1 : Math.floor((slice.endMs - slice.startMs) / window.stepMs) + 1),
+        },
       );
     },
   };
@@ -236,7 +241,9 @@ export function logSeriesPlan(deps: LogPlanDeps, org: string, q: string, expr: L
   const sharding = shardingPolicy(slices.length, deps.pool.threads, deps.shardMinSamples, () => logShardPlanFor(expr), () => deps.pool.idle);
   const scope = clipLogRanges(logSelectionsFor(expr, window.startMs, window.endMs), deps.oldestMs);
   const evalOptions = { maxSamples: deps.maxSamples, maxSeries: deps.maxSeries };
-  // As for PromQL, instant queries only: a range query's windows overlap.
+  // Instant queries only: unlike PromQL's window kernels, LogQL's range aggregations have not
+  // all been shown to slide from one step's window to the next, so a range query's lines do not
+  // bound its cost.
   const inlineShape = window.instant === true && deps.inlineMaxLines > 0;
   return {
     slices,

@@ -21,14 +21,15 @@ export interface SliceTasks {
 
 /**
  * InlinePolicy is when a slice's task is evaluated on the answering thread instead of a worker:
- * when it reads at most `maxSize` samples and `eligible` says its shape and data allow it (no
- * work beyond its samples, nothing to decode). A worker's task crosses threads twice, and
- * after an idle moment each crossing wakes a sleeping thread: an instant query over a few
- * hundred series cost more in that hand-over than in its evaluation.
+ * when `eligible` says its shape and data allow it (a cost its samples tell, nothing to decode)
+ * and its `cost` (the slice's size unless given) is at most `maxSize`. A worker's task crosses
+ * threads twice, and after an idle moment each crossing wakes a sleeping thread: an instant
+ * query over a few hundred series cost more in that hand-over than in its evaluation.
  */
 export interface InlinePolicy {
   maxSize: number;
   eligible: () => boolean;
+  cost?: () => number;
 }
 
 /**
@@ -82,8 +83,10 @@ export function sliceTasks<D>(
 ): SliceTasks {
   const { minSize, shards: count } = policy;
   const inlineMax = inline !== undefined && inline.maxSize > 0 && inline.eligible() ? inline.maxSize : -1;
-  const reached = minSize === Infinity && inlineMax < 0 ? undefined : size();
-  if (reached !== undefined && reached <= inlineMax) return { tasks: [taskFor(dataFor())], inline: true };
+  const inlineCost = inlineMax < 0 ? undefined : inline?.cost;
+  if (inlineCost !== undefined && inlineCost() <= inlineMax) return { tasks: [taskFor(dataFor())], inline: true };
+  const reached = minSize === Infinity && (inlineMax < 0 || inlineCost !== undefined) ? undefined : size();
+  if (reached !== undefined && inlineCost === undefined && reached <= inlineMax) return { tasks: [taskFor(dataFor())], inline: true };
   const plan = reached === undefined || reached < minSize ? undefined : policy.plan();
   if (plan === undefined || !policy.workersFree()) return { tasks: [taskFor(dataFor())] };
   const tasks = Array.from({ length: count }, (_, index) => taskFor(dataFor({ index, count }), { index, count, ...plan }));

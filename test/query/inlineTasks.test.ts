@@ -5,16 +5,23 @@ import { metricValue, tasksCompleted } from '../support/metrics.js';
 import { query, readSse } from '../support/sse.js';
 
 /**
- * Small instant queries over the heads are evaluated on the answering thread
- * (SVC_QUERY_INLINE_MAX_SAMPLES, and SVC_QUERY_INLINE_MAX_LINES for LogQL): one server does
- * that, a second one (both 0) sends every task to a worker, and both hold the same data. Answers, their order and their errors must not tell
- * the two apart; range queries, subqueries, segments and reads over the bound stay on workers.
+ * Small queries over the heads are evaluated on the answering thread
+ * (SVC_QUERY_INLINE_MAX_SAMPLES for PromQL, instant and range; SVC_QUERY_INLINE_MAX_LINES for
+ * LogQL instant queries): one server does that, a second one (both 0) sends every task to a
+ * worker, and both hold the same data. Answers, their order and their errors must not tell the
+ * two apart; subqueries, functions that rescan each window, queries cut into several time
+ * slices, segments and costs over the bound stay on workers.
  */
 
 const STEP_MS = 15_000;
 const END_MS = Math.floor(Date.now() / STEP_MS) * STEP_MS - 60_000;
 const START_MS = END_MS - 3_600_000;
-/** INLINE_MAX is the inline server's bound: its 20 counters' hour (4,820 samples) is past it, 40 minutes and the lookback (3,620) are not. */
+/**
+ * INLINE_MAX is the inline server's bound: its 20 counters' hour (4,820 samples) is past it, 40
+ * minutes and the lookback (3,620, and one per series for the step) are not; a 10-minute range
+ * query of a 5-minute rate over them at 15 s (1,620 samples with the lookback, plus 41 steps x
+ * 20 series: 2,440) is not either, the same over an hour (5,620 + 241 x 20 = 10,440) is.
+ */
 const INLINE_MAX = 4_000;
 /** INLINE_MAX_LINES is its bound for log lines: ten minutes of the three services' lines (60) are past it, five (30) are not. */
 const INLINE_MAX_LINES = 45;
@@ -66,14 +73,21 @@ async function ask(srv: TestServer, q: string, window: { s: number; e: number; s
   return { status: res.status, results: res.events.filter((e) => e.type !== 'done').map((e) => e.data), body: res.body };
 }
 
-describe('instant queries evaluated inline', () => {
+/**
+ * SETTINGS of both servers: double_exponential_smoothing, an experimental function, may be
+ * asked; no results cache, which would answer a range query in pieces (each piece a plan of its
+ * own, the newest one small enough to go inline) and so blur which plan took which path.
+ */
+const SETTINGS = { SVC_PROMQL_FEATURES: 'promql-experimental-functions', SVC_RESULTS_CACHE: 'false' };
+
+describe('queries evaluated inline', () => {
   let inline: TestServer;
   let workers: TestServer;
 
   beforeAll(async () => {
     [inline, workers] = await Promise.all([
-      startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: String(INLINE_MAX), SVC_QUERY_INLINE_MAX_LINES: String(INLINE_MAX_LINES) }),
-      startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: '0', SVC_QUERY_INLINE_MAX_LINES: '0' }),
+      startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: String(INLINE_MAX), SVC_QUERY_INLINE_MAX_LINES: String(INLINE_MAX_LINES), ...SETTINGS }),
+      startTestServer({ SVC_QUERY_INLINE_MAX_SAMPLES: '0', SVC_QUERY_INLINE_MAX_LINES: '0', ...SETTINGS }),
     ]);
     for (const srv of [inline, workers]) {
       const res = await fetch(`${srv.url}/api/v1/write`, { method: 'POST', body: body(), headers: { 'x-svc-api-key': srv.key, 'content-type': 'application/x-protobuf' } });
@@ -109,6 +123,27 @@ describe('instant queries evaluated inline', () => {
       // Counted with the workers' tasks, so the task metrics keep their meaning.
       expect(await tasksCompleted(inline.url), q).toBe(tasksBefore + 1);
       expect(await inlineTasks(workers), q).toBe(workersInline);
+    }
+  });
+
+  it('answers small range queries over the heads inline, exactly as a worker does', async () => {
+    const tenMinutes = { s: END_MS - 600_000, e: END_MS, step: 15 };
+    for (const [q, window] of [
+      ['rate(jobs_total[5m])', tenMinutes],
+      ['sum by (team) (increase(jobs_total[5m]))', tenMinutes],
+      ['quantile_over_time(0.9, queue_depth[5m])', tenMinutes],
+      ['stddev_over_time(queue_depth[2m]) * on (worker) group_left deriv(jobs_total[5m])', { s: END_MS - 300_000, e: END_MS, step: 15 }],
+      ['histogram_quantile(0.9, sum by (le) (rate(wait_seconds_bucket[1m])))', { s: END_MS - 300_000, e: END_MS, step: 30 }],
+      // A step shorter than the scrape interval: each series is visited at every step.
+      ['queue_depth', { s: END_MS - 300_000, e: END_MS, step: 5 }],
+    ] as const) {
+      const [inlineBefore, tasksBefore] = [await inlineTasks(inline), await tasksCompleted(inline.url)];
+      const [here, there] = [await ask(inline, q, window), await ask(workers, q, window)];
+      expect(here.status, q).toBe(200);
+      expect(here.results.length, q).toBeGreaterThan(10);
+      expect(here.results, q).toEqual(there.results);
+      expect(await inlineTasks(inline), q).toBe(inlineBefore + 1);
+      expect(await tasksCompleted(inline.url), q).toBe(tasksBefore + 1);
     }
   });
 
@@ -166,12 +201,16 @@ describe('instant queries evaluated inline', () => {
     expect(await inlineTasks(inline)).toBe(before + 1);
   });
 
-  it('leaves range queries, subqueries and reads past the bound to the workers', async () => {
+  it('leaves subqueries, windows rescanned, several slices and costs past the bound to the workers', async () => {
     for (const [q, window] of [
-      ['rate(jobs_total[5m])', { s: END_MS - 600_000, e: END_MS, step: 15 }],
       ['max_over_time(rate(jobs_total[5m])[10m:1m])', { s: END_MS, e: END_MS }],
+      ['max_over_time(rate(jobs_total[5m])[2m:1m])', { s: END_MS - 300_000, e: END_MS, step: 15 }],
+      ['double_exponential_smoothing(queue_depth[5m], 0.5, 0.5)', { s: END_MS - 300_000, e: END_MS, step: 15 }],
       // 20 series x an hour at 15 s is past INLINE_MAX samples.
       ['count_over_time(jobs_total[1h])', { s: END_MS, e: END_MS }],
+      ['rate(jobs_total[5m])', { s: START_MS, e: END_MS, step: 15 }],
+      // Cheap, but 361 steps make two time slices, one per worker.
+      ['vector(1)', { s: START_MS, e: END_MS, step: 10 }],
     ] as const) {
       const [inlineBefore, tasksBefore] = [await inlineTasks(inline), await tasksCompleted(inline.url)];
       const [here, there] = [await ask(inline, q, window), await ask(workers, q, window)];

@@ -90,4 +90,24 @@ describe('series sharding policy', () => {
     expect(sliceTasks(shardingPolicy(2, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 500, eligible: () => true }).inline).toBe(true);
     expect(sized).toBe(1);
   });
+
+  it('weighs a slice by its own cost for inline when the policy gives one, by its size for shards', () => {
+    let sized = 0;
+    const size = () => {
+      sized++;
+      return 400;
+    };
+    // A range query's cost (samples plus series x steps) past the bound: not inline, though its samples are under it.
+    const costly = sliceTasks(shardingPolicy(1, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 500, eligible: () => true, cost: () => 900 });
+    expect(costly.inline).toBeUndefined();
+    expect(costly.tasks).toHaveLength(2);
+    expect(sized).toBe(1);
+    // Within it: inline, and the slice is never sized.
+    const cheap = sliceTasks(shardingPolicy(1, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 500, eligible: () => true, cost: () => 450 });
+    expect(cheap.inline).toBe(true);
+    expect(sized).toBe(1);
+    // Unsplittable and too costly: one task on a worker, unsized.
+    expect(sliceTasks(shardingPolicy(2, 2, 100, plan), size, () => ({}), taskFor, { maxSize: 500, eligible: () => true, cost: () => 900 }).tasks).toHaveLength(1);
+    expect(sized).toBe(1);
+  });
 });

@@ -83,6 +83,7 @@ describe('metric head snapshots', () => {
         { matchers: [], minMs: BASE_MS + 5 * STEP_MS, maxMs: BASE_MS + 20 * STEP_MS },
       ];
       expect(reader.countSamples(selections)).toBe(head.countSamples(selections));
+      expect(reader.countReach(selections)).toEqual(head.countReach(selections));
       // One shard of the series reads exactly those series.
       const shard = new SnapshotMetricReader(head.snapshot(), { of: shardOf, index: 1, count: 3 });
       expect(exact(shard.select([], -Infinity, Infinity))).toEqual(exact(head.select([], -Infinity, Infinity).filter((s) => shardOf(s.labels, 3) === 1)));
@@ -123,6 +124,10 @@ describe('metric head snapshots', () => {
     expect(head.countSamples([first])).toBe(2 * 5);
     expect(head.countSamples([first, overlapping])).toBe(2 * 7);
     expect(head.countSamples([{ matchers: [], minMs: -Infinity, maxMs: Infinity }])).toBe(6 * 10);
+    // The series they are in: a series matched but without a sample in the windows is not one.
+    expect(head.countReach([first, overlapping])).toEqual({ samples: 2 * 7, series: 2 });
+    expect(head.countReach([{ matchers: [], minMs: -Infinity, maxMs: Infinity }])).toEqual({ samples: 6 * 10, series: 6 });
+    expect(head.countReach([{ matchers: up, minMs: BASE_MS + 100 * STEP_MS, maxMs: Infinity }])).toEqual({ samples: 0, series: 0 });
   });
 
   it('packs samples once: an unchanged head reuses its snapshot and an append repacks only the open tail', () => {

@@ -10,16 +10,18 @@ import { announceServing, serveOrRun, startServingChild, stopServingChildren, th
 import { DiscardLog } from '../harness/discardLog.js';
 
 /**
- * Small instant queries over recent data (the heads), evaluated on the answering thread
+ * Small queries over recent data (the heads), evaluated on the answering thread
  * (SVC_QUERY_INLINE_MAX_SAMPLES and SVC_QUERY_INLINE_MAX_LINES, the defaults) against on a
- * worker (both 0), as a dashboard's stat panels and an agent's tool calls ask them. Two child
- * servers of this build hold the same hour of 1,000 counters, 200 histogram buckets and ten
- * services' JSON log lines in their heads; queries alternate between them
- * with an idle pause before each, as requests arrive in practice (an idle process has to wake
- * its threads). Reported per query: median latency, and the CPU the whole process spent
- * (/proc/<pid>/task/<tid>/schedstat, Linux only), with the ratio inline / worker.
+ * worker (both 0), as a dashboard's stat panels and narrow graph panels, and an agent's tool
+ * calls, ask them. Two child servers of this build hold the same hour of 1,000 counters, 200
+ * histogram buckets and ten services' JSON log lines in their heads; queries alternate between
+ * them with an idle pause before each, as requests arrive in practice (an idle process has to
+ * wake its threads). Reported per query: whether it went inline, median latency, and the CPU
+ * the whole process spent (/proc/<pid>/task/<tid>/schedstat, Linux only), with the ratio
+ * inline / worker. The last rows are over the bound, on the workers in both servers: their
+ * ratios show what runs of the same path differ by.
  *
- *   node dist/bench/query/inlineInstant.bench.js
+ *   node dist/bench/query/inlineQueries.bench.js
  */
 const COUNTERS = 1_000;
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, Infinity];
@@ -29,16 +31,31 @@ const PAUSE_MS = 30;
 /** LOG_SERVICES each write a JSON line every LOG_EVERY_MS: 3,000 lines in 5 minutes over all of them. */
 const LOG_SERVICES = 10;
 const LOG_EVERY_MS = 1_000;
-/** QUERIES are [language, query]: PromQL over the metrics, LogQL over the lines. */
-const QUERIES: Array<['promql' | 'logql', string]> = [
-  ['promql', 'vector(1)'],
-  ['promql', 'rate(requests_total{instance="host-7"}[5m])'],
-  ['promql', 'histogram_quantile(0.99, sum by (le, job) (rate(latency_seconds_bucket[5m])))'],
-  ['promql', 'sum by (job) (rate(requests_total[5m]))'],
-  ['promql', 'topk(5, rate(requests_total[5m]))'],
-  ['promql', 'rate(requests_total[5m])'],
-  ['logql', 'sum by (service_name) (count_over_time({env="bench"} |= "error" [5m]))'],
-  ['logql', 'sum by (route) (count_over_time({env="bench"} | json | status >= 500 [5m]))'],
+/** Query is a query to ask: its language, its text, and for a range query its hours back from the data's end and its step. */
+interface Query {
+  language: 'promql' | 'logql';
+  q: string;
+  range?: { hours: number; stepS: number };
+}
+
+const HOUR_AT_15S = { hours: 1, stepS: 15 };
+
+/** QUERIES are PromQL over the metrics and LogQL over the lines; instant unless given a range. */
+const QUERIES: Query[] = [
+  { language: 'promql', q: 'vector(1)' },
+  { language: 'promql', q: 'rate(requests_total{instance="host-7"}[5m])' },
+  { language: 'promql', q: 'histogram_quantile(0.99, sum by (le, job) (rate(latency_seconds_bucket[5m])))' },
+  { language: 'promql', q: 'sum by (job) (rate(requests_total[5m]))' },
+  { language: 'promql', q: 'topk(5, rate(requests_total[5m]))' },
+  { language: 'promql', q: 'rate(requests_total[5m])' },
+  { language: 'logql', q: 'sum by (service_name) (count_over_time({env="bench"} |= "error" [5m]))' },
+  { language: 'logql', q: 'sum by (route) (count_over_time({env="bench"} | json | status >= 500 [5m]))' },
+  { language: 'promql', q: 'rate(requests_total{instance="host-7"}[5m])', range: HOUR_AT_15S },
+  { language: 'promql', q: 'histogram_quantile(0.99, sum by (le) (rate(latency_seconds_bucket{job="job1"}[5m])))', range: HOUR_AT_15S },
+  { language: 'promql', q: 'sum(rate(requests_total{job="job3"}[5m]))', range: HOUR_AT_15S },
+  { language: 'promql', q: 'max_over_time(requests_total{job=~"job[1-4]"}[10m])', range: HOUR_AT_15S },
+  { language: 'promql', q: 'sum by (job) (rate(requests_total[5m]))', range: { hours: 0.25, stepS: 15 } },
+  { language: 'promql', q: 'sum by (job) (rate(requests_total[5m]))', range: HOUR_AT_15S },
 ];
 
 /** series is the hour of data both servers hold: rising counters, and cumulative histogram buckets by job. */
@@ -105,13 +122,14 @@ function processCpuNs(pid: number): number {
   return total;
 }
 
-/** ask runs one instant query to the end of its answer: its latency and the server's CPU, in ms. */
-async function ask(s: ServingChild, [language, q]: [string, string]): Promise<{ ms: number; cpuMs: number }> {
+/** ask runs one query to the end of its answer: its latency and the server's CPU, in ms. */
+async function ask(s: ServingChild, { language, q, range }: Query): Promise<{ ms: number; cpuMs: number }> {
+  const window = range === undefined ? { s: String(s.endMs), e: String(s.endMs) } : { s: String(s.endMs - range.hours * 3_600_000), e: String(s.endMs), step: range.stepS };
   const before = processCpuNs(s.child.pid!);
   const t0 = performance.now();
   const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/${language === 'logql' ? 'logs' : 'metrics'}/query`, {
     method: 'POST',
-    body: JSON.stringify({ q, s: String(s.endMs), e: String(s.endMs) }),
+    body: JSON.stringify({ q, ...window }),
     headers: { 'x-svc-api-key': s.key, 'content-type': 'application/json', accept: 'text/event-stream' },
   });
   const text = await res.text();
@@ -133,7 +151,7 @@ async function inlineCount(s: ServingChild): Promise<number> {
 
 export async function main(): Promise<void> {
   if (process.platform !== 'linux') {
-    console.log('inlineInstant: reads /proc for CPU time (Linux only); skipped');
+    console.log('inlineQueries: reads /proc for CPU time (Linux only); skipped');
     return;
   }
   const servers = [await start('worker', 'off'), await start('inline', 'on')];
@@ -152,7 +170,7 @@ export async function main(): Promise<void> {
         }
       }
       const [worker, inline] = runs.map((r) => ({ ms: median(r.ms), cpuMs: r.cpuMs.reduce((a, b) => a + b, 0) / r.cpuMs.length }));
-      rows[query[1]] = {
+      rows[`${query.q}${query.range ? ` (${query.range.hours * 60} min at ${query.range.stepS} s)` : ''}`] = {
         inline: (await inlineCount(servers[1])) > inlineBefore ? 'yes' : 'no',
         'worker ms': worker.ms.toFixed(2),
         'inline ms': inline.ms.toFixed(2),
@@ -162,7 +180,7 @@ export async function main(): Promise<void> {
         'cpu ratio': (inline.cpuMs / worker.cpuMs).toFixed(2),
       };
     }
-    console.log(`instant queries over an hour of ${COUNTERS} counters, ${BUCKETS.length * 20} buckets and ${LOG_SERVICES} services' log lines (one a second each) in the heads; ${RUNS} alternated runs each, ${PAUSE_MS} ms idle before each; latency median, CPU mean over the server's threads`);
+    console.log(`queries (instant, or a range as marked) over an hour of ${COUNTERS} counters, ${BUCKETS.length * 20} buckets and ${LOG_SERVICES} services' log lines (one a second each) in the heads; ${RUNS} alternated runs each, ${PAUSE_MS} ms idle before each; latency median, CPU mean over the server's threads`);
     console.table(rows);
   } finally {
     stopServingChildren(servers);
