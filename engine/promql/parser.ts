@@ -1102,7 +1102,7 @@ function numberLiteral(value: number, duration: boolean, pos: PositionRange): Nu
 
 /** unknownFunction stands in for a name that is not in the table; the parse fails anyway. */
 function unknownFunction(name: string): FunctionDef {
-  return { name, argTypes: [], variadic: -1, minArgs: 0, maxArgs: Infinity, returnType: 'vector', experimental: false, shard: null, readsEvaluationTime: false, readsQueryWindow: false, rescansWindows: false };
+  return { name, argTypes: [], variadic: -1, minArgs: 0, maxArgs: Infinity, returnType: 'vector', experimental: false, shard: null, readsEvaluationTime: false, readsQueryWindow: false, costGrowsWithWindow: false };
 }
 
 

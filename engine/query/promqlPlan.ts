@@ -125,12 +125,13 @@ export function refersToQueryWindow(expr: Expr): boolean {
 /**
  * costsAboutItsSamples tells whether evaluating the query costs about the samples it reads plus
  * a visit per series and step: no subquery (its inner expression runs at each of its own steps)
- * and no range function that rescans each window (FunctionDef.rescansWindows). Every other
- * window kernel slides from one step's window to the next, so overlapping windows do not
- * multiply the work.
+ * and, over a range, no range function whose work grows with its window
+ * (FunctionDef.costGrowsWithWindow; an instant query has one window per series, read once).
+ * Every other window kernel slides from one step's window to the next at a constant cost per
+ * sample, so overlapping windows do not multiply the work.
  */
-export function costsAboutItsSamples(expr: Expr): boolean {
-  return !someNode(expr, (node) => node.type === 'SubqueryExpr' || (node.type === 'Call' && node.func.rescansWindows));
+export function costsAboutItsSamples(expr: Expr, instant: boolean): boolean {
+  return !someNode(expr, (node) => node.type === 'SubqueryExpr' || (!instant && node.type === 'Call' && node.func.costGrowsWithWindow));
 }
 
 /**

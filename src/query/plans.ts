@@ -179,9 +179,9 @@ export function metricSeriesPlan(deps: PlanDeps, org: string, q: string, expr: P
   const top = topAggregation(expr);
   const evalOptions = { maxSamples: deps.maxSamples, delayedNameRemoval: deps.delayedNameRemoval === true };
   // Inline only a query in one slice (slices are for spreading a query over the workers) whose
-  // cost its samples and steps tell (costsAboutItsSamples: no subquery, no function that
-  // rescans each window).
-  const inlineShape = slices.length === 1 && deps.inlineMaxSamples > 0 && costsAboutItsSamples(expr);
+  // cost its samples and steps tell (costsAboutItsSamples: no subquery, and over a range no
+  // function whose work grows with its window).
+  const inlineShape = slices.length === 1 && deps.inlineMaxSamples > 0 && costsAboutItsSamples(expr, window.instant === true);
   return {
     slices,
     sortedByLabels: true,

@@ -9,7 +9,7 @@ import { query, readSse } from '../support/sse.js';
  * (SVC_QUERY_INLINE_MAX_SAMPLES for PromQL, instant and range; SVC_QUERY_INLINE_MAX_LINES for
  * LogQL instant queries): one server does that, a second one (both 0) sends every task to a
  * worker, and both hold the same data. Answers, their order and their errors must not tell the
- * two apart; subqueries, functions that rescan each window, queries cut into several time
+ * two apart; subqueries, functions whose work grows with their window, queries cut into several time
  * slices, segments and costs over the bound stay on workers.
  */
 
@@ -131,7 +131,7 @@ describe('queries evaluated inline', () => {
     for (const [q, window] of [
       ['rate(jobs_total[5m])', tenMinutes],
       ['sum by (team) (increase(jobs_total[5m]))', tenMinutes],
-      ['quantile_over_time(0.9, queue_depth[5m])', tenMinutes],
+      ['avg_over_time(queue_depth[5m]) > bool 10', tenMinutes],
       ['stddev_over_time(queue_depth[2m]) * on (worker) group_left deriv(jobs_total[5m])', { s: END_MS - 300_000, e: END_MS, step: 15 }],
       ['histogram_quantile(0.9, sum by (le) (rate(wait_seconds_bucket[1m])))', { s: END_MS - 300_000, e: END_MS, step: 30 }],
       // A step shorter than the scrape interval: each series is visited at every step.
@@ -201,11 +201,12 @@ describe('queries evaluated inline', () => {
     expect(await inlineTasks(inline)).toBe(before + 1);
   });
 
-  it('leaves subqueries, windows rescanned, several slices and costs past the bound to the workers', async () => {
+  it('leaves subqueries, windows that cost more than their samples, several slices and costs past the bound to the workers', async () => {
     for (const [q, window] of [
       ['max_over_time(rate(jobs_total[5m])[10m:1m])', { s: END_MS, e: END_MS }],
       ['max_over_time(rate(jobs_total[5m])[2m:1m])', { s: END_MS - 300_000, e: END_MS, step: 15 }],
       ['double_exponential_smoothing(queue_depth[5m], 0.5, 0.5)', { s: END_MS - 300_000, e: END_MS, step: 15 }],
+      ['quantile_over_time(0.9, queue_depth[5m])', { s: END_MS - 300_000, e: END_MS, step: 15 }],
       // 20 series x an hour at 15 s is past INLINE_MAX samples.
       ['count_over_time(jobs_total[1h])', { s: END_MS, e: END_MS }],
       ['rate(jobs_total[5m])', { s: START_MS, e: END_MS, step: 15 }],
